@@ -1,0 +1,7 @@
+"""`python -m gpuviz` is the `gpuviz` command."""
+
+import sys
+
+from gpuviz.cli import main
+
+sys.exit(main())

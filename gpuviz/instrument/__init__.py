@@ -1,0 +1,1 @@
+"""Instrumentation: one rewrite of a kernel's Python source that every backend runs."""

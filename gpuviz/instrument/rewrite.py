@@ -1,0 +1,438 @@
+"""Rewrite a kernel's syntax tree so that every memory access, barrier and warp collective is a hook.
+
+The same rewrite serves every backend: the simulator also turns each hook into a point where
+threads interleave (a `yield`), which is what lets lockstep warps lose updates the way hardware does.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import itertools
+from dataclasses import dataclass, field
+from types import CodeType
+
+from gpuviz.errors import KernelSourceError
+from gpuviz.instrument.source import KernelSource, source_of
+
+CUDA_MODULES = {"numba.cuda", "gpuviz.shims.cuda"}
+
+THREAD_ATTRS = {
+    "threadIdx.x": "tx", "threadIdx.y": "ty", "threadIdx.z": "tz",
+    "blockIdx.x": "bx", "blockIdx.y": "by", "blockIdx.z": "bz",
+    "laneid": "lane",
+}  # fmt: skip
+LAUNCH_CONSTANTS = {
+    "blockDim.x": "_gv_bdx", "blockDim.y": "_gv_bdy", "blockDim.z": "_gv_bdz",
+    "gridDim.x": "_gv_gdx", "gridDim.y": "_gv_gdy", "gridDim.z": "_gv_gdz",
+    "warpsize": "_gv_warpsize",
+}  # fmt: skip
+BARRIERS = {
+    "syncthreads": "sync",
+    "syncthreads_count": "count",
+    "syncthreads_and": "and",
+    "syncthreads_or": "or",
+}
+COLLECTIVES = {
+    "syncwarp": "syncwarp",
+    "activemask": "activemask",
+    "shfl_sync": "shfl",
+    "shfl_up_sync": "shfl_up",
+    "shfl_down_sync": "shfl_down",
+    "shfl_xor_sync": "shfl_xor",
+    "ballot_sync": "ballot",
+    "all_sync": "all",
+    "any_sync": "any",
+    "eq_sync": "eq",
+}
+ATOMICS = {
+    "add", "sub", "and_", "or_", "xor", "max", "min", "nanmax", "nanmin",
+    "inc", "dec", "exch", "cas", "compare_and_swap",
+}  # fmt: skip
+# cuda functions that need no scheduling: hook name, and whether it takes the thread context.
+PLAIN_CALLS = {
+    "grid": ("_gv_grid", True),
+    "gridsize": ("_gv_gridsize", False),
+    "local.array": ("_gv_local", False),
+    "const.array_like": ("_gv_const", False),
+    "threadfence": ("_gv_noop", False),
+    "threadfence_block": ("_gv_noop", False),
+    "threadfence_system": ("_gv_noop", False),
+    "popc": ("_gv_popc", False),
+    "brev": ("_gv_brev", False),
+    "clz": ("_gv_clz", False),
+    "ffs": ("_gv_ffs", False),
+    "fma": ("_gv_fma", False),
+    "cbrt": ("_gv_cbrt", False),
+    "selp": ("_gv_selp", False),
+}
+BARRIER, COLLECTIVE = 0, 1  # first item of what a sync point yields
+
+UNSUPPORTED = {
+    ast.Lambda: "lambda functions",
+    ast.FunctionDef: "functions defined inside a kernel",
+    ast.AsyncFunctionDef: "async functions",
+    ast.ClassDef: "classes",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield from",
+    ast.Await: "await",
+    ast.Global: "global statements",
+    ast.Nonlocal: "nonlocal statements",
+    ast.With: "with statements",
+    ast.Try: "try statements",
+    ast.ListComp: "list comprehensions",
+    ast.SetComp: "set comprehensions",
+    ast.DictComp: "dict comprehensions",
+    ast.GeneratorExp: "generator expressions",
+    ast.Dict: "dicts",
+    ast.Set: "sets",
+    ast.List: "lists (use a tuple or cuda.local.array)",
+    ast.JoinedStr: "f-strings (pass the values to print instead)",
+}
+
+
+@dataclass
+class Rewritten:
+    """One kernel or device function after rewriting: its generated name and compiled code."""
+
+    name: str
+    generated_name: str
+    source: KernelSource
+    code: CodeType
+    params: list[str]
+    device_functions: dict[str, object] = field(default_factory=dict)
+
+
+def cuda_path(value: object, rest: list[str]) -> str | None:
+    """The numba.cuda path an object and its attribute chain name ('threadIdx.x'), if any."""
+    tagged = getattr(value, "_gpuviz_path", None)
+    if isinstance(tagged, str):
+        return ".".join([tagged, *rest]) if tagged else ".".join(rest)
+    module_name = getattr(value, "__name__", None)
+    if type(value).__name__ == "module":
+        if module_name in CUDA_MODULES:
+            return ".".join(rest)
+        if module_name == "numba" and rest[:1] == ["cuda"]:
+            return ".".join(rest[1:])
+        return None
+    owner = getattr(value, "__module__", None) or ""
+    if owner.startswith("numba.cuda") and hasattr(value, "__qualname__"):
+        return ".".join([value.__qualname__, *rest])
+    return None
+
+
+def is_device_function(value: object) -> bool:
+    return hasattr(value, "py_func") and not getattr(value, "_gpuviz_is_kernel", False)
+
+
+class _Names(ast.NodeVisitor):
+    """Local names of a function, and the ones bound to cuda.local.array (private to a thread)."""
+
+    def __init__(self) -> None:
+        self.stored: set[str] = set()
+        self.loaded: list[ast.Name] = []
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.stored.add(node.id)
+        else:
+            self.loaded.append(node)
+
+
+class KernelRewriter(ast.NodeTransformer):
+    """Turns one function's body into instrumented code; `yields` adds simulator interleaving."""
+
+    def __init__(self, source: KernelSource, env: dict, yields: bool = True):
+        self.source = source
+        self.env = env
+        self.yields = yields
+        self.devices: dict[str, object] = {}
+        self._temps = itertools.count()
+        names = _Names()
+        for stmt in source.node.body:
+            names.visit(stmt)
+        self.params = [a.arg for a in source.node.args.args]
+        self.locals = names.stored | set(self.params)
+        self._loaded = names.loaded
+        self.private = self._private_arrays()
+        self._target_name = "shared"
+
+    # ---- checks before rewriting -------------------------------------------------------------
+    def check(self) -> None:
+        args = self.source.node.args
+        if args.vararg or args.kwarg or args.kwonlyargs:
+            self._fail(self.source.node, "kernels cannot take *args or **kwargs; name each parameter")
+        for node in ast.walk(self.source.node):
+            if node is self.source.node:
+                continue
+            what = UNSUPPORTED.get(type(node))
+            if what:
+                self._fail(node, f"{what} are not supported in CUDA kernels")
+        known = self.locals | set(self.env) | set(dir(builtins))
+        for node in self._loaded:
+            if node.id not in known:
+                self._fail(node, f"name '{node.id}' is not defined")
+
+    def _fail(self, node: ast.AST, message: str) -> None:
+        line = getattr(node, "lineno", self.source.node.lineno)
+        raise KernelSourceError(f"{self.source.name}, line {line}: {message}", line)
+
+    # ---- name resolution ---------------------------------------------------------------------
+    def path(self, node: ast.expr) -> str | None:
+        chain: list[str] = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.locals or node.id not in self.env:
+            return None
+        return cuda_path(self.env[node.id], chain[::-1])
+
+    def _private_arrays(self) -> set[str]:
+        private = set()
+        for node in ast.walk(self.source.node):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                if self.path(node.value.func) == "local.array":
+                    private |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        return private
+
+    def _is_memory(self, target: ast.expr, index: ast.expr) -> bool:
+        if isinstance(target, ast.Name) and target.id in self.private:
+            return False
+        if isinstance(target, ast.Attribute):  # a.shape[0], a.strides[1]
+            return False
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        return not any(isinstance(p, ast.Slice) for p in parts)
+
+    # ---- building blocks ---------------------------------------------------------------------
+    def _hook(self, name: str, args: list[ast.expr], line: int, interleave: bool = True):
+        call_args = [ast.Name("_t", ast.Load()), *args, ast.Constant(line)]
+        if self.yields and interleave:
+            call_args.append(ast.Yield(None))
+        return ast.Call(ast.Name(name, ast.Load()), call_args, [])
+
+    def _sync_point(self, kind: int, op: str, args: list[ast.expr], line: int) -> ast.expr:
+        request = ast.Tuple(
+            [ast.Constant(kind), ast.Constant(op), ast.Tuple(args, ast.Load()), ast.Constant(line)],
+            ast.Load(),
+        )
+        if self.yields:
+            return ast.Yield(request)
+        return ast.Call(ast.Name("_gv_sync", ast.Load()), [ast.Name("_t", ast.Load()), request], [])
+
+    def _temp(self) -> str:
+        return f"_gv_tmp{next(self._temps)}"
+
+    # ---- expressions -------------------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if isinstance(node.ctx, ast.Load):
+            path = self.path(node)
+            if path in THREAD_ATTRS:
+                return ast.copy_location(
+                    ast.Attribute(ast.Name("_t", ast.Load()), THREAD_ATTRS[path], ast.Load()), node
+                )
+            if path in LAUNCH_CONSTANTS:
+                return ast.copy_location(ast.Name(LAUNCH_CONSTANTS[path], ast.Load()), node)
+            if path is not None:
+                self._fail(node, f"cuda.{path} is not supported here")
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        node = self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or not self._is_memory(node.value, node.slice):
+            return node
+        call = self._hook("_gv_ld", [node.value, node.slice], node.lineno, interleave=False)
+        return ast.copy_location(call, node)
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        path = self.path(node.func)
+        if path is None:
+            return self._call_function(node)
+        args = [self.visit(a) for a in node.args]
+        keywords = [ast.keyword(k.arg, self.visit(k.value)) for k in node.keywords]
+        line = node.lineno
+        if path in BARRIERS:
+            new = self._sync_point(BARRIER, BARRIERS[path], args, line)
+        elif path in COLLECTIVES:
+            new = self._sync_point(COLLECTIVE, COLLECTIVES[path], args, line)
+        elif path.startswith("atomic."):
+            new = self._atomic(node, path[len("atomic.") :], args)
+        elif path == "shared.array":
+            shape_dtype = ast.Tuple(args, ast.Load())
+            kw = ast.Dict([ast.Constant(k.arg) for k in keywords], [k.value for k in keywords])
+            site = ast.Constant(f"{self.source.name}:{line}:{node.col_offset}")
+            new = self._hook(
+                "_gv_shared", [site, ast.Constant(self._target_name), shape_dtype, kw], line, False
+            )
+        elif path in PLAIN_CALLS:
+            hook, needs_thread = PLAIN_CALLS[path]
+            front = [ast.Name("_t", ast.Load())] if needs_thread else []
+            new = ast.Call(ast.Name(hook, ast.Load()), front + args, keywords)
+        else:
+            self._fail(node, f"cuda.{path} is not supported by gpuviz")
+        return ast.copy_location(new, node)
+
+    def _atomic(self, node: ast.Call, op: str, args: list[ast.expr]) -> ast.expr:
+        if op not in ATOMICS:
+            self._fail(node, f"cuda.atomic.{op} does not exist; atomics: {', '.join(sorted(ATOMICS))}")
+        if op == "compare_and_swap":  # compare_and_swap(ary, old, val) works on element 0
+            op, args = "cas", [args[0], ast.Constant(0), *args[1:]]
+        if len(args) < 3:
+            self._fail(node, f"cuda.atomic.{op} needs an array, an index and a value")
+        operands = ast.Tuple(args[2:], ast.Load())
+        call = self._hook("_gv_atomic", [ast.Constant(op), args[0], args[1], operands], node.lineno)
+        if not self.yields:
+            return call
+        # (atomic, pause)[0]: the pause after it lets every lane's atomic land before later loads.
+        both = ast.Tuple([call, ast.Yield(None)], ast.Load())
+        return ast.Subscript(both, ast.Constant(0), ast.Load())
+
+    def _call_function(self, node: ast.Call) -> ast.expr:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id not in self.locals and func.id in self.env:
+            value = self.env[func.id]
+            if getattr(value, "_gpuviz_is_kernel", False):
+                self._fail(node, f"kernel {func.id} cannot be launched from inside a kernel")
+            if is_device_function(value):
+                name = value.py_func.__name__  # call sites use the definition's own name
+                self.devices[name] = value
+                node = self.generic_visit(node)
+                call = ast.Call(
+                    ast.Name(f"_gv_dev_{name}", ast.Load()),
+                    [ast.Name("_t", ast.Load()), *node.args],
+                    node.keywords,
+                )
+                new = ast.YieldFrom(call) if self.yields else call
+                return ast.copy_location(new, node)
+        return self.generic_visit(node)
+
+    # ---- statements --------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self._target_name = node.targets[0].id
+        value = self.visit(node.value)
+        self._target_name = "shared"
+        if not any(self._has_memory_target(t) for t in node.targets):
+            node.value = value
+            node.targets = [self.visit(t) for t in node.targets]
+            return node
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            return self._store(node.targets[0], value, node)
+        temp = self._temp()
+        statements = [ast.Assign([ast.Name(temp, ast.Store())], value)]
+        for target in node.targets:
+            statements += self._assign_to(target, ast.Name(temp, ast.Load()), node)
+        return [ast.copy_location(s, node) for s in statements]
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        if node.value is None:
+            return node
+        return self.visit_Assign(ast.copy_location(ast.Assign([node.target], node.value), node))
+
+    def _has_memory_target(self, target: ast.expr) -> bool:
+        if isinstance(target, ast.Subscript):
+            return self._is_memory(target.value, target.slice)
+        if isinstance(target, ast.Tuple):
+            return any(self._has_memory_target(t) for t in target.elts)
+        return False
+
+    def _assign_to(self, target: ast.expr, value: ast.expr, where: ast.stmt) -> list[ast.stmt]:
+        if isinstance(target, ast.Tuple):
+            statements = []
+            for i, element in enumerate(target.elts):
+                item = ast.Subscript(value, ast.Constant(i), ast.Load())
+                statements += self._assign_to(element, item, where)
+            return statements
+        if isinstance(target, ast.Subscript) and self._is_memory(target.value, target.slice):
+            return self._store(target, value, where)
+        return [ast.Assign([self.visit(target)], value)]
+
+    def _store(self, target: ast.Subscript, value: ast.expr, where: ast.stmt) -> list[ast.stmt]:
+        array, index = self.visit(target.value), self.visit(target.slice)
+        return self._store_statements(array, index, value, where)
+
+    def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
+        """A store with a pause before it (splitting read-modify-writes) and after it (so that
+        every lane's store lands before any lane's next loads, as in lockstep)."""
+        call = self._hook("_gv_st", [array, index, value], where.lineno)
+        statements = [ast.Expr(call)]
+        if self.yields:
+            statements.append(ast.Expr(ast.Yield(None)))
+        return [ast.copy_location(s, where) for s in statements]
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        target = node.target
+        if not (isinstance(target, ast.Subscript) and self._is_memory(target.value, target.slice)):
+            node.value = self.visit(node.value)
+            node.target = self.visit(target) if not isinstance(target, ast.Name) else target
+            return node
+        array, index = self.visit(target.value), self.visit(target.slice)
+        temp = self._temp()
+        line = node.lineno
+        keep_index = ast.Assign([ast.Name(temp, ast.Store())], index)
+        old = self._hook("_gv_ld", [array, ast.Name(temp, ast.Load())], line, interleave=False)
+        new = ast.BinOp(old, node.op, self.visit(node.value))
+        store = self._store_statements(copy.deepcopy(array), ast.Name(temp, ast.Load()), new, node)
+        return [ast.copy_location(keep_index, node), *store]
+
+
+def rewrite(func, yields: bool = True, prefix: str = "_gv_k_") -> Rewritten:
+    """Rewrite one Python function (a kernel or a device function) into instrumented code."""
+    source = source_of(func)
+    rewriter = KernelRewriter(source, func.__globals__, yields)
+    rewriter.check()
+    node = copy.deepcopy(source.node)
+    rewriter_body = []
+    for stmt in node.body:
+        result = rewriter.visit(stmt)
+        rewriter_body += result if isinstance(result, list) else [result]
+    if yields:  # make sure it is a generator even with no memory access at all
+        rewriter_body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
+    generated = f"{prefix}{source.name}"
+    args = copy.deepcopy(node.args)
+    args.args.insert(0, ast.arg("_t"))
+    new = ast.FunctionDef(name=generated, args=args, body=rewriter_body, decorator_list=[])
+    ast.copy_location(new, node)
+    module = ast.fix_missing_locations(ast.Module([new], []))
+    code = compile(module, source.filename, "exec")
+    return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices)
+
+
+@dataclass
+class Program:
+    """A kernel and every device function it reaches, rewritten and ready to bind to hooks."""
+
+    kernel: Rewritten
+    functions: list[Rewritten]
+    env: dict
+
+    @property
+    def name(self) -> str:
+        return self.kernel.name
+
+    @property
+    def params(self) -> list[str]:
+        return self.kernel.params
+
+    def bind(self, hooks: dict) -> object:
+        """The instrumented kernel function, with the hooks and launch constants in its globals."""
+        namespace = dict(self.env)
+        namespace.update(hooks)
+        for function in self.functions:
+            exec(function.code, namespace)
+        return namespace[self.kernel.generated_name]
+
+
+def build_program(func, yields: bool = True) -> Program:
+    kernel = rewrite(func, yields)
+    functions, seen, pending = [kernel], {func}, list(kernel.device_functions.items())
+    while pending:
+        _, device = pending.pop()
+        py_func = device.py_func
+        if py_func in seen:
+            continue
+        seen.add(py_func)
+        rewritten = rewrite(py_func, yields, prefix="_gv_dev_")
+        functions.append(rewritten)
+        pending += list(rewritten.device_functions.items())
+    return Program(kernel, functions, func.__globals__)

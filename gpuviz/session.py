@@ -1,0 +1,111 @@
+"""A session runs launches on one backend, saves each trace and reports one line per launch."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuviz.backends import get_backend
+from gpuviz.launch import LaunchConfig
+from gpuviz.options import RunOptions
+from gpuviz.trace import Trace
+
+
+@dataclass(frozen=True)
+class LaunchRecord:
+    index: int
+    kernel: str
+    config: LaunchConfig
+    backend: str
+    seconds: float
+    path: Path | None
+
+
+class Session:
+    def __init__(
+        self,
+        options: RunOptions | None = None,
+        out_dir: str | Path | None = None,
+        report: Callable[[str], None] | None = None,
+        keep_traces: bool = False,
+    ):
+        self.options = options or RunOptions()
+        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self.report = report
+        self.keep_traces = keep_traces
+        self.records: list[LaunchRecord] = []
+        self.traces: list[Trace] = []
+        self._backend = None
+
+    @property
+    def backend(self):
+        if self._backend is None:
+            self._backend = get_backend(self.options.backend)
+        return self._backend
+
+    def launch(self, py_func, grid, block, args: tuple) -> Trace:
+        config = LaunchConfig.of(grid, block)
+        started = time.perf_counter()
+        trace = self.backend.run(py_func, config, tuple(args), self.options)
+        seconds = time.perf_counter() - started
+        index = len(self.records)
+        trace.meta["launch"] = index
+        path = None
+        if self.out_dir is not None:
+            path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")
+        record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path)
+        self.records.append(record)
+        if self.keep_traces:
+            self.traces.append(trace)
+        self._report(record, trace)
+        return trace
+
+    def _report(self, record: LaunchRecord, trace: Trace) -> None:
+        if self.report is None:
+            return
+        self.report(summary_line(record))
+        for warning in trace.meta.get("warnings", []):
+            self.report(f"    warning: {warning}")
+        if trace.truncated:
+            self.report(f"    warning: access log capped at {self.options.access_cap:,} events (truncated)")
+
+
+def summary_line(record: LaunchRecord) -> str:
+    c = record.config
+    saved = f" -> {record.path}" if record.path else ""
+    return (
+        f"[gpuviz] {record.index:03d} {record.kernel} {c.describe()} threads={c.threads:,} "
+        f"backend={record.backend} time={_duration(record.seconds)}{saved}"
+    )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+_active: list[Session] = []
+
+
+def current() -> Session:
+    """The session launches go to; outside `gpuviz run`, a quiet simulator session."""
+    if not _active:
+        _active.append(Session(report=None))
+    return _active[-1]
+
+
+@contextmanager
+def activated(session: Session):
+    _active.append(session)
+    try:
+        yield session
+    finally:
+        _active.remove(session)
+
+
+def print_report(line: str) -> None:
+    sys.stdout.flush()  # keep the script's own output and the launch lines in order
+    print(line, file=sys.stderr, flush=True)

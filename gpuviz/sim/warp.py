@@ -1,0 +1,75 @@
+"""Warp collectives (shuffles, votes, syncwarp) computed over the lanes that reached them together."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+
+def resolve_collectives(waiting: list) -> list[tuple[object, object]]:
+    """The value each waiting lane gets back; lanes meet per (operation, source line)."""
+    groups: dict[tuple[str, int], list] = defaultdict(list)
+    for lane in waiting:
+        groups[(lane.req[1], lane.req[3])].append(lane)
+    results = []
+    for (op, _), lanes in groups.items():
+        results += OPERATIONS[op](lanes)
+    return results
+
+
+def _args(lane) -> tuple:
+    return lane.req[2]
+
+
+def _syncwarp(lanes):
+    return [(lane, None) for lane in lanes]
+
+
+def _activemask(lanes):
+    mask = sum(1 << lane.lane for lane in lanes)
+    return [(lane, mask) for lane in lanes]
+
+
+def _shuffle(source_of):
+    def shuffle(lanes):
+        values = {lane.lane: _args(lane)[1] for lane in lanes}
+        results = []
+        for lane in lanes:
+            own = _args(lane)[1]
+            src = source_of(lane.lane, int(_args(lane)[2]))
+            results.append((lane, values.get(src, own) if 0 <= src < 32 else own))
+        return results
+
+    return shuffle
+
+
+def _ballot(lanes):
+    bits = sum(1 << lane.lane for lane in lanes if _args(lane)[1])
+    return [(lane, bits & int(_args(lane)[0])) for lane in lanes]
+
+
+def _vote(combine):
+    def vote(lanes):
+        answer = int(combine(bool(_args(lane)[1]) for lane in lanes))
+        return [(lane, answer) for lane in lanes]
+
+    return vote
+
+
+def _eq(lanes):
+    values = [_args(lane)[1] for lane in lanes]
+    answer = int(all(v == values[0] for v in values))
+    return [(lane, answer) for lane in lanes]
+
+
+OPERATIONS = {
+    "syncwarp": _syncwarp,
+    "activemask": _activemask,
+    "shfl": _shuffle(lambda lane, src: src % 32),
+    "shfl_up": _shuffle(lambda lane, delta: lane - delta),
+    "shfl_down": _shuffle(lambda lane, delta: lane + delta),
+    "shfl_xor": _shuffle(lambda lane, mask: lane ^ mask),
+    "ballot": _ballot,
+    "all": _vote(all),
+    "any": _vote(any),
+    "eq": _eq,
+}
