@@ -97,7 +97,14 @@ def _info(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passed_on: list[str] = []
+    if "--" in argv:  # everything after -- belongs to the script
+        cut = argv.index("--")
+        argv, passed_on = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
+    if passed_on and hasattr(args, "script_args"):
+        args.script_args = [*args.script_args, *passed_on]
     if args.command is None:
         parser.print_help()
         return 0

@@ -107,7 +107,8 @@ def _numba_module() -> types.ModuleType:
         return numba
     except ImportError:  # numba's CPU part is missing: give scripts its types from NumPy
         stub = types.ModuleType("numba")
-        for name in "float16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_".split():
+        names = "float16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_"
+        for name in names.split():
             setattr(stub, name, getattr(np, name))
         stub.njit = stub.jit = lambda *a, **k: (a[0] if a and callable(a[0]) else (lambda f: f))
         return stub

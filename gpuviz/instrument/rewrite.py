@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import copy
 import itertools
 from dataclasses import dataclass, field
@@ -191,9 +192,9 @@ class KernelRewriter(ast.NodeTransformer):
     def _private_arrays(self) -> set[str]:
         private = set()
         for node in ast.walk(self.source.node):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                if self.path(node.value.func) == "local.array":
-                    private |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            is_call = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            if is_call and self.path(node.value.func) == "local.array":
+                private |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         return private
 
     def _is_memory(self, target: ast.expr, index: ast.expr) -> bool:
@@ -379,14 +380,16 @@ class KernelRewriter(ast.NodeTransformer):
 def rewrite(func, yields: bool = True, prefix: str = "_gv_k_") -> Rewritten:
     """Rewrite one Python function (a kernel or a device function) into instrumented code."""
     source = source_of(func)
-    rewriter = KernelRewriter(source, func.__globals__, yields)
+    rewriter = KernelRewriter(source, environment(func), yields)
     rewriter.check()
     node = copy.deepcopy(source.node)
     rewriter_body = []
     for stmt in node.body:
         result = rewriter.visit(stmt)
         rewriter_body += result if isinstance(result, list) else [result]
-    if yields:  # make sure it is a generator even with no memory access at all
+    if yields:
+        _drop_final_pauses(rewriter_body)
+        # Make sure it is a generator even with no memory access at all.
         rewriter_body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
     generated = f"{prefix}{source.name}"
     args = copy.deepcopy(node.args)
@@ -396,6 +399,19 @@ def rewrite(func, yields: bool = True, prefix: str = "_gv_k_") -> Rewritten:
     module = ast.fix_missing_locations(ast.Module([new], []))
     code = compile(module, source.filename, "exec")
     return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices)
+
+
+def _drop_final_pauses(body: list[ast.stmt]) -> None:
+    """A pause right before the function ends lets nothing else happen: leave it out (it saves a
+    scheduler step per thread in the common `if i < n: out[i] = ...` kernel)."""
+    if not body:
+        return
+    last = body[-1]
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Yield) and last.value.value is None:
+        body.pop()
+    elif isinstance(last, ast.If):
+        _drop_final_pauses(last.body)
+        _drop_final_pauses(last.orelse)
 
 
 @dataclass
@@ -423,8 +439,18 @@ class Program:
         return namespace[self.kernel.generated_name]
 
 
+def environment(func) -> dict:
+    """The names a function sees: its module's globals, and the variables it closes over."""
+    env = dict(func.__globals__)
+    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        with contextlib.suppress(ValueError):  # a closure variable not assigned yet
+            env[name] = cell.cell_contents
+    return env
+
+
 def build_program(func, yields: bool = True) -> Program:
     kernel = rewrite(func, yields)
+    env = environment(func)
     functions, seen, pending = [kernel], {func}, list(kernel.device_functions.items())
     while pending:
         _, device = pending.pop()
@@ -434,5 +460,6 @@ def build_program(func, yields: bool = True) -> Program:
         seen.add(py_func)
         rewritten = rewrite(py_func, yields, prefix="_gv_dev_")
         functions.append(rewritten)
+        env = {**environment(py_func), **env}
         pending += list(rewritten.device_functions.items())
-    return Program(kernel, functions, func.__globals__)
+    return Program(kernel, functions, env)

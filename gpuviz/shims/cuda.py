@@ -32,12 +32,12 @@ class _Intrinsic:
         return f"<cuda.{self._gpuviz_path}>"
 
 
-_INTRINSICS = (
-    "threadIdx blockIdx blockDim gridDim laneid warpsize grid gridsize syncthreads syncthreads_count "
-    "syncthreads_and syncthreads_or syncwarp activemask shfl_sync shfl_up_sync shfl_down_sync "
-    "shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const threadfence "
-    "threadfence_block threadfence_system popc brev clz ffs fma cbrt selp"
-).split()
+_INTRINSICS = """
+threadIdx blockIdx blockDim gridDim laneid warpsize grid gridsize syncthreads syncthreads_count
+syncthreads_and syncthreads_or syncwarp activemask shfl_sync shfl_up_sync shfl_down_sync
+shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const threadfence
+threadfence_block threadfence_system popc brev clz ffs fma cbrt selp
+""".split()
 globals().update({name: _Intrinsic(name) for name in _INTRINSICS})
 
 

@@ -14,7 +14,7 @@ from gpuviz.options import RunOptions
 from gpuviz.sim.device import VirtualDevice
 from gpuviz.sim.engine import Executor
 from gpuviz.sim.memory import AccessLog, ArrayTable, make_hooks
-from gpuviz.trace import Trace, empty_accesses, thread_layout
+from gpuviz.trace import Trace, thread_layout
 
 _programs: dict[object, Program] = {}
 
@@ -121,6 +121,7 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
         "t_start": schedule.t_start,
         "t_end": schedule.t_end,
     }
+    accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
     kernel = program.kernel.source
     meta = {
         "kernel": program.name,
@@ -148,9 +149,6 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
     }
     after = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
     snapshots = {n: (before[n], after[n]) for n in before}
-    accesses = log.columns() if log is not None else None
-    if log is not None and accesses is None:
-        accesses = empty_accesses()
     return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
 
 

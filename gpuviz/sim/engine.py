@@ -35,7 +35,8 @@ STALL_CHANCE = 0.25
 class Lane:
     """One simulated thread: its generator, its indices and where it is waiting."""
 
-    __slots__ = ("gen", "gid", "tx", "ty", "tz", "bx", "by", "bz", "lane", "ep", "block", "warp", "req", "state")  # fmt: skip
+    __slots__ = ("gen", "gid", "tx", "ty", "tz", "bx", "by", "bz", "lane", "ep", "block", "warp", "req",
+                 "state")  # fmt: skip
 
 
 class Warp:
@@ -259,6 +260,7 @@ class Executor:
             if any(not warp.live for warp in resident):
                 for block in {warp.block for warp in resident if not warp.block.alive}:
                     free_sms.append(block.sm)
+                    _unlink(block)
                 resident = [warp for warp in resident if warp.live]
 
     def _run_sequential(self) -> None:
@@ -278,6 +280,7 @@ class Executor:
                 self.on_cycle()
                 if self.tick == before:
                     raise KernelError(f"{self.kernel_name}: threads of block {_dims(block.coords)} wait forever")
+            _unlink(block)
 
     def _run_lane(self, lane: Lane, warp: Warp) -> None:
         value = None
@@ -304,6 +307,13 @@ class Executor:
         where = f"line {line}: " if line else ""
         who = f"block {_dims((lane.bx, lane.by, lane.bz))} thread {_dims((lane.tx, lane.ty, lane.tz))}"
         return KernelError(f"{self.kernel_name}, {who}, {where}{_explain(exc)}", line, lane.gid)
+
+
+def _unlink(block: Block) -> None:
+    """Break the block-warp-lane reference cycles, so memory is freed as blocks finish."""
+    for warp in block.warps:
+        warp.lanes = warp.running = None
+    block.lanes = block.warps = None
 
 
 def _barrier_value(kind: str, predicates: list) -> object:

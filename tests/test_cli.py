@@ -1,0 +1,105 @@
+"""`gpuviz run` on every example script, and one-line errors for bad input."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpuviz
+from gpuviz.cli import main
+
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+LAUNCHES = {"two_launches.py": 2}
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_every_example_runs_and_saves_its_traces(script, tmp_path, capsys):
+    assert main(["run", str(script), "--out", str(tmp_path)]) == 0
+    traces = sorted(tmp_path.glob("*.npz"))
+    assert len(traces) == LAUNCHES.get(script.name, 1)
+    err = capsys.readouterr().err
+    for index, path in enumerate(traces):
+        trace = gpuviz.load(path)
+        assert path.name == f"{index:03d}-{trace.kernel}.npz"
+        assert trace.meta["launch"] == index and trace.meta["backend"] == "sim"
+        assert f"{index:03d} {trace.kernel} grid=" in err and "backend=sim" in err
+
+
+def test_racy_counter_loses_updates_unless_sequential(tmp_path):
+    script = Path(__file__).parent.parent / "examples" / "racy_counter.py"
+    main(["run", str(script), "--out", str(tmp_path / "gpu")])
+    main(["run", str(script), "--out", str(tmp_path / "seq"), "--schedule", "sequential"])
+    racy = gpuviz.load(tmp_path / "gpu" / "000-cudakernel0.npz").after("array")
+    serial = gpuviz.load(tmp_path / "seq" / "000-cudakernel0.npz").after("array")
+    assert np.all(serial == 64 * 256 * 0.5)
+    assert np.all(racy < 100)
+
+
+def write(tmp_path, text, name="s.py"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "script, message",
+    [
+        (None, "error: no script at"),
+        ("x = (\n", "error: s.py line 1: invalid syntax"),
+        ("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = nope\nk[1, 1](None)\n",
+         "error: k, line 4: name 'nope' is not defined"),
+        ("from numba import cuda\nimport numpy as np\n@cuda.jit\ndef k(a):\n    a[0] = 1\nk[3, 2048](np.zeros(1))\n",
+         "error: block has 2048 threads; at most 1024 threads per block are allowed"),
+        ("assert 1 == 2, 'wrong sum'\n", "error: s.py raised AssertionError at line 1: wrong sum"),
+    ],
+)  # fmt: skip
+def test_bad_input_gives_one_error_line_and_nonzero_exit(tmp_path, capsys, script, message):
+    path = str(tmp_path / "missing.py") if script is None else write(tmp_path, script)
+    assert main(["run", path, "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(message), err
+    assert not any("Traceback" in line for line in err)
+
+
+def test_script_can_catch_an_invalid_launch_like_the_tutorial(tmp_path, capsys):
+    text = (
+        "from numba import cuda\nimport numpy as np\n@cuda.jit\ndef k(a):\n    a[0] = 1\n"
+        "try:\n    k[8193, 2048](np.zeros(4))\nexcept Exception as e:\n    print(f'Exception occurred: {e}')\n"
+    )
+    assert main(["run", write(tmp_path, text), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Exception occurred: block has 2048 threads" in out
+
+
+def test_gpu_backend_says_why_it_is_unavailable(tmp_path, capsys):
+    script = str(Path(__file__).parent.parent / "examples" / "vector_add.py")
+    from gpuviz.backends import unavailable_reason
+
+    reason = unavailable_reason("gpu")
+    if reason is None:
+        pytest.skip("a GPU is usable here")
+    assert main(["run", script, "--backend", "gpu", "--out", str(tmp_path)]) == 1
+    assert "error: the gpu backend is not available:" in capsys.readouterr().err
+
+
+def test_script_arguments_and_info(tmp_path, capsys):
+    text = "import sys\nprint('args', sys.argv[1:])\n"
+    assert main(["run", write(tmp_path, text), "--out", str(tmp_path), "--", "--size", "5"]) == 0
+    captured = capsys.readouterr()
+    assert "args ['--size', '5']" in captured.out
+    assert "launched no kernel" in captured.err
+    script = str(Path(__file__).parent.parent / "examples" / "shared_reduction.py")
+    main(["run", script, "--out", str(tmp_path)])
+    assert main(["info", str(tmp_path / "000-block_sum.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "array    partial: shared float32(128,)" in out
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"gpuviz {gpuviz.__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "gpuviz run examples/vector_add.py" in capsys.readouterr().out

@@ -1,0 +1,98 @@
+"""The schedules: lockstep warps lose updates in waves; sequential loses none; seeds are deterministic."""
+
+import numpy as np
+
+from gpuviz.trace import READ
+
+RACY = """
+from numba import cuda
+
+@cuda.jit
+def racy(array):
+    for i in range(array.size):
+        array[i] += 0.5
+"""
+
+COUNT_ONE = """
+from numba import cuda
+
+@cuda.jit
+def count(array):
+    array[0] += 1
+"""
+
+
+def test_racy_counter_loses_updates_on_gpu_schedule_only(sim_run):
+    lost = np.zeros(2, np.float32)
+    sim_run(RACY, 16, 256, lost)
+    assert lost[0] < 16 * 256 * 0.5 / 100
+    exact = np.zeros(2, np.float32)
+    sim_run(RACY, 16, 256, exact, schedule="sequential")
+    assert list(exact) == [2048.0, 2048.0]
+
+
+def test_first_wave_reads_the_initial_value(sim_run):
+    # 2 SMs x 2048 resident threads: exactly the first wave (4096 threads) reads the initial 0.
+    a = np.zeros(1, np.int64)
+    trace = sim_run(COUNT_ONE, 32, 256, a, sms=2, level="accesses")
+    acc = trace.accesses
+    reads = acc["kind"] == READ
+    first_readers = acc["thread"][reads & (acc["value"] == 0)]
+    assert len(first_readers) == 2 * 2048
+    assert set(first_readers.tolist()) == set(range(4096))  # blocks 0..15 made the first wave
+    assert 1 <= a[0] < 32 * 256
+
+
+def test_same_seed_same_outcome_other_seeds_vary(sim_run):
+    outcomes = []
+    for seed in [0, 0, 1, 2, 3, 4, 5]:
+        a = np.zeros(1, np.int64)
+        sim_run(COUNT_ONE, 64, 256, a, sms=2, seed=seed, level="threads")
+        outcomes.append(int(a[0]))
+    assert outcomes[0] == outcomes[1]
+    assert len(set(outcomes)) > 1
+
+
+def test_blocks_run_in_waves_on_virtual_sms(sim_run):
+    out = np.zeros(8 * 1024, np.int64)
+    src = "from numba import cuda\n@cuda.jit\ndef k(o):\n    o[cuda.grid(1)] = 1\n"
+    trace = sim_run(src, 8, 1024, out, sms=2)
+    sm = trace.threads["sm"].reshape(8, 1024)[:, 0]
+    start = trace.threads["t_start"].reshape(8, 1024).min(axis=1)
+    assert set(sm.tolist()) == {0, 1}
+    # two SMs hold two 1024-thread blocks each: blocks 0-3 start first, 4-7 only after some finish
+    assert start[:4].max() < start[4:].min()
+    assert (trace.threads["t_end"] >= trace.threads["t_start"]).all()
+
+
+def test_thread_records_follow_global_linear_order(sim_run):
+    src = "from numba import cuda\n@cuda.jit\ndef k(o):\n    pass\n"
+    trace = sim_run(src, (2, 3), (4, 2, 5), np.zeros(1))
+    t = trace.threads
+    assert len(t["warp"]) == 6 * 40
+    g = 40 * 3 + 17  # block (1,1,0) is linear 3; thread 17 is (1, 0, 2) in a 4x2x5 block
+    assert list(t["block_idx"][g]) == [1, 1, 0]
+    assert list(t["thread_idx"][g]) == [1, 0, 2]
+    assert t["warp"][g] == 0 and t["lane"][g] == 17
+    assert t["warp"][40 * 3 + 33] == 1 and t["lane"][40 * 3 + 33] == 1
+
+
+def test_sequential_runs_one_thread_at_a_time(sim_run):
+    src = "from numba import cuda\n@cuda.jit\ndef k(o):\n    i = cuda.grid(1)\n    o[i] = i\n"
+    trace = sim_run(src, 2, 64, np.zeros(128, np.int64), schedule="sequential")
+    start, end = trace.threads["t_start"], trace.threads["t_end"]
+    assert (start[1:] >= end[:-1]).all()
+    assert set(trace.threads["sm"].tolist()) == {0}
+
+
+def test_threads_level_records_no_accesses(sim_run):
+    trace = sim_run(COUNT_ONE, 1, 32, np.zeros(1, np.int64), level="threads")
+    assert trace.accesses is None
+    trace = sim_run(COUNT_ONE, 1, 32, np.zeros(1, np.int64), level="accesses")
+    assert len(trace.accesses["thread"]) == 64
+
+
+def test_access_cap_sets_truncated(sim_run):
+    trace = sim_run(COUNT_ONE, 4, 32, np.zeros(1, np.int64), level="accesses", access_cap=100)
+    assert trace.truncated
+    assert len(trace.accesses["thread"]) == 100

@@ -1,0 +1,90 @@
+"""The trace file: a pickle-free .npz whose layout other tools can rely on."""
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import gpuviz
+from gpuviz.errors import TraceFormatError
+from gpuviz.trace import ACCESS_COLUMNS, FORMAT, THREAD_COLUMNS, WRITE
+
+SRC = """from numba import cuda
+
+@cuda.jit
+def scale(a, factor):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = a[i] * factor
+"""
+
+
+@pytest.fixture
+def saved(tmp_path, sim_run):
+    a = np.arange(10, dtype=np.float32)
+    trace = sim_run(SRC, 2, 8, a, 3.0)
+    return trace, trace.save(tmp_path / "t.npz")
+
+
+def test_round_trip(saved):
+    trace, path = saved
+    back = gpuviz.load(path)
+    assert back.meta == json.loads(json.dumps(trace.meta))
+    for key in THREAD_COLUMNS:
+        assert np.array_equal(back.threads[key], trace.threads[key])
+        assert back.threads[key].dtype == THREAD_COLUMNS[key]
+    for key in ACCESS_COLUMNS:
+        assert np.array_equal(back.accesses[key], trace.accesses[key])
+        assert back.accesses[key].dtype == ACCESS_COLUMNS[key]
+    assert np.array_equal(back.before("a"), np.arange(10))
+    assert np.array_equal(back.after("a"), np.arange(10) * 3)
+
+
+def test_contract_readable_without_gpuviz(saved):
+    _, path = saved
+    with np.load(path, allow_pickle=False) as npz:
+        assert str(npz["format"]) == FORMAT == "gpuviz-trace/1"
+        meta = json.loads(str(npz["meta"]))
+        for key in ["kernel", "source", "grid", "block", "backend", "device", "sm_count", "warp_size",
+                    "time_unit", "launch", "args"]:  # fmt: skip
+            assert key in meta
+        assert meta["grid"] == [2, 1, 1] and meta["block"] == [8, 1, 1]
+        assert meta["args"] == ["a", "factor"] and meta["scalars"] == {"factor": 3.0}
+        assert npz["thread.block_idx"].shape == (16, 3)
+        assert npz["thread.block_idx"].dtype == np.int32
+        writes = npz["access.kind"] == WRITE
+        assert sorted(npz["access.index"][writes].tolist()) == list(range(10))
+        assert set(npz["access.line"][writes].tolist()) == {7}
+
+
+def test_unknown_format_is_refused(tmp_path):
+    path = tmp_path / "other.npz"
+    np.savez(path, format=np.array("gpuviz-trace/99"), meta=np.array("{}"))
+    with pytest.raises(TraceFormatError, match="gpuviz-trace/99.*reads gpuviz-trace/1"):
+        gpuviz.load(path)
+
+
+@pytest.mark.parametrize("content", [b"not a zip", b""])
+def test_garbage_is_refused(tmp_path, content):
+    path = tmp_path / "bad.npz"
+    path.write_bytes(content)
+    with pytest.raises(TraceFormatError, match="bad.npz"):
+        gpuviz.load(path)
+
+
+def test_missing_file_and_incomplete_trace(tmp_path):
+    with pytest.raises(TraceFormatError, match="no trace file"):
+        gpuviz.load(tmp_path / "nope.npz")
+    path = tmp_path / "partial.npz"
+    np.savez(path, format=np.array(FORMAT), meta=np.array("{}"))
+    with pytest.raises(TraceFormatError, match="incomplete trace"):
+        gpuviz.load(path)
+
+
+def test_file_holds_no_pickles(saved):
+    _, path = saved
+    with zipfile.ZipFile(path) as z:
+        for name in z.namelist():
+            header = z.read(name)[:128]
+            assert b"'descr': '|O'" not in header
