@@ -19,7 +19,7 @@ class RunOptions:
     schedule: str = "gpu"
     seed: int = 0
     sms: int | None = None  # simulator: number of virtual SMs (default: the device's)
-    access_cap: int = 50_000_000
+    access_cap: int = 1 << 26  # events; 64 Mi
 
     def __post_init__(self) -> None:
         _check("backend", self.backend, BACKEND_CHOICES)

@@ -71,15 +71,17 @@ def _script_failure(exc: BaseException, path: Path) -> ScriptError:
 
 @contextmanager
 def shims_for(backend_name: str):
-    """Make `from numba import cuda` and `import cupy` give the simulator's stand-ins while running."""
+    """Route the script's kernels through gpuviz while it runs: on the simulator `numba.cuda` and
+    `cupy` are stand-ins; on the GPU, `numba.cuda.jit` is gpuviz's for the time of the run."""
     if backend_name != "sim":
-        yield
+        with _gpuviz_jit_on_real_cuda():
+            yield
         return
     from gpuviz.shims import cuda as cuda_shim
     from gpuviz.shims import cupy as cupy_shim
 
-    numba = _numba_module()
     replaced = {"numba.cuda": cuda_shim, "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}
+    numba = _numba_module()
     if "numba" not in sys.modules or sys.modules["numba"] is not numba:
         replaced["numba"] = numba
     saved = {name: sys.modules.get(name) for name in replaced}
@@ -98,6 +100,19 @@ def shims_for(backend_name: str):
             numba.__dict__.pop("cuda", None)
         else:
             numba.cuda = saved_attr
+
+
+@contextmanager
+def _gpuviz_jit_on_real_cuda():
+    from gpuviz.gpu.compat import import_numba_cuda, numba_jit
+    from gpuviz.kernel import jit
+
+    cuda = import_numba_cuda()
+    cuda.jit = jit
+    try:
+        yield
+    finally:
+        cuda.jit = numba_jit()
 
 
 def _numba_module() -> types.ModuleType:

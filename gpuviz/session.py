@@ -50,7 +50,7 @@ class Session:
     def launch(self, py_func, grid, block, args: tuple) -> Trace:
         config = LaunchConfig.of(grid, block)
         started = time.perf_counter()
-        trace = self.backend.run(py_func, config, tuple(args), self.options)
+        trace = self.backend.run(py_func, config, tuple(args), self.options, progress=self.report)
         seconds = time.perf_counter() - started
         index = len(self.records)
         trace.meta["launch"] = index

@@ -103,6 +103,7 @@ class Rewritten:
     code: CodeType
     params: list[str]
     device_functions: dict[str, object] = field(default_factory=dict)
+    module: ast.Module | None = None
 
 
 def cuda_path(value: object, rest: list[str]) -> str | None:
@@ -144,9 +145,10 @@ class _Names(ast.NodeVisitor):
 class KernelRewriter(ast.NodeTransformer):
     """Turns one function's body into instrumented code; `yields` adds simulator interleaving."""
 
-    def __init__(self, source: KernelSource, env: dict, yields: bool = True):
+    def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, yields: bool = True):
         self.source = source
         self.env = env
+        self.is_kernel = is_kernel
         self.yields = yields
         self.devices: dict[str, object] = {}
         self._temps = itertools.count()
@@ -174,6 +176,21 @@ class KernelRewriter(ast.NodeTransformer):
         for node in self._loaded:
             if node.id not in known:
                 self._fail(node, f"name '{node.id}' is not defined")
+
+    def generated_name(self) -> str:
+        return f"{'_gv_k_' if self.is_kernel else '_gv_dev_'}{self.source.name}"
+
+    def compile_filename(self) -> str:
+        return self.source.filename
+
+    def wrap(self, args: ast.arguments, body: list[ast.stmt]) -> tuple[ast.arguments, list[ast.stmt]]:
+        """Parameters and body of the generated function: the thread context comes first."""
+        args.args.insert(0, ast.arg("_t"))
+        if self.yields:
+            _drop_final_pauses(body)
+            # Make sure it is a generator even with no memory access at all.
+            body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
+        return args, body
 
     def _fail(self, node: ast.AST, message: str) -> None:
         line = getattr(node, "lineno", self.source.node.lineno)
@@ -242,8 +259,10 @@ class KernelRewriter(ast.NodeTransformer):
         node = self.generic_visit(node)
         if not isinstance(node.ctx, ast.Load) or not self._is_memory(node.value, node.slice):
             return node
-        call = self._hook("_gv_ld", [node.value, node.slice], node.lineno, interleave=False)
-        return ast.copy_location(call, node)
+        return ast.copy_location(self._load(node.value, node.slice, node.lineno), node)
+
+    def _load(self, array: ast.expr, index: ast.expr, line: int) -> ast.expr:
+        return self._hook("_gv_ld", [array, index], line, interleave=False)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         path = self.path(node.func)
@@ -368,37 +387,34 @@ class KernelRewriter(ast.NodeTransformer):
             node.target = self.visit(target) if not isinstance(target, ast.Name) else target
             return node
         array, index = self.visit(target.value), self.visit(target.slice)
-        temp = self._temp()
-        line = node.lineno
-        keep_index = ast.Assign([ast.Name(temp, ast.Store())], index)
-        old = self._hook("_gv_ld", [array, ast.Name(temp, ast.Load())], line, interleave=False)
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        temps = [self._temp() for _ in parts]  # the index is evaluated once, as Python does
+        keep = [ast.Assign([ast.Name(t, ast.Store())], p) for t, p in zip(temps, parts)]
+        names = [ast.Name(t, ast.Load()) for t in temps]
+        kept_index = ast.Tuple(names, ast.Load()) if isinstance(index, ast.Tuple) else names[0]
+        old = self._load(array, kept_index, node.lineno)
         new = ast.BinOp(old, node.op, self.visit(node.value))
-        store = self._store_statements(copy.deepcopy(array), ast.Name(temp, ast.Load()), new, node)
-        return [ast.copy_location(keep_index, node), *store]
+        store = self._store_statements(copy.deepcopy(array), copy.deepcopy(kept_index), new, node)
+        return [*(ast.copy_location(k, node) for k in keep), *store]
 
 
-def rewrite(func, yields: bool = True, prefix: str = "_gv_k_") -> Rewritten:
+def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **options) -> Rewritten:
     """Rewrite one Python function (a kernel or a device function) into instrumented code."""
     source = source_of(func)
-    rewriter = KernelRewriter(source, environment(func), yields)
+    rewriter = rewriter_class(source, environment(func), is_kernel=is_kernel, **options)
     rewriter.check()
     node = copy.deepcopy(source.node)
-    rewriter_body = []
+    body = []
     for stmt in node.body:
         result = rewriter.visit(stmt)
-        rewriter_body += result if isinstance(result, list) else [result]
-    if yields:
-        _drop_final_pauses(rewriter_body)
-        # Make sure it is a generator even with no memory access at all.
-        rewriter_body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
-    generated = f"{prefix}{source.name}"
-    args = copy.deepcopy(node.args)
-    args.args.insert(0, ast.arg("_t"))
-    new = ast.FunctionDef(name=generated, args=args, body=rewriter_body, decorator_list=[])
+        body += result if isinstance(result, list) else [result]
+    args, body = rewriter.wrap(copy.deepcopy(node.args), body)
+    generated = rewriter.generated_name()
+    new = ast.FunctionDef(name=generated, args=args, body=body, decorator_list=[])
     ast.copy_location(new, node)
     module = ast.fix_missing_locations(ast.Module([new], []))
-    code = compile(module, source.filename, "exec")
-    return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices)
+    code = compile(module, rewriter.compile_filename(), "exec")
+    return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, module)
 
 
 def _drop_final_pauses(body: list[ast.stmt]) -> None:
@@ -448,8 +464,9 @@ def environment(func) -> dict:
     return env
 
 
-def build_program(func, yields: bool = True) -> Program:
-    kernel = rewrite(func, yields)
+def build_program(func, rewriter_class: type[KernelRewriter] = KernelRewriter, **options) -> Program:
+    """Rewrite a kernel and, transitively, every device function it calls."""
+    kernel = rewrite(func, rewriter_class, True, **options)
     env = environment(func)
     functions, seen, pending = [kernel], {func}, list(kernel.device_functions.items())
     while pending:
@@ -458,7 +475,7 @@ def build_program(func, yields: bool = True) -> Program:
         if py_func in seen:
             continue
         seen.add(py_func)
-        rewritten = rewrite(py_func, yields, prefix="_gv_dev_")
+        rewritten = rewrite(py_func, rewriter_class, False, **options)
         functions.append(rewritten)
         env = {**environment(py_func), **env}
         pending += list(rewritten.device_functions.items())

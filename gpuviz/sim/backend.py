@@ -23,7 +23,7 @@ def program_for(py_func) -> Program:
     """The rewritten kernel, compiled once per Python function."""
     program = _programs.get(py_func)
     if program is None:
-        program = _programs[py_func] = build_program(py_func, yields=True)
+        program = _programs[py_func] = build_program(py_func)
     return program
 
 
@@ -39,7 +39,7 @@ class SimBackend:
     def device(self, options: RunOptions) -> VirtualDevice:
         return VirtualDevice(sm_count=options.sms) if options.sms else VirtualDevice()
 
-    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions) -> Trace:
+    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, progress=None) -> Trace:
         program = program_for(py_func)
         device = self.device(options)
         config.validate(device.max_threads_per_block)

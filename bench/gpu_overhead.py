@@ -1,0 +1,114 @@
+"""Instrumentation overhead on a real GPU, and launch-to-trace latency.
+
+1. Vector add over 2^24 + 11 float32 elements, blocks of 256: kernel time of the instrumented
+   kernel at levels `threads` and `accesses` divided by the plain numba kernel's, by CUDA events,
+   median of REPEATS launches after a warm-up.
+2. Launch to trace file on disk, 1M threads at level `threads`, warm (compiled): wall seconds.
+3. The classic race, a[i] += 0.5 by [1024, 1024] threads on 2 elements: result and how many
+   threads read the initial value.
+Last line: `overhead threads=<ratio> accesses=<ratio>`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+REPEATS = 30
+N = 2**24 + 11
+BLOCK = 256
+
+
+def kernel_ms(cuda, launch, before=None) -> float:
+    times = []
+    start, stop = cuda.event(), cuda.event()
+    for _ in range(REPEATS + 3):
+        if before:
+            before()
+        cuda.synchronize()
+        start.record()
+        launch()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times[3:])
+
+
+def overhead() -> dict[str, float]:
+    from gpuviz.gpu.backend import GpuBackend, PreparedLaunch
+    from gpuviz.gpu.compat import import_numba_cuda, numba_jit
+    from gpuviz.launch import LaunchConfig
+
+    cuda = import_numba_cuda()
+    import speed_kernels
+
+    config = LaunchConfig.of(-(-N // BLOCK), BLOCK)
+    a = cuda.to_device(np.random.default_rng(0).random(N, dtype=np.float32))
+    b = cuda.to_device(np.random.default_rng(1).random(N, dtype=np.float32))
+    c = cuda.device_array(N, np.float32)
+    plain = numba_jit()(speed_kernels.vecadd.py_func)
+    base = kernel_ms(cuda, lambda: plain[config.grid, config.block](a, b, c))
+    print(f"plain vecadd: {base:.3f} ms for {N:,} elements")
+    ratios = {}
+    backend = GpuBackend()
+    for level in ("threads", "accesses"):
+        compiled = backend.compile(speed_kernels.vecadd.py_func, level)
+        launch = PreparedLaunch(cuda, compiled, config, (a, b, c), cap=4 * N)
+        launch.compile_for_arguments()
+        ms = kernel_ms(cuda, launch.launch, before=launch.reset_counter)
+        events = int(launch.counter.copy_to_host()[0])
+        ratios[level] = ms / base
+        print(f"{level:9s}: {ms:.3f} ms  ratio {ratios[level]:.2f}  events {events:,}")
+    print("record bytes: 4 per thread + 12 per warp (threads); + 16 per access event (accesses)")
+    return ratios
+
+
+def trace_latency() -> float:
+    import speed_kernels
+
+    import gpuviz
+
+    n = 1 << 20
+    args = lambda: (np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32))  # noqa: E731
+    tracer = gpuviz.trace(speed_kernels.vecadd, backend="gpu", level="threads")
+    with tempfile.TemporaryDirectory() as folder:
+        tracer[n // 256, 256](*args())  # warm: compiled and cached
+        started = time.perf_counter()
+        tracer[n // 256, 256](*args()).save(Path(folder) / "t.npz")
+        seconds = time.perf_counter() - started
+    print(f"launch to trace on disk, {n:,} threads, level threads, warm: {seconds:.3f} s")
+    return seconds
+
+
+def classic_race() -> None:
+    import gpuviz
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
+    a = np.zeros(2, np.float32)
+    trace = gpuviz.trace(source, backend="gpu", level="accesses")[1024, 1024](a)
+    acc = trace.accesses
+    initial = int(((acc["kind"] == 0) & (acc["index"] == 0) & (acc["value"] == 0)).sum())
+    print(f"classic race [1024, 1024] on 2 elements: result {a.tolist()} (no race: 524288.0); "
+          f"{initial:,} threads read the initial a[0] = 0; events {len(acc['kind']):,}")  # fmt: skip
+
+
+def main() -> None:
+    from gpuviz.gpu.backend import GpuBackend
+
+    facts = GpuBackend().device()
+    print(f"device: {facts['name']}, {facts['sm_count']} SMs")
+    trace_latency()
+    classic_race()
+    ratios = overhead()
+    print(f"overhead threads={ratios['threads']:.2f} accesses={ratios['accesses']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

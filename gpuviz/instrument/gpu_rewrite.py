@@ -1,0 +1,224 @@
+"""The GPU flavour of the kernel rewrite: numba compiles the result.
+
+Intrinsics stay native (numba implements them); what changes is that every access to a known array
+calls a logging hook with the array's id, barriers count epochs, the kernel records its start,
+SM and end, and device functions receive the thread context and the ids of their array arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuviz.instrument.rewrite import BARRIERS, KernelRewriter
+from gpuviz.instrument.source import KernelSource
+
+# Launch buffers the instrumented kernel takes after the user's own parameters.
+KERNEL_BUFFERS = ["_gv_ws", "_gv_wsm", "_gv_dur", "_gv_lg", "_gv_li", "_gv_lv", "_gv_lm", "_gv_cnt", "_gv_cap"]
+MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shared-array declarations
+MAX_ARRAY_IDS = 64
+MAX_DIMS = 3
+
+
+@dataclass
+class SharedSite:
+    """A `cuda.shared.array` declaration: evaluated on the host to describe the array."""
+
+    aid: int
+    name: str
+    shape: str
+    dtype: str
+    env: dict = field(repr=False)
+
+    def describe(self) -> tuple[tuple, str]:
+        import numpy as np
+
+        from gpuviz.sim.memory import to_dtype
+
+        try:
+            shape = eval(self.shape, dict(self.env))  # noqa: S307 - the user's own constant expression
+            dtype = to_dtype(eval(self.dtype, dict(self.env)))  # noqa: S307
+            return tuple(np.atleast_1d(shape).tolist()), str(dtype)
+        except Exception:
+            return (), "unknown"
+
+
+@dataclass
+class SharedSites:
+    sites: list[SharedSite] = field(default_factory=list)
+
+    def add(self, name: str, shape: str, dtype: str, env: dict) -> int | None:
+        aid = MAX_PARAM_IDS + len(self.sites)
+        if aid >= MAX_ARRAY_IDS:
+            return None
+        self.sites.append(SharedSite(aid, name, shape, dtype, env))
+        return aid
+
+
+def cache_dir() -> Path:
+    from gpuviz import __version__
+
+    root = os.environ.get("GPUVIZ_CACHE_DIR") or Path.home() / ".cache" / "gpuviz"
+    return Path(root) / __version__
+
+
+def source_copy(source: KernelSource) -> str:
+    """A real file with the user's text, so numba can cache and line numbers stay the user's."""
+    digest = hashlib.sha1(source.text.encode()).hexdigest()[:16]
+    path = cache_dir() / "sources" / f"{Path(source.filename).stem.strip('<>')}-{digest}.py"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source.text)
+        tmp.replace(path)
+    return str(path)
+
+
+class GpuRewriter(KernelRewriter):
+    def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, accesses: bool = True,
+                 sites: SharedSites | None = None):  # fmt: skip
+        super().__init__(source, env, is_kernel=is_kernel, yields=False)
+        self.accesses = accesses
+        self.sites = sites if sites is not None else SharedSites()
+        self.shared_ids: dict[str, int] = {}
+        self.aliases: dict[str, ast.expr] = {}
+
+    # ---- naming ------------------------------------------------------------------------------
+    def generated_name(self) -> str:
+        if self.is_kernel:
+            return f"_gv_k{'a' if self.accesses else 't'}_{self.source.name}"
+        return f"_gv_dev_{self.source.name}"
+
+    def compile_filename(self) -> str:
+        return source_copy(self.source)
+
+    def aid_of(self, array: ast.expr) -> ast.expr | None:
+        """The id of the array an expression names, when it is known (else the access is not logged)."""
+        if not isinstance(array, ast.Name):
+            return None
+        if array.id in self.shared_ids:
+            return ast.Constant(self.shared_ids[array.id])
+        if array.id in self.aliases:
+            return self.aliases[array.id]
+        if array.id in self.params:
+            k = self.params.index(array.id)
+            if self.is_kernel:
+                return ast.Constant(k) if k < MAX_PARAM_IDS else None
+            return ast.Name(f"_gv_aid{k}", ast.Load())
+        return None
+
+    # ---- what stays native -------------------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        path = self.path(node.func)
+        if path is None:
+            return self._call_function(node)
+        node.args = [self.visit(a) for a in node.args]
+        node.keywords = [ast.keyword(k.arg, self.visit(k.value)) for k in node.keywords]
+        if path in BARRIERS and self.accesses:
+            return ast.copy_location(self._thread_call("_gv_bar", [node]), node)
+        if path.startswith("atomic.") and self.accesses:
+            return self._atomic_call(node, path[len("atomic.") :])
+        return node
+
+    def visit_Expr(self, node: ast.Expr):
+        value = node.value
+        if isinstance(value, ast.Call) and self.path(value.func) in BARRIERS and self.accesses:
+            value.args = [self.visit(a) for a in value.args]
+            epoch = ast.Expr(self._thread_call("_gv_epoch", []))
+            return [node, ast.copy_location(epoch, node)]
+        return self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign):
+        value, targets = node.value, node.targets
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            path = self.path(value.func) if isinstance(value, ast.Call) else None
+            if path == "shared.array":
+                self._register_shared(targets[0].id, value)
+            aliased = value.args[0] if path == "const.array_like" and value.args else value
+            aid = self.aid_of(aliased)  # `c = cuda.const.array_like(a)` or `b = a`: the same array
+            if aid is not None and path != "shared.array":
+                self.aliases[targets[0].id] = aid
+        return super().visit_Assign(node)
+
+    def _register_shared(self, name: str, call: ast.Call) -> None:
+        given = dict(zip(("shape", "dtype"), call.args))
+        given.update({k.arg: k.value for k in call.keywords})
+        if "shape" in given and "dtype" in given:
+            aid = self.sites.add(name, ast.unparse(given["shape"]), ast.unparse(given["dtype"]), self.env)
+            if aid is not None:
+                self.shared_ids[name] = aid
+
+    # ---- logged accesses ---------------------------------------------------------------------
+    def _thread_call(self, name: str, args: list[ast.expr]) -> ast.Call:
+        return ast.Call(ast.Name(name, ast.Load()), [ast.Name("_t", ast.Load()), *args], [])
+
+    @staticmethod
+    def _parts(index: ast.expr) -> list[ast.expr]:
+        return list(index.elts) if isinstance(index, ast.Tuple) else [index]
+
+    def _load(self, array: ast.expr, index: ast.expr, line: int) -> ast.expr:
+        aid, parts = self.aid_of(array), self._parts(index)
+        if not self.accesses or aid is None or len(parts) > MAX_DIMS:
+            return ast.Subscript(array, index, ast.Load())
+        return self._thread_call(f"_gv_ld{len(parts)}", [aid, array, *parts, ast.Constant(line)])
+
+    def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
+        aid, parts = self.aid_of(array), self._parts(index)
+        if not self.accesses or aid is None or len(parts) > MAX_DIMS:
+            plain = ast.Assign([ast.Subscript(array, index, ast.Store())], value)
+            return [ast.copy_location(plain, where)]
+        call = self._thread_call(f"_gv_st{len(parts)}", [aid, array, *parts, value, ast.Constant(where.lineno)])
+        return [ast.copy_location(ast.Expr(call), where)]
+
+    def _atomic_call(self, node: ast.Call, op: str) -> ast.expr:
+        args = list(node.args)
+        if op == "compare_and_swap":
+            op, args = "cas", [args[0], ast.Constant(0), *args[1:]]
+        if len(args) < 3 or node.keywords:
+            return node
+        aid, parts = self.aid_of(args[0]), self._parts(args[1])
+        if aid is None or len(parts) > MAX_DIMS:
+            return node
+        hook = f"_gv_at_{op}{len(parts)}"
+        call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], ast.Constant(node.lineno)])
+        return ast.copy_location(call, node)
+
+    # ---- device functions, returns, prologue -------------------------------------------------
+    def _call_function(self, node: ast.Call) -> ast.expr:
+        new = super()._call_function(node)
+        if not (isinstance(new, ast.Call) and isinstance(new.func, ast.Name) and new.func.id.startswith("_gv_dev_")):
+            return new
+        user_args = new.args[1:]
+        ids = [self.aid_of(a) or ast.Constant(-1) for a in user_args]
+        new.args = [new.args[0], *ids, *user_args]
+        return new
+
+    def visit_Return(self, node: ast.Return):
+        node = self.generic_visit(node)
+        if not self.is_kernel:
+            return node
+        end = ast.Expr(self._thread_call("_gv_end", [ast.Name("_gv_dur", ast.Load())]))
+        return [ast.copy_location(end, node), node]
+
+    def wrap(self, args: ast.arguments, body: list[ast.stmt]) -> tuple[ast.arguments, list[ast.stmt]]:
+        if not self.is_kernel:
+            ids = [ast.arg(f"_gv_aid{k}") for k in range(len(self.params))]
+            args.args = [ast.arg("_t"), *ids, *args.args]
+            return args, body
+        args.args = [*args.args, *(ast.arg(name) for name in KERNEL_BUFFERS)]
+        prologue = ast.parse(
+            "_gv_ep = _gv_cuda.local.array(1, _gv_int32)\n"
+            "_gv_ep[0] = 0\n"
+            "_t = _gv_begin(_gv_ws, _gv_wsm, _gv_ep, _gv_lg, _gv_li, _gv_lv, _gv_lm, _gv_cnt, _gv_cap)\n"
+        ).body
+        epilogue = ast.parse("_gv_end(_t, _gv_dur)").body
+        for stmt in prologue + epilogue:
+            for child in ast.walk(stmt):
+                ast.copy_location(child, self.source.node)
+        return args, [*prologue, *body, *epilogue]

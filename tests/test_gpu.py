@@ -1,0 +1,113 @@
+"""The GPU backend gives the simulator's answers: outputs, per-thread records and (race-free) accesses.
+
+These run where a GPU is usable (marker `gpu`); elsewhere they are skipped. Under numba's CUDA
+simulator (NUMBA_ENABLE_CUDASIM=1) the backend's logic runs too, except warp intrinsics.
+"""
+
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpuviz
+from gpuviz.cli import main
+
+from .test_sim_constructs import CASES
+
+pytestmark = pytest.mark.gpu
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+WARP_LEVEL = {"warp_shuffles", "divergent_activemask"}
+# Cases whose results depend on the order of atomics or that use intrinsics numba lacks on the host.
+NOT_COMPARABLE = {"bit_intrinsics"}
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+RACY_EXAMPLES = {"racy_counter.py"}
+
+
+def _run(source, grid, block, args, backend, level="accesses"):
+    return gpuviz.trace(source, name="k", backend=backend, level=level)[grid, block](*args)
+
+
+def _access_set(trace):
+    a = trace.accesses
+    rows = zip(a["thread"].tolist(), a["array"].tolist(), a["index"].tolist(), a["kind"].tolist(),
+               a["line"].tolist(), a["epoch"].tolist())  # fmt: skip
+    return sorted(rows)
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - NOT_COMPARABLE))
+def test_gpu_matches_simulator(name):
+    if SIMULATED and name in WARP_LEVEL:
+        pytest.skip("numba's CUDA simulator has no warp intrinsics")
+    source, grid, block, make, check = CASES[name]
+    gpu_args, sim_args = make(), make()
+    gpu = _run(source, grid, block, gpu_args, "gpu")
+    sim = _run(source, grid, block, sim_args, "sim")
+    assert check(*gpu_args), name
+    for g, s in zip(gpu_args, sim_args):
+        if g.dtype.kind == "f":
+            np.testing.assert_allclose(g, s, rtol=1e-5)
+        else:
+            np.testing.assert_array_equal(g, s)
+    for column in ("block_idx", "thread_idx", "warp", "lane"):
+        np.testing.assert_array_equal(gpu.threads[column], sim.threads[column])
+    assert gpu.meta["backend"] == "gpu" and gpu.meta["time_unit"] == "ns"
+    assert (gpu.threads["t_end"] >= gpu.threads["t_start"]).all()
+    if "atomics" not in name:  # the GPU's atomics may land in another order, but the set of accesses is the same
+        assert _access_set(gpu) == _access_set(sim)
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_examples_give_the_same_outputs_on_gpu_and_simulator(script, tmp_path):
+    if SIMULATED and script.name == "warp_shuffle_sum.py":
+        pytest.skip("numba's CUDA simulator has no warp intrinsics")
+    if "import cupy" in script.read_text() and importlib.util.find_spec("cupy") is None:
+        pytest.skip("CuPy is not installed")
+    assert main(["run", str(script), "--backend", "gpu", "--out", str(tmp_path / "gpu")]) == 0
+    assert main(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "sim")]) == 0
+    for gpu_path in sorted((tmp_path / "gpu").glob("*.npz")):
+        gpu = gpuviz.load(gpu_path)
+        sim = gpuviz.load(tmp_path / "sim" / gpu_path.name)
+        assert gpu.meta["backend"] == "gpu"
+        if script.name in RACY_EXAMPLES:
+            continue
+        for name in sim.args:
+            np.testing.assert_allclose(gpu.after(name), sim.after(name), rtol=1e-5)
+
+
+def test_the_classic_race_loses_updates_and_shows_who_read_the_initial_value():
+    if SIMULATED:
+        pytest.skip("a million threads is too slow for numba's CUDA simulator")
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
+    a = np.zeros(2, np.float32)
+    trace = _run(source, 1024, 1024, (a,), "gpu")
+    assert (a < 524288 / 100).all()
+    acc = trace.accesses
+    initial_readers = (acc["kind"] == 0) & (acc["index"] == 0) & (acc["value"] == 0)
+    assert 0 < initial_readers.sum() < 1024 * 1024
+    assert not trace.truncated
+
+
+def test_compile_error_names_the_users_line(tmp_path):
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator compiles nothing")
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    x = a.no_such_attribute\n    a[0] = x\n"
+    with pytest.raises(gpuviz.KernelSourceError, match="line 4"):
+        _run(source, 1, 1, (np.zeros(2),), "gpu")
+
+
+def test_cupy_arrays_stay_on_the_device():
+    cupy = pytest.importorskip("cupy")
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = i\n"
+    a = cupy.zeros(64, dtype=cupy.int64)
+    trace = _run(source, 2, 32, (a,), "gpu")
+    assert (cupy.asnumpy(a) == np.arange(64)).all()
+    assert (trace.after("a") == np.arange(64)).all() and (trace.before("a") == 0).all()
+
+
+def test_threads_level_has_no_access_log():
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
+    trace = _run(source, 4, 64, (np.zeros(256),), "gpu", level="threads")
+    assert trace.accesses is None
+    assert trace.threads["sm"].min() >= 0
