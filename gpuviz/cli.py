@@ -113,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     except GpuvizError as exc:
         if args.debug:
             traceback.print_exc()
+            if getattr(exc, "details", None):
+                print(exc.details, file=sys.stderr)
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

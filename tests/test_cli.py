@@ -14,7 +14,7 @@ LAUNCHES = {"two_launches.py": 2}
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
 def test_every_example_runs_and_saves_its_traces(script, tmp_path, capsys):
-    assert main(["run", str(script), "--out", str(tmp_path)]) == 0
+    assert main(["run", str(script), "--backend", "sim", "--out", str(tmp_path)]) == 0
     traces = sorted(tmp_path.glob("*.npz"))
     assert len(traces) == LAUNCHES.get(script.name, 1)
     err = capsys.readouterr().err
@@ -27,8 +27,8 @@ def test_every_example_runs_and_saves_its_traces(script, tmp_path, capsys):
 
 def test_racy_counter_loses_updates_unless_sequential(tmp_path):
     script = Path(__file__).parent.parent / "examples" / "racy_counter.py"
-    main(["run", str(script), "--out", str(tmp_path / "gpu")])
-    main(["run", str(script), "--out", str(tmp_path / "seq"), "--schedule", "sequential"])
+    main(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "gpu")])
+    main(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "seq"), "--schedule", "sequential"])
     racy = gpuviz.load(tmp_path / "gpu" / "000-cudakernel0.npz").after("array")
     serial = gpuviz.load(tmp_path / "seq" / "000-cudakernel0.npz").after("array")
     assert np.all(serial == 64 * 256 * 0.5)
@@ -55,7 +55,7 @@ def write(tmp_path, text, name="s.py"):
 )  # fmt: skip
 def test_bad_input_gives_one_error_line_and_nonzero_exit(tmp_path, capsys, script, message):
     path = str(tmp_path / "missing.py") if script is None else write(tmp_path, script)
-    assert main(["run", path, "--out", str(tmp_path)]) == 1
+    assert main(["run", path, "--backend", "sim", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith(message), err
     assert not any("Traceback" in line for line in err)
@@ -66,7 +66,7 @@ def test_script_can_catch_an_invalid_launch_like_the_tutorial(tmp_path, capsys):
         "from numba import cuda\nimport numpy as np\n@cuda.jit\ndef k(a):\n    a[0] = 1\n"
         "try:\n    k[8193, 2048](np.zeros(4))\nexcept Exception as e:\n    print(f'Exception occurred: {e}')\n"
     )
-    assert main(["run", write(tmp_path, text), "--out", str(tmp_path)]) == 0
+    assert main(["run", write(tmp_path, text), "--backend", "sim", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Exception occurred: block has 2048 threads" in out
 
@@ -89,7 +89,7 @@ def test_script_arguments_and_info(tmp_path, capsys):
     assert "args ['--size', '5']" in captured.out
     assert "launched no kernel" in captured.err
     script = str(Path(__file__).parent.parent / "examples" / "shared_reduction.py")
-    main(["run", script, "--out", str(tmp_path)])
+    main(["run", script, "--backend", "sim", "--out", str(tmp_path)])
     assert main(["info", str(tmp_path / "000-block_sum.npz")]) == 0
     out = capsys.readouterr().out
     assert "array    partial: shared float32(128,)" in out

@@ -72,6 +72,9 @@ def test_examples_give_the_same_outputs_on_gpu_and_simulator(script, tmp_path):
         assert gpu.meta["backend"] == "gpu"
         if script.name in RACY_EXAMPLES:
             continue
+        same_inputs = all(np.array_equal(gpu.before(n), sim.before(n)) for n in sim.args)
+        if not same_inputs:  # e.g. CuPy's random numbers differ from NumPy's; the script checks itself
+            continue
         for name in sim.args:
             np.testing.assert_allclose(gpu.after(name), sim.after(name), rtol=1e-5)
 
@@ -89,11 +92,18 @@ def test_the_classic_race_loses_updates_and_shows_who_read_the_initial_value():
     assert not trace.truncated
 
 
-def test_compile_error_names_the_users_line(tmp_path):
+@pytest.mark.parametrize(
+    "body, line",
+    [
+        ("    x = a.no_such_attribute\n    a[0] = x\n", 4),
+        ("    a[0] = 1\n    n = cuda.syncthreads_count(a[0] > 0)\n", 5),
+    ],
+)
+def test_compile_error_names_the_users_line(body, line):
     if SIMULATED:
         pytest.skip("numba's CUDA simulator compiles nothing")
-    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    x = a.no_such_attribute\n    a[0] = x\n"
-    with pytest.raises(gpuviz.KernelSourceError, match="line 4"):
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n" + body
+    with pytest.raises(gpuviz.KernelSourceError, match=f"k, line {line}: "):
         _run(source, 1, 1, (np.zeros(2),), "gpu")
 
 

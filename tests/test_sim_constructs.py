@@ -102,9 +102,9 @@ case(
 @cuda.jit
 def k(out):
     t = cuda.threadIdx.x
-    n = cuda.syncthreads_count(t % 3 == 0)
-    every = cuda.syncthreads_and(t < 100)
-    some = cuda.syncthreads_or(t == 5)
+    n = cuda.syncthreads_count(1 if t % 3 == 0 else 0)
+    every = cuda.syncthreads_and(1 if t < 100 else 0)
+    some = cuda.syncthreads_or(1 if t == 5 else 0)
     if t == 0:
         out[0] = n
         out[1] = every
@@ -142,7 +142,7 @@ def k(table, out):
 case(
     "atomics_all", """
 @cuda.jit
-def k(ints, floats, olds):
+def k(ints, floats, olds, counters):
     i = cuda.grid(1)
     cuda.atomic.add(ints, 0, 1)
     cuda.atomic.sub(ints, 1, 2)
@@ -151,8 +151,8 @@ def k(ints, floats, olds):
     cuda.atomic.and_(ints, 4, 0xFF ^ (1 << (i % 8)))
     cuda.atomic.or_(ints, 5, 1 << (i % 8))
     cuda.atomic.xor(ints, 6, 1)
-    cuda.atomic.inc(ints, 7, 9)
-    cuda.atomic.dec(ints, 8, 100)
+    cuda.atomic.inc(counters, 0, 9)
+    cuda.atomic.dec(counters, 1, 100)
     cuda.atomic.exch(ints, 9, 42)
     olds[i] = cuda.atomic.cas(ints, 10, i, i + 1)
     cuda.atomic.add(floats, 0, 0.5)
@@ -160,9 +160,10 @@ def k(ints, floats, olds):
     cuda.atomic.nanmin(floats, 2, i * 1.0)
 """, 2, 32,
     lambda: (np.array([0, 0, -1, 999, 0xFF, 0, 0, 0, 50, 0, 0], np.int64),
-             np.array([0.0, np.nan, np.nan]), np.zeros(64, np.int64)),
-    lambda ints, floats, olds: list(ints[:10]) == [64, -128, 63, 0, 0, 0xFF, 0, 64 % 10, 87, 42]
-    and ints[10] == 64 and floats[0] == 32.0 and floats[1] == 63 and floats[2] == 0,
+             np.array([0.0, np.nan, np.nan]), np.zeros(64, np.int64), np.array([0, 50], np.uint32)),
+    lambda ints, floats, olds, counters: list(ints[:10]) == [64, -128, 63, 0, 0, 0xFF, 0, 0, 50, 42]
+    and ints[10] == 64 and floats[0] == 32.0 and floats[1] == 63 and floats[2] == 0
+    and list(counters) == [64 % 10, 87],
 )
 case(
     "device_functions_with_arrays_and_barrier", """

@@ -6,6 +6,7 @@ usable, so the app starts fast without CUDA.
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import ctypes.util
 import os
@@ -18,6 +19,7 @@ import numpy as np
 
 from gpuviz.errors import GpuvizError, KernelSourceError
 from gpuviz.gpu.compat import import_numba_cuda, numba_jit
+from gpuviz.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
 from gpuviz.instrument.gpu_rewrite import MAX_PARAM_IDS, GpuRewriter, SharedSites
 from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 from gpuviz.launch import LaunchConfig
@@ -25,6 +27,11 @@ from gpuviz.options import RunOptions
 from gpuviz.trace import Trace, thread_layout
 
 DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, 1 GiB of device memory at most
+SIMULATOR_ACCESS_CAP = 1 << 16  # under numba's CUDA simulator (tests), where buffers are host arrays
+
+
+def _simulated() -> bool:
+    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 
 def driver_loadable() -> bool:
@@ -53,7 +60,7 @@ class GpuBackend:
     _compiled: dict[tuple, Compiled] = {}
 
     def unavailable_reason(self) -> str | None:
-        if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        if _simulated():
             return None  # numba's CUDA simulator: lets the backend's logic run without a GPU (tests)
         if not driver_loadable():
             return "no NVIDIA driver found on this machine (libcuda cannot be loaded); use --backend sim"
@@ -96,7 +103,8 @@ class GpuBackend:
             raise GpuvizError(
                 f"{compiled.program.name} takes {len(params)} argument(s) ({', '.join(params)}), {len(args)} given"
             )
-        launch = PreparedLaunch(cuda, compiled, config, args, min(options.access_cap, DEVICE_ACCESS_CAP))
+        cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
+        launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         seconds = launch.run_timed()
         return launch.collect(facts, options, seconds)
@@ -104,11 +112,9 @@ class GpuBackend:
 
 def _compile(py_func, level: str) -> Compiled:
     cuda = import_numba_cuda()
-    from gpuviz.gpu.hooks import make_hooks
-
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites)
-    namespace = {**_native(program.env, cuda), **make_hooks()}
+    namespace = {**_native(program.env, cuda), **hooks()}
     for function in program.functions:
         exec(function.code, namespace)
     for function in program.functions[1:]:
@@ -137,13 +143,20 @@ class PreparedLaunch:
         self.args = args
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
         n_warps = config.blocks * config.warps_per_block
-        self.cap = cap if compiled.level == "accesses" else 0
+        # The log is split in COUNTERS equal regions; a cap below that records nothing.
+        self.cap = cap - cap % COUNTERS if compiled.level == "accesses" else 0
         log_size = max(1, self.cap)
-        self.warp_start = cuda.device_array(n_warps, np.uint64)
-        self.warp_sm = cuda.device_array(n_warps, np.uint32)
-        self.duration = cuda.device_array(config.threads, np.uint32)
+        self.block_start = cuda.device_array(config.blocks, np.uint64)
+        self.block_sm = cuda.device_array(config.blocks, np.uint32)
+        self.warp_end = cuda.to_device(np.zeros(n_warps, np.uint64))
         self.log = [cuda.device_array(log_size, dtype) for dtype in (np.uint32, np.uint32, np.float32, np.uint32)]
-        self.counter = cuda.to_device(np.zeros(1, np.int64))
+        self.counter = cuda.to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+        if self.cap and _simulated():
+            self.log[3].copy_to_device(np.full(log_size, EMPTY, np.uint32))
+        elif self.cap:  # EMPTY is all one bits: a byte memset marks every slot unused
+            from numba.cuda.cudadrv.driver import device_memset
+
+            device_memset(self.log[3], 0xFF, self.log[3].nbytes)
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []
@@ -162,7 +175,7 @@ class PreparedLaunch:
         return device_args, before, copy_back
 
     def buffers(self) -> list:
-        return [self.warp_start, self.warp_sm, self.duration, *self.log, self.counter, self.cap]
+        return [self.block_start, self.block_sm, self.warp_end, *self.log, self.counter, self.cap]
 
     def all_arguments(self) -> list:
         return [*self.device_args, *self.buffers()]
@@ -181,7 +194,7 @@ class PreparedLaunch:
         self.compiled.kernel[self.config.grid, self.config.block](*self.all_arguments())
 
     def reset_counter(self) -> None:
-        self.counter.copy_to_device(np.zeros(1, np.int64))
+        self.counter.copy_to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
 
     def run_timed(self) -> float:
         start, stop = self.cuda.event(), self.cuda.event()
@@ -198,17 +211,17 @@ class PreparedLaunch:
         block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, facts["warp_size"])
         block_of_thread = np.repeat(np.arange(config.blocks, dtype=np.int64), config.threads_per_block)
         global_warp = block_of_thread * config.warps_per_block + warp
-        warp_start = self.warp_start.copy_to_host()
-        first = int(warp_start.min()) if len(warp_start) else 0
-        t_start = (warp_start[global_warp] - np.uint64(first)).astype(np.int64)
+        block_start = self.block_start.copy_to_host().astype(np.int64)
+        first = int(block_start.min()) if len(block_start) else 0
+        t_start = block_start[block_of_thread] - first
         threads = {
             "block_idx": block_idx,
             "thread_idx": thread_idx,
             "warp": warp,
             "lane": lane,
-            "sm": self.warp_sm.copy_to_host()[global_warp].astype(np.int32),
+            "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
             "t_start": t_start,
-            "t_end": t_start + self.duration.copy_to_host().astype(np.int64),
+            "t_end": np.maximum(self.warp_end.copy_to_host().astype(np.int64)[global_warp] - first, t_start),
         }
         entries, accesses, truncated = self._accesses()
         after = {}
@@ -225,12 +238,16 @@ class PreparedLaunch:
         entries, remap = self._array_table()
         if self.compiled.level != "accesses":
             return entries, None, False
-        recorded = int(self.counter.copy_to_host()[0])
-        n = min(recorded, self.cap)
-        columns = [column[:n].copy_to_host() if n else np.zeros(0, column.dtype) for column in self.log]
-        gid, index, value, packed = columns
+        counters = self.counter.copy_to_host()
+        region = self.cap // COUNTERS
+        used = np.minimum(counters[: COUNTERS * COUNTER_STRIDE : COUNTER_STRIDE], region)
+        spans = [(k * region, k * region + int(n)) for k, n in enumerate(used) if n]
+        gid, index, value, packed = (
+            np.concatenate([column[a:b].copy_to_host() for a, b in spans] or [np.zeros(0, column.dtype)])
+            for column in self.log
+        )
         table_index = remap[(packed >> 2) & 63]
-        keep = table_index >= 0
+        keep = (packed != EMPTY) & (table_index >= 0)
         accesses = {
             "thread": gid[keep].astype(np.int32),
             "array": table_index[keep].astype(np.int16),
@@ -240,7 +257,7 @@ class PreparedLaunch:
             "epoch": ((packed[keep] >> 8) & 511).astype(np.int32),
             "value": value[keep].astype(np.float64),
         }
-        return entries, accesses, recorded > self.cap
+        return entries, accesses, bool(counters[COUNTERS * COUNTER_STRIDE])
 
     def _array_table(self):
         """Trace array entries, and a map from the kernel's static array ids to their positions."""
@@ -298,18 +315,56 @@ def _compile_error(exc: Exception, program: Program) -> KernelSourceError:
     """numba's error, cut to one line that names the user's line (numba-cuda 0.30 often loses it)."""
     text = _ANSI.sub("", str(exc))
     line = _error_line(exc, text, program)
-    skip = ("Failed in", "During:", "File ", "Enable logging", "- Resolution", "No implementation")
-    lines = [t.strip() for t in text.splitlines() if t.strip() and not t.strip().startswith(skip)]
-    first = lines[0] if lines else type(exc).__name__
+    lines = [t.strip() for t in text.splitlines() if t.strip()]
+    skip = ("Failed in", "During:", "File ", "Enable logging", "- Resolution", "There are", "- Of which")
+    kept = [t for t in lines if not t.startswith(skip) and not t.startswith(("^", ">>>"))]
+    first = kept[0] if kept else type(exc).__name__
+    call = next((t[3:].strip() for t in lines if t.startswith(">>>")), None)
+    if first.startswith("No implementation of function") and call:
+        first = f"no implementation of {call}"
     where = f", line {line}" if line else ""
-    return KernelSourceError(f"{program.name}{where}: {first} (numba cannot compile it for the GPU)", line)
+    error = KernelSourceError(f"{program.name}{where}: {first} (numba cannot compile it for the GPU)", line)
+    error.details = text
+    return error
 
 
 def _error_line(exc: Exception, text: str, program: Program) -> int | None:
+    """The last line numba names in one of the user's files (its own `loc` is often lost)."""
+    files = {f.code.co_filename for f in program.functions}
+    found = [(path, int(n)) for path, n in re.findall(r'File "([^"]*)", line (\d+)', text)]
+    found += [(path, int(n)) for path, n in re.findall(r"at (\S+) \((\d+)\)", text)]
+    in_user_files = [n for path, n in found if path in files]
+    if in_user_files:
+        return in_user_files[-1]
     loc = getattr(exc, "loc", None)
-    if loc is not None and getattr(loc, "line", None):
+    if loc is not None and getattr(loc, "filename", None) in files:
         return int(loc.line)
-    found = re.findall(r'File "[^"]*", line (\d+)', text)
-    if found:
-        return int(found[-1])
+    return _line_of_named_thing(text, program)
+
+
+# What numba's messages name, and the syntax that names it in the user's code.
+_NAMED = [
+    (re.compile(r">>> (\w+)\("), lambda node, name: isinstance(node, ast.Call) and _callee(node) == name),
+    (re.compile(r"[Uu]nknown attribute '(\w+)'"),
+     lambda node, name: isinstance(node, ast.Attribute) and node.attr == name),
+    (re.compile(r"[Uu]ntyped global name '(\w+)'"), lambda node, name: isinstance(node, ast.Name) and node.id == name),
+]  # fmt: skip
+
+
+def _line_of_named_thing(text: str, program: Program) -> int | None:
+    """numba-cuda 0.30 drops the location of many typing errors (its type inference catches another
+    TypingError class than overload resolution raises); find the line from what the message names."""
+    for pattern, matches in _NAMED:
+        found = pattern.search(text)
+        if not found:
+            continue
+        for function in program.functions:
+            lines = [n.lineno for n in ast.walk(function.source.node) if matches(n, found.group(1))]
+            if lines:
+                return min(lines)
     return None
+
+
+def _callee(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)

@@ -1,13 +1,17 @@
 """The recording hooks of the GPU backend, as numba device functions.
 
-Packing (what the overhead bars depend on):
-- per warp, 12 bytes: start time (uint64 ns, %globaltimer) and SM (uint32, %smid), written by the
-  warp's first lane when the kernel starts; lanes of a warp start together.
-- per thread, 4 bytes: how long the thread ran (uint32 ns), written when it returns.
+Packing (what the overhead bars depend on; measured on an H200, see docs/performance.md):
+- per block, 12 bytes: start time (uint64 ns, %globaltimer) and SM (uint32, %smid), written by
+  thread 0 when the block starts (a block's warps start together, on one SM);
+- per warp, 8 bytes: end time (uint64 ns), stored by the lanes as they return (the last group of
+  lanes to return writes last). Nothing per thread: a per-warp start record cost 1.37x on vector
+  add, per-thread records more.
 - per access, 16 bytes in four uint32/float32 columns: thread id, element index, value (as
   float32), and line (15 bits) | barrier epoch (9 bits) | array id (6 bits) | kind (2 bits).
-  Slots are reserved once per warp with one atomic (lanes take consecutive slots), so a warp's
-  events land side by side and the writes coalesce.
+  The lanes of a warp that log together take consecutive slots with one atomic (their writes
+  coalesce), from one of COUNTERS counters picked by warp, each owning a region of the log, so
+  that no single counter is a hot spot; a full region spills into the next. Unused slots keep
+  the EMPTY mark.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from __future__ import annotations
 from gpuviz.gpu.compat import import_numba_cuda, numba_jit
 
 # Positions in the thread context tuple `_t` that _gv_begin returns.
-GID, T0, EPOCH, LOG_GID, LOG_INDEX, LOG_VALUE, LOG_META, COUNTER, CAP = range(9)
-LINE_SHIFT, EPOCH_SHIFT, ARRAY_SHIFT = 17, 8, 2
-MAX_LINE, MAX_EPOCH = (1 << 15) - 1, (1 << 9) - 1
+GID, WARP, EPOCH, LOG_GID, LOG_INDEX, LOG_VALUE, LOG_META, COUNTER, CAP = range(9)  # accesses level
+COUNTERS = 64
+COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
+EMPTY = 0xFFFFFFFF  # meta of a slot no event was written to (kind 3 does not exist): all one bits
 
 ATOMIC_RESULTS = {
     "add": "old + v0", "sub": "old - v0", "and_": "old & v0", "or_": "old | v0", "xor": "old ^ v0",
@@ -27,48 +32,79 @@ ATOMIC_RESULTS = {
 }  # fmt: skip
 
 _CORE = """
-def _gv_reserve(counter):
+def _gv_leader(mask):
+    low = mask & (~mask + _gv_uint32(1))
+    return _gv_cuda.popc(low - _gv_uint32(1))
+
+def _gv_reserve(t, warp):
     mask = _gv_cuda.activemask()
     lane = _gv_cuda.laneid
-    low = mask & (~mask + _gv_uint32(1))
-    leader = _gv_cuda.popc(low - _gv_uint32(1))
-    base = _gv_int64(0)
+    leader = _gv_leader(mask)
+    n = _gv_cuda.popc(mask)
+    first = _gv_int64(-1)
     if lane == leader:
-        base = _gv_cuda.atomic.add(counter, 0, _gv_int64(_gv_cuda.popc(mask)))
-    base = _gv_cuda.shfl_sync(mask, base, leader)
+        region = t[8] // COUNTERS
+        k = warp % COUNTERS
+        for _ in range(COUNTERS):
+            base = _gv_cuda.atomic.add(t[7], k * STRIDE, _gv_int64(n))
+            if base + n <= region:
+                first = k * region + base
+                break
+            k = (k + 1) % COUNTERS
+    first = _gv_cuda.shfl_sync(mask, first, leader)
+    if first < 0:
+        return first
     below = mask & ((_gv_uint32(1) << lane) - _gv_uint32(1))
-    return base + _gv_int64(_gv_cuda.popc(below))
+    return first + _gv_int64(_gv_cuda.popc(below))
 
-def _gv_reserve_simulated(counter):
-    return _gv_cuda.atomic.add(counter, 0, 1)
+def _gv_reserve_simulated(t, warp):
+    region = t[8] // COUNTERS
+    k = warp % COUNTERS
+    for _ in range(COUNTERS):
+        base = _gv_cuda.atomic.add(t[7], k * STRIDE, 1)
+        if base + 1 <= region:
+            return k * region + base
+        k = (k + 1) % COUNTERS
+    return _gv_int64(-1)
 
 def _gv_record(t, aid, flat, kind, line, value):
-    slot = _gv_reserve(t[7])
-    if slot < t[8]:
+    slot = _gv_reserve(t, t[1])
+    if slot >= 0:
         t[3][slot] = _gv_uint32(t[0])
         t[4][slot] = _gv_uint32(flat)
         t[5][slot] = _gv_float32(value)
         epoch = min(t[2][0], 511)
         t[6][slot] = _gv_uint32((min(line, 32767) << 17) | (epoch << 8) | (aid << 2) | kind)
+    else:
+        t[7][COUNTERS * STRIDE] = 1
 
-def _gv_begin(ws, wsm, ep, lg, li, lv, lm, cnt, cap):
+def _gv_place():
     bdx = _gv_cuda.blockDim.x
     bdy = _gv_cuda.blockDim.y
     per_block = bdx * bdy * _gv_cuda.blockDim.z
     thread = _gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy
     gdx = _gv_cuda.gridDim.x
     block = _gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * _gv_cuda.gridDim.y
-    gid = _gv_int64(block) * per_block + thread
-    t0 = _gv_globaltimer()
-    if thread % 32 == 0:
-        warp = _gv_int64(block) * ((per_block + 31) // 32) + thread // 32
-        ws[warp] = t0
-        wsm[warp] = _gv_smid()
-    return (gid, t0, ep, lg, li, lv, lm, cnt, cap)
+    warp = _gv_int64(block) * ((per_block + 31) // 32) + thread // 32
+    return _gv_int64(block), thread, per_block, warp
 
-def _gv_end(t, dur):
-    elapsed = _gv_globaltimer() - t[1]
-    dur[t[0]] = _gv_uint32(min(elapsed, 4294967295))
+def _gv_start_block(block, thread, bs, bsm):
+    if thread == 0:
+        bs[block] = _gv_globaltimer()
+        bsm[block] = _gv_smid()
+
+def _gv_begin(bs, bsm, ep, lg, li, lv, lm, cnt, cap):
+    block, thread, per_block, warp = _gv_place()
+    _gv_start_block(block, thread, bs, bsm)
+    return (block * per_block + thread, warp, ep, lg, li, lv, lm, cnt, cap)
+
+def _gv_begin_threads(bs, bsm):
+    block, thread, per_block, warp = _gv_place()
+    _gv_start_block(block, thread, bs, bsm)
+    return (block * per_block + thread, warp)
+
+def _gv_end(t, wend):
+    wend[t[1]] = _gv_globaltimer()  # every lane: one store a warp; the last group to return wins
 
 def _gv_epoch(t):
     t[2][0] += 1
@@ -114,7 +150,8 @@ def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, line):
 
 
 def hook_source() -> str:
-    parts = [_CORE] + [_access_source(d) for d in (1, 2, 3)]
+    core = _CORE.replace("COUNTERS", str(COUNTERS)).replace("STRIDE", str(COUNTER_STRIDE))
+    parts = [core] + [_access_source(d) for d in (1, 2, 3)]
     parts += [_atomic_source(op, d) for op in ATOMIC_RESULTS for d in (1, 2, 3)]
     return "\n".join(parts)
 
@@ -142,3 +179,14 @@ def make_hooks() -> dict:
     for name in set(namespace) - before - {"__builtins__"}:
         namespace[name] = numba_jit()(device=True)(namespace[name])
     return namespace
+
+
+_hooks: dict | None = None
+
+
+def hooks() -> dict:
+    """The hooks, compiled lazily by numba and shared by every kernel of the process."""
+    global _hooks
+    if _hooks is None:
+        _hooks = make_hooks()
+    return _hooks

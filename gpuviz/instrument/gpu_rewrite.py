@@ -17,7 +17,7 @@ from gpuviz.instrument.rewrite import BARRIERS, KernelRewriter
 from gpuviz.instrument.source import KernelSource
 
 # Launch buffers the instrumented kernel takes after the user's own parameters.
-KERNEL_BUFFERS = ["_gv_ws", "_gv_wsm", "_gv_dur", "_gv_lg", "_gv_li", "_gv_lv", "_gv_lm", "_gv_cnt", "_gv_cap"]
+KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_lg", "_gv_li", "_gv_lv", "_gv_lm", "_gv_cnt", "_gv_cap"]
 MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shared-array declarations
 MAX_ARRAY_IDS = 64
 MAX_DIMS = 3
@@ -203,7 +203,7 @@ class GpuRewriter(KernelRewriter):
         node = self.generic_visit(node)
         if not self.is_kernel:
             return node
-        end = ast.Expr(self._thread_call("_gv_end", [ast.Name("_gv_dur", ast.Load())]))
+        end = ast.Expr(self._thread_call("_gv_end", [ast.Name("_gv_we", ast.Load())]))
         return [ast.copy_location(end, node), node]
 
     def wrap(self, args: ast.arguments, body: list[ast.stmt]) -> tuple[ast.arguments, list[ast.stmt]]:
@@ -212,12 +212,15 @@ class GpuRewriter(KernelRewriter):
             args.args = [ast.arg("_t"), *ids, *args.args]
             return args, body
         args.args = [*args.args, *(ast.arg(name) for name in KERNEL_BUFFERS)]
-        prologue = ast.parse(
-            "_gv_ep = _gv_cuda.local.array(1, _gv_int32)\n"
-            "_gv_ep[0] = 0\n"
-            "_t = _gv_begin(_gv_ws, _gv_wsm, _gv_ep, _gv_lg, _gv_li, _gv_lv, _gv_lm, _gv_cnt, _gv_cap)\n"
-        ).body
-        epilogue = ast.parse("_gv_end(_t, _gv_dur)").body
+        if self.accesses:  # the barrier epoch lives in a one-element local array the hooks update
+            prologue = (
+                "_gv_ep = _gv_cuda.local.array(1, _gv_int32)\n_gv_ep[0] = 0\n"
+                "_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ep, _gv_lg, _gv_li, _gv_lv, _gv_lm, _gv_cnt, _gv_cap)\n"
+            )
+        else:
+            prologue = "_t = _gv_begin_threads(_gv_bs, _gv_bsm)\n"
+        prologue = ast.parse(prologue).body
+        epilogue = ast.parse("_gv_end(_t, _gv_we)").body
         for stmt in prologue + epilogue:
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
