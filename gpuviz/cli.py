@@ -15,6 +15,8 @@ examples:
   gpuviz run examples/vector_add.py                 trace every launch into ./traces/
   gpuviz run examples/racy_counter.py --schedule sequential
   gpuviz run my_script.py --backend sim --sms 4 --out run1 -- --size 100
+  gpuviz run examples/racy_counter.py --repeat 20   outcomes of 20 runs from the same inputs
+  gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
 """
 
@@ -50,6 +52,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     run.set_defaults(handler=_run)
 
+    run.add_argument("--repeat", type=int, default=1,
+                     help="run each launch N times from the same inputs, keeping the outcomes")  # fmt: skip
+    races = commands.add_parser(
+        "races",
+        help="find data races in a trace",
+        description="Find accesses of different threads to the same location, at least one a write, that no "
+        "barrier orders. Needs a trace recorded at level accesses.",
+    )
+    races.add_argument("trace", help="a .npz trace written by gpuviz")
+    races.add_argument("--json", action="store_true", help="print the report as JSON")
+    races.add_argument("--count-benign", action="store_true",
+                       help="count several threads writing the same value as a race")  # fmt: skip
+    races.add_argument("--max", type=int, default=1000, help="describe at most this many locations")
+    races.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    races.set_defaults(handler=_races)
+
     info = commands.add_parser("info", help="summarise a trace file")
     info.add_argument("trace", help="a .npz trace written by gpuviz")
     info.add_argument("--debug", action="store_true", help="show tracebacks for errors")
@@ -63,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
     from gpuviz.session import Session, print_report
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
-                         seed=args.seed, sms=args.sms)  # fmt: skip
+                         seed=args.seed, sms=args.sms, repeat=args.repeat)  # fmt: skip
     session = Session(options, out_dir=args.out, report=print_report)
     try:
         run_script(args.script, session, args.script_args)
@@ -73,6 +91,19 @@ def _run(args: argparse.Namespace) -> int:
         raise
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
+    return 0
+
+
+def _races(args: argparse.Namespace) -> int:
+    import json
+
+    from gpuviz.analysis.races import find_races, format_report
+
+    if args.max < 1:
+        raise GpuvizError(f"--max is {args.max}; describe at least 1 location")
+    trace = gpuviz.load(args.trace)
+    report = find_races(trace, count_benign=args.count_benign, max_locations=args.max)
+    print(json.dumps(report.to_json()) if args.json else format_report(report, trace.kernel))
     return 0
 
 
@@ -90,9 +121,32 @@ def _info(args: argparse.Namespace) -> int:
     events = 0 if trace.accesses is None else len(trace.accesses["thread"])
     capped = " (truncated)" if trace.truncated else ""
     print(f"accesses {events:,} recorded at level '{meta.get('level')}'{capped}")
+    outcomes = meta.get("outcomes")
+    if outcomes:
+        print(f"outcomes {outcomes['runs']} runs (seeds {outcomes['seeds'][0]}..{outcomes['seeds'][-1]})")
+        _print_outcomes(trace)
     for warning in meta.get("warnings", []):
         print(f"warning  {warning}")
     return 0
+
+
+def _print_outcomes(trace, shown: int = 4) -> None:
+    from gpuviz.analysis.outcomes import outcome_summary
+
+    for name in trace.args:
+        runs = trace.outcomes.get(f"{name}.runs")
+        if runs is None or (runs == trace.before(name)).all():
+            continue
+        serial = trace.outcomes.get(f"{name}.sequential")
+        lost = trace.outcomes.get(f"{name}.lost")
+        for element in range(min(shown, runs[0].size)):
+            summary = outcome_summary(runs, serial, element)
+            seen = ", ".join(f"{v:g} x{c}" for v, c in zip(summary["values"], summary["counts"]))
+            serial_text = f"serial {summary['sequential']:g}; " if "sequential" in summary else ""
+            lost_text = ""
+            if lost is not None:
+                lost_text = f"; lost updates {int(lost.reshape(len(lost), -1)[:, element].mean()):,} on average"
+            print(f"         {name}[{element}]: {serial_text}seen {seen}{lost_text}")
 
 
 def main(argv: list[str] | None = None) -> int:

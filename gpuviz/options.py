@@ -20,6 +20,7 @@ class RunOptions:
     seed: int = 0
     sms: int | None = None  # simulator: number of virtual SMs (default: the device's)
     access_cap: int = 1 << 26  # events; 64 Mi
+    repeat: int = 1  # run each launch this many times from the same inputs (outcome distributions)
 
     def __post_init__(self) -> None:
         _check("backend", self.backend, BACKEND_CHOICES)
@@ -29,6 +30,8 @@ class RunOptions:
             raise GpuvizError(f"sms is {self.sms}; use a number of SMs from 1 to 100000")
         if self.access_cap < 0:
             raise GpuvizError("access_cap must be zero or more")
+        if not 1 <= self.repeat <= 10_000:
+            raise GpuvizError(f"repeat is {self.repeat}; run a launch from 1 to 10000 times")
 
     def level_for(self, threads: int) -> str:
         if self.level != "auto":

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuviz.analysis.repeat import race_summary, repeat_launch
 from gpuviz.backends import get_backend
 from gpuviz.launch import LaunchConfig
 from gpuviz.options import RunOptions
@@ -23,6 +24,7 @@ class LaunchRecord:
     backend: str
     seconds: float
     path: Path | None
+    races: str = ""
 
 
 class Session:
@@ -54,10 +56,13 @@ class Session:
         seconds = time.perf_counter() - started
         index = len(self.records)
         trace.meta["launch"] = index
+        if self.options.repeat > 1:
+            repeat_launch(self.backend, py_func, config, trace, self.options)
+        races = race_summary(trace)
         path = None
         if self.out_dir is not None:
             path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")
-        record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path)
+        record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races)
         self.records.append(record)
         if self.keep_traces:
             self.traces.append(trace)
@@ -77,9 +82,10 @@ class Session:
 def summary_line(record: LaunchRecord) -> str:
     c = record.config
     saved = f" -> {record.path}" if record.path else ""
+    races = f" {record.races};" if record.races else ""
     return (
         f"[gpuviz] {record.index:03d} {record.kernel} {c.describe()} threads={c.threads:,} "
-        f"backend={record.backend} time={_duration(record.seconds)}{saved}"
+        f"backend={record.backend} time={_duration(record.seconds)};{races}{saved}"
     )
 
 

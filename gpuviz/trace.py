@@ -46,6 +46,8 @@ class Trace:
     threads: dict[str, np.ndarray]
     args: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     accesses: dict[str, np.ndarray] | None = None
+    # Optional, from repeated runs: "<array>.runs" (runs x shape), "<array>.lost", "<array>.sequential".
+    outcomes: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def kernel(self) -> str:
@@ -87,6 +89,8 @@ class Trace:
             columns[f"arg.{name}.after"] = after
         for name, values in (self.accesses or {}).items():
             columns[f"access.{name}"] = values
+        for name, values in self.outcomes.items():
+            columns[f"outcome.{name}"] = values
         with open(path, "wb") as f:
             np.savez(f, **columns)
         return path
@@ -125,7 +129,8 @@ def _from_columns(columns: dict[str, np.ndarray], name: str) -> Trace:
     accesses = None
     if "access.thread" in columns:
         accesses = {key: columns[f"access.{key}"] for key in ACCESS_COLUMNS if f"access.{key}" in columns}
-    return Trace(meta=meta, threads=threads, args=args, accesses=accesses)
+    outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
+    return Trace(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=outcomes)
 
 
 def empty_accesses() -> dict[str, np.ndarray]:

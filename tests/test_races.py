@@ -1,0 +1,144 @@
+"""Race analysis: hand-built traces for the rules, the labelled suite for the verdicts, the CLI."""
+
+import json
+
+import numpy as np
+import pytest
+
+import gpuviz
+from gpuviz.analysis.outcomes import lost_updates
+from gpuviz.analysis.races import find_races, format_report
+from gpuviz.cli import main
+from gpuviz.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE, Trace, thread_layout
+
+from .race_suite import CASES
+
+
+def hand_trace(events, grid=(2, 1, 1), block=(64, 1, 1), arrays=None):
+    """A trace with the given (thread, array, index, kind, epoch, value) events, in time order."""
+    arrays = arrays or [{"name": "a", "space": "global", "dtype": "int64", "shape": [8]}]
+    block_idx, thread_idx, warp, lane = thread_layout(grid, block)
+    n = len(warp)
+    threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
+               "sm": np.zeros(n, np.int32), "t_start": np.zeros(n, np.int64), "t_end": np.zeros(n, np.int64)}  # fmt: skip
+    rows = np.array([(t, a, i, k, 10 + k, e, v) for t, a, i, k, e, v in events], dtype=float).reshape(-1, 7)
+    order = ["thread", "array", "index", "kind", "line", "epoch", "value"]
+    accesses = {name: rows[:, order.index(name)].astype(ACCESS_COLUMNS[name]) for name in ACCESS_COLUMNS}
+    meta = {"kernel": "k", "grid": list(grid), "block": list(block), "arrays": arrays, "warnings": []}
+    return Trace(meta=meta, threads=threads, accesses=accesses)
+
+
+@pytest.mark.parametrize(
+    "events, racy",
+    [
+        ([(0, 0, 0, WRITE, 0, 1), (0, 0, 0, READ, 0, 1)], False),  # one thread
+        ([(0, 0, 0, READ, 0, 1), (1, 0, 0, READ, 0, 1)], False),  # read-read
+        ([(0, 0, 0, ATOMIC, 0, 1), (1, 0, 0, ATOMIC, 0, 2)], False),  # atomic-atomic
+        ([(0, 0, 0, ATOMIC, 0, 1), (1, 0, 0, READ, 0, 1)], True),  # atomic and plain read
+        ([(0, 0, 0, WRITE, 0, 1), (1, 0, 0, READ, 0, 1)], True),  # same block, same epoch
+        ([(0, 0, 0, WRITE, 0, 1), (1, 0, 0, READ, 1, 1)], False),  # a barrier between them
+        ([(0, 0, 0, WRITE, 0, 1), (64, 0, 0, READ, 1, 1)], True),  # other block: barriers do not help
+        ([(0, 0, 0, WRITE, 0, 1), (1, 0, 1, WRITE, 0, 1)], False),  # other elements
+    ],
+)
+def test_race_rules_on_hand_built_traces(events, racy):
+    assert find_races(hand_trace(events)).racy is racy
+
+
+def test_kinds_scopes_and_pairs():
+    shared = [{"name": "s", "space": "shared", "dtype": "int64", "shape": [4]}]
+    report = find_races(hand_trace([(0, 0, 2, READ, 0, 0), (33, 0, 2, WRITE, 0, 5)], arrays=shared))
+    (race,) = report.races
+    assert (race.array, race.space, race.index, race.block) == ("s", "shared", 2, (0, 0, 0))
+    assert (race.kind, race.scope, race.pairs) == ("WAR", "same block", 1)
+    assert (race.first.thread, race.first.access, race.second.thread) == ((0, 0, 0), "read", (33, 0, 0))
+    # The same shared element in two blocks is two different copies: no race.
+    assert not find_races(hand_trace([(0, 0, 2, WRITE, 0, 1), (64, 0, 2, WRITE, 0, 2)], arrays=shared)).racy
+    raw = find_races(hand_trace([(0, 0, 0, WRITE, 0, 1), (70, 0, 0, READ, 0, 1), (71, 0, 0, READ, 0, 1)]))
+    assert (raw.races[0].kind, raw.races[0].scope, raw.races[0].pairs) == ("RAW", "different blocks", 2)
+
+
+def test_benign_writes_are_set_apart_unless_counted():
+    events = [(0, 0, 0, WRITE, 0, 7), (1, 0, 0, WRITE, 0, 7)]
+    report = find_races(hand_trace(events))
+    assert not report.racy and [b.array for b in report.benign] == ["a"]
+    assert find_races(hand_trace(events), count_benign=True).racy
+    assert find_races(hand_trace([(0, 0, 0, WRITE, 0, 7), (1, 0, 0, WRITE, 0, 8)])).racy
+
+
+def test_needs_an_access_log():
+    trace = hand_trace([])
+    trace.accesses = None
+    with pytest.raises(gpuviz.GpuvizError, match="record it with --level accesses"):
+        find_races(trace)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_labelled_suite_on_the_simulator(case):
+    assert len(CASES) >= 30
+    trace = gpuviz.trace(case.source, name="k", backend="sim", level="accesses")[case.grid, case.block](*case.make())
+    report = find_races(trace)
+    assert report.racy is bool(case.racy_arrays), format_report(report, case.name)
+    assert set(report.arrays()) == set(case.racy_arrays)
+    reported_lines = {line for race in report.races for line in (race.first.line, race.second.line)}
+    assert reported_lines <= case.lines("race"), (reported_lines, case.lines("race"))
+    assert {race.array for race in report.benign} == set(case.benign_arrays)
+    assert {line for race in report.benign for line in (race.first.line, race.second.line)} <= case.lines("benign")
+    assert bool(report.divergence) is case.divergent
+    if case.benign_arrays:
+        counted = find_races(trace, count_benign=True)
+        assert set(counted.arrays()) == set(case.racy_arrays) | set(case.benign_arrays)
+
+
+def test_lost_updates_follow_the_value_chain():
+    # Four threads read 0, then all write 1: three updates lost. Serially none would be.
+    lockstep = [(t, 0, 0, READ, 0, 0) for t in range(4)] + [(t, 0, 0, WRITE, 0, 1) for t in range(4)]
+    assert lost_updates(hand_trace(lockstep))["a"][0] == 3
+    serial = [e for t in range(4) for e in [(t, 0, 0, READ, 0, t), (t, 0, 0, WRITE, 0, t + 1)]]
+    assert lost_updates(hand_trace(serial))["a"][0] == 0
+    atomics = [(t, 0, 1, ATOMIC, 0, t + 1) for t in range(4)]
+    assert lost_updates(hand_trace(atomics))["a"][1] == 0
+
+
+def test_run_prints_races_and_repeat_keeps_outcomes(tmp_path, capsys):
+    script = tmp_path / "race.py"
+    script.write_text(
+        "import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1\n"
+        "@cuda.jit\ndef ok(a):\n    a[cuda.grid(1)] = 1\n"
+        "a = np.zeros(1, np.int64)\nk[16, 256](a)\nb = np.zeros(64, np.int64)\nok[1, 64](b)\n"
+    )
+    assert main(["run", str(script), "--backend", "sim", "--sms", "1", "--repeat", "6", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "races: 1 location in 1 array" in err and "races: none found" in err
+    trace = gpuviz.load(tmp_path / "000-k.npz")
+    runs = trace.outcomes["a.runs"]
+    assert runs.shape == (6, 1) and len(set(runs[:, 0].tolist())) > 1  # the seed changes the outcome
+    assert trace.outcomes["a.sequential"][0] == 16 * 256
+    assert (trace.outcomes["a.lost"][:, 0] == 16 * 256 - runs[:, 0]).all()
+    assert main(["info", str(tmp_path / "000-k.npz")]) == 0
+    assert "a[0]: serial 4096; seen" in capsys.readouterr().out
+
+
+def test_races_command_text_and_json(tmp_path, capsys):
+    case = next(c for c in CASES if c.name == "reduction_missing_barrier_in_loop")
+    trace = gpuviz.trace(case.source, name="k", backend="sim", level="accesses")[case.grid, case.block](*case.make())
+    path = trace.save(tmp_path / "t.npz")
+    assert main(["races", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("k: 62 locations in 1 array") and "(shared, block (0,0,0))" in text
+    assert main(["races", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["racy"] is True and report["truncated"] is False
+    first = report["races"][0]
+    assert set(first) >= {"array", "space", "index", "kind", "scope", "first", "second"}
+    assert set(first["first"]) >= {"block", "thread", "line"}
+    assert main(["races", str(path), "--max", "3", "--json"]) == 0
+    capped = json.loads(capsys.readouterr().out)
+    assert len(capped["races"]) == 3 and capped["truncated"] is True
+
+
+def test_races_command_refuses_threads_level_traces(tmp_path, capsys):
+    trace = gpuviz.trace(CASES[0].source, name="k", backend="sim", level="threads")[2, 64](*CASES[0].make())
+    path = trace.save(tmp_path / "t.npz")
+    assert main(["races", str(path)]) == 1
+    assert "error: this trace has no access log" in capsys.readouterr().err
