@@ -19,8 +19,9 @@ def hand_trace(events, grid=(2, 1, 1), block=(64, 1, 1), arrays=None):
     arrays = arrays or [{"name": "a", "space": "global", "dtype": "int64", "shape": [8]}]
     block_idx, thread_idx, warp, lane = thread_layout(grid, block)
     n = len(warp)
+    zeros = np.zeros(n, np.int64)
     threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
-               "sm": np.zeros(n, np.int32), "t_start": np.zeros(n, np.int64), "t_end": np.zeros(n, np.int64)}  # fmt: skip
+               "sm": np.zeros(n, np.int32), "t_start": zeros, "t_end": zeros}  # fmt: skip
     rows = np.array([(t, a, i, k, 10 + k, e, v) for t, a, i, k, e, v in events], dtype=float).reshape(-1, 7)
     order = ["thread", "array", "index", "kind", "line", "epoch", "value"]
     accesses = {name: rows[:, order.index(name)].astype(ACCESS_COLUMNS[name]) for name in ACCESS_COLUMNS}
