@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from gpuviz.analysis.memory import keep_freed_memory
 from gpuviz.errors import GpuvizError
 from gpuviz.trace import ATOMIC, READ, WRITE, Trace
 
@@ -86,33 +87,21 @@ def _race_json(race: Race) -> dict:
     return data
 
 
-@dataclass
-class _Events:
-    """The access log with each event's location, block, class and position in time."""
-
-    loc: np.ndarray
-    block: np.ndarray
-    thread_in_block: np.ndarray
-    epoch: np.ndarray
-    cls: np.ndarray
-    order: np.ndarray
-
-
 def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 1000) -> RaceReport:
     """Every racing location of a launch, with an example pair each (at most max_locations)."""
     if trace.accesses is None:
         raise GpuvizError("this trace has no access log; record it with --level accesses to look for races")
     divergence = [w for w in trace.meta.get("warnings", []) if "barrier divergence" in w]
-    layout = _Layout(trace)
-    events = layout.events()
-    if len(events.loc) == 0:
+    if len(trace.accesses["thread"]) == 0:
         return RaceReport(divergence=divergence)
-    racy_locs = _racy_locations(events, layout)
+    keep_freed_memory()
+    layout = _Layout(trace)
+    racy = _racy_locations(layout)
     limit = max_locations if count_benign else 2 * max_locations
-    described = list(_describe(trace, layout, events, racy_locs[:limit]))
+    described = list(_describe(layout, racy[:limit]))
     races = [race for race, benign in described if count_benign or not benign]
     benign = [race for race, is_benign in described if is_benign and not count_benign]
-    undescribed = len(racy_locs) - len(described)
+    undescribed = len(racy) - len(described)
     return RaceReport(
         races=races[:max_locations],
         benign=benign[:max_locations],
@@ -123,150 +112,217 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
 
 
 class _Layout:
-    """Where each array's locations start in one location space, and how to pack sort keys."""
+    """How an access maps to a location and to a packed int64 sort key.
+
+    A location is (array, element) for global arrays and (array, element, block) for shared ones;
+    `element_key` = array << index_bits | element, and the block completes it where needed.
+    """
 
     def __init__(self, trace: Trace):
         self.trace = trace
+        acc = trace.accesses
         self.per_block = int(np.prod(trace.block))
-        self.n_blocks = int(np.prod(trace.grid))
         self.arrays = trace.meta.get("arrays", [])
-        self.sizes = np.array([max(1, int(np.prod(a["shape"]))) for a in self.arrays], np.int64)
-        self.shared = np.array([a["space"] == "shared" for a in self.arrays], bool)
-        spans = self.sizes * np.where(self.shared, self.n_blocks, 1)
-        self.offsets = np.concatenate([[0], np.cumsum(spans)[:-1]]).astype(np.int64)
+        self.shared = np.array([a["space"] == "shared" for a in self.arrays] or [False], bool)
+        self.index_bits = _bits(acc["index"])
+        self.widths = [  # block, epoch, thread in block, class
+            _bits(np.array([int(acc["thread"].max()) // self.per_block])),
+            _bits(acc["epoch"]),
+            _bits(np.array([self.per_block - 1])),
+            2,
+        ]
+        self.array_bits = _bits(np.array([len(self.arrays)]))
+        if self.array_bits + self.index_bits + sum(self.widths) > 63:
+            raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
 
-    def events(self) -> _Events:
+    def element_keys(self, rows=slice(None)) -> np.ndarray:
         acc = self.trace.accesses
-        thread = acc["thread"].astype(np.int64)
-        block = thread // self.per_block
-        array = acc["array"].astype(np.int64)
-        index = acc["index"].astype(np.int64)
-        copy = np.where(self.shared[array], block, 0)
-        loc = self.offsets[array] + copy * self.sizes[array] + index
-        kind = acc["kind"]
-        cls = np.where(kind == ATOMIC, A, np.where(kind == WRITE, P, R)).astype(np.int64)
-        return _Events(loc, block, thread % self.per_block, acc["epoch"].astype(np.int64), cls,
-                       np.arange(len(thread), dtype=np.int64))  # fmt: skip
+        return (acc["array"][rows].astype(np.int64) << self.index_bits) | acc["index"][rows]
 
-    def array_of(self, loc: int) -> tuple[int, int, int | None]:
-        """(array id, element, block for shared arrays) of a location."""
-        a = int(np.searchsorted(self.offsets, loc, side="right") - 1)
-        rest = loc - int(self.offsets[a])
-        if self.shared[a]:
-            return a, rest % int(self.sizes[a]), rest // int(self.sizes[a])
-        return a, rest, None
+    def packed_keys(self) -> np.ndarray:
+        """(element, block, epoch, thread in block, class) in one int64 per access; the access
+        kind (read 0, write 1, atomic 2) is the class."""
+        acc = self.trace.accesses
+        block, thread = np.divmod(acc["thread"].astype(np.int64), self.per_block)
+        key = self.element_keys()
+        for values, width in zip([block, acc["epoch"], thread, acc["kind"]], self.widths):
+            key <<= width
+            key |= values
+        return key
+
+    def unpack(self, key: np.ndarray) -> tuple[np.ndarray, ...]:
+        """element key, block, epoch, thread in block, class."""
+        parts = []
+        for width in reversed(self.widths):
+            parts.append(key & ((1 << width) - 1))
+            key = key >> width
+        cls, thread, epoch, block = parts
+        return key, block, epoch, thread, cls
 
 
 def _bits(values: np.ndarray) -> int:
     return max(1, int(values.max()).bit_length()) if len(values) else 1
 
 
-def _racy_locations(ev: _Events, layout: _Layout) -> np.ndarray:
-    """Sorted locations that have at least one racing pair."""
-    widths = [_bits(ev.block), _bits(ev.epoch), _bits(ev.thread_in_block), 2]
-    if _bits(ev.loc) + sum(widths) > 63:
-        raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
-    key = ev.loc
-    for values, width in zip([ev.block, ev.epoch, ev.thread_in_block, ev.cls], widths):
-        key = (key << width) | values
-    key = np.sort(key)
-    keep = np.ones(len(key), bool)
-    keep[1:] = key[1:] != key[:-1]
-    key = key[keep]  # distinct (location, block, epoch, thread, class)
-    cls = key & 3
-    key >>= 2
-    thread = key & ((1 << widths[2]) - 1)
-    key >>= widths[2]
-    epoch = key & ((1 << widths[1]) - 1)
-    key >>= widths[1]
-    block = key & ((1 << widths[0]) - 1)
-    loc = key >> widths[0]
-    within = _conflicts(_runs(loc, block, epoch), thread, cls)
-    # Across blocks, for global arrays: the units are blocks, whatever the epoch.
-    block_runs = _runs(loc, block)
-    starts = np.flatnonzero(block_runs)
-    run_cls = [np.logical_or.reduceat(cls == c, starts) for c in (R, P, A)]
-    run_loc, run_block = loc[starts], block[starts]
-    across = np.zeros(len(loc), bool)
-    cross = _conflicts_from_flags(_runs(run_loc), run_block, *run_cls)
-    across[starts] = cross
-    racy = within | across
-    return np.unique(loc[racy]) if racy.any() else np.zeros(0, np.int64)
+@dataclass
+class _Found:
+    """Racing locations: element key, block (shared arrays) or -1, racing pairs, write-write pairs."""
+
+    element: np.ndarray
+    copy: np.ndarray
+    pairs: np.ndarray
+    write_pairs: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.element)
+
+    def __getitem__(self, cut: slice) -> _Found:
+        return _Found(self.element[cut], self.copy[cut], self.pairs[cut], self.write_pairs[cut])
+
+
+def _racy_locations(layout: _Layout) -> _Found:
+    """Every location with at least one racing pair, with its pair counts, sorted."""
+    key = np.sort(layout.packed_keys())
+    starts = np.flatnonzero(_runs(key))
+    count = np.diff(np.append(starts, len(key)))  # how many times each distinct access happened
+    element, block, epoch, thread, cls = layout.unpack(key[starts])
+    keep = _shared_and_written(element, block, thread, cls)
+    element, block, epoch, thread, cls, count = (c[keep] for c in (element, block, epoch, thread, cls, count))
+    if len(element) == 0:
+        return _Found(*(np.zeros(0, np.int64) for _ in range(4)))
+    shared = layout.shared[element >> layout.index_bits]
+    runs = _Runs(element, block, epoch, thread, shared)
+    reads, writes, atomics = (runs.per_thread(count * (cls == c)) for c in (R, P, A))
+    pairs = runs.pairs(reads + writes + atomics) - runs.pairs(reads) - runs.pairs(atomics)
+    racy = pairs > 0
+    first = runs.location_rows[racy]
+    copy = np.where(shared[first], block[first], -1)
+    return _Found(element[first], copy, pairs[racy], runs.pairs(writes)[racy])
+
+
+class _Runs:
+    """Run boundaries of sorted distinct accesses, for counting pairs of accesses per location.
+
+    Two accesses of a location pair up when they come from different threads and no barrier orders
+    them: same block and same epoch (counted per group of a block and an epoch), or, for global
+    arrays, different blocks (counted over the location, less the pairs within each block).
+    Sums start per thread (a run of rows that differ only in the kind of access) and go up.
+    """
+
+    def __init__(self, element, block, epoch, thread, shared):
+        location = _runs(element) | (shared & _runs(element, block))
+        self.location_rows = np.flatnonzero(location)
+        self.threads = np.flatnonzero(_runs(element, block, epoch, thread))
+        groups = _runs(element, block, epoch)
+        self.groups_of_threads = np.flatnonzero(groups[self.threads])
+        self.locations_of_groups = np.flatnonzero(location[np.flatnonzero(groups)])
+        blocks = _runs(element, block)
+        self.blocks_of_threads = np.flatnonzero(blocks[self.threads])
+        self.locations_of_blocks = np.flatnonzero(location[np.flatnonzero(blocks)])
+        self.global_location = ~shared[self.location_rows]
+
+    def per_thread(self, weight: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(weight.astype(np.int64), self.threads)
+
+    def pairs(self, per_thread: np.ndarray) -> np.ndarray:
+        """Per location: pairs of counted accesses by different threads that no barrier orders."""
+        per_group = np.add.reduceat(per_thread, self.groups_of_threads)
+        squares = np.add.reduceat(per_thread * per_thread, self.groups_of_threads)
+        within = np.add.reduceat((per_group * per_group - squares) // 2, self.locations_of_groups)
+        per_block = np.add.reduceat(per_thread, self.blocks_of_threads)
+        total = np.add.reduceat(per_block, self.locations_of_blocks)
+        block_squares = np.add.reduceat(per_block * per_block, self.locations_of_blocks)
+        across = np.where(self.global_location, (total * total - block_squares) // 2, 0)
+        return within + across
+
+
+def _shared_and_written(element, block, thread, cls) -> np.ndarray:
+    """Rows of elements that two threads touch and someone writes: only these can race, and
+    most elements of most kernels are one thread's own, so this drops most rows, cheaply."""
+    starts = np.flatnonzero(_runs(element))
+    ends = np.append(starts[1:], len(element)) - 1
+    other = np.zeros(len(element), np.int64)
+    other[1:] = (block[1:] != block[:-1]) | (thread[1:] != thread[:-1])
+    other[starts] = 0  # a new element is not another thread of the same element
+    seen_other = np.cumsum(other)
+    seen_write = np.cumsum(cls != R)
+    written = seen_write[ends] - seen_write[starts] + (cls[starts] != R) > 0
+    candidate = (seen_other[ends] - seen_other[starts] > 0) & written
+    return np.repeat(candidate, ends - starts + 1)
 
 
 def _runs(*columns: np.ndarray) -> np.ndarray:
     """True where a new run of equal (columns) starts, in sorted data."""
     start = np.zeros(len(columns[0]), bool)
-    start[0] = True
+    if len(start):
+        start[0] = True
     for column in columns:
         start[1:] |= column[1:] != column[:-1]
     return start
 
 
-def _conflicts(group_start: np.ndarray, unit: np.ndarray, cls: np.ndarray) -> np.ndarray:
-    """For distinct (group, unit, class) rows sorted by group then unit: True on rows of groups
-    in which two different units conflict."""
-    unit_start = group_start | np.concatenate([[True], unit[1:] != unit[:-1]])
-    starts = np.flatnonzero(unit_start)
-    flags = [np.logical_or.reduceat(cls == c, starts) for c in (R, P, A)]
-    conflict_units = _conflicts_from_flags(group_start[starts], unit[starts], *flags)
-    out = np.zeros(len(unit), bool)
-    out[starts] = conflict_units
-    return out
-
-
-def _conflicts_from_flags(group_start, unit, has_r, has_p, has_a) -> np.ndarray:
-    """Rows are (group, unit) with flags of what the unit did; True on every row of a group where
-    two units conflict: a plain write with any other unit, or an atomic and a read by others."""
-    group = np.cumsum(group_start) - 1
-    n_groups = group[-1] + 1 if len(group) else 0
-    count = lambda flag: np.bincount(group, weights=flag, minlength=n_groups)  # noqa: E731
-    units = count(np.ones(len(unit)))
-    writers, atomics, readers = count(has_p), count(has_a), count(has_r)
-    either = count(has_a | has_r)
-    racy_group = ((writers > 0) & (units >= 2)) | ((atomics > 0) & (readers > 0) & (either >= 2))
-    return racy_group[group]
-
-
 # ---- describing racy locations ------------------------------------------------------------------
-def _describe(trace: Trace, layout: _Layout, ev: _Events, locs: np.ndarray):
-    if len(locs) == 0:
+def _describe(layout: _Layout, found: _Found):
+    """(Race, benign) for each racing location, from that location's accesses in time order."""
+    if len(found) == 0:
         return
-    chosen = np.isin(ev.loc, locs)
-    idx = np.flatnonzero(chosen)
-    idx = idx[np.argsort(ev.loc[idx], kind="stable")]  # by location, then time
-    bounds = np.flatnonzero(np.concatenate([[True], ev.loc[idx][1:] != ev.loc[idx][:-1], [True]]))
-    acc = trace.accesses
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        rows = idx[a:b]
-        race = _describe_location(trace, layout, ev, acc, rows)
+    acc = layout.trace.accesses
+    element = layout.element_keys()
+    rows = np.flatnonzero(_member(element, np.unique(found.element)))
+    rows = _by_element_then_time(element[rows], rows)
+    block = acc["thread"][rows].astype(np.int64) // layout.per_block
+    bounds = np.flatnonzero(np.concatenate([[True], element[rows][1:] != element[rows][:-1], [True]]))
+    spans = {int(element[rows[a]]): (a, b) for a, b in zip(bounds[:-1], bounds[1:])}
+    for key, copy, pairs, write_pairs in zip(found.element.tolist(), found.copy.tolist(), found.pairs.tolist(),
+                                             found.write_pairs.tolist()):  # fmt: skip
+        a, b = spans[key]
+        chosen = rows[a:b] if copy < 0 else rows[a:b][block[a:b] == copy]
+        race = _describe_location(layout, chosen, None if copy < 0 else copy, pairs, write_pairs)
         if race is not None:
             yield race
 
 
-def _describe_location(trace, layout, ev, acc, rows):
-    cls, block, epoch = ev.cls[rows], ev.block[rows], ev.epoch[rows]
-    thread = acc["thread"][rows]
+def _member(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """values in wanted, by a lookup table where the key space is small (much faster than isin)."""
+    top = int(values.max()) + 1 if len(values) else 0
+    if top > 1 << 27:
+        return np.isin(values, wanted)
+    table = np.zeros(top, bool)
+    table[wanted[wanted < top]] = True
+    return table[values]
+
+
+def _by_element_then_time(element: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """rows reordered by element, keeping time order within an element: one sort of packed keys."""
+    row_bits = _bits(rows)
+    if _bits(element) + row_bits > 63:
+        return rows[np.argsort(element, kind="stable")]
+    packed = np.sort((element << row_bits) | rows)
+    return packed & ((1 << row_bits) - 1)
+
+
+def _describe_location(layout: _Layout, rows: np.ndarray, shared_block: int | None, pairs: int, write_pairs: int):
+    trace, acc = layout.trace, layout.trace.accesses
+    thread = acc["thread"][rows].astype(np.int64)
+    cls = acc["kind"][rows].astype(np.int64)
+    block, epoch = thread // layout.per_block, acc["epoch"][rows].astype(np.int64)
     pair = _first_pair(cls, block, epoch, thread)
     if pair is None:
         return None
     i, j = rows[pair[0]], rows[pair[1]]
-    array_id, index, shared_block = layout.array_of(int(ev.loc[rows[0]]))
-    entry = layout.arrays[array_id]
+    entry = layout.arrays[int(acc["array"][i])]
     first, second = _party(trace, acc, i), _party(trace, acc, j)
     kind = "WAW" if cls[pair[0]] != R and cls[pair[1]] != R else ("RAW" if cls[pair[1]] == R else "WAR")
-    same_block = ev.block[i] == ev.block[j]
-    same_warp = same_block and trace.threads["warp"][acc["thread"][i]] == trace.threads["warp"][acc["thread"][j]]
+    same_block = block[pair[0]] == block[pair[1]]
+    warps = trace.threads["warp"]
+    same_warp = same_block and warps[thread[pair[0]]] == warps[thread[pair[1]]]
     scope = "same warp" if same_warp else ("same block" if same_block else "different blocks")
     coords = None if shared_block is None else _block_coords(trace, shared_block)
-    across = entry["space"] == "global"
-    pairs = _pair_count(cls, block, epoch, thread, across)
-    race = Race(entry["name"], entry["space"], int(index), coords, kind, scope, first, second, pairs)
+    race = Race(entry["name"], entry["space"], int(acc["index"][i]), coords, kind, scope, first, second, pairs)
     # Benign: every racing pair is two plain writes, and all plain writes wrote one same value.
-    writes = cls == P
-    values = acc["value"][rows][writes]
-    only_writes_race = _pair_count(cls[writes], block[writes], epoch[writes], thread[writes], across) == pairs
-    return race, bool(only_writes_race and (values == values[0]).all())
+    values = acc["value"][rows][cls == P]
+    benign = write_pairs == pairs and len(values) > 0 and bool((values == values[0]).all())
+    return race, benign
 
 
 def _first_pair(cls, block, epoch, thread) -> tuple[int, int] | None:
@@ -290,35 +346,6 @@ def _first_pair(cls, block, epoch, thread) -> tuple[int, int] | None:
         if len(hits):
             return int(hits[0]), j
     return None
-
-
-def _pair_count(cls, block, epoch, thread, across_blocks: bool) -> int:
-    """Racing pairs: conflicting pairs of events of different threads that no barrier orders.
-    Conflicting = all pairs less read-read and atomic-atomic ones, counted from group sizes."""
-    if len(cls) == 0:
-        return 0
-    epoch_span = int(epoch.max()) + 1
-    thread_span = int(thread.max()) + 1
-    group = block * epoch_span + epoch
-    per_thread = group * thread_span + thread
-    total = 0
-    for mask, sign in ((np.ones(len(cls), bool), 1), (cls == R, -1), (cls == A, -1)):
-        same_block = _sum_squared_counts(group[mask]) - _sum_squared_counts(per_thread[mask])
-        total += sign * same_block // 2
-        if across_blocks:
-            n = int(mask.sum())
-            total += sign * (n * n - _sum_squared_counts(block[mask])) // 2
-    return total
-
-
-def _sum_squared_counts(keys: np.ndarray) -> int:
-    """Sum over distinct keys of (how many times it occurs) squared."""
-    if len(keys) == 0:
-        return 0
-    ordered = np.sort(keys)
-    edges = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1], [True]]))
-    counts = np.diff(edges).astype(np.int64)
-    return int((counts * counts).sum())
 
 
 def _party(trace: Trace, acc, row: int) -> Party:
