@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 import gpuviz
+from gpuviz.analysis.races import find_races, format_report
 from gpuviz.cli import main
 
+from .race_suite import CASES as RACE_CASES
 from .test_sim_constructs import CASES
 
 pytestmark = pytest.mark.gpu
@@ -123,3 +125,30 @@ def test_threads_level_has_no_access_log():
     trace = _run(source, 4, 64, (np.zeros(256),), "gpu", level="threads")
     assert trace.accesses is None
     assert trace.threads["sm"].min() >= 0
+
+
+@pytest.mark.parametrize("case", RACE_CASES, ids=lambda c: c.name)
+def test_gpu_race_verdicts_agree_with_the_simulator(case):
+    if SIMULATED and case.warp_level:
+        pytest.skip("numba's CUDA simulator has no warp intrinsics")
+    gpu = gpuviz.trace(case.source, name="k", backend="gpu", level="accesses")[case.grid, case.block](*case.make())
+    report = find_races(gpu)
+    assert report.racy is bool(case.racy_arrays), format_report(report, case.name)
+    assert set(report.arrays()) == set(case.racy_arrays)
+    reported_lines = {line for race in report.races for line in (race.first.line, race.second.line)}
+    assert reported_lines <= case.lines("race")
+    assert {race.array for race in report.benign} == set(case.benign_arrays)
+
+
+def test_repeat_on_the_gpu_keeps_outcomes_and_a_serial_reference(tmp_path):
+    if SIMULATED:
+        pytest.skip("slow under numba's CUDA simulator")
+    script = tmp_path / "race.py"
+    script.write_text("import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1\n"
+                      "a = np.zeros(1, np.int64)\nk[64, 256](a)\n")  # fmt: skip
+    assert main(["run", str(script), "--backend", "gpu", "--repeat", "5", "--out", str(tmp_path)]) == 0
+    trace = gpuviz.load(tmp_path / "000-k.npz")
+    runs = trace.outcomes["a.runs"][:, 0]
+    assert len(runs) == 5 and (runs < 64 * 256).all()
+    assert trace.outcomes["a.sequential"][0] == 64 * 256
+    assert (trace.outcomes["a.lost"][:, 0] == 64 * 256 - runs).all()

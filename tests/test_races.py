@@ -101,6 +101,17 @@ def test_lost_updates_follow_the_value_chain():
     assert lost_updates(hand_trace(atomics))["a"][1] == 0
 
 
+def test_lost_updates_of_gpu_traces_follow_values_not_log_order():
+    # The GPU log is in time order only within a thread: shuffle the threads' events together.
+    lockstep = [(t, 0, 0, READ, 0, 0) for t in range(4)] + [(t, 0, 0, WRITE, 0, 1) for t in range(4)]
+    serial = [e for t in range(4) for e in [(t, 0, 0, READ, 0, t), (t, 0, 0, WRITE, 0, t + 1)]]
+    for events, final, lost in [(lockstep, 1, 3), (serial[::2] + serial[1::2], 4, 0)]:
+        trace = hand_trace(events)
+        trace.meta["backend"] = "gpu"
+        trace.args = {"a": (np.zeros(8), np.array([final, 0, 0, 0, 0, 0, 0, 0], float))}
+        assert lost_updates(trace)["a"][0] == lost
+
+
 def test_run_prints_races_and_repeat_keeps_outcomes(tmp_path, capsys):
     script = tmp_path / "race.py"
     script.write_text(

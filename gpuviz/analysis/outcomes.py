@@ -25,7 +25,12 @@ def lost_updates(trace: Trace) -> dict[str, np.ndarray]:
         size = int(np.prod(entry["shape"])) if entry["shape"] else 1
         mask = acc["array"] == aid
         lost = np.zeros(size, np.int64)
-        if mask.any():
+        if mask.any() and trace.meta.get("backend") == "gpu":
+            before = trace.before(entry["name"]).reshape(-1) if entry["name"] in trace.args else None
+            after = trace.after(entry["name"]).reshape(-1) if entry["name"] in trace.args else None
+            _lost_from_values(lost, acc["index"][mask], acc["kind"][mask], acc["thread"][mask],
+                              acc["value"][mask], before, after)  # fmt: skip
+        elif mask.any():
             elements, counts = _lost_per_element(acc["index"][mask], acc["kind"][mask], acc["thread"][mask])
             lost[elements] = counts
         result[entry["name"]] = lost.reshape(entry["shape"]) if entry["shape"] else lost
@@ -60,6 +65,45 @@ def _lost_per_element(index: np.ndarray, kind: np.ndarray, thread: np.ndarray):
     chain = np.zeros(len(writes), np.int64)
     chain[has_writes] = depth[last_write[has_writes]]
     return element[np.flatnonzero(starts)], writes - chain
+
+
+MAX_VALUE_CHAIN_ELEMENTS = 10_000
+
+
+def _lost_from_values(lost, index, kind, thread, value, before, after) -> None:
+    """GPU traces: the log's order is the time order only within a thread, so the chain of a value
+    is followed through the values themselves: a write of w after its thread read r makes w one
+    step longer than r. Elements that one write or none touched lose nothing."""
+    if before is None or after is None:
+        return
+    writes = kind != READ
+    per_element = np.bincount(index[writes], minlength=len(lost))
+    crowded = np.flatnonzero(per_element > 1)[:MAX_VALUE_CHAIN_ELEMENTS]
+    chosen = np.isin(index, crowded)
+    order = np.lexsort((np.arange(int(chosen.sum())), thread[chosen], index[chosen]))
+    rows = np.flatnonzero(chosen)[order]
+    for element in crowded:
+        mine = rows[index[rows] == element]
+        edges, atomics, last_read = [], 0, {}
+        for k, t, v in zip(kind[mine].tolist(), thread[mine].tolist(), value[mine].tolist()):
+            if k == READ:
+                last_read[t] = v
+            elif k == 1:
+                edges.append((last_read.get(t), v))
+            else:
+                atomics += 1
+        edges.sort(key=lambda edge: (edge[0] is not None, edge[0] or 0.0))  # increments settle in one pass
+        depth = {float(np.float32(before[element])): 0}
+        for _ in range(len(edges) + 1):  # relax until no chain grows (values form a DAG)
+            changed = False
+            for source, target in edges:
+                d = 1 if source is None else depth.get(source, 0) + 1
+                if d > depth.get(target, -1):
+                    depth[target], changed = d, True
+            if not changed:
+                break
+        chain = depth.get(float(np.float32(after[element])), 0) + atomics
+        lost[element] = max(0, int(per_element[element]) - chain)
 
 
 def _run_starts(values: np.ndarray) -> np.ndarray:
