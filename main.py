@@ -1,4 +1,4 @@
-"""Start gpuviz from a checkout: `python main.py [COMMAND ...]` is the same as `gpuviz [COMMAND ...]`."""
+"""Start gpuviz from a checkout: `python main.py` opens the app; `python main.py COMMAND ...` is the CLI."""
 
 import sys
 

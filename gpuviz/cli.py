@@ -12,6 +12,8 @@ from gpuviz.options import BACKEND_CHOICES, LEVELS, SCHEDULES
 
 EXAMPLES = """\
 examples:
+  gpuviz                                            open the app
+  gpuviz open examples/racy_counter.py              open the app with a script, ready to run
   gpuviz run examples/vector_add.py                 trace every launch into ./traces/
   gpuviz run examples/racy_counter.py --schedule sequential
   gpuviz run my_script.py --backend sim --sms 4 --out run1 -- --size 100
@@ -68,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     races.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     races.set_defaults(handler=_races)
 
+    open_ = commands.add_parser("open", help="open the app with a script or a trace")
+    open_.add_argument("path", help="a script (opened ready to run) or a .npz trace")
+    open_.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    open_.set_defaults(handler=_open)
+
     info = commands.add_parser("info", help="summarise a trace file")
     info.add_argument("trace", help="a .npz trace written by gpuviz")
     info.add_argument("--debug", action="store_true", help="show tracebacks for errors")
@@ -92,6 +99,19 @@ def _run(args: argparse.Namespace) -> int:
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
     return 0
+
+
+def _open(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    path = Path(args.path)
+    if not path.is_file():
+        raise GpuvizError(f"no file at {path}; open a .py script or a .npz trace")
+    if path.suffix == ".npz":
+        gpuviz.load(path)  # a bad trace gets its one-line message before any window opens
+    from gpuviz.app import main as app_main
+
+    return app_main(str(path))
 
 
 def _races(args: argparse.Namespace) -> int:
@@ -159,9 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if passed_on and hasattr(args, "script_args"):
         args.script_args = [*args.script_args, *passed_on]
-    if args.command is None:
-        parser.print_help()
-        return 0
+    if args.command is None:  # no command: the app
+        from gpuviz.app import main as app_main
+
+        return app_main()
     try:
         return args.handler(args)
     except GpuvizError as exc:

@@ -34,11 +34,15 @@ class Session:
         out_dir: str | Path | None = None,
         report: Callable[[str], None] | None = None,
         keep_traces: bool = False,
+        stage: Callable[[str], None] | None = None,
+        overrides: dict[int, tuple] | None = None,
     ):
         self.options = options or RunOptions()
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self.report = report
         self.keep_traces = keep_traces
+        self.stage = stage or (lambda what: None)  # says what a launch is doing (running, recording)
+        self.overrides = overrides or {}  # launch index -> (grid, block) to use instead of the script's
         self.records: list[LaunchRecord] = []
         self.traces: list[Trace] = []
         self._backend = None
@@ -50,7 +54,9 @@ class Session:
         return self._backend
 
     def launch(self, py_func, grid, block, args: tuple) -> Trace:
+        grid, block = self.overrides.get(len(self.records), (grid, block))
         config = LaunchConfig.of(grid, block)
+        self.stage(f"running {py_func.__name__} ({config.threads:,} threads)")
         started = time.perf_counter()
         trace = self.backend.run(py_func, config, tuple(args), self.options, progress=self.report)
         seconds = time.perf_counter() - started
@@ -58,6 +64,7 @@ class Session:
         trace.meta["launch"] = index
         if self.options.repeat > 1:
             repeat_launch(self.backend, py_func, config, trace, self.options)
+        self.stage("recording")
         races = race_summary(trace)
         path = None
         if self.out_dir is not None:

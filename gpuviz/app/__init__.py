@@ -1,0 +1,21 @@
+"""The desktop app (PySide6 + pyqtgraph). The only package that imports Qt."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(path: str | None = None) -> int:
+    """Open the main window, optionally with a script or a trace, and run Qt's event loop."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
+
+    from gpuviz.app.main_window import MainWindow
+
+    pg.setConfigOptions(useOpenGL=False, antialias=False)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    window = MainWindow()
+    if path:
+        window.open_path(path)
+    window.show()
+    return app.exec()

@@ -1,0 +1,74 @@
+"""Where each thread's cell goes in the grid picture: blocks tiled by blockIdx, threads by threadIdx.
+
+Pure functions of the launch shape (no Qt), so views and tests share them. A 1-D block is folded
+into rows of 32 threads, one row a warp; a 1-D grid is folded into rows of blocks so that the
+picture stays roughly square. One empty cell separates blocks while blocks are small enough for
+it to matter.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    width: int  # image width in cells
+    height: int
+    tile_w: int  # cells of one block
+    tile_h: int
+    gap: int
+    blocks_per_row: int
+    x: np.ndarray  # per thread, for the chosen z layer
+    y: np.ndarray
+
+    def block_origin(self, block_linear_xy: int, grid_x: int, grid_y: int) -> tuple[int, int]:
+        bx, by = _block_position(block_linear_xy, grid_x, grid_y, self.blocks_per_row)
+        return bx * (self.tile_w + self.gap), by * (self.tile_h + self.gap)
+
+
+def tile_shape(block: tuple[int, int, int]) -> tuple[int, int]:
+    bx, by, bz = block
+    if by == 1 and bz == 1:
+        return min(bx, 32), math.ceil(bx / 32)
+    return bx, by * bz
+
+
+def grid_layout(grid: tuple[int, int, int], block: tuple[int, int, int]) -> GridLayout:
+    """Cell coordinates of every thread of one z-layer of blocks (global linear order)."""
+    gx, gy, _ = grid
+    tile_w, tile_h = tile_shape(block)
+    n_xy = gx * gy
+    gap = 1 if tile_w * tile_h * n_xy <= 1 << 20 and n_xy > 1 else 0
+    blocks_per_row = gx if gy > 1 else max(1, math.ceil(math.sqrt(n_xy * tile_h / max(tile_w, 1))))
+    rows = math.ceil(n_xy / blocks_per_row) if gy == 1 else gy
+    width = blocks_per_row * (tile_w + gap) - gap
+    height = rows * (tile_h + gap) - gap
+    per_block = block[0] * block[1] * block[2]
+    t = np.arange(per_block)
+    tx, ty, tz = t % block[0], (t // block[0]) % block[1], t // (block[0] * block[1])
+    if block[1] == 1 and block[2] == 1:
+        cx, cy = tx % 32, tx // 32
+    else:
+        cx, cy = tx, ty + tz * block[1]
+    b = np.arange(n_xy)
+    bcol, brow = _block_position(b, gx, gy, blocks_per_row)
+    x = (np.repeat(bcol * (tile_w + gap), per_block) + np.tile(cx, n_xy)).astype(np.int32)
+    y = (np.repeat(brow * (tile_h + gap), per_block) + np.tile(cy, n_xy)).astype(np.int32)
+    return GridLayout(width, height, tile_w, tile_h, gap, blocks_per_row, x, y)
+
+
+def _block_position(b, gx: int, gy: int, per_row: int):
+    if gy > 1:
+        return b % gx, b // gx
+    return b % per_row, b // per_row
+
+
+def cell_owner(layout: GridLayout, image_shape: tuple[int, int]) -> np.ndarray:
+    """For every cell of the picture, the index (within the layer) of the thread there, or -1."""
+    owner = np.full(image_shape, -1, np.int64)
+    owner[layout.y, layout.x] = np.arange(len(layout.x))
+    return owner

@@ -1,0 +1,92 @@
+"""Runs kernels in a worker process and reports back as Qt signals; the GUI thread never runs one."""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from gpuviz.service import RunRequest, worker_main
+
+POLL_MS = 40
+
+
+class RunService(QObject):
+    status = Signal(str)
+    log = Signal(str)
+    trace_ready = Signal(str)  # path of a saved trace
+    failed = Signal(str, int)  # message, line (0 when unknown)
+    finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = multiprocessing.get_context("spawn")
+        self._process = None
+        self._queue = None
+        self._failed = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None
+
+    def start(self, request: RunRequest) -> None:
+        self.stop()
+        self._queue = self._context.Queue()
+        self._process = self._context.Process(target=worker_main, args=(request, self._queue), daemon=True)
+        self._failed = False
+        self._process.start()
+        self._timer.start()
+        self.status.emit("starting")
+
+    def stop(self) -> None:
+        """Kill the worker: an endless kernel stops at once."""
+        if self._process is None:
+            return
+        self._process.kill()
+        self._process.join(1.0)
+        self._cleanup()
+        self.status.emit("stopped")
+        self.finished.emit(False)
+
+    def _poll(self) -> None:
+        while self._queue is not None:
+            try:
+                message = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if self._handle(message):
+                return
+        if self._process is not None and not self._process.is_alive():
+            code = self._process.exitcode
+            self._cleanup()
+            self.failed.emit(f"the worker process died (exit code {code})", 0)
+            self.finished.emit(False)
+
+    def _handle(self, message: tuple) -> bool:
+        kind = message[0]
+        if kind == "status":
+            self.status.emit(message[1])
+        elif kind == "log":
+            self.log.emit(message[1])
+        elif kind == "trace":
+            self.trace_ready.emit(message[1])
+        elif kind == "error":
+            self._failed = True
+            self.failed.emit(message[1], message[2] or 0)
+        elif kind == "done":
+            self._process.join(2.0)
+            self._cleanup()
+            self.status.emit("failed" if self._failed else "finished")
+            self.finished.emit(not self._failed)
+            return True
+        return False
+
+    def _cleanup(self) -> None:
+        self._timer.stop()
+        if self._queue is not None:
+            self._queue.close()
+        self._process = self._queue = None

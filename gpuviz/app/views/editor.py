@@ -1,0 +1,114 @@
+"""The source editor: Python highlighting, line numbers, and the offending line marked on errors."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+
+KEYWORDS = (
+    "and as assert break class continue def del elif else except False for from global if import in is "
+    "lambda None nonlocal not or pass raise return True try while with yield"
+).split()
+
+
+def _format(color: str, bold: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(color))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    return fmt
+
+
+RULES = [
+    (re.compile(r"\b(" + "|".join(KEYWORDS) + r")\b"), _format("#c792ea", bold=True)),
+    (re.compile(r"\bcuda\.[A-Za-z_.]+"), _format("#82aaff")),
+    (re.compile(r"@[\w.]+"), _format("#ffcb6b")),
+    (re.compile(r"\b\d+(\.\d*)?\b"), _format("#f78c6c")),
+    (re.compile(r"(\"[^\"]*\"|'[^']*')"), _format("#c3e88d")),
+    (re.compile(r"#.*$"), _format("#697098")),
+]
+
+
+class PythonHighlighter(QSyntaxHighlighter):
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        for pattern, fmt in RULES:
+            for match in pattern.finditer(text):
+                self.setFormat(match.start(), match.end() - match.start(), fmt)
+
+
+class _LineNumbers(QWidget):
+    def __init__(self, editor: SourceEditor) -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        self.editor.paint_line_numbers(event)
+
+
+class SourceEditor(QPlainTextEdit):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPointSize(11)
+        self.setFont(font)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setStyleSheet("QPlainTextEdit { background: #1e1f29; color: #eeffff; }")
+        self.highlighter = PythonHighlighter(self.document())
+        self.gutter = _LineNumbers(self)
+        self.error_line = 0
+        self.blockCountChanged.connect(self._update_margin)
+        self.updateRequest.connect(self._update_gutter)
+        self._update_margin()
+
+    def gutter_width(self) -> int:
+        digits = len(str(max(1, self.blockCount())))
+        return 12 + self.fontMetrics().horizontalAdvance("9") * max(3, digits)
+
+    def _update_margin(self, *_) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _update_gutter(self, rect, dy) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        area = self.contentsRect()
+        self.gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), area.height()))
+
+    def paint_line_numbers(self, event) -> None:
+        painter = QPainter(self.gutter)
+        painter.fillRect(event.rect(), QColor("#161720"))
+        block = self.firstVisibleBlock()
+        number = block.blockNumber() + 1
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        while block.isValid() and top <= event.rect().bottom():
+            height = round(self.blockBoundingRect(block).height())
+            painter.setPen(QColor("#ff5370") if number == self.error_line else QColor("#4b5263"))
+            painter.drawText(0, top, self.gutter.width() - 6, height, Qt.AlignmentFlag.AlignRight, str(number))
+            block, number, top = block.next(), number + 1, top + height
+
+    def mark_line(self, line: int) -> None:
+        """Highlight a line (an error's) and scroll to it; 0 clears."""
+        self.error_line = line
+        selections = []
+        if line > 0:
+            block = self.document().findBlockByNumber(line - 1)
+            selection = QTextEdit.ExtraSelection()
+            selection.format.setBackground(QColor(120, 30, 45))
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            selection.cursor = QTextCursor(block)
+            selections.append(selection)
+            self.setTextCursor(QTextCursor(block))
+            self.centerCursor()
+        self.setExtraSelections(selections)
+        self.gutter.update()

@@ -1,0 +1,129 @@
+"""The launch editor: grid and block in 1-3 D, the counts they give, the backend and the device."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.errors import LaunchError
+from gpuviz.launch import MAX_GRID_DIMS, LaunchConfig, blocks_to_cover
+
+BACKENDS = [("auto", "auto"), ("GPU", "gpu"), ("simulator", "sim")]
+
+
+def _spin(maximum: int, value: int = 1) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(1, maximum)
+    box.setValue(value)
+    box.setKeyboardTracking(True)
+    return box
+
+
+class LaunchEditor(QWidget):
+    launch_changed = Signal(object)  # LaunchConfig, or None while the values are invalid
+
+    def __init__(self, gpu_unavailable: str | None, device_facts: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.grid = [_spin(MAX_GRID_DIMS[k]) for k in range(3)]
+        self.block = [_spin(4096) for _ in range(3)]  # the limit is checked, with its message, on the spot
+        self.launch_picker = QComboBox()
+        self.launch_picker.setToolTip("A script with several launches: which one the grid and block apply to")
+        self.counts = QLabel()
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #ff6b6b; font-weight: bold;")
+        self.cover = _spin(2**31 - 1, 1000)
+        self.cover_button = QPushButton("Cover N elements")
+        self.cover_button.setToolTip("grid.x = ceil(N / block.x)")
+        self.backend = QComboBox()
+        for label, value in BACKENDS:
+            self.backend.addItem(label, value)
+        if gpu_unavailable:
+            item = self.backend.model().item(1)
+            item.setEnabled(False)
+            item.setToolTip(gpu_unavailable)
+            self.backend.setItemText(1, "GPU (not available)")
+        self.backend.setToolTip(gpu_unavailable or "")
+        self.device = QLabel(device_facts)
+        self.device.setWordWrap(True)
+        self._build()
+        for box in self.grid + self.block:
+            box.valueChanged.connect(self._on_values_changed)
+        self.cover_button.clicked.connect(self._on_cover_clicked)
+        self._on_values_changed()
+
+    def _build(self) -> None:
+        form = QFormLayout()
+        form.addRow("launch", self.launch_picker)
+        form.addRow("grid (x, y, z)", _row(self.grid))
+        form.addRow("block (x, y, z)", _row(self.block))
+        cover = QHBoxLayout()
+        cover.addWidget(self.cover)
+        cover.addWidget(self.cover_button)
+        form.addRow("N", _wrap(cover))
+        form.addRow("backend", self.backend)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.counts)
+        layout.addWidget(self.message)
+        layout.addWidget(self.device)
+        layout.addStretch(1)
+
+    def set_launch(self, grid: tuple, block: tuple) -> None:
+        for box, value in zip(self.grid + self.block, list(grid) + list(block)):
+            box.blockSignals(True)
+            box.setValue(int(value))
+            box.blockSignals(False)
+        self._on_values_changed()
+
+    def config(self) -> LaunchConfig | None:
+        try:
+            return LaunchConfig.of(tuple(b.value() for b in self.grid), tuple(b.value() for b in self.block))
+        except LaunchError:
+            return None
+
+    def backend_name(self) -> str:
+        return self.backend.currentData()
+
+    def _on_values_changed(self, *_) -> None:
+        grid, block = tuple(b.value() for b in self.grid), tuple(b.value() for b in self.block)
+        try:
+            config = LaunchConfig.of(grid, block)
+        except LaunchError as exc:  # the core's own message, on the spot
+            self.message.setText(str(exc))
+            self.counts.setText("")
+            self.launch_changed.emit(None)
+            return
+        self.message.setText("")
+        self.counts.setText(
+            f"<b>{config.threads:,}</b> threads = <b>{config.blocks:,}</b> blocks x "
+            f"<b>{config.threads_per_block:,}</b> threads per block ({config.warps_per_block} warps per block)"
+        )
+        self.launch_changed.emit(config)
+
+    def _on_cover_clicked(self) -> None:
+        self.grid[0].setValue(blocks_to_cover(self.cover.value(), self.block[0].value()))
+
+
+def _row(boxes: list[QSpinBox]) -> QWidget:
+    layout = QHBoxLayout()
+    layout.setContentsMargins(0, 0, 0, 0)
+    for box in boxes:
+        layout.addWidget(box)
+    return _wrap(layout)
+
+
+def _wrap(layout) -> QWidget:
+    widget = QWidget()
+    layout.setContentsMargins(0, 0, 0, 0)
+    widget.setLayout(layout)
+    return widget
