@@ -80,7 +80,8 @@ class RunService(QObject):
         elif kind == "done":
             self._process.join(2.0)
             self._cleanup()
-            self.status.emit("failed" if self._failed else "finished")
+            if not self._failed:  # after a failure the error message stays in view
+                self.status.emit("finished")
             self.finished.emit(not self._failed)
             return True
         return False
