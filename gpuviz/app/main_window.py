@@ -96,16 +96,20 @@ class MainWindow(QMainWindow):
         left = _column(QLabel("<b>Kernels</b>"), self.catalog, self.open_button)
         right = _column(self.launch, self.run_button, self.stop_button, self.record, self.legend)
         bottom = _column(self.animation, self.status)
-        self._dock("Catalog", left, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self._dock("Source", self.editor, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self._dock("Launch", right, Qt.DockWidgetArea.RightDockWidgetArea)
+        docks = [
+            self._dock("Catalog", left, Qt.DockWidgetArea.LeftDockWidgetArea),
+            self._dock("Source", self.editor, Qt.DockWidgetArea.LeftDockWidgetArea),
+            self._dock("Launch", right, Qt.DockWidgetArea.RightDockWidgetArea),
+        ]
         self._dock("Animation", bottom, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.resizeDocks(docks, [430, 430, 400], Qt.Orientation.Horizontal)
 
-    def _dock(self, title: str, widget: QWidget, area) -> None:
+    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(title)
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
+        return dock
 
     def _build_actions(self) -> None:
         actions = [

@@ -1,7 +1,9 @@
 """The grid: every thread a cell, blocks tiled by blockIdx, lit up as the animation reaches them.
 
-One ImageItem of uint8 codes with a 256-colour lookup table, so a frame costs the same from one
-thread to 16.8 million: only the cells that light up between two frames are written.
+One ImageItem of uint8 codes with a 256-colour lookup table. A frame writes only the cells that
+light up since the last one, and the image shown is the visible part of the picture, one cell
+per screen pixel at most (nearest cell, never an average of colour codes), so a frame costs
+about the same from one thread to 16.8 million.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ class GridView(QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground((24, 24, 30))
         self.view = self.graphics.addViewBox(lockAspect=True, invertY=True, enableMenu=False)
-        self.image = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
+        self.image = pg.ImageItem(axisOrder="row-major")
         self.view.addItem(self.image)
         self.outlines = QGraphicsPathItem()
         self.outlines.setPen(QPen(QColor(230, 230, 240), 0))
@@ -48,6 +50,7 @@ class GridView(QWidget):
         self._owner = None  # thread (within the layer) of each cell, -1 for gaps
         self._codes = self._order = self._limits = None
         self._shown = 0  # threads lit (prefix of self._order)
+        self.view.sigRangeChanged.connect(lambda *_: self._refresh_image())
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         state.trace_changed.connect(self._on_trace_changed)
@@ -144,7 +147,24 @@ class GridView(QWidget):
             threads = self._order[self._shown : target]
             self._pixels.ravel()[self._cells[threads]] = self._codes[threads]
             self._shown = target
-        self.image.setImage(self._pixels, autoLevels=False, levels=(0, 255))
+        self._refresh_image()
+
+    def _refresh_image(self) -> None:
+        """Show the visible cells, strided down to at most one cell per screen pixel."""
+        if self._owner is None:
+            return
+        height, width = self._pixels.shape
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        x0, y0 = max(0, int(x0)), max(0, int(y0))
+        x1, y1 = min(width, int(np.ceil(x1)) + 1), min(height, int(np.ceil(y1)) + 1)
+        if x1 <= x0 or y1 <= y0:
+            x0, y0, x1, y1 = 0, 0, width, height
+        screen = self.view.size()
+        sx = max(1, int(np.ceil((x1 - x0) / max(1.0, screen.width()))))
+        sy = max(1, int(np.ceil((y1 - y0) / max(1.0, screen.height()))))
+        shown = self._pixels[y0:y1:sy, x0:x1:sx]
+        self.image.setImage(shown, autoLevels=False, levels=(0, 255))
+        self.image.setRect(QRectF(x0, y0, shown.shape[1] * sx, shown.shape[0] * sy))
 
     def _draw_outlines(self, layout) -> None:
         trace = self.state.trace
@@ -153,7 +173,7 @@ class GridView(QWidget):
         if layout.gap and n_blocks <= MAX_OUTLINED_BLOCKS:
             for b in range(n_blocks):
                 x, y = layout.block_origin(b, trace.grid[0], trace.grid[1])
-                path.addRect(QRectF(x - 0.5, y - 0.5, layout.tile_w + 1, layout.tile_h + 1))
+                path.addRect(QRectF(x, y, layout.tile_w, layout.tile_h))
         self.outlines.setPath(path)
 
     # ---- the mouse -----------------------------------------------------------------------------
