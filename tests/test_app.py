@@ -4,7 +4,7 @@ import multiprocessing
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 
 import gpuviz
 from gpuviz.app.animation import MAX_FRAMES
