@@ -103,3 +103,12 @@ def test_version_and_help(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "gpuviz run examples/vector_add.py" in capsys.readouterr().out
+
+
+def test_open_refuses_missing_and_broken_files_before_any_window(tmp_path, capsys):
+    assert main(["open", str(tmp_path / "nope.py")]) == 1
+    assert "error: no file at" in capsys.readouterr().err
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"junk")
+    assert main(["open", str(broken)]) == 1
+    assert "error: broken.npz is not a gpuviz trace" in capsys.readouterr().err
