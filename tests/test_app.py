@@ -143,7 +143,9 @@ def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
     window.open_path(path)
     assert window.state.trace.grid == (2, 2, 2)
     assert "layer z=0 of 2" in window.grid.caption.text()
-    window.state.set_layer(1)
+    assert window.animation.layer.isEnabled() and window.animation.layer.maximum() == 1
+    window.animation.layer.setValue(1)
+    assert "layer z=1 of 2" in window.grid.caption.text()
     click_cell(qtbot, window, 64 + 5)
     assert window.state.selected == 69
     bad = tmp_path / "bad.npz"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox, QWidget
 
 from gpuviz.app.animation import ORDERS
 from gpuviz.app.colors import MODES
@@ -30,13 +30,17 @@ class AnimationBar(QWidget):
         self.order.addItems(list(ORDERS))
         self.colour = QComboBox()
         self.colour.addItems(list(MODES))
+        self.layer = QSpinBox()
+        self.layer.setToolTip("which z layer of blocks the grid shows (3-D grids)")
+        self.layer.setEnabled(False)
         self.timer = QTimer(self)
         layout = QHBoxLayout(self)
         for widget in (self.back_button, self.play_button, self.forward_button):
             layout.addWidget(widget)
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.position)
-        for label, widget in (("speed", self.speed), ("order", self.order), ("colour by", self.colour)):
+        controls = (("speed", self.speed), ("order", self.order), ("colour by", self.colour), ("layer z", self.layer))
+        for label, widget in controls:
             layout.addWidget(QLabel(label))
             layout.addWidget(widget)
         self.play_button.clicked.connect(self.toggle)
@@ -46,6 +50,7 @@ class AnimationBar(QWidget):
         self.speed.currentIndexChanged.connect(self._on_speed_changed)
         self.order.currentTextChanged.connect(state.set_order)
         self.colour.currentTextChanged.connect(state.set_colour_mode)
+        self.layer.valueChanged.connect(state.set_layer)
         self.timer.timeout.connect(lambda: self.step(1, wrap=False))
         state.trace_changed.connect(self._on_trace_changed)
         state.order_changed.connect(self._on_trace_changed)
@@ -84,6 +89,12 @@ class AnimationBar(QWidget):
 
     def _on_trace_changed(self, *_) -> None:
         self.pause()
+        layers = self.state.trace.grid[2] if self.state.trace is not None else 1
+        self.layer.blockSignals(True)
+        self.layer.setRange(0, layers - 1)
+        self.layer.setValue(self.state.layer)
+        self.layer.setEnabled(layers > 1)
+        self.layer.blockSignals(False)
         last = max(0, self.frames() - 1)
         self.slider.setRange(0, last)
         self.state.set_frame(last)  # a finished run shows everything; Play replays it
