@@ -10,11 +10,13 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).parent
-SHOTS = [  # (file, catalog entry, colour mode, selected thread, frame fraction)
+SHOTS = [  # (file, catalog entry, colour mode, selected thread, frame fraction); -2: show the answer
+    ("app-lesson-race.png", "02. a race", "value written", -2, 1.0),
     ("app-vector-add.png", "vector add", "warp", 37, 1.0),
     ("app-racy-counter.png", "racy counter", "value written", 300, 1.0),
     ("app-tiled-matmul.png", "tiled matmul", "block", 70, 1.0),
     ("app-animation.png", "shared reduction", "SM", -1, 0.4),
+    ("app-lesson-waves.png", "02. a race", "SM", -1, 0.5),
 ]
 
 
@@ -42,6 +44,8 @@ def main() -> None:
         window.state.set_frame(int(fraction * (window.grid.frames - 1)))
         if thread >= 0:
             window.state.select(thread)
+        if thread == -2:
+            window.lesson.show_answer()
         app.processEvents()
         window.grab().save(str(HERE / name))
         print(name, "-", window.status.text())

@@ -20,6 +20,8 @@ examples:
   gpuviz run examples/racy_counter.py --repeat 20   outcomes of 20 runs from the same inputs
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
+  gpuviz list                                       the lessons and examples
+  gpuviz demo 03 --grid 1 --block 1                 a lesson with another launch, checked
 """
 
 
@@ -70,6 +72,19 @@ def build_parser() -> argparse.ArgumentParser:
     races.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     races.set_defaults(handler=_races)
 
+    listing = commands.add_parser("list", help="list the catalog: lessons in course order, then examples")
+    listing.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    listing.set_defaults(handler=_list)
+
+    demo = commands.add_parser("demo", help="run a catalog entry and check it against its reference")
+    demo.add_argument("name", help="an entry of `gpuviz list`: its name or its number")
+    demo.add_argument("--grid", help="grid for the entry's first launch, e.g. 1 or 16,16")
+    demo.add_argument("--block", help="block for the entry's first launch, e.g. 256 or 16,16")
+    demo.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help="auto, sim or gpu")
+    demo.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
+    demo.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    demo.set_defaults(handler=_demo)
+
     open_ = commands.add_parser("open", help="open the app with a script or a trace")
     open_.add_argument("path", help="a script (opened ready to run) or a .npz trace")
     open_.add_argument("--debug", action="store_true", help="show tracebacks for errors")
@@ -98,6 +113,31 @@ def _run(args: argparse.Namespace) -> int:
         raise
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from gpuviz.catalog import catalog
+
+    for entry in catalog():
+        kind = "race" if entry.racy else ("lesson" if entry.is_lesson else "example")
+        print(f"{entry.name:28s} {kind:8s} {entry.title}: {entry.description}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from gpuviz.catalog import find
+    from gpuviz.demo import parse_dims, run_demo
+    from gpuviz.session import print_report
+
+    entry = find(args.name)
+    grid = parse_dims(args.grid, "grid") if args.grid else None
+    block = parse_dims(args.block, "block") if args.block else None
+    result = run_demo(entry, args.out, print_report, grid, block, args.backend)
+    if entry.racy:
+        print("\n".join(result.races))
+    else:
+        print(result.reference)
     return 0
 
 

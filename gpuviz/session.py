@@ -42,7 +42,7 @@ class Session:
         self.report = report
         self.keep_traces = keep_traces
         self.stage = stage or (lambda what: None)  # says what a launch is doing (running, recording)
-        self.overrides = overrides or {}  # launch index -> (grid, block) to use instead of the script's
+        self.overrides = overrides or {}  # launch index -> (grid or None, block or None) instead of the script's
         self.records: list[LaunchRecord] = []
         self.traces: list[Trace] = []
         self._backend = None
@@ -54,7 +54,8 @@ class Session:
         return self._backend
 
     def launch(self, py_func, grid, block, args: tuple) -> Trace:
-        grid, block = self.overrides.get(len(self.records), (grid, block))
+        new_grid, new_block = self.overrides.get(len(self.records), (None, None))
+        grid, block = new_grid or grid, new_block or block
         config = LaunchConfig.of(grid, block)
         self.stage(f"running {py_func.__name__} ({config.threads:,} threads)")
         started = time.perf_counter()

@@ -153,3 +153,17 @@ def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
     window.open_path(bad)
     assert window.status.text().startswith("error: bad.npz is not a gpuviz trace")
     assert window.state.trace.grid == (2, 2, 2)  # what was open stays open
+
+
+def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
+    pick(window, "02. a race")
+    assert "Predict" in window.lesson.text.toPlainText()
+    assert "What will `array[0]` be?" in window.lesson.text.toMarkdown() or "array[0]" in window.lesson.text.toPlainText()
+    assert not window.lesson.answer_button.isEnabled()
+    assert run_and_wait(qtbot, window) is True
+    assert window.state.trace.meta["device_facts"]["sm_count"] == 8  # the lesson's 8 virtual SMs
+    qtbot.mouseClick(window.lesson.answer_button, Qt.MouseButton.LeftButton)
+    assert "Far less than 32,768" in window.lesson.text.toPlainText()
+    assert window.state.selected >= 0 and window.state.colour_mode == "value written"
+    assert window.state.order == "by SM waves" and window.animation.order.currentText() == "by SM waves"
+    assert "racing with thread" in window.lesson.evidence.text()

@@ -27,6 +27,7 @@ from gpuviz.app.views.animation_bar import AnimationBar
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.app.views.grid_view import GridView
 from gpuviz.app.views.launch_editor import LaunchEditor
+from gpuviz.app.views.lesson_view import LessonView
 from gpuviz.app.views.record_view import RecordView, thread_record
 from gpuviz.catalog import catalog
 from gpuviz.errors import GpuvizError
@@ -73,9 +74,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.grid)
         self.editor = SourceEditor()
         self.catalog = QListWidget()
-        for entry in catalog():
-            item = QListWidgetItem(f"{entry.title}\n    {entry.description}")
-            item.setData(Qt.ItemDataRole.UserRole, str(entry.path))
+        self.entries = catalog()
+        for index, entry in enumerate(self.entries):
+            number = f"{entry.name[:2]}. " if entry.is_lesson else ""
+            item = QListWidgetItem(f"{number}{entry.title}\n    {entry.description}")
+            item.setData(Qt.ItemDataRole.UserRole, index)
             item.setToolTip(entry.description)
             self.catalog.addItem(item)
         self.open_button = QPushButton("Open script...")
@@ -87,6 +90,7 @@ class MainWindow(QMainWindow):
         facts = "GPU: usable" if gpu_reason is None else "simulator: 132 virtual SMs, 2,048 threads each, warp 32"
         self.launch = LaunchEditor(gpu_reason, f"device: {facts}; at most 1,024 threads per block")
         self.record = RecordView(self.state)
+        self.lesson = LessonView(self.state)
         self.legend = QLabel()
         self.legend.setWordWrap(True)
         self.animation = AnimationBar(self.state, lambda: self.grid.frames)
@@ -101,6 +105,7 @@ class MainWindow(QMainWindow):
             self._dock("Source", self.editor, Qt.DockWidgetArea.LeftDockWidgetArea),
             self._dock("Launch", right, Qt.DockWidgetArea.RightDockWidgetArea),
         ]
+        self._dock("Lesson", self.lesson, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Animation", bottom, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.resizeDocks(docks, [430, 430, 400], Qt.Orientation.Horizontal)
 
@@ -155,6 +160,7 @@ class MainWindow(QMainWindow):
             else:
                 self.editor.setPlainText(path.read_text())
                 self.script_path = path
+                self.state.set_entry(None)
                 self.editor.mark_line(0)
                 self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
         except (OSError, UnicodeDecodeError, GpuvizError) as exc:
@@ -167,7 +173,9 @@ class MainWindow(QMainWindow):
 
     def _on_catalog_item_changed(self, item, _previous) -> None:
         if item is not None:
-            self.open_path(item.data(Qt.ItemDataRole.UserRole))
+            entry = self.entries[item.data(Qt.ItemDataRole.UserRole)]
+            self.open_path(entry.path)
+            self.state.set_entry(entry)
 
     # ---- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -188,7 +196,10 @@ class MainWindow(QMainWindow):
         overrides = ()
         if self.launch.launch_picker.count() and self._launch_edited:
             overrides = ((max(0, self.launch.launch_picker.currentIndex()), config.grid, config.block),)
-        options = RunOptions(backend=self.launch.backend_name())
+        entry = self.state.entry
+        racy = entry is not None and entry.racy
+        options = RunOptions(backend=self.launch.backend_name(), sms=entry.sms if entry else None,
+                             level="accesses" if racy else "auto")  # fmt: skip
         self.editor.mark_line(0)
         self.trace_paths = []
         self.runs.start(RunRequest(str(script), str(folder / "traces"), options, overrides))

@@ -19,6 +19,7 @@ class AppState(QObject):
     colour_mode_changed = Signal(str)
     order_changed = Signal(str)
     layer_changed = Signal(int)
+    entry_changed = Signal(object)  # CatalogEntry or None: the lesson or example picked
 
     def __init__(self) -> None:
         super().__init__()
@@ -28,6 +29,11 @@ class AppState(QObject):
         self.colour_mode = MODES[0]
         self.order = ORDERS[0]
         self.layer = 0
+        self.entry = None
+
+    def set_entry(self, entry) -> None:
+        self.entry = entry
+        self.entry_changed.emit(entry)
 
     def set_trace(self, trace: Trace | None) -> None:
         self.trace = trace

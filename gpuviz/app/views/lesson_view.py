@@ -1,0 +1,76 @@
+"""The lesson panel: the explanation and a question to predict; after Run, the answer, with the
+views pointed at the evidence (a racing thread selected, the waves shown)."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from gpuviz.analysis.races import find_races
+from gpuviz.app.state import AppState
+
+
+class LessonView(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.text = QTextBrowser()
+        self.text.setOpenExternalLinks(False)
+        self.answer_button = QPushButton("Show the answer")
+        self.answer_button.setEnabled(False)
+        self.evidence = QLabel()
+        self.evidence.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.evidence)
+        layout.addWidget(self.answer_button)
+        self.answer_button.clicked.connect(self.show_answer)
+        state.entry_changed.connect(self._on_entry_changed)
+        state.trace_changed.connect(self._on_trace_changed)
+
+    def _on_entry_changed(self, entry) -> None:
+        self.evidence.setText("")
+        self.answer_button.setEnabled(False)
+        if entry is None or not entry.sections:
+            self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}" if entry else "")
+            return
+        question = entry.sections.get("question", "")
+        self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}\n\n"
+                              "*Then press Run (Ctrl+R).*")  # fmt: skip
+
+    def _on_trace_changed(self, trace) -> None:
+        entry = self.state.entry
+        self.answer_button.setEnabled(trace is not None and entry is not None and bool(entry.sections))
+
+    def show_answer(self) -> None:
+        entry, trace = self.state.entry, self.state.trace
+        sections = entry.sections
+        self.text.setMarkdown(f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n"
+                              f"### Answer\n\n{sections.get('answer', '')}\n\n"
+                              f"### Why\n\n{sections.get('explanation', '')}")  # fmt: skip
+        self.evidence.setText(self._point_at_evidence(entry, trace))
+
+    def _point_at_evidence(self, entry, trace) -> str:
+        notes = []
+        if entry.racy and trace is not None and trace.accesses is not None:
+            report = find_races(trace)
+            if report.races:
+                race = report.races[0]
+                gid = _global_id(trace, race.second.block, race.second.thread)
+                self.state.set_colour_mode("value written")
+                self.state.select(gid)
+                notes.append(f"Selected: thread {race.second.thread} of block {race.second.block}, which "
+                             f"{race.second.access}s {race.array}[{race.index}] on line {race.second.line} "
+                             f"racing with thread {race.first.thread} of block {race.first.block}.")  # fmt: skip
+        if entry.sms and trace is not None:
+            self.state.set_order("by SM waves")
+            notes.append(f"Order: by SM waves ({entry.sms} virtual SMs): press Play to watch the waves.")
+        return " ".join(notes)
+
+
+def _global_id(trace, block, thread) -> int:
+    gx, gy, _ = trace.grid
+    bx, by, _ = trace.block
+    block_linear = block[0] + block[1] * gx + block[2] * gx * gy
+    thread_linear = thread[0] + thread[1] * bx + thread[2] * bx * by
+    return int(block_linear * np.prod(trace.block) + thread_linear)
