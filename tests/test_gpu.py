@@ -13,6 +13,8 @@ import pytest
 
 import gpuviz
 from gpuviz.analysis.races import find_races, format_report
+from gpuviz.catalog import lessons
+from gpuviz.demo import run_demo
 from gpuviz.cli import main
 
 from .race_suite import CASES as RACE_CASES
@@ -152,3 +154,15 @@ def test_repeat_on_the_gpu_keeps_outcomes_and_a_serial_reference(tmp_path):
     assert len(runs) == 5 and (runs < 64 * 256).all()
     assert trace.outcomes["a.sequential"][0] == 64 * 256
     assert (trace.outcomes["a.lost"][:, 0] == 64 * 256 - runs).all()
+
+
+@pytest.mark.parametrize("entry", lessons(), ids=lambda e: e.name)
+def test_lessons_on_the_gpu(entry, tmp_path):
+    if SIMULATED:
+        pytest.skip("lessons launch up to 65,536 threads: too slow for numba's CUDA simulator")
+    result = run_demo(entry, tmp_path, None, backend="gpu")
+    assert all(trace.meta["backend"] == "gpu" for trace in result.session.traces)
+    if entry.racy:
+        assert find_races(result.session.traces[0]).racy
+    else:
+        assert result.reference == "reference: ok", result.reference
