@@ -14,8 +14,8 @@ import pytest
 import gpuviz
 from gpuviz.analysis.races import find_races, format_report
 from gpuviz.catalog import lessons
-from gpuviz.demo import run_demo
 from gpuviz.cli import main
+from gpuviz.demo import run_demo
 
 from .race_suite import CASES as RACE_CASES
 from .test_sim_constructs import CASES
