@@ -4,6 +4,7 @@ import numpy as np
 from numba import cuda, float32
 
 TILE = 8
+PADDED = TILE + 1  # a named constant: numba needs shared-array shapes known when it compiles
 
 
 @cuda.jit
@@ -15,7 +16,7 @@ def transpose_naive(a, b):
 
 @cuda.jit
 def transpose_tiled(a, b):
-    tile = cuda.shared.array((TILE, TILE + 1), float32)  # +1: no shared-memory bank conflicts
+    tile = cuda.shared.array((TILE, PADDED), float32)  # one column more: no shared-memory bank conflicts
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE + tx
