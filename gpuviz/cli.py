@@ -20,6 +20,7 @@ examples:
   gpuviz run examples/racy_counter.py --repeat 20   outcomes of 20 runs from the same inputs
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
+  gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
   gpuviz list                                       the lessons and examples
   gpuviz demo 03 --grid 1 --block 1                 a lesson with another launch, checked
 """
@@ -85,6 +86,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     demo.set_defaults(handler=_demo)
 
+    render = commands.add_parser("render", help="draw one view of a trace into a PNG or SVG, without a window")
+    render.add_argument("trace", help="a .npz trace written by gpuviz")
+    render.add_argument("--view", choices=["grid", "data", "timeline", "races", "code"], default="grid")
+    render.add_argument("--out", required=True, help="the picture to write: FILE.png or FILE.svg")
+    render.add_argument("--size", default="1600x900", help="WIDTHxHEIGHT in pixels (default: 1600x900)")
+    render.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    render.set_defaults(handler=_render)
+
     open_ = commands.add_parser("open", help="open the app with a script or a trace")
     open_.add_argument("path", help="a script (opened ready to run) or a .npz trace")
     open_.add_argument("--debug", action="store_true", help="show tracebacks for errors")
@@ -138,6 +147,14 @@ def _demo(args: argparse.Namespace) -> int:
         print("\n".join(result.races))
     else:
         print(result.reference)
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from gpuviz.app.export import parse_size, render_trace
+
+    path = render_trace(args.trace, args.view, args.out, parse_size(args.size))
+    print(f"wrote {path}")
     return 0
 
 

@@ -29,3 +29,19 @@ def block_waves(trace: Trace) -> np.ndarray:
         at_once = max(1, int((np.arange(len(order)) - ended_before).max()) + 1)
         waves[order] = ended_before // at_once
     return waves
+
+
+def block_slots(sm: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """A row within its SM for every block, so that blocks resident together do not overlap:
+    the lowest row free when the block starts (greedy interval partitioning)."""
+    slots = np.zeros(len(sm), np.int64)
+    for s in np.unique(sm):
+        rows_end: list[int] = []
+        mine = np.flatnonzero(sm == s)
+        for block in mine[np.argsort(start[mine], kind="stable")]:
+            free = next((r for r, finish in enumerate(rows_end) if finish <= start[block]), len(rows_end))
+            if free == len(rows_end):
+                rows_end.append(0)
+            rows_end[free] = int(end[block])
+            slots[block] = free
+    return slots

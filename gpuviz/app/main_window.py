@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QPushButton,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -24,11 +25,15 @@ import gpuviz
 from gpuviz.app.run_service import RunService
 from gpuviz.app.state import AppState
 from gpuviz.app.views.animation_bar import AnimationBar
+from gpuviz.app.views.code_view import CodeView
+from gpuviz.app.views.data_view import DataView
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.app.views.grid_view import GridView
 from gpuviz.app.views.launch_editor import LaunchEditor
 from gpuviz.app.views.lesson_view import LessonView
+from gpuviz.app.views.race_view import RaceView
 from gpuviz.app.views.record_view import RecordView, thread_record
+from gpuviz.app.views.timeline_view import TimelineView
 from gpuviz.catalog import catalog
 from gpuviz.errors import GpuvizError
 from gpuviz.options import RunOptions
@@ -71,7 +76,14 @@ class MainWindow(QMainWindow):
         from gpuviz.backends import unavailable_reason
 
         self.grid = GridView(self.state)  # first: other views read the frames it computes
-        self.setCentralWidget(self.grid)
+        self.data = DataView(self.state)
+        self.timeline = TimelineView(self.state)
+        self.tabs = QTabWidget()
+        for widget, title in ((self.grid, "Threads"), (self.data, "Data"), (self.timeline, "SM timeline")):
+            self.tabs.addTab(widget, title)
+        self.setCentralWidget(self.tabs)
+        self.races = RaceView(self.state)
+        self.code = CodeView(self.state)
         self.editor = SourceEditor()
         self.catalog = QListWidget()
         self.entries = catalog()
@@ -105,7 +117,13 @@ class MainWindow(QMainWindow):
             self._dock("Source", self.editor, Qt.DockWidgetArea.LeftDockWidgetArea),
             self._dock("Launch", right, Qt.DockWidgetArea.RightDockWidgetArea),
         ]
-        self._dock("Lesson", self.lesson, Qt.DockWidgetArea.RightDockWidgetArea)
+        lesson = self._dock("Lesson", self.lesson, Qt.DockWidgetArea.RightDockWidgetArea)
+        races = self._dock("Races", self.races, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(lesson, races)
+        lesson.raise_()
+        code = self._dock("Code", self.code, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(docks[1], code)
+        docks[1].raise_()
         self._dock("Animation", bottom, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.resizeDocks(docks, [430, 430, 400], Qt.Orientation.Horizontal)
 
@@ -120,6 +138,7 @@ class MainWindow(QMainWindow):
         actions = [
             ("Run", "Ctrl+R", self.run),
             ("Open...", "Ctrl+O", self.open_dialog),
+            ("Export view...", "Ctrl+E", self.export_dialog),
             ("Full screen", "F11", self.toggle_full_screen),
             ("Play / pause", "Space", self.animation.toggle),
             ("Step back", "Left", lambda: self.animation.step(-1)),
@@ -170,6 +189,17 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open script or trace", "", "Scripts and traces (*.py *.npz)")
         if path:
             self.open_path(path)
+
+    def export_dialog(self) -> None:
+        from gpuviz.app.export import export_widget
+
+        path, _ = QFileDialog.getSaveFileName(self, "Export the view", "view.png", "PNG or SVG (*.png *.svg)")
+        if path:
+            try:
+                export_widget(self.tabs.currentWidget(), path)
+                self.set_status(f"exported {Path(path).name}")
+            except GpuvizError as exc:
+                self.set_status(f"error: {exc}", error=True)
 
     def _on_catalog_item_changed(self, item, _previous) -> None:
         if item is not None:
@@ -239,7 +269,8 @@ class MainWindow(QMainWindow):
 
     def _on_launch_picked(self, index: int) -> None:
         if 0 <= index < len(self.trace_paths):
-            trace = gpuviz.load(self.trace_paths[index])
+            self.state.launches = [gpuviz.load(path) for path in self.trace_paths]
+            trace = self.state.launches[index]
             self.state.set_trace(trace)
             self.launch.set_launch(trace.grid, trace.block)
             self._launch_edited = False

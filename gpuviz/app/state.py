@@ -20,6 +20,8 @@ class AppState(QObject):
     order_changed = Signal(str)
     layer_changed = Signal(int)
     entry_changed = Signal(object)  # CatalogEntry or None: the lesson or example picked
+    element_changed = Signal(object)  # (array id, element, block or None) or None
+    line_changed = Signal(int)  # a source line, 0 for none
 
     def __init__(self) -> None:
         super().__init__()
@@ -30,6 +32,9 @@ class AppState(QObject):
         self.order = ORDERS[0]
         self.layer = 0
         self.entry = None
+        self.element = None
+        self.line = 0
+        self.launches: list[Trace] = []  # every launch of the current run, for comparisons
 
     def set_entry(self, entry) -> None:
         self.entry = entry
@@ -39,8 +44,19 @@ class AppState(QObject):
         self.trace = trace
         self.selected = -1
         self.layer = 0
+        self.element = None
+        self.line = 0
         self.trace_changed.emit(trace)
         self.selection_changed.emit(-1)
+
+    def select_element(self, element) -> None:
+        self.element = element
+        self.element_changed.emit(element)
+
+    def select_line(self, line: int) -> None:
+        if line != self.line:
+            self.line = line
+            self.line_changed.emit(line)
 
     def select(self, gid: int) -> None:
         if gid != self.selected:

@@ -1,0 +1,88 @@
+"""Who touched what: the queries the linked views ask of a trace's access log (pure functions)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.trace import READ, Trace
+
+
+def _log(trace: Trace):
+    if trace.accesses is None:
+        return None
+    return trace.accesses
+
+
+def threads_touching(trace: Trace, array: int, index: int, block: int | None = None) -> np.ndarray:
+    """Global ids of the threads that accessed one element (of one block's copy, for shared arrays)."""
+    acc = _log(trace)
+    if acc is None:
+        return np.zeros(0, np.int64)
+    hit = (acc["array"] == array) & (acc["index"] == index)
+    threads = acc["thread"][hit].astype(np.int64)
+    if block is not None:
+        threads = threads[threads // int(np.prod(trace.block)) == block]
+    return np.unique(threads)
+
+
+def thread_accesses(trace: Trace, gid: int) -> dict[str, np.ndarray]:
+    """The access-log rows of one thread."""
+    acc = _log(trace)
+    if acc is None:
+        return {}
+    mine = acc["thread"] == gid
+    return {name: column[mine] for name, column in acc.items()}
+
+
+def line_counts(trace: Trace, gid: int | None = None) -> dict[int, int]:
+    """Accesses per source line, of one thread or of all."""
+    acc = _log(trace)
+    if acc is None:
+        return {}
+    lines = acc["line"] if gid is None else acc["line"][acc["thread"] == gid]
+    values, counts = np.unique(lines, return_counts=True)
+    return {int(v): int(c) for v, c in zip(values, counts)}
+
+
+def threads_on_line(trace: Trace, line: int) -> np.ndarray:
+    acc = _log(trace)
+    if acc is None:
+        return np.zeros(0, np.int64)
+    return np.unique(acc["thread"][acc["line"] == line].astype(np.int64))
+
+
+def elements_on_line(trace: Trace, line: int, array: int) -> np.ndarray:
+    acc = _log(trace)
+    if acc is None:
+        return np.zeros(0, np.int64)
+    return np.unique(acc["index"][(acc["line"] == line) & (acc["array"] == array)])
+
+
+def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per element: the thread that wrote it last (-1: never written), and how many threads wrote it."""
+    last = np.full(size, -1, np.int64)
+    count = np.zeros(size, np.int64)
+    acc = _log(trace)
+    if acc is None:
+        return last, count
+    rows = (acc["array"] == array) & (acc["kind"] != READ)
+    thread, index = acc["thread"][rows].astype(np.int64), acc["index"][rows]
+    if block is not None:
+        mine = thread // int(np.prod(trace.block)) == block
+        thread, index = thread[mine], index[mine]
+    last[index] = thread  # rows are in time order: the last write wins
+    pairs = np.unique(np.stack([index, thread]), axis=1) if len(index) else np.zeros((2, 0), np.int64)
+    np.add.at(count, pairs[0], 1)
+    return last, count
+
+
+def shared_values(trace: Trace, array: int, size: int, block: int) -> np.ndarray:
+    """One block's copy of a shared array as its threads last wrote it (NaN where never written)."""
+    values = np.full(size, np.nan)
+    acc = _log(trace)
+    if acc is None:
+        return values
+    rows = (acc["array"] == array) & (acc["kind"] != READ)
+    rows &= acc["thread"].astype(np.int64) // int(np.prod(trace.block)) == block
+    values[acc["index"][rows]] = acc["value"][rows]
+    return values

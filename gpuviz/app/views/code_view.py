@@ -1,0 +1,79 @@
+"""The code view: the kernel's file, with the lines the selected thread accessed memory on marked
+and the number of accesses of each line in the gutter. Clicking a line selects it everywhere."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPainter, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QTextEdit
+
+from gpuviz.analysis.links import line_counts
+from gpuviz.app.state import AppState
+from gpuviz.app.views.editor import SourceEditor
+
+
+class CodeView(SourceEditor):
+    def __init__(self, state: AppState, parent=None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.setReadOnly(True)
+        self.counts: dict[int, int] = {}
+        self.thread_lines: set[int] = set()
+        state.trace_changed.connect(self._on_trace_changed)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.line_changed.connect(lambda _line: self._mark())
+        self.cursorPositionChanged.connect(self._on_cursor_moved)
+
+    def gutter_width(self) -> int:
+        return super().gutter_width() + self.fontMetrics().horizontalAdvance("99999 ")
+
+    def _on_trace_changed(self, trace) -> None:
+        self.blockSignals(True)
+        self.setPlainText(trace.meta.get("source", "") if trace is not None else "")
+        self.blockSignals(False)
+        self.counts = line_counts(trace) if trace is not None else {}
+        self.thread_lines = set()
+        self._update_margin()
+        self._mark()
+        if trace is not None:
+            first = trace.meta.get("source_lines", [1, 1])[0]
+            self.setTextCursor(QTextCursor(self.document().findBlockByNumber(max(0, first - 1))))
+            self.centerCursor()
+
+    def _on_selection_changed(self, gid: int) -> None:
+        trace = self.state.trace
+        if trace is None:
+            return
+        self.counts = line_counts(trace, gid if gid >= 0 else None)
+        self.thread_lines = set(self.counts) if gid >= 0 else set()
+        self._mark()
+
+    def _on_cursor_moved(self) -> None:
+        if self.state.trace is not None and self.hasFocus():
+            self.state.select_line(self.textCursor().blockNumber() + 1)
+
+    def _mark(self) -> None:
+        selections = []
+        for line in sorted(self.thread_lines | ({self.state.line} if self.state.line else set())):
+            block = self.document().findBlockByNumber(line - 1)
+            selection = QTextEdit.ExtraSelection()
+            colour = QColor(40, 90, 140) if line != self.state.line else QColor(150, 110, 20)
+            selection.format.setBackground(colour)
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            selection.cursor = QTextCursor(block)
+            selections.append(selection)
+        self.setExtraSelections(selections)
+        self.gutter.update()
+
+    def paint_line_numbers(self, event) -> None:
+        super().paint_line_numbers(event)
+        painter = QPainter(self.gutter)
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        while block.isValid() and top <= event.rect().bottom():
+            height = round(self.blockBoundingRect(block).height())
+            count = self.counts.get(block.blockNumber() + 1)
+            if count:
+                painter.setPen(QColor("#7fdbca"))
+                painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"{count:,}")
+            block, top = block.next(), top + height

@@ -1,0 +1,141 @@
+"""The race view: the races of the launch, what repeated runs gave, and racy-vs-fixed comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from gpuviz.analysis.races import find_races
+from gpuviz.app.state import AppState
+from gpuviz.trace import Trace
+
+
+class RaceView(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.summary = QLabel("No trace yet.")
+        self.summary.setWordWrap(True)
+        self.races = QListWidget()
+        self.outcomes = QLabel()
+        self.outcomes.setWordWrap(True)
+        self.plot = pg.PlotWidget(background=(24, 24, 30))
+        self.plot.setLabel("bottom", "value after the launch")
+        self.plot.setLabel("left", "runs")
+        self.plot.setMinimumHeight(160)
+        self.compare = QLabel()
+        self.compare.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        for widget in (self.summary, self.races, self.outcomes, self.plot, self.compare):
+            layout.addWidget(widget)
+        self.report = None
+        # Selection, not the current row: Qt makes the first row current when the list gets focus.
+        self.races.itemSelectionChanged.connect(lambda: self._on_race_picked(self._selected_row()))
+        state.trace_changed.connect(self._on_trace_changed)
+        state.element_changed.connect(lambda element: self._show_outcomes(element))
+
+    def _on_trace_changed(self, trace) -> None:
+        self.races.clear()
+        self.plot.clear()
+        self.report = None
+        if trace is None:
+            self.summary.setText("No trace yet.")
+            return
+        if trace.accesses is None:
+            self.summary.setText("Races were not looked for: the launch was recorded at level threads.")
+            return
+        self.report = find_races(trace)
+        self.summary.setText(f"<b>{self.report.summary()}</b>" + "".join(f"<br>{d}" for d in self.report.divergence))
+        self.races.blockSignals(True)  # filling the list must not select a race
+        for race in self.report.races + self.report.benign:
+            benign = " (benign: same value)" if race in self.report.benign else ""
+            item = QListWidgetItem(
+                f"{race.array}[{race.index}] {race.kind}, {race.scope}{benign}: thread {race.first.thread} of "
+                f"block {race.first.block} line {race.first.line} {race.first.access}, then thread "
+                f"{race.second.thread} of block {race.second.block} line {race.second.line} {race.second.access}"
+            )
+            self.races.addItem(item)
+        self.races.setCurrentRow(-1)
+        self.races.blockSignals(False)
+        self._show_outcomes(None)
+        self._show_comparison(trace)
+
+    def _selected_row(self) -> int:
+        rows = self.races.selectedIndexes()
+        return rows[0].row() if rows else -1
+
+    def _on_race_picked(self, row: int) -> None:
+        if self.report is None or row < 0:
+            return
+        race = (self.report.races + self.report.benign)[row]
+        trace = self.state.trace
+        names = trace.array_names()
+        shared_block = None if race.block is None else _block_linear(trace, race.block)
+        self.state.select(_global_id(trace, race.second.block, race.second.thread))
+        self.state.select_element((names.index(race.array), race.index, shared_block))
+
+    def _show_outcomes(self, element) -> None:
+        trace = self.state.trace
+        self.plot.clear()
+        if trace is None or not trace.outcomes:
+            self.outcomes.setText("Run with --repeat N (or gpuviz.trace(..., repeat=N)) to see the outcomes of "
+                                  "N runs here.")  # fmt: skip
+            return
+        name, index = self._outcome_target(trace, element)
+        runs = trace.outcomes[f"{name}.runs"].reshape(len(trace.outcomes[f"{name}.runs"]), -1)[:, index]
+        values, counts = np.unique(runs, return_counts=True)
+        self.plot.addItem(pg.BarGraphItem(x=values, height=counts, width=_bar_width(values), brush=(0, 170, 220)))
+        seen = ", ".join(f"{v:g} x{c}" for v, c in zip(values, counts))
+        text = f"<b>{name}[{index}]</b> over {len(runs)} runs: {seen}"
+        serial = trace.outcomes.get(f"{name}.sequential")
+        if serial is not None:
+            value = float(serial.reshape(-1)[index])
+            span = max(1.0, float(values.max() - values.min()))
+            if values.min() - 2 * span <= value <= values.max() + 2 * span:
+                self.plot.addItem(pg.InfiniteLine(value, angle=90, pen=pg.mkPen((255, 200, 0), width=2)))
+                text += f"; one thread at a time gives <b>{value:g}</b> (yellow line)"
+            else:  # far off the chart: drawing it would squeeze the bars into a line
+                text += f"; one thread at a time gives <b>{value:g}</b>, far off this chart"
+        lost = trace.outcomes.get(f"{name}.lost")
+        if lost is not None:
+            text += f"; lost updates per run: {int(lost.reshape(len(lost), -1)[:, index].mean()):,} on average"
+        self.outcomes.setText(text)
+
+    def _outcome_target(self, trace: Trace, element) -> tuple[str, int]:
+        names = trace.array_names()
+        if element is not None and f"{names[element[0]]}.runs" in trace.outcomes:
+            return names[element[0]], int(element[1])
+        if self.report is not None and self.report.races and f"{self.report.races[0].array}.runs" in trace.outcomes:
+            return self.report.races[0].array, self.report.races[0].index
+        first = next(key for key in trace.outcomes if key.endswith(".runs"))
+        return first[: -len(".runs")], 0
+
+    def _show_comparison(self, trace: Trace) -> None:
+        """Racy vs fixed: other launches of the run over arrays of the same name."""
+        lines = []
+        for other in self.state.launches:
+            if other is trace:
+                continue
+            for name in set(trace.args) & set(other.args):
+                a, b = trace.after(name), other.after(name)
+                if a.shape == b.shape and not np.array_equal(a, b):
+                    lines.append(f"{name}: this launch ({trace.kernel}) sums to {a.sum():g}, launch "
+                                 f"{other.meta.get('launch')} ({other.kernel}) to {b.sum():g}; "
+                                 f"{int((a != b).sum())} of {a.size} elements differ")  # fmt: skip
+        self.compare.setText("<b>Compared with the other launches</b><br>" + "<br>".join(lines) if lines else "")
+
+
+def _bar_width(values: np.ndarray) -> float:
+    return float(np.diff(values).min()) * 0.8 if len(values) > 1 else 0.4
+
+
+def _block_linear(trace: Trace, block) -> int:
+    gx, gy, _ = trace.grid
+    return block[0] + block[1] * gx + block[2] * gx * gy
+
+
+def _global_id(trace: Trace, block, thread) -> int:
+    bx, by, _ = trace.block
+    thread_linear = thread[0] + thread[1] * bx + thread[2] * bx * by
+    return int(_block_linear(trace, block) * int(np.prod(trace.block)) + thread_linear)

@@ -1,0 +1,134 @@
+"""The SM timeline: a Gantt chart of blocks on SMs over time, coloured by block or by wave.
+
+Bars of one colour are one BarGraphItem, so thousands of blocks draw as a dozen items.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from gpuviz.analysis.timeline import block_slots, block_spans, block_waves
+from gpuviz.app.colors import PALETTE
+from gpuviz.app.state import AppState
+
+MODES = ("wave", "block")
+
+
+class TimelineView(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.mode = QComboBox()
+        self.mode.addItems(list(MODES))
+        self.caption = QLabel("No trace yet.")
+        self.caption.setWordWrap(True)
+        self.plot = pg.PlotWidget(background=(24, 24, 30))
+        self.plot.invertY(True)
+        self.plot.setLabel("left", "SM")
+        self.plot.showGrid(x=True, y=False, alpha=0.2)
+        self.highlight = pg.BarGraphItem(x0=[], x1=[], y0=[], height=[], brush=None, pen=pg.mkPen("w", width=2))
+        top = QHBoxLayout()
+        top.addWidget(QLabel("colour by"))
+        top.addWidget(self.mode)
+        top.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.plot, 1)
+        self._bars = []
+        self.spans = None
+        self.mode.currentIndexChanged.connect(lambda *_: self._draw())
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+        state.trace_changed.connect(self._on_trace_changed)
+        state.selection_changed.connect(self._on_selection_changed)
+
+    def _on_trace_changed(self, trace) -> None:
+        if trace is None:
+            self.spans = None
+            self._draw()
+            return
+        self.spans = block_spans(trace)
+        self.waves = block_waves(trace)
+        self.slots = block_slots(*self.spans)
+        self.rows = int(self.slots.max()) + 1
+        self._draw()
+        sm, start, end = self.spans
+        at_once = _most_at_once(sm, start, end)
+        unit = trace.meta.get("time_unit", "tick")
+        self.plot.setLabel("bottom", f"time ({unit})")
+        self.caption.setText(
+            f"<b>{len(sm):,} blocks on {len(np.unique(sm))} SMs</b> in <b>{int(self.waves.max()) + 1} "
+            f"wave(s)</b>; up to {at_once} blocks on one SM at once. A bar spans a block's first start to last end."
+        )
+
+    def _draw(self) -> None:
+        for item in self._bars:
+            self.plot.removeItem(item)
+        self._bars = []
+        self.plot.removeItem(self.highlight)
+        if self.spans is None:
+            return
+        sm, start, end = self.spans
+        keys = self.waves if self.mode.currentText() == "wave" else np.arange(len(sm))
+        colour = keys % len(PALETTE)
+        width = np.maximum(end - start, max(1, int((end.max() - start.min()) * 0.002)))
+        height = 0.9 / self.rows
+        top = sm - 0.45 + self.slots * height
+        for c in np.unique(colour):
+            mine = colour == c
+            bars = pg.BarGraphItem(x0=start[mine], width=width[mine], y0=top[mine], height=height * 0.9,
+                                   brush=pg.mkBrush(*PALETTE[c]), pen=pg.mkPen((20, 20, 20), width=0))  # fmt: skip
+            self.plot.addItem(bars)
+            self._bars.append(bars)
+        self.plot.addItem(self.highlight)
+        self._on_selection_changed(self.state.selected)
+
+    def block_at(self, scene_pos) -> int:
+        if self.spans is None:
+            return -1
+        point = self.plot.plotItem.vb.mapSceneToView(scene_pos)
+        sm, start, end = self.spans
+        row = int((point.y() - round(point.y()) + 0.45) / (0.9 / self.rows))
+        hit = (sm == round(point.y())) & (self.slots == row) & (start <= point.x()) & (end >= point.x())
+        found = np.flatnonzero(hit)
+        return int(found[0]) if len(found) else -1
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        block = self.block_at(scene_pos)
+        if block < 0:
+            self.plot.setToolTip("")
+            return
+        sm, start, end = self.spans
+        coords = self.state.trace.threads["block_idx"][block * int(np.prod(self.state.trace.block))]
+        self.plot.setToolTip(f"block {tuple(int(v) for v in coords)} on SM {int(sm[block])}, wave "
+                             f"{int(self.waves[block])}: {int(start[block]):,} to {int(end[block]):,}")  # fmt: skip
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            block = self.block_at(event.scenePos())
+            if block >= 0:
+                self.state.select(block * int(np.prod(self.state.trace.block)))
+
+    def _on_selection_changed(self, gid: int) -> None:
+        if self.spans is None or gid < 0:
+            self.highlight.setOpts(x0=[], width=[], y0=[], height=[])
+            return
+        block = gid // int(np.prod(self.state.trace.block))
+        sm, start, end = self.spans
+        height = 0.9 / self.rows
+        self.highlight.setOpts(x0=[start[block]], width=[max(1, end[block] - start[block])],
+                               y0=[sm[block] - 0.45 + self.slots[block] * height], height=[height * 0.9])  # fmt: skip
+
+
+def _most_at_once(sm: np.ndarray, start: np.ndarray, end: np.ndarray) -> int:
+    most = 1
+    for s in np.unique(sm):
+        mine = sm == s
+        begins, ends = np.sort(start[mine]), np.sort(end[mine])
+        running = np.arange(1, len(begins) + 1) - np.searchsorted(ends, begins, side="right")
+        most = max(most, int(running.max()))
+    return most

@@ -1,0 +1,146 @@
+"""The explaining views, each on a real kernel, linked through one state; export and `gpuviz render`."""
+
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+import gpuviz
+from gpuviz.app.export import export_widget, make_view
+from gpuviz.app.state import AppState
+from gpuviz.catalog import find
+from gpuviz.cli import main
+from gpuviz.demo import run_demo
+
+HISTOGRAM = """
+from numba import cuda
+
+@cuda.jit
+def histogram_racy(data, bins):
+    i = cuda.grid(1)
+    if i < data.size:
+        bins[data[i] % bins.size] += 1
+"""
+
+
+@pytest.fixture
+def histogram_trace():
+    data = np.arange(512, dtype=np.int32)
+    return gpuviz.trace(HISTOGRAM, backend="sim", sms=2, repeat=4)[4, 128](data, np.zeros(8, np.int32))
+
+
+@pytest.fixture
+def views(qtbot, histogram_trace):
+    state = AppState()
+    built = {name: make_view(name, state) for name in ("grid", "data", "timeline", "races", "code")}
+    for widget in built.values():
+        qtbot.addWidget(widget)
+        widget.resize(900, 600)
+        widget.show()
+    state.launches = [histogram_trace]
+    state.set_trace(histogram_trace)
+    return state, built
+
+
+def click_view(qtbot, graphics, view_box, point):
+    scene = view_box.mapViewToScene(point)
+    qtbot.mouseClick(graphics.viewport(), Qt.MouseButton.LeftButton, pos=graphics.mapFromScene(scene))
+
+
+def test_selecting_a_thread_lights_up_every_view(views):
+    state, v = views
+    state.select(130)  # block 1, thread 2: reads data[130], updates bins[2]
+    assert v["grid"].marker.isVisible()
+    written = v["data"].writes.getData()
+    assert v["data"].current_array() == 1 and list(written[0]) == [2.5]  # bins[2] marked
+    assert v["code"].thread_lines == {8} and v["code"].counts == {8: 3}
+    assert len(v["timeline"].highlight.opts["x0"]) == 1
+    assert "Thread 130" not in v["races"].summary.text()
+
+
+def test_clicking_an_element_bar_race_and_line_selects_everywhere(qtbot, views):
+    state, v = views
+    data = v["data"]
+    click_view(qtbot, data.graphics, data.view, QPointF(3.5, 0.5))
+    assert state.element == (1, 3, None)
+    assert "bins[3]" in data.describe(3) and "written by" in data.describe(3)
+    timeline = v["timeline"]
+    sm, start, end = timeline.spans
+    height = 0.9 / timeline.rows
+    bar = QPointF((start[3] + end[3]) / 2, sm[3] - 0.45 + (timeline.slots[3] + 0.5) * height)
+    click_view(qtbot, timeline.plot, timeline.plot.plotItem.vb, bar)
+    assert state.selected == 3 * 128
+    races = v["races"]
+    assert races.races.count() == 8  # all eight bins race
+    races.races.setCurrentRow(5)
+    race = races.report.races[5]
+    assert state.element == (1, race.index, None) and state.selected >= 0
+    state.select_line(8)
+    assert len(data.writes.getData()[0]) == 8  # every bin is accessed on line 8
+
+
+def test_race_view_shows_outcomes_of_repeated_runs(views):
+    state, v = views
+    races = v["races"]
+    assert "races: 8 locations in 1 array" in races.summary.text()
+    text = races.outcomes.text()
+    assert "over 4 runs" in text and "one thread at a time gives <b>64</b>" in text
+    assert "lost updates per run" in text
+
+
+def test_racy_versus_fixed_comparison(qtbot, tmp_path):
+    result = run_demo(find("10"), tmp_path, None, backend="sim")
+    state = AppState()
+    view = make_view("races", state)
+    qtbot.addWidget(view)
+    state.launches = result.session.traces
+    state.set_trace(result.session.traces[0])
+    assert "histogram_atomic" in view.compare.text() and "of 16 elements differ" in view.compare.text()
+
+
+def test_views_on_a_tiled_matmul_and_a_3d_trace(qtbot, tmp_path):
+    result = run_demo(find("07"), tmp_path, None, backend="sim")
+    state = AppState()
+    data = make_view("data", state)
+    qtbot.addWidget(data)
+    state.set_trace(result.session.traces[1])
+    assert data.array.currentText().startswith("C (global")  # the first array written
+    data.array.setCurrentIndex(data.array.findData(3))
+    assert data.array.currentText().startswith("sA (shared") and "block 0's copy" in data.caption.text()
+    state.select(64 * 4 + 9)  # a thread of block 4: the view switches to that block's copy
+    assert "block 4's copy" in data.caption.text()
+    volume = run_demo(find("15"), tmp_path / "v", None, backend="sim").session.traces[0]
+    state.set_trace(volume)
+    assert data.slice.isEnabled() and data.slice.maximum() == 5
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_every_view_exports(views, tmp_path, suffix):
+    _, v = views
+    for name, widget in v.items():
+        path = export_widget(widget, tmp_path / f"{name}{suffix}")
+        content = path.read_bytes()
+        if suffix == ".png":
+            assert content.startswith(b"\x89PNG\r\n\x1a\n") and len(content) > 2000, name
+        else:
+            root = ElementTree.fromstring(content)
+            assert root.tag.endswith("svg") and len(list(root.iter())) > 10, name
+    with pytest.raises(gpuviz.GpuvizError, match="use a .png or .svg"):
+        export_widget(v["grid"], tmp_path / "view.jpg")
+
+
+@pytest.mark.parametrize("view", ["grid", "data", "timeline", "races", "code"])
+def test_render_command_draws_every_view(histogram_trace, tmp_path, view, capsys):
+    trace_path = histogram_trace.save(tmp_path / "t.npz")
+    out = tmp_path / f"{view}.png"
+    assert main(["render", str(trace_path), "--view", view, "--out", str(out), "--size", "800x500"]) == 0
+    assert out.read_bytes().startswith(b"\x89PNG") and f"wrote {out}" in capsys.readouterr().out
+
+
+def test_render_refuses_bad_arguments(histogram_trace, tmp_path, capsys):
+    trace_path = histogram_trace.save(tmp_path / "t.npz")
+    assert main(["render", str(trace_path), "--out", str(tmp_path / "x.gif")]) == 1
+    assert "use a .png or .svg" in capsys.readouterr().err
+    assert main(["render", str(trace_path), "--out", str(tmp_path / "x.png"), "--size", "big"]) == 1
+    assert "--size 'big'" in capsys.readouterr().err
