@@ -10,7 +10,10 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).parent
+TABS = {"app-timeline-waves.png": 2, "app-data-histogram.png": 1}  # shots of another central tab
 SHOTS = [  # (file, catalog entry, colour mode, selected thread, frame fraction); -2: show the answer
+    ("app-timeline-waves.png", "02. a race", "SM", 5000, 1.0),
+    ("app-data-histogram.png", "10. histogram", "block", 130, 1.0),
     ("app-lesson-race.png", "02. a race", "value written", -2, 1.0),
     ("app-vector-add.png", "vector add", "warp", 37, 1.0),
     ("app-racy-counter.png", "racy counter", "value written", 300, 1.0),
@@ -22,7 +25,7 @@ SHOTS = [  # (file, catalog entry, colour mode, selected thread, frame fraction)
 
 def main() -> None:
     import pyqtgraph as pg
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QDockWidget
 
     os.environ["GPUVIZ_SETTINGS"] = str(Path(tempfile.mkdtemp()) / "settings.ini")
     from gpuviz.app.main_window import MainWindow
@@ -40,12 +43,17 @@ def main() -> None:
         while window.runs.running and time.time() - started < 120:
             app.processEvents()
             time.sleep(0.02)
+        if name == "app-data-histogram.png":
+            window.launch.launch_picker.setCurrentIndex(0)  # the racy launch
         window.animation.colour.setCurrentText(colour)
         window.state.set_frame(int(fraction * (window.grid.frames - 1)))
         if thread >= 0:
             window.state.select(thread)
         if thread == -2:
             window.lesson.show_answer()
+        window.tabs.setCurrentIndex(TABS.get(name, 0))
+        if name in TABS:  # show the race view beside the other tabs
+            window.findChild(QDockWidget, "Races").raise_()
         app.processEvents()
         window.grab().save(str(HERE / name))
         print(name, "-", window.status.text())

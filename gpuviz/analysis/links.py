@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.trace import READ, Trace
+from gpuviz.trace import READ, WRITE, Trace
 
 
 def _log(trace: Trace):
@@ -59,7 +59,8 @@ def elements_on_line(trace: Trace, line: int, array: int) -> np.ndarray:
 
 
 def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per element: the thread that wrote it last (-1: never written), and how many threads wrote it."""
+    """Per element: the thread that wrote it last (-1: never written), and how many threads wrote
+    it with plain (non-atomic) writes: several of those is what stands out."""
     last = np.full(size, -1, np.int64)
     count = np.zeros(size, np.int64)
     acc = _log(trace)
@@ -71,6 +72,10 @@ def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tu
         mine = thread // int(np.prod(trace.block)) == block
         thread, index = thread[mine], index[mine]
     last[index] = thread  # rows are in time order: the last write wins
+    plain = acc["kind"][rows] == WRITE
+    if block is not None:
+        plain = plain[mine]
+    index, thread = index[plain], thread[plain]
     pairs = np.unique(np.stack([index, thread]), axis=1) if len(index) else np.zeros((2, 0), np.int64)
     np.add.at(count, pairs[0], 1)
     return last, count

@@ -125,7 +125,7 @@ class DataView(QWidget):
         several = int((count > 1).sum())
         self.caption.setText(
             f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; "
-            f"<span style='color:#ff4040'>{several:,} by several threads</span>; never written: dark."
+            f"<span style='color:#ff4040'>{several:,} by several threads without atomics</span>; never written: dark."
         )
         self._offset = offset
         self._mark()
