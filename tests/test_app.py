@@ -157,6 +157,7 @@ def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
 
 def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     pick(window, "02. a race")
+    window.launch.repeat.setValue(3)
     assert "Predict" in window.lesson.text.toPlainText()
     assert "What will array[0] be?" in window.lesson.text.toPlainText()
     assert not window.lesson.answer_button.isEnabled()
@@ -167,3 +168,5 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     assert window.state.selected >= 0 and window.state.colour_mode == "value written"
     assert window.state.order == "by SM waves" and window.animation.order.currentText() == "by SM waves"
     assert "racing with thread" in window.lesson.evidence.text()
+    assert window.state.trace.outcomes["array.runs"].shape == (3, 2)
+    assert "over 3 runs" in window.races.outcomes.text()

@@ -229,7 +229,7 @@ class MainWindow(QMainWindow):
         entry = self.state.entry
         racy = entry is not None and entry.racy
         options = RunOptions(backend=self.launch.backend_name(), sms=entry.sms if entry else None,
-                             level="accesses" if racy else "auto")  # fmt: skip
+                             level="accesses" if racy else "auto", repeat=self.launch.repeat.value())  # fmt: skip
         self.editor.mark_line(0)
         self.trace_paths = []
         self.runs.start(RunRequest(str(script), str(folder / "traces"), options, overrides))

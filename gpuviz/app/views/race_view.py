@@ -79,8 +79,8 @@ class RaceView(QWidget):
         trace = self.state.trace
         self.plot.clear()
         if trace is None or not trace.outcomes:
-            self.outcomes.setText("Run with --repeat N (or gpuviz.trace(..., repeat=N)) to see the outcomes of "
-                                  "N runs here.")  # fmt: skip
+            self.outcomes.setText("Set repeat above 1 and Run (or `gpuviz run --repeat N`) to see here what N runs "
+                                  "from the same inputs gave.")  # fmt: skip
             return
         name, index = self._outcome_target(trace, element)
         runs = trace.outcomes[f"{name}.runs"].reshape(len(trace.outcomes[f"{name}.runs"]), -1)[:, index]
