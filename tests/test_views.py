@@ -1,6 +1,7 @@
 """The explaining views, each on a real kernel, linked through one state; export and `gpuviz render`."""
 
 import xml.etree.ElementTree as ElementTree
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -144,3 +145,29 @@ def test_render_refuses_bad_arguments(histogram_trace, tmp_path, capsys):
     assert "use a .png or .svg" in capsys.readouterr().err
     assert main(["render", str(trace_path), "--out", str(tmp_path / "x.png"), "--size", "big"]) == 1
     assert "--size 'big'" in capsys.readouterr().err
+
+
+GPU_TRACES = sorted((Path(__file__).parent / "data" / "gpu").glob("*.npz"))
+
+
+@pytest.mark.parametrize("trace_path", GPU_TRACES, ids=lambda p: p.stem)
+def test_every_view_draws_traces_recorded_on_the_h200(qtbot, trace_path, tmp_path):
+    """Traces made on the GPU (tests/data/gpu, recorded on an H200) open in every view here."""
+    trace = gpuviz.load(trace_path)
+    assert trace.meta["backend"] == "gpu" and trace.meta["time_unit"] == "ns"
+    state = AppState()
+    for name in ("grid", "data", "timeline", "races", "code"):
+        widget = make_view(name, state)
+        qtbot.addWidget(widget)
+        widget.resize(800, 500)
+        widget.show()
+    state.set_trace(trace)
+    state.select(trace.n_threads - 1)
+    for name in ("grid", "timeline", "races"):
+        out = tmp_path / f"{name}.png"
+        assert main(["render", str(trace_path), "--view", name, "--out", str(out), "--size", "640x400"]) == 0
+        assert out.stat().st_size > 2000
+    if "racy" in trace_path.stem:
+        from gpuviz.analysis.races import find_races
+
+        assert find_races(trace).arrays() == ["bins"]
