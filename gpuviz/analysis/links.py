@@ -76,8 +76,11 @@ def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tu
     if block is not None:
         plain = plain[mine]
     index, thread = index[plain], thread[plain]
-    pairs = np.unique(np.stack([index, thread]), axis=1) if len(index) else np.zeros((2, 0), np.int64)
-    np.add.at(count, pairs[0], 1)
+    if len(index):  # distinct (element, thread) pairs by one sort of packed keys, then count per element
+        span = int(thread.max()) + 1
+        pairs = np.sort(index.astype(np.int64) * span + thread)
+        distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
+        count += np.bincount(distinct // span, minlength=size)[:size]
     return last, count
 
 

@@ -60,13 +60,14 @@ class DataView(QWidget):
         layout.addWidget(self.graphics, 1)
         self._shape = (0, 0)
         self._last = self._count = None
+        self._drawn_block = None
         self.array.currentIndexChanged.connect(lambda *_: self._redraw())
         self.mode.currentIndexChanged.connect(lambda *_: self._redraw())
         self.slice.valueChanged.connect(lambda *_: self._redraw())
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         state.trace_changed.connect(self._on_trace_changed)
-        state.selection_changed.connect(lambda *_: self._redraw())
+        state.selection_changed.connect(self._on_selection_changed)
         state.element_changed.connect(self._on_element_changed)
         state.line_changed.connect(lambda *_: self._mark())
 
@@ -96,6 +97,13 @@ class DataView(QWidget):
         selected = max(0, self.state.selected)
         return selected // int(np.prod(self.state.trace.block))
 
+    def _on_selection_changed(self, gid: int) -> None:
+        """Only a shared array's picture depends on the selection (its block's copy); else re-mark."""
+        if self.state.trace is not None and self.current_array() >= 0 and self._block() != self._drawn_block:
+            self._redraw()
+        else:
+            self._mark()
+
     # ---- drawing -------------------------------------------------------------------------------
     def _redraw(self) -> None:
         trace = self.state.trace
@@ -106,7 +114,8 @@ class DataView(QWidget):
         entry = self._entry()
         shape = tuple(entry["shape"]) or (1,)
         size = int(np.prod(shape))
-        last, count = writers(trace, self.current_array(), size, self._block())
+        self._drawn_block = self._block()
+        last, count = writers(trace, self.current_array(), size, self._drawn_block)
         self._last, self._count = last, count
         self._shape = _picture_shape(shape)
         self.slice.setEnabled(len(shape) == 3)
