@@ -158,6 +158,12 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _app(args: argparse.Namespace) -> int:
+    from gpuviz.app import main as app_main
+
+    return app_main()
+
+
 def _open(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -237,9 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     if passed_on and hasattr(args, "script_args"):
         args.script_args = [*args.script_args, *passed_on]
     if args.command is None:  # no command: the app
-        from gpuviz.app import main as app_main
-
-        return app_main()
+        args.handler = _app
     try:
         return args.handler(args)
     except GpuvizError as exc:

@@ -112,3 +112,11 @@ def test_open_refuses_missing_and_broken_files_before_any_window(tmp_path, capsy
     broken.write_bytes(b"junk")
     assert main(["open", str(broken)]) == 1
     assert "error: broken.npz is not a gpuviz trace" in capsys.readouterr().err
+
+
+def test_the_app_without_a_display_says_so(monkeypatch, capsys):
+    monkeypatch.setattr("sys.platform", "linux")
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    assert main([]) == 1
+    assert capsys.readouterr().err.startswith("error: no display to open the app on")

@@ -7,6 +7,16 @@ import sys
 
 def main(path: str | None = None) -> int:
     """Open the main window, optionally with a script or a trace, and run Qt's event loop."""
+    import os
+
+    from gpuviz.errors import GpuvizError
+
+    headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if headless and not os.environ.get("QT_QPA_PLATFORM"):
+        raise GpuvizError(
+            "no display to open the app on; use the command line (gpuviz run SCRIPT, gpuviz render TRACE ...) "
+            "or start it where there is a screen"
+        )
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
