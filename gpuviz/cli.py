@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="simulator: gpu (lockstep warps, waves) or sequential (default: gpu)")  # fmt: skip
     run.add_argument("--seed", type=int, default=0, help="simulator: schedule seed (default: 0)")
     run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: 132)")
-    run.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     run.set_defaults(handler=_run)
 
     run.add_argument("--repeat", type=int, default=1,
@@ -70,11 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     races.add_argument("--count-benign", action="store_true",
                        help="count several threads writing the same value as a race")  # fmt: skip
     races.add_argument("--max", type=int, default=1000, help="describe at most this many locations")
-    races.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    races.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     races.set_defaults(handler=_races)
 
     listing = commands.add_parser("list", help="list the catalog: lessons in course order, then examples")
-    listing.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    listing.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     listing.set_defaults(handler=_list)
 
     demo = commands.add_parser("demo", help="run a catalog entry and check it against its reference")
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--block", help="block for the entry's first launch, e.g. 256 or 16,16")
     demo.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help="auto, sim or gpu")
     demo.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
-    demo.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    demo.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     demo.set_defaults(handler=_demo)
 
     render = commands.add_parser("render", help="draw one view of a trace into a PNG or SVG, without a window")
@@ -91,17 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--view", choices=["grid", "data", "timeline", "races", "code"], default="grid")
     render.add_argument("--out", required=True, help="the picture to write: FILE.png or FILE.svg")
     render.add_argument("--size", default="1600x900", help="WIDTHxHEIGHT in pixels (default: 1600x900)")
-    render.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    render.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     render.set_defaults(handler=_render)
 
     open_ = commands.add_parser("open", help="open the app with a script or a trace")
     open_.add_argument("path", help="a script (opened ready to run) or a .npz trace")
-    open_.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    open_.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     open_.set_defaults(handler=_open)
 
     info = commands.add_parser("info", help="summarise a trace file")
     info.add_argument("trace", help="a .npz trace written by gpuviz")
-    info.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    info.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     info.set_defaults(handler=_info)
     return parser
 
@@ -117,8 +117,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         run_script(args.script, session, args.script_args)
     except ScriptError as exc:
-        if args.debug:
-            sys.stderr.write(exc.details)
+        exc.details = exc.details if args.debug else None  # main() prints them once, with --debug
         raise
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
@@ -248,9 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except GpuvizError as exc:
         if args.debug:
-            traceback.print_exc()
             if getattr(exc, "details", None):
                 print(exc.details, file=sys.stderr)
+            else:
+                traceback.print_exc()
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

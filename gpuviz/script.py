@@ -18,9 +18,10 @@ from gpuviz.session import Session, activated
 class ScriptError(GpuvizError):
     """The script itself failed (an assert, an exception of its own)."""
 
-    def __init__(self, message: str, details: str):
+    def __init__(self, message: str, details: str, line: int | None = None):
         super().__init__(message)
         self.details = details
+        self.line = line  # the script's own line, for the editor to mark
 
 
 def check_script(path: str | Path) -> tuple[Path, str]:
@@ -50,7 +51,10 @@ def run_script(path: str | Path, session: Session, argv: list[str] | None = None
             runpy.run_path(str(path), run_name="__main__")
     except GpuvizError:
         raise
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code not in (None, 0):  # sys.exit(main()) with success is a finished script
+            raise _script_failure(exc, path) from None
+    except KeyboardInterrupt:
         raise
     except BaseException as exc:
         raise _script_failure(exc, path) from None
@@ -66,7 +70,7 @@ def _script_failure(exc: BaseException, path: Path) -> ScriptError:
     text = str(exc)
     message = f"{path.name} raised {type(exc).__name__}{where}" + (f": {text}" if text else "")
     details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return ScriptError(message, details)
+    return ScriptError(message, details, frames[-1].lineno if frames else None)
 
 
 @contextmanager

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gpuviz.analysis.repeat import race_summary, repeat_launch
 from gpuviz.backends import get_backend
+from gpuviz.errors import GpuvizError
 from gpuviz.launch import LaunchConfig
 from gpuviz.options import RunOptions
 from gpuviz.trace import Trace
@@ -69,7 +70,11 @@ class Session:
         races = race_summary(trace)
         path = None
         if self.out_dir is not None:
-            path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")
+            target = self.out_dir / f"{index:03d}-{trace.kernel}.npz"
+            try:
+                path = trace.save(target)
+            except OSError as exc:
+                raise GpuvizError(f"cannot write the trace to {target}: {exc.strerror or exc}") from None
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races)
         self.records.append(record)
         if self.keep_traces:

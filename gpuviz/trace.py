@@ -105,7 +105,8 @@ def load(path: str | Path) -> Trace:
         with np.load(path, allow_pickle=False) as npz:
             columns = {key: npz[key] for key in npz.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise TraceFormatError(f"{path.name} is not a gpuviz trace (.npz): {exc}") from None
+        reason = "it holds Python objects, which gpuviz never writes" if "pickle" in str(exc) else str(exc)
+        raise TraceFormatError(f"{path.name} is not a gpuviz trace (.npz of arrays): {reason}") from None
     return _from_columns(columns, path.name)
 
 

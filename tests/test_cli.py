@@ -120,3 +120,14 @@ def test_the_app_without_a_display_says_so(monkeypatch, capsys):
         monkeypatch.delenv(name, raising=False)
     assert main([]) == 1
     assert capsys.readouterr().err.startswith("error: no display to open the app on")
+
+
+def test_device_function_from_another_module_keeps_its_own_globals(tmp_path, capsys):
+    (tmp_path / "helpers.py").write_text(
+        "from numba import cuda\nSCALE = 10\n@cuda.jit(device=True)\ndef scaled(x):\n    return x * SCALE\n"
+    )
+    script = write(tmp_path, "import numpy as np\nfrom numba import cuda\nfrom helpers import scaled\nSCALE = 2\n"
+                   "@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = scaled(1.0) + SCALE\n"
+                   "a = np.zeros(2)\nk[1, 2](a)\nprint('result', a)\n")  # fmt: skip
+    assert main(["run", script, "--backend", "sim", "--out", str(tmp_path / "t")]) == 0
+    assert "result [12. 12.]" in capsys.readouterr().out

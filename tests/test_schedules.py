@@ -96,3 +96,14 @@ def test_access_cap_sets_truncated(sim_run):
     trace = sim_run(COUNT_ONE, 4, 32, np.zeros(1, np.int64), level="accesses", access_cap=100)
     assert trace.truncated
     assert len(trace.accesses["thread"]) == 100
+
+
+def test_a_store_in_a_device_function_lands_for_the_whole_warp_like_inline_code(sim_run):
+    body = "    i = cuda.grid(1)\n    {store}\n    out[i] = a[0]\n"
+    device = "@cuda.jit(device=True)\ndef put(a, v):\n    a[0] = v\n\n"
+    head = "from numba import cuda\n"
+    for source in (head + "@cuda.jit\ndef k(a, out):\n" + body.format(store="a[0] = i"),
+                   head + device + "@cuda.jit\ndef k(a, out):\n" + body.format(store="put(a, i)")):  # fmt: skip
+        out = np.zeros(32, np.int64)
+        sim_run(source, 1, 32, np.zeros(1, np.int64), out, name="k")
+        assert set(out.tolist()) == {31}  # every lane stored before any lane read back

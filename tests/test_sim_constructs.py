@@ -255,9 +255,9 @@ case(
     "bit_intrinsics", """
 @cuda.jit
 def k(out):
-    out[0] = cuda.popc(0b1011)
-    out[1] = cuda.brev(1)
-    out[2] = cuda.clz(1)
+    out[0] = cuda.popc(int32(0b1011))
+    out[1] = cuda.brev(int32(1))
+    out[2] = cuda.clz(int32(1))
     out[3] = cuda.ffs(8)
     out[4] = cuda.fma(2, 3, 4)
     cuda.threadfence()

@@ -19,7 +19,10 @@ def export_widget(widget, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise GpuvizError(f"cannot export to {path.name}: use a .png or .svg file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GpuvizError(f"cannot write {path}: {exc.strerror or exc}") from None
     if path.suffix.lower() == ".png":
         if not widget.grab().save(str(path)):
             raise GpuvizError(f"could not write {path}")
@@ -30,6 +33,8 @@ def export_widget(widget, path: str | Path) -> Path:
     generator.setViewBox(QRect(0, 0, widget.width(), widget.height()))
     generator.setTitle(f"gpuviz {widget.__class__.__name__}")
     painter = QPainter(generator)
+    if not painter.isActive():
+        raise GpuvizError(f"could not write {path}")
     try:
         widget.render(painter, QPoint(0, 0))
     finally:

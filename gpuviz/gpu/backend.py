@@ -114,12 +114,8 @@ def _compile(py_func, level: str) -> Compiled:
     cuda = import_numba_cuda()
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites)
-    namespace = {**_native(program.env, cuda), **hooks()}
-    for function in program.functions:
-        exec(function.code, namespace)
-    for function in program.functions[1:]:
-        namespace[function.generated_name] = numba_jit()(device=True)(namespace[function.generated_name])
-    kernel = numba_jit()(cache=True)(namespace[program.kernel.generated_name])
+    function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=numba_jit()(device=True))
+    kernel = numba_jit()(cache=True)(function)
     return Compiled(program, kernel, sites, level)
 
 
@@ -280,7 +276,8 @@ def _meta(compiled, config, facts, args, entries, options, truncated, seconds) -
     params = compiled.program.params
     scalars = {}
     for name, value in zip(params, args):
-        if isinstance(value, (bool, int, float)) or (isinstance(value, np.generic) and value.ndim == 0):
+        real = isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_))
+        if real:  # complex scalars do not go into JSON: the trace lists real ones
             scalars[name] = value.item() if isinstance(value, np.generic) else value
     return {
         "kernel": compiled.program.name,

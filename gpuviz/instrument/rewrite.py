@@ -103,7 +103,7 @@ class Rewritten:
     code: CodeType
     params: list[str]
     device_functions: dict[str, object] = field(default_factory=dict)
-    module: ast.Module | None = None
+    env: dict = field(default_factory=dict, repr=False)  # the globals this function sees
 
 
 def cuda_path(value: object, rest: list[str]) -> str | None:
@@ -187,7 +187,8 @@ class KernelRewriter(ast.NodeTransformer):
         """Parameters and body of the generated function: the thread context comes first."""
         args.args.insert(0, ast.arg("_t"))
         if self.yields:
-            _drop_final_pauses(body)
+            if self.is_kernel:  # after a device function's last store, its caller goes on: keep that pause
+                _drop_final_pauses(body)
             # Make sure it is a generator even with no memory access at all.
             body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
         return args, body
@@ -234,9 +235,7 @@ class KernelRewriter(ast.NodeTransformer):
             [ast.Constant(kind), ast.Constant(op), ast.Tuple(args, ast.Load()), ast.Constant(line)],
             ast.Load(),
         )
-        if self.yields:
-            return ast.Yield(request)
-        return ast.Call(ast.Name("_gv_sync", ast.Load()), [ast.Name("_t", ast.Load()), request], [])
+        return ast.Yield(request)  # the GPU rewrite leaves barriers and collectives native
 
     def _temp(self) -> str:
         return f"_gv_tmp{next(self._temps)}"
@@ -414,7 +413,7 @@ def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **optio
     ast.copy_location(new, node)
     module = ast.fix_missing_locations(ast.Module([new], []))
     code = compile(module, rewriter.compile_filename(), "exec")
-    return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, module)
+    return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, rewriter.env)
 
 
 def _drop_final_pauses(body: list[ast.stmt]) -> None:
@@ -436,7 +435,6 @@ class Program:
 
     kernel: Rewritten
     functions: list[Rewritten]
-    env: dict
 
     @property
     def name(self) -> str:
@@ -446,13 +444,19 @@ class Program:
     def params(self) -> list[str]:
         return self.kernel.params
 
-    def bind(self, hooks: dict) -> object:
-        """The instrumented kernel function, with the hooks and launch constants in its globals."""
-        namespace = dict(self.env)
-        namespace.update(hooks)
+    def bind(self, hooks: dict, native=lambda env: env, wrap_device=lambda fn: fn) -> object:
+        """The instrumented kernel function. Each function runs with its own module's globals
+        (`native` may adapt them) plus the hooks, and sees every generated device function."""
+        spaces = []
         for function in self.functions:
+            namespace = {**native(function.env), **hooks}
             exec(function.code, namespace)
-        return namespace[self.kernel.generated_name]
+            spaces.append(namespace)
+        devices = zip(self.functions[1:], spaces[1:])
+        generated = {f.generated_name: wrap_device(ns[f.generated_name]) for f, ns in devices}
+        for namespace in spaces:
+            namespace.update(generated)
+        return spaces[0][self.kernel.generated_name]
 
 
 def environment(func) -> dict:
@@ -467,7 +471,6 @@ def environment(func) -> dict:
 def build_program(func, rewriter_class: type[KernelRewriter] = KernelRewriter, **options) -> Program:
     """Rewrite a kernel and, transitively, every device function it calls."""
     kernel = rewrite(func, rewriter_class, True, **options)
-    env = environment(func)
     functions, seen, pending = [kernel], {func}, list(kernel.device_functions.items())
     while pending:
         _, device = pending.pop()
@@ -477,6 +480,5 @@ def build_program(func, rewriter_class: type[KernelRewriter] = KernelRewriter, *
         seen.add(py_func)
         rewritten = rewrite(py_func, rewriter_class, False, **options)
         functions.append(rewritten)
-        env = {**environment(py_func), **env}
         pending += list(rewritten.device_functions.items())
-    return Program(kernel, functions, env)
+    return Program(kernel, functions)

@@ -81,7 +81,10 @@ class AccessLog:
             self.truncated = True
             del self.buffer[room:]
         if self.buffer:
-            chunk = np.fromiter(self.buffer, dtype=np.float64, count=len(self.buffer))
+            try:
+                chunk = np.fromiter(self.buffer, dtype=np.float64, count=len(self.buffer))
+            except TypeError:  # complex values: the log keeps their real part
+                chunk = np.array([getattr(v, "real", v) for v in self.buffer], dtype=np.float64)
             self.chunks.append(chunk.reshape(-1, 7))
             self.count += len(self.buffer) // 7
         self.buffer.clear()
@@ -174,7 +177,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             if aid is not None:
                 if type(index) is int and index >= 0 and array.ndim == 1:
                     record((t.gid, aid, index, READ, line, t.ep, value))
-                elif not isinstance(value, np.ndarray):
+                elif not isinstance(value, np.ndarray):  # one element (a row read stays unlogged)
                     record((t.gid, aid, flat_index(array, index), READ, line, t.ep, value))
         return value
 
@@ -189,9 +192,9 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             aid = ids_get(id(array))
             if aid is not None:
                 if type(index) is int and index >= 0 and array.ndim == 1:
-                    record((t.gid, aid, index, WRITE, line, t.ep, value))
-                else:
-                    record((t.gid, aid, flat_index(array, index), WRITE, line, t.ep, value))
+                    record((t.gid, aid, index, WRITE, line, t.ep, array[index]))  # as stored: cast
+                elif (len(index) if type(index) is tuple else 1) == array.ndim:  # one element, not a row
+                    record((t.gid, aid, flat_index(array, index), WRITE, line, t.ep, array[index]))
 
     def atomic(t, op, array, index, operands, line, _=None):
         try:
@@ -249,15 +252,16 @@ def _shape_dtype(positional: tuple, keywords: dict) -> tuple:
     return values["shape"], to_dtype(values["dtype"])
 
 
-def _brev(x):
-    return int(f"{int(x) & 0xFFFFFFFF:032b}"[::-1], 2)
+def _bits(x) -> int:
+    """The integer width numba works at: the value's own dtype, 64 bits for Python ints."""
+    return x.dtype.itemsize * 8 if hasattr(x, "dtype") else 64
 
 
 BIT_FUNCTIONS = {
     "_gv_noop": lambda *args: None,
-    "_gv_popc": lambda x: bin(int(x) & 0xFFFFFFFFFFFFFFFF).count("1"),
-    "_gv_brev": _brev,
-    "_gv_clz": lambda x: 32 - (int(x) & 0xFFFFFFFF).bit_length(),
+    "_gv_popc": lambda x: bin(int(x) & ((1 << _bits(x)) - 1)).count("1"),
+    "_gv_brev": lambda x: int(f"{int(x) & ((1 << _bits(x)) - 1):0{_bits(x)}b}"[::-1], 2),
+    "_gv_clz": lambda x: _bits(x) - (int(x) & ((1 << _bits(x)) - 1)).bit_length(),
     "_gv_ffs": lambda x: (int(x) & -int(x)).bit_length(),
     "_gv_fma": lambda a, b, c: a * b + c,
     "_gv_cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
