@@ -23,6 +23,11 @@ class Kernel:
                 f"launch {self.py_func.__name__} as kernel[grid, block](...), optionally with a "
                 f"stream and shared-memory size after block"
             )
+        if len(config) == 4 and config[3]:
+            raise LaunchError(
+                f"dynamic shared memory ({self.py_func.__name__}[grid, block, stream, {config[3]}]) is not "
+                f"supported by gpuviz yet; give cuda.shared.array a constant size instead"
+            )
         return Launch(self, config[0], config[1])
 
     def forall(self, ntasks: int, tpb: int = 0) -> Launch:

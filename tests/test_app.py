@@ -170,3 +170,23 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     assert "racing with thread" in window.lesson.evidence.text()
     assert window.state.trace.outcomes["array.runs"].shape == (3, 2)
     assert "over 3 runs" in window.races.outcomes.text()
+
+
+def test_a_launch_edited_before_the_first_run_is_used(qtbot, window):
+    pick(window, "vector add")
+    window.launch.set_launch((3, 1, 1), (64, 1, 1))
+    window._on_launch_changed(window.launch.config())  # as typing in the editor does
+    assert run_and_wait(qtbot, window) is False  # the script's own check fails: too few threads
+    trace = window.state.trace
+    assert trace.grid == (3, 1, 1) and trace.block == (64, 1, 1)
+    assert "raised AssertionError" in window.status.text() and window.editor.error_line > 0
+
+
+def test_layers_have_their_own_frames(qtbot, window, tmp_path):
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
+    trace = gpuviz.trace(source, backend="sim", sms=1)[(1, 1, 4), 1024](np.zeros(4096))
+    window.open_path(trace.save(tmp_path / "t.npz"))
+    window.animation.order.setCurrentText("as executed")
+    window.animation.layer.setValue(3)
+    assert window.animation.slider.maximum() == window.grid.frames - 1
+    assert window.grid.lit_threads() == 1024  # the whole layer shown at the last frame

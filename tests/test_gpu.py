@@ -166,3 +166,25 @@ def test_lessons_on_the_gpu(entry, tmp_path):
         assert find_races(result.session.traces[0]).racy
     else:
         assert result.reference == "reference: ok", result.reference
+
+
+def test_rows_tuple_indices_and_negative_indices_on_the_gpu():
+    source = """from numba import cuda
+@cuda.jit
+def k(a, b):
+    i = cuda.grid(1)
+    pos = (i, 0)
+    a[pos] = 1.0
+    row = b[i]
+    row[1] = 2.0
+    a[i, -1] = 3.0
+"""
+    gpu = [np.zeros((32, 4)), np.zeros((32, 3))]
+    sim = [np.zeros((32, 4)), np.zeros((32, 3))]
+    trace = gpuviz.trace(source, name="k", backend="gpu", level="accesses")[1, 32](*gpu)
+    gpuviz.trace(source, name="k", backend="sim", level="accesses")[1, 32](*sim)
+    for g, s in zip(gpu, sim):
+        np.testing.assert_array_equal(g, s)
+    acc = trace.accesses
+    logged = sorted(acc["index"][(acc["array"] == 0) & (acc["kind"] == 1)].tolist())
+    assert set(range(3, 128, 4)) <= set(logged)  # a[i, -1] is element 4 i + 3

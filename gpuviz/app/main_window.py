@@ -180,6 +180,9 @@ class MainWindow(QMainWindow):
                 self.editor.setPlainText(path.read_text())
                 self.script_path = path
                 self.state.set_entry(None)
+                self.trace_paths = []  # the launches shown belong to the previous script
+                self.launch.launch_picker.clear()
+                self._launch_edited = False
                 self.editor.mark_line(0)
                 self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
         except (OSError, UnicodeDecodeError, GpuvizError) as exc:
@@ -224,7 +227,7 @@ class MainWindow(QMainWindow):
         script = folder / (self.script_path.name if self.script_path else "script.py")
         script.write_text(self.editor.toPlainText())
         overrides = ()
-        if self.launch.launch_picker.count() and self._launch_edited:
+        if self._launch_edited:  # the launch picked (the first one before any run) gets the edited launch
             overrides = ((max(0, self.launch.launch_picker.currentIndex()), config.grid, config.block),)
         entry = self.state.entry
         racy = entry is not None and entry.racy

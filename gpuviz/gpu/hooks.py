@@ -115,24 +115,34 @@ def _gv_bar(t, value):
 """
 
 _INDEX_NAMES = ["i0", "i1", "i2"]
-_FLAT = {1: "(i0 if i0 >= 0 else i0 + arr.shape[0])", 2: "i0 * arr.shape[1] + i1",
-         3: "(i0 * arr.shape[1] + i1) * arr.shape[2] + i2"}  # fmt: skip
+_AXIS = "({i} if {i} >= 0 else {i} + arr.shape[{k}])"  # numba wraps negative indices: so does the log
+_FLAT = {
+    1: _AXIS.format(i="i0", k=0),
+    2: f"{_AXIS.format(i='i0', k=0)} * arr.shape[1] + {_AXIS.format(i='i1', k=1)}",
+    3: f"({_AXIS.format(i='i0', k=0)} * arr.shape[1] + {_AXIS.format(i='i1', k=1)}) * arr.shape[2] + "
+       f"{_AXIS.format(i='i2', k=2)}",
+}  # fmt: skip
 
 
 def _access_source(dims: int) -> str:
+    # Only a whole index (as many parts as the array has axes) names one element: a row, or an
+    # index held in a tuple variable, is accessed without logging. numba prunes the branch on
+    # `arr.ndim`, a constant when it compiles, so the other case is never even typed.
     idx = ", ".join(_INDEX_NAMES[:dims])
     flat = _FLAT[dims]
     return f"""
 def _gv_ld{dims}(t, aid, arr, {idx}, line):
     v = arr[{idx}]
-    if aid >= 0:
-        _gv_record(t, aid, {flat}, 0, line, v)
+    if arr.ndim == {dims}:
+        if aid >= 0:
+            _gv_record(t, aid, {flat}, 0, line, v)
     return v
 
 def _gv_st{dims}(t, aid, arr, {idx}, value, line):
     arr[{idx}] = value
-    if aid >= 0:
-        _gv_record(t, aid, {flat}, 1, line, value)
+    if arr.ndim == {dims}:
+        if aid >= 0:
+            _gv_record(t, aid, {flat}, 1, line, arr[{idx}])
 """
 
 
@@ -143,8 +153,9 @@ def _atomic_source(op: str, dims: int) -> str:
     return f"""
 def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, line):
     old = _gv_cuda.atomic.{op}(arr, {where}, {operands})
-    if aid >= 0:
-        _gv_record(t, aid, {_FLAT[dims]}, 2, line, {ATOMIC_RESULTS[op]})
+    if arr.ndim == {dims}:
+        if aid >= 0:
+            _gv_record(t, aid, {_FLAT[dims]}, 2, line, {ATOMIC_RESULTS[op]})
     return old
 """
 

@@ -54,6 +54,7 @@ class AnimationBar(QWidget):
         self.timer.timeout.connect(lambda: self.step(1, wrap=False))
         state.trace_changed.connect(self._on_trace_changed)
         state.order_changed.connect(self._on_trace_changed)
+        state.layer_changed.connect(self._on_trace_changed)  # another layer has its own frames
         state.frame_changed.connect(self._on_frame_changed)
         state.colour_mode_changed.connect(lambda mode: _show(self.colour, mode))
         state.order_changed.connect(lambda order: _show(self.order, order))

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
-from gpuviz.analysis.links import elements_on_line, thread_accesses, threads_touching, writers
+from gpuviz.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.app.colors import PALETTE
 from gpuviz.app.state import AppState
 from gpuviz.trace import READ
@@ -107,13 +107,16 @@ class DataView(QWidget):
     # ---- drawing -------------------------------------------------------------------------------
     def _redraw(self) -> None:
         trace = self.state.trace
-        if trace is None or self.current_array() < 0:
+        entry = self._entry() if trace is not None and self.current_array() >= 0 else None
+        size = int(np.prod(entry["shape"])) if entry is not None and entry["shape"] else 1
+        if entry is None or size == 0 or trace.accesses is None:
             self.image.clear()
-            self.caption.setText("No trace yet." if trace is None else "This launch has no arrays.")
+            self._last = None
+            self.reads.setData(x=[], y=[])
+            self.writes.setData(x=[], y=[])
+            self.caption.setText(_why_empty(trace, entry))
             return
-        entry = self._entry()
         shape = tuple(entry["shape"]) or (1,)
-        size = int(np.prod(shape))
         self._drawn_block = self._block()
         last, count = writers(trace, self.current_array(), size, self._drawn_block)
         self._last, self._count = last, count
@@ -223,9 +226,21 @@ def _picture_shape(shape: tuple) -> tuple[int, int]:
     return shape[1], shape[2]
 
 
+def _why_empty(trace, entry) -> str:
+    if trace is None:
+        return "No trace yet."
+    if entry is None:
+        return "This launch has no arrays."
+    if trace.accesses is None:
+        return "Accesses were not recorded for this launch (level threads): run with level accesses to see them."
+    return f"{entry['name']} has no elements."
+
+
 def _codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.ndarray:
     per_block = int(np.prod(trace.block))
-    ids = {"thread": last, "block": last // per_block, "warp": last // 32}[mode]
+    writer = np.maximum(last, 0)
+    warp = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]  # blocks of any size
+    ids = {"thread": last, "block": last // per_block, "warp": warp}[mode]
     codes = (np.maximum(ids, 0) % len(PALETTE) + 1).astype(np.uint8)
     codes[last < 0] = NEVER
     codes[count > 1] = SEVERAL
@@ -242,4 +257,3 @@ def _lut() -> np.ndarray:
     return lut
 
 
-__all__ = ["DataView", "threads_touching"]

@@ -44,6 +44,8 @@ class RaceView(QWidget):
             return
         if trace.accesses is None:
             self.summary.setText("Races were not looked for: the launch was recorded at level threads.")
+            self._show_outcomes(None)
+            self._show_comparison(trace)
             return
         self.report = find_races(trace)
         self.summary.setText(f"<b>{self.report.summary()}</b>" + "".join(f"<br>{d}" for d in self.report.divergence))
