@@ -79,7 +79,7 @@ def overhead() -> dict[str, float]:
     ratios = {}
     backend = GpuBackend()
     for level in ("threads", "accesses"):
-        compiled = backend.compile(speed_kernels.vecadd.py_func, level)
+        compiled = backend.compile(speed_kernels.vecadd.py_func, level, ndims={"a": 1, "b": 1, "c": 1})
         launch = PreparedLaunch(cuda, compiled, config, (a, b, c), cap=4 * N)
         launch.compile_for_arguments()
         ms = kernel_ms(cuda, launch.launch, before=launch.reset_counter)

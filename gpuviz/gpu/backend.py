@@ -84,12 +84,13 @@ class GpuBackend:
             "compute_capability": list(getattr(device, "compute_capability", (0, 0))),
         }
 
-    def compile(self, py_func, level: str, progress=None) -> Compiled:
-        key = (py_func, level)
+    def compile(self, py_func, level: str, progress=None, ndims: dict[str, int] | None = None) -> Compiled:
+        """The instrumented kernel for a level and the axes of its array arguments."""
+        key = (py_func, level, tuple(sorted((ndims or {}).items())))
         if key not in self._compiled:
             if progress:
                 progress(f"[gpuviz] compiling {py_func.__name__} for the GPU ({level})...")
-            self._compiled[key] = _compile(py_func, level)
+            self._compiled[key] = _compile(py_func, level, ndims or {})
         return self._compiled[key]
 
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, progress=None) -> Trace:
@@ -97,7 +98,8 @@ class GpuBackend:
         facts = self.device()
         config.validate(facts["max_threads_per_block"])
         level = options.level_for(config.threads)
-        compiled = self.compile(py_func, level, progress)
+        ndims = {name: value.ndim for name, value in zip(_parameters(py_func), args) if hasattr(value, "ndim")}
+        compiled = self.compile(py_func, level, progress, ndims)
         params = compiled.program.params
         if len(args) != len(params):
             raise GpuvizError(
@@ -110,10 +112,15 @@ class GpuBackend:
         return launch.collect(facts, options, seconds)
 
 
-def _compile(py_func, level: str) -> Compiled:
+def _parameters(py_func) -> list[str]:
+    code = py_func.__code__
+    return list(code.co_varnames[: code.co_argcount])
+
+
+def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
     cuda = import_numba_cuda()
     sites = SharedSites()
-    program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites)
+    program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
     function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=numba_jit()(device=True))
     kernel = numba_jit()(cache=True)(function)
     return Compiled(program, kernel, sites, level)

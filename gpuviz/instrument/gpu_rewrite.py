@@ -79,12 +79,16 @@ def source_copy(source: KernelSource) -> str:
 
 class GpuRewriter(KernelRewriter):
     def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, accesses: bool = True,
-                 sites: SharedSites | None = None):  # fmt: skip
+                 sites: SharedSites | None = None, ndims: dict[str, int] | None = None):  # fmt: skip
         super().__init__(source, env, is_kernel=is_kernel, yields=False)
         self.accesses = accesses
         self.sites = sites if sites is not None else SharedSites()
         self.shared_ids: dict[str, int] = {}
         self.aliases: dict[str, ast.expr] = {}
+        # How many axes each known array has: the kernel's array arguments (from the launch) and
+        # shared arrays (from their shape). A hook handles exactly one element: an index with fewer
+        # parts (a row) must stay a plain access, since numba cannot return a view from a function.
+        self.ndims: dict[str, int] = dict(ndims or {}) if is_kernel else {}
 
     # ---- naming ------------------------------------------------------------------------------
     def generated_name(self) -> str:
@@ -144,6 +148,8 @@ class GpuRewriter(KernelRewriter):
             aid = self.aid_of(aliased)  # `c = cuda.const.array_like(a)` or `b = a`: the same array
             if aid is not None and path != "shared.array":
                 self.aliases[targets[0].id] = aid
+                if isinstance(aliased, ast.Name) and aliased.id in self.ndims:
+                    self.ndims[targets[0].id] = self.ndims[aliased.id]
         return super().visit_Assign(node)
 
     def _register_shared(self, name: str, call: ast.Call) -> None:
@@ -153,6 +159,8 @@ class GpuRewriter(KernelRewriter):
             aid = self.sites.add(name, ast.unparse(given["shape"]), ast.unparse(given["dtype"]), self.env)
             if aid is not None:
                 self.shared_ids[name] = aid
+                shape = given["shape"]
+                self.ndims[name] = len(shape.elts) if isinstance(shape, ast.Tuple) else 1
 
     # ---- logged accesses ---------------------------------------------------------------------
     def _thread_call(self, name: str, args: list[ast.expr]) -> ast.Call:
@@ -162,15 +170,23 @@ class GpuRewriter(KernelRewriter):
     def _parts(index: ast.expr) -> list[ast.expr]:
         return list(index.elts) if isinstance(index, ast.Tuple) else [index]
 
+    def _one_element(self, array: ast.expr, parts: list) -> bool:
+        """Whether the index names one element: as many parts as the array has axes (arrays of
+        device functions, whose axes are not known here, are taken to be indexed whole)."""
+        if len(parts) > MAX_DIMS:
+            return False
+        known = self.ndims.get(array.id) if isinstance(array, ast.Name) else None
+        return known is None or known == len(parts)
+
     def _load(self, array: ast.expr, index: ast.expr, line: int) -> ast.expr:
         aid, parts = self.aid_of(array), self._parts(index)
-        if not self.accesses or aid is None or len(parts) > MAX_DIMS:
+        if not self.accesses or aid is None or not self._one_element(array, parts):
             return ast.Subscript(array, index, ast.Load())
         return self._thread_call(f"_gv_ld{len(parts)}", [aid, array, *parts, ast.Constant(line)])
 
     def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
         aid, parts = self.aid_of(array), self._parts(index)
-        if not self.accesses or aid is None or len(parts) > MAX_DIMS:
+        if not self.accesses or aid is None or not self._one_element(array, parts):
             plain = ast.Assign([ast.Subscript(array, index, ast.Store())], value)
             return [ast.copy_location(plain, where)]
         call = self._thread_call(f"_gv_st{len(parts)}", [aid, array, *parts, value, ast.Constant(where.lineno)])
@@ -183,7 +199,7 @@ class GpuRewriter(KernelRewriter):
         if len(args) < 3 or node.keywords:
             return node
         aid, parts = self.aid_of(args[0]), self._parts(args[1])
-        if aid is None or len(parts) > MAX_DIMS:
+        if aid is None or not self._one_element(args[0], parts):
             return node
         hook = f"_gv_at_{op}{len(parts)}"
         call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], ast.Constant(node.lineno)])
