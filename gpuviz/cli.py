@@ -205,7 +205,8 @@ def _info(args: argparse.Namespace) -> int:
     print(f"accesses {events:,} recorded at level '{meta.get('level')}'{capped}")
     outcomes = meta.get("outcomes")
     if outcomes:
-        print(f"outcomes {outcomes['runs']} runs (seeds {outcomes['seeds'][0]}..{outcomes['seeds'][-1]})")
+        seeds = f" (seeds {outcomes['seeds'][0]}..{outcomes['seeds'][-1]})" if meta["backend"] == "sim" else ""
+        print(f"outcomes {outcomes['runs']} runs{seeds}")
         _print_outcomes(trace)
     for warning in meta.get("warnings", []):
         print(f"warning  {warning}")

@@ -44,13 +44,6 @@ def line_counts(trace: Trace, gid: int | None = None) -> dict[int, int]:
     return {int(v): int(c) for v, c in zip(values, counts)}
 
 
-def threads_on_line(trace: Trace, line: int) -> np.ndarray:
-    acc = _log(trace)
-    if acc is None:
-        return np.zeros(0, np.int64)
-    return np.unique(acc["thread"][acc["line"] == line].astype(np.int64))
-
-
 def elements_on_line(trace: Trace, line: int, array: int) -> np.ndarray:
     acc = _log(trace)
     if acc is None:
@@ -82,15 +75,3 @@ def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tu
         distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
         count += np.bincount(distinct // span, minlength=size)[:size]
     return last, count
-
-
-def shared_values(trace: Trace, array: int, size: int, block: int) -> np.ndarray:
-    """One block's copy of a shared array as its threads last wrote it (NaN where never written)."""
-    values = np.full(size, np.nan)
-    acc = _log(trace)
-    if acc is None:
-        return values
-    rows = (acc["array"] == array) & (acc["kind"] != READ)
-    rows &= acc["thread"].astype(np.int64) // int(np.prod(trace.block)) == block
-    values[acc["index"][rows]] = acc["value"][rows]
-    return values

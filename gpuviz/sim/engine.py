@@ -27,7 +27,6 @@ from gpuviz.sim.memory import ThreadFault
 from gpuviz.sim.warp import resolve_collectives
 
 RUN, WAIT, RESUME, DONE = 0, 1, 2, 3
-SCHEDULES = ("gpu", "sequential")
 MAX_WARNINGS = 20
 STALL_CHANCE = 0.25
 
@@ -71,7 +70,6 @@ class Schedule:
     block_sm: np.ndarray
     t_start: np.ndarray
     t_end: np.ndarray
-    ticks: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
@@ -103,8 +101,7 @@ class Executor:
         elif schedule == "sequential":
             self._run_sequential()
         else:
-            raise ValueError(f"unknown schedule {schedule!r}; schedules: {', '.join(SCHEDULES)}")
-        self.result.ticks = self.tick
+            raise ValueError(f"unknown schedule {schedule!r}; schedules: gpu, sequential")
         return self.result
 
     # ---- blocks ------------------------------------------------------------------------------
