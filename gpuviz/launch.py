@@ -82,11 +82,12 @@ class LaunchConfig:
         return -(-self.threads_per_block // WARP_SIZE)
 
     def describe(self) -> str:
-        return f"grid={_dims(self.grid)} block={_dims(self.block)}"
+        return f"grid={format_dims(self.grid)} block={format_dims(self.block)}"
 
 
-def _dims(d: Dim3) -> str:
-    return "(" + ",".join(str(v) for v in d) + ")"
+def format_dims(values) -> str:
+    """(x,y,z) as the messages and reports write it: '(2,0,0)'."""
+    return "(" + ",".join(str(int(v)) for v in values) + ")"
 
 
 def blocks_to_cover(n: int, block: int) -> int:

@@ -75,6 +75,17 @@ class Trace:
     def after(self, name: str) -> np.ndarray:
         return self.args[name][1]
 
+    def block_linear(self, block) -> int:
+        """Linear number of a block given by its (x, y, z) blockIdx."""
+        gx, gy, _ = self.grid
+        return int(block[0] + block[1] * gx + block[2] * gx * gy)
+
+    def global_id(self, block, thread) -> int:
+        """Global linear id of a thread given by its blockIdx and threadIdx."""
+        bx, by, _ = self.block
+        thread_linear = int(thread[0] + thread[1] * bx + thread[2] * bx * by)
+        return self.block_linear(block) * int(np.prod(self.block)) + thread_linear
+
     def array_names(self) -> list[str]:
         return [a["name"] for a in self.meta.get("arrays", [])]
 
@@ -132,10 +143,6 @@ def _from_columns(columns: dict[str, np.ndarray], name: str) -> Trace:
         accesses = {key: columns[f"access.{key}"] for key in ACCESS_COLUMNS if f"access.{key}" in columns}
     outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
     return Trace(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=outcomes)
-
-
-def empty_accesses() -> dict[str, np.ndarray]:
-    return {key: np.zeros(0, dtype) for key, dtype in ACCESS_COLUMNS.items()}
 
 
 def thread_layout(grid: tuple[int, int, int], block: tuple[int, int, int], warp_size: int = 32):

@@ -13,18 +13,6 @@ def _log(trace: Trace):
     return trace.accesses
 
 
-def threads_touching(trace: Trace, array: int, index: int, block: int | None = None) -> np.ndarray:
-    """Global ids of the threads that accessed one element (of one block's copy, for shared arrays)."""
-    acc = _log(trace)
-    if acc is None:
-        return np.zeros(0, np.int64)
-    hit = (acc["array"] == array) & (acc["index"] == index)
-    threads = acc["thread"][hit].astype(np.int64)
-    if block is not None:
-        threads = threads[threads // int(np.prod(trace.block)) == block]
-    return np.unique(threads)
-
-
 def thread_accesses(trace: Trace, gid: int) -> dict[str, np.ndarray]:
     """The access-log rows of one thread."""
     acc = _log(trace)

@@ -17,7 +17,8 @@ import numpy as np
 
 from gpuviz.analysis.memory import keep_freed_memory
 from gpuviz.errors import GpuvizError
-from gpuviz.trace import ATOMIC, READ, WRITE, Trace
+from gpuviz.launch import format_dims
+from gpuviz.trace import Trace
 
 R, P, A = 0, 1, 2  # access classes: read, plain write, atomic
 MAX_EXAMPLE_EVENTS = 4096
@@ -363,7 +364,6 @@ def _block_coords(trace: Trace, block: int) -> tuple[int, int, int]:
     return (block % gx, (block // gx) % gy, block // (gx * gy))
 
 
-__all__ = ["Race", "RaceReport", "Party", "find_races", "READ", "WRITE", "ATOMIC"]
 
 
 # ---- the readable report ------------------------------------------------------------------------
@@ -401,7 +401,7 @@ def _grouped_lines(races: list[Race]) -> list[str]:
 def _group_line(group: list[Race]) -> str:
     race = group[0]
     where = f"{race.array}[{race.index}]" if len(group) == 1 else f"{race.array}[{race.index}..{group[-1].index}]"
-    space = race.space if race.block is None else f"shared, block {_dims(race.block)}"
+    space = race.space if race.block is None else f"shared, block {format_dims(race.block)}"
     pairs = sum(r.pairs for r in group)
     return (
         f"{where} ({space}) {race.kind}, {race.scope}: {_who(race.first)} {race.first.access}, then "
@@ -410,8 +410,4 @@ def _group_line(group: list[Race]) -> str:
 
 
 def _who(party: Party) -> str:
-    return f"block {_dims(party.block)} thread {_dims(party.thread)} line {party.line}"
-
-
-def _dims(values) -> str:
-    return "(" + ",".join(str(v) for v in values) + ")"
+    return f"block {format_dims(party.block)} thread {format_dims(party.thread)} line {party.line}"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.trace import WRITE, Trace
+from gpuviz.trace import Trace
 
 MODES = ("block", "warp", "SM", "start time", "value written")
 NOT_RUN, NOTHING = 0, 255  # codes: a thread that has not started yet; no value to show
@@ -87,5 +87,3 @@ def last_written_values(trace: Trace) -> np.ndarray:
     values[acc["thread"][writes]] = acc["value"][writes]  # later rows overwrite earlier ones
     return values
 
-
-__all__ = ["MODES", "Coloring", "coloring", "last_written_values", "WRITE"]

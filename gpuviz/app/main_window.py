@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self.script_path: Path | None = None
         self.trace_paths: list[str] = []
         self._work = tempfile.TemporaryDirectory(prefix="gpuviz-")
+        self._loaded: dict[str, object] = {}  # trace path -> Trace
         self._run_count = 0
         self._build_views()
         self._build_actions()
@@ -174,6 +175,7 @@ class MainWindow(QMainWindow):
         path = Path(path)
         try:
             if path.suffix == ".npz":
+                self._loaded.pop(str(path), None)  # a file opened again may have been written again
                 self._show_traces([str(path)])
                 self.set_status(f"opened {path.name}")
             else:
@@ -272,11 +274,17 @@ class MainWindow(QMainWindow):
 
     def _on_launch_picked(self, index: int) -> None:
         if 0 <= index < len(self.trace_paths):
-            self.state.launches = [gpuviz.load(path) for path in self.trace_paths]
+            self.state.launches = [self._load(path) for path in self.trace_paths]
             trace = self.state.launches[index]
             self.state.set_trace(trace)
             self.launch.set_launch(trace.grid, trace.block)
             self._launch_edited = False
+
+    def _load(self, path: str):
+        """Each trace file is read once: a run's launches arrive one by one, and each shows them all."""
+        if path not in self._loaded:
+            self._loaded[path] = gpuviz.load(path)
+        return self._loaded[path]
 
     def _on_launch_changed(self, config) -> None:
         self._launch_edited = True

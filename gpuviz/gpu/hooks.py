@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from gpuviz.gpu.compat import import_numba_cuda, numba_jit
 
-# Positions in the thread context tuple `_t` that _gv_begin returns.
-GID, WARP, EPOCH, LOG_GID, LOG_INDEX, LOG_VALUE, LOG_META, COUNTER, CAP = range(9)  # accesses level
+# The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
+# 1 global warp, 2 epoch (a one-element local array), 3-6 the log's columns (thread, element, value,
+# packed meta), 7 the slot counters, 8 the log's capacity. _gv_begin_threads returns only 0 and 1.
 COUNTERS = 64
 COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
 EMPTY = 0xFFFFFFFF  # meta of a slot no event was written to (kind 3 does not exist): all one bits

@@ -21,7 +21,7 @@ import numpy as np
 
 from gpuviz.errors import KernelError
 from gpuviz.instrument.rewrite import BARRIER
-from gpuviz.launch import LaunchConfig
+from gpuviz.launch import LaunchConfig, format_dims
 from gpuviz.sim.device import VirtualDevice
 from gpuviz.sim.memory import ThreadFault
 from gpuviz.sim.warp import resolve_collectives
@@ -206,13 +206,13 @@ class Executor:
         if block.exited and not block.warned:
             block.warned = True
             self._warn(
-                f"barrier divergence in block {_dims(block.coords)}: {block.exited} thread(s) exited "
+                f"barrier divergence in block {format_dims(block.coords)}: {block.exited} thread(s) exited "
                 f"without reaching the barrier at line {lines[0]} (a GPU may hang or give wrong results)"
             )
         elif len(lines) > 1 and not block.warned:
             block.warned = True
             self._warn(
-                f"barrier divergence in block {_dims(block.coords)}: threads waited at different "
+                f"barrier divergence in block {format_dims(block.coords)}: threads waited at different "
                 f"barriers (lines {', '.join(map(str, lines))})"
             )
         block.arrived = 0
@@ -281,7 +281,7 @@ class Executor:
                     self._settle(warp)
                 self.on_cycle()
                 if self.tick == before:
-                    raise KernelError(f"{self.kernel_name}: threads of block {_dims(block.coords)} wait forever")
+                    raise KernelError(f"{self.kernel_name}: threads of block {format_dims(block.coords)} wait forever")
             _unlink(block)
 
     def _run_lane(self, lane: Lane, warp: Warp) -> None:
@@ -299,7 +299,7 @@ class Executor:
     def _fault(self, lane: Lane, exc: Exception) -> KernelError:
         line = _user_line(exc, self.filenames)
         where = f"line {line}: " if line else ""
-        who = f"block {_dims((lane.bx, lane.by, lane.bz))} thread {_dims((lane.tx, lane.ty, lane.tz))}"
+        who = f"block {format_dims((lane.bx, lane.by, lane.bz))} thread {format_dims((lane.tx, lane.ty, lane.tz))}"
         return KernelError(f"{self.kernel_name}, {who}, {where}{_explain(exc)}", line, lane.gid)
 
 
@@ -335,7 +335,3 @@ def _explain(exc: Exception) -> str:
     if isinstance(exc, ZeroDivisionError):
         return "division by zero"
     return f"{type(exc).__name__}: {exc}"
-
-
-def _dims(values: tuple) -> str:
-    return "(" + ",".join(str(v) for v in values) + ")"

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBo
 
 from gpuviz.app.animation import ranks, thresholds
 from gpuviz.app.colors import NOT_RUN, coloring
-from gpuviz.app.layout import grid_layout
+from gpuviz.app.layout import cell_owner, grid_layout
 from gpuviz.app.state import AppState
 
 MAX_OUTLINED_BLOCKS = 4096
@@ -94,8 +94,7 @@ class GridView(QWidget):
         trace = self.state.trace
         layout = grid_layout(trace.grid, trace.block)
         self._cells = layout.y.astype(np.int64) * layout.width + layout.x
-        self._owner = np.full((layout.height, layout.width), -1, np.int64)
-        self._owner.ravel()[self._cells] = np.arange(len(self._cells))
+        self._owner = cell_owner(layout, (layout.height, layout.width))
         self._pixels = np.zeros((layout.height, layout.width), np.uint8)
         self._draw_outlines(layout)
         self._recolour()

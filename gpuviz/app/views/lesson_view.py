@@ -3,7 +3,6 @@ views pointed at the evidence (a racing thread selected, the waves shown)."""
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gpuviz.analysis.races import find_races
@@ -56,7 +55,7 @@ class LessonView(QWidget):
             report = find_races(trace)
             if report.races:
                 race = report.races[0]
-                gid = _global_id(trace, race.second.block, race.second.thread)
+                gid = trace.global_id(race.second.block, race.second.thread)
                 self.state.set_colour_mode("value written")
                 self.state.select(gid)
                 notes.append(f"Selected: thread {race.second.thread} of block {race.second.block}, which "
@@ -66,11 +65,3 @@ class LessonView(QWidget):
             self.state.set_order("by SM waves")
             notes.append(f"Order: by SM waves ({entry.sms} virtual SMs): press Play to watch the waves.")
         return " ".join(notes)
-
-
-def _global_id(trace, block, thread) -> int:
-    gx, gy, _ = trace.grid
-    bx, by, _ = trace.block
-    block_linear = block[0] + block[1] * gx + block[2] * gx * gy
-    thread_linear = thread[0] + thread[1] * bx + thread[2] * bx * by
-    return int(block_linear * np.prod(trace.block) + thread_linear)

@@ -73,8 +73,8 @@ class RaceView(QWidget):
         race = (self.report.races + self.report.benign)[row]
         trace = self.state.trace
         names = trace.array_names()
-        shared_block = None if race.block is None else _block_linear(trace, race.block)
-        self.state.select(_global_id(trace, race.second.block, race.second.thread))
+        shared_block = None if race.block is None else trace.block_linear(race.block)
+        self.state.select(trace.global_id(race.second.block, race.second.thread))
         self.state.select_element((names.index(race.array), race.index, shared_block))
 
     def _show_outcomes(self, element) -> None:
@@ -130,14 +130,3 @@ class RaceView(QWidget):
 
 def _bar_width(values: np.ndarray) -> float:
     return float(np.diff(values).min()) * 0.8 if len(values) > 1 else 0.4
-
-
-def _block_linear(trace: Trace, block) -> int:
-    gx, gy, _ = trace.grid
-    return block[0] + block[1] * gx + block[2] * gx * gy
-
-
-def _global_id(trace: Trace, block, thread) -> int:
-    bx, by, _ = trace.block
-    thread_linear = thread[0] + thread[1] * bx + thread[2] * bx * by
-    return int(_block_linear(trace, block) * int(np.prod(trace.block)) + thread_linear)
