@@ -51,7 +51,7 @@ _spin = None
 def spinner(cuda):
     global _spin
     if _spin is None:
-        from gpuviz.gpu.compat import numba_jit
+        from gpuviz.backends.gpu.compat import numba_jit
 
         def spin(ns):
             for _ in range(ns // 1000):
@@ -62,9 +62,9 @@ def spinner(cuda):
 
 
 def overhead() -> dict[str, float]:
-    from gpuviz.gpu.backend import GpuBackend, PreparedLaunch
-    from gpuviz.gpu.compat import import_numba_cuda, numba_jit
-    from gpuviz.launch import LaunchConfig
+    from gpuviz.backends.gpu.backend import GpuBackend, PreparedLaunch
+    from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
+    from gpuviz.core.launch import LaunchConfig
 
     cuda = import_numba_cuda()
     import speed_kernels
@@ -120,7 +120,7 @@ def classic_race() -> None:
 
 
 def main() -> None:
-    from gpuviz.gpu.backend import GpuBackend
+    from gpuviz.backends.gpu.backend import GpuBackend
 
     facts = GpuBackend().device()
     print(f"device: {facts['name']}, {facts['sm_count']} SMs")

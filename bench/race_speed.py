@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from gpuviz.analysis.races import find_races
-from gpuviz.trace import ACCESS_COLUMNS, READ, WRITE, Trace, thread_layout
+from gpuviz.core.analysis.races import find_races
+from gpuviz.core.trace import ACCESS_COLUMNS, READ, WRITE, Trace, thread_layout
 
 THREADS, BLOCK = 1 << 20, 256
 

@@ -7,8 +7,8 @@ import sys
 import traceback
 
 import gpuviz
-from gpuviz.errors import GpuvizError
-from gpuviz.options import BACKEND_CHOICES, LEVELS, SCHEDULES
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.options import BACKEND_CHOICES, LEVELS, SCHEDULES
 
 EXAMPLES = """\
 examples:
@@ -107,9 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gpuviz.options import RunOptions
-    from gpuviz.script import ScriptError, run_script
-    from gpuviz.session import Session, print_report
+    from gpuviz.core.options import RunOptions
+    from gpuviz.program.script import ScriptError, run_script
+    from gpuviz.run.session import Session, print_report
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
                          seed=args.seed, sms=args.sms, repeat=args.repeat)  # fmt: skip
@@ -135,8 +135,8 @@ def _list(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
-    from gpuviz.demo import parse_dims, run_demo
-    from gpuviz.session import print_report
+    from gpuviz.run.demo import parse_dims, run_demo
+    from gpuviz.run.session import print_report
 
     entry = find(args.name)
     grid = parse_dims(args.grid, "grid") if args.grid else None
@@ -179,7 +179,7 @@ def _open(args: argparse.Namespace) -> int:
 def _races(args: argparse.Namespace) -> int:
     import json
 
-    from gpuviz.analysis.races import find_races, format_report
+    from gpuviz.core.analysis.races import find_races, format_report
 
     if args.max < 1:
         raise GpuvizError(f"--max is {args.max}; describe at least 1 location")
@@ -214,7 +214,7 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _print_outcomes(trace, shown: int = 4) -> None:
-    from gpuviz.analysis.outcomes import outcome_summary
+    from gpuviz.core.analysis.outcomes import outcome_summary
 
     for name in trace.args:
         runs = trace.outcomes.get(f"{name}.runs")

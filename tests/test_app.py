@@ -7,9 +7,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 import gpuviz
-from gpuviz.app.animation import MAX_FRAMES
-from gpuviz.app.layout import grid_layout
 from gpuviz.app.main_window import MainWindow
+from gpuviz.core.frames import MAX_FRAMES
+from gpuviz.core.layout import grid_layout
 
 RUN_TIMEOUT = 60_000
 

@@ -6,11 +6,11 @@ import time
 import numpy as np
 import pytest
 
-from gpuviz.analysis.outcomes import lost_updates
-from gpuviz.analysis.races import find_races
 from gpuviz.catalog import catalog, find, lessons
 from gpuviz.cli import main
-from gpuviz.demo import run_demo
+from gpuviz.core.analysis.outcomes import lost_updates
+from gpuviz.core.analysis.races import find_races
+from gpuviz.run.demo import run_demo
 
 LESSONS = lessons()
 

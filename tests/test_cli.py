@@ -1,14 +1,14 @@
 """`gpuviz run` on every example script, and one-line errors for bad input."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import gpuviz
+from gpuviz.catalog import EXAMPLES as EXAMPLES_DIR
 from gpuviz.cli import main
 
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 LAUNCHES = {"two_launches.py": 2}
 
 
@@ -26,7 +26,7 @@ def test_every_example_runs_and_saves_its_traces(script, tmp_path, capsys):
 
 
 def test_racy_counter_loses_updates_unless_sequential(tmp_path):
-    script = Path(__file__).parent.parent / "examples" / "racy_counter.py"
+    script = EXAMPLES_DIR / "racy_counter.py"
     main(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "gpu")])
     main(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "seq"), "--schedule", "sequential"])
     racy = gpuviz.load(tmp_path / "gpu" / "000-cudakernel0.npz").after("array")
@@ -72,7 +72,7 @@ def test_script_can_catch_an_invalid_launch_like_the_tutorial(tmp_path, capsys):
 
 
 def test_gpu_backend_says_why_it_is_unavailable(tmp_path, capsys):
-    script = str(Path(__file__).parent.parent / "examples" / "vector_add.py")
+    script = str(EXAMPLES_DIR / "vector_add.py")
     from gpuviz.backends import unavailable_reason
 
     reason = unavailable_reason("gpu")
@@ -88,7 +88,7 @@ def test_script_arguments_and_info(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "args ['--size', '5']" in captured.out
     assert "launched no kernel" in captured.err
-    script = str(Path(__file__).parent.parent / "examples" / "shared_reduction.py")
+    script = str(EXAMPLES_DIR / "shared_reduction.py")
     main(["run", script, "--backend", "sim", "--out", str(tmp_path)])
     assert main(["info", str(tmp_path / "000-block_sum.npz")]) == 0
     out = capsys.readouterr().out

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gpuviz.errors import GpuvizError, KernelError, KernelSourceError
+from gpuviz.core.errors import GpuvizError, KernelError, KernelSourceError
 
 ADD_HALF = """from numba import cuda
 
@@ -86,7 +86,7 @@ def test_syntax_error_in_source_names_its_line(sim_run):
 
 
 def test_kernel_called_without_launch_config_is_explained():
-    from gpuviz.kernel import jit
+    from gpuviz.program.kernel import jit
 
     @jit
     def k(a):

@@ -6,16 +6,16 @@ simulator (NUMBA_ENABLE_CUDASIM=1) the backend's logic runs too, except warp int
 
 import importlib.util
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.analysis.races import find_races, format_report
+from gpuviz.catalog import EXAMPLES as EXAMPLES_DIR
 from gpuviz.catalog import lessons
 from gpuviz.cli import main
-from gpuviz.demo import run_demo
+from gpuviz.core.analysis.races import find_races, format_report
+from gpuviz.run.demo import run_demo
 
 from .race_suite import CASES as RACE_CASES
 from .test_sim_constructs import CASES
@@ -25,7 +25,7 @@ SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 WARP_LEVEL = {"warp_shuffles", "divergent_activemask"}
 # Cases whose results depend on the order of atomics or that use intrinsics numba lacks on the host.
 NOT_COMPARABLE = {"bit_intrinsics"}
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 RACY_EXAMPLES = {"racy_counter.py"}
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from gpuviz.errors import LaunchError
-from gpuviz.launch import LaunchConfig, as_dim3, blocks_to_cover
+from gpuviz.core.errors import LaunchError
+from gpuviz.core.launch import LaunchConfig, as_dim3, blocks_to_cover
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.analysis.outcomes import lost_updates
-from gpuviz.analysis.races import find_races, format_report
 from gpuviz.cli import main
-from gpuviz.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE, Trace, thread_layout
+from gpuviz.core.analysis.outcomes import lost_updates
+from gpuviz.core.analysis.races import find_races, format_report
+from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE, Trace, thread_layout
 
 from .race_suite import CASES
 

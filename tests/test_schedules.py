@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from gpuviz.trace import READ
+from gpuviz.core.trace import READ
 
 RACY = """
 from numba import cuda

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.errors import TraceFormatError
-from gpuviz.trace import ACCESS_COLUMNS, FORMAT, THREAD_COLUMNS, WRITE
+from gpuviz.core.errors import TraceFormatError
+from gpuviz.core.trace import ACCESS_COLUMNS, FORMAT, THREAD_COLUMNS, WRITE
 
 SRC = """from numba import cuda
 

@@ -12,7 +12,7 @@ from gpuviz.app.export import export_widget, make_view
 from gpuviz.app.state import AppState
 from gpuviz.catalog import find
 from gpuviz.cli import main
-from gpuviz.demo import run_demo
+from gpuviz.run.demo import run_demo
 
 HISTOGRAM = """
 from numba import cuda
@@ -168,6 +168,6 @@ def test_every_view_draws_traces_recorded_on_the_h200(qtbot, trace_path, tmp_pat
         assert main(["render", str(trace_path), "--view", name, "--out", str(out), "--size", "640x400"]) == 0
         assert out.stat().st_size > 2000
     if "racy" in trace_path.stem:
-        from gpuviz.analysis.races import find_races
+        from gpuviz.core.analysis.races import find_races
 
         assert find_races(trace).arrays() == ["bins"]

@@ -9,7 +9,7 @@ def main(path: str | None = None) -> int:
     """Open the main window, optionally with a script or a trace, and run Qt's event loop."""
     import os
 
-    from gpuviz.errors import GpuvizError
+    from gpuviz.core.errors import GpuvizError
 
     headless = sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if headless and not os.environ.get("QT_QPA_PLATFORM"):

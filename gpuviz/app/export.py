@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuviz.errors import GpuvizError
+from gpuviz.core.errors import GpuvizError
 
 VIEWS = ("grid", "data", "timeline", "races", "code")
 FORMATS = (".png", ".svg")

@@ -35,9 +35,9 @@ from gpuviz.app.views.race_view import RaceView
 from gpuviz.app.views.record_view import RecordView, thread_record
 from gpuviz.app.views.timeline_view import TimelineView
 from gpuviz.catalog import catalog
-from gpuviz.errors import GpuvizError
-from gpuviz.options import RunOptions
-from gpuviz.service import RunRequest
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.options import RunOptions
+from gpuviz.run.service import RunRequest
 
 STYLE = """
 QWidget { font-size: 13px; }

@@ -7,7 +7,7 @@ import queue
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from gpuviz.service import RunRequest, worker_main
+from gpuviz.run.service import RunRequest, worker_main
 
 POLL_MS = 40
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from gpuviz.app.animation import ORDERS
-from gpuviz.app.colors import MODES
-from gpuviz.trace import Trace
+from gpuviz.core.colors import MODES
+from gpuviz.core.frames import ORDERS
+from gpuviz.core.trace import Trace
 
 
 class AppState(QObject):

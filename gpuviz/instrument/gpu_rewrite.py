@@ -36,7 +36,7 @@ class SharedSite:
     def describe(self) -> tuple[tuple, str]:
         import numpy as np
 
-        from gpuviz.sim.memory import to_dtype
+        from gpuviz.core.dtypes import to_dtype
 
         try:
             shape = eval(self.shape, dict(self.env))  # noqa: S307 - the user's own constant expression
@@ -59,7 +59,7 @@ class SharedSites:
 
 
 def cache_dir() -> Path:
-    from gpuviz import __version__
+    from gpuviz.core.version import __version__
 
     root = os.environ.get("GPUVIZ_CACHE_DIR") or Path.home() / ".cache" / "gpuviz"
     return Path(root) / __version__

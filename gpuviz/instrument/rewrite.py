@@ -14,10 +14,10 @@ import itertools
 from dataclasses import dataclass, field
 from types import CodeType
 
-from gpuviz.errors import KernelSourceError
+from gpuviz.core.errors import KernelSourceError
 from gpuviz.instrument.source import KernelSource, source_of
 
-CUDA_MODULES = {"numba.cuda", "gpuviz.shims.cuda"}
+CUDA_MODULES = {"numba.cuda", "gpuviz.program.shims.cuda"}
 
 THREAD_ATTRS = {
     "threadIdx.x": "tx", "threadIdx.y": "ty", "threadIdx.z": "tz",

@@ -8,7 +8,7 @@ import itertools
 import linecache
 from dataclasses import dataclass
 
-from gpuviz.errors import KernelSourceError
+from gpuviz.core.errors import KernelSourceError
 
 _counter = itertools.count()
 

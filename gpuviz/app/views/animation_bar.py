@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox, QWidget
 
-from gpuviz.app.animation import ORDERS
-from gpuviz.app.colors import MODES
 from gpuviz.app.state import AppState
+from gpuviz.core.colors import MODES
+from gpuviz.core.frames import ORDERS
 
 SPEEDS = [("slow", 4), ("normal", 15), ("fast", 40), ("fastest", 60)]
 

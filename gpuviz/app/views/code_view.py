@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextEdit
 
-from gpuviz.analysis.links import line_counts
 from gpuviz.app.state import AppState
 from gpuviz.app.views.editor import SourceEditor
+from gpuviz.core.analysis.links import line_counts
 
 
 class CodeView(SourceEditor):

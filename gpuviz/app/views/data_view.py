@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
-from gpuviz.analysis.links import elements_on_line, thread_accesses, writers
-from gpuviz.app.colors import PALETTE
 from gpuviz.app.state import AppState
-from gpuviz.trace import READ
+from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
+from gpuviz.core.colors import PALETTE
+from gpuviz.core.trace import READ
 
 NEVER, SEVERAL = 0, 13
 MODES = ("block", "warp", "thread")

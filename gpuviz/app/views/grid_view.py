@@ -14,10 +14,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
-from gpuviz.app.animation import ranks, thresholds
-from gpuviz.app.colors import NOT_RUN, coloring
-from gpuviz.app.layout import cell_owner, grid_layout
 from gpuviz.app.state import AppState
+from gpuviz.core.colors import NOT_RUN, coloring
+from gpuviz.core.frames import ranks, thresholds
+from gpuviz.core.layout import cell_owner, grid_layout
 
 MAX_OUTLINED_BLOCKS = 4096
 

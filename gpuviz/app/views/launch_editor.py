@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.errors import LaunchError
-from gpuviz.launch import MAX_GRID_DIMS, LaunchConfig, blocks_to_cover
+from gpuviz.core.errors import LaunchError
+from gpuviz.core.launch import MAX_GRID_DIMS, LaunchConfig, blocks_to_cover
 
 BACKENDS = [("auto", "auto"), ("GPU", "gpu"), ("simulator", "sim")]
 

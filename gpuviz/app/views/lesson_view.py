@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from gpuviz.analysis.races import find_races
 from gpuviz.app.state import AppState
+from gpuviz.core.analysis.races import find_races
 
 
 class LessonView(QWidget):

@@ -6,9 +6,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from gpuviz.analysis.races import find_races
 from gpuviz.app.state import AppState
-from gpuviz.trace import Trace
+from gpuviz.core.analysis.races import find_races
+from gpuviz.core.trace import Trace
 
 
 class RaceView(QWidget):

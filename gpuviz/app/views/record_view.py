@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
-from gpuviz.trace import Trace
+from gpuviz.core.trace import Trace
 
 MAX_LISTED = 8
 

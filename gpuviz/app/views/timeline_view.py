@@ -10,9 +10,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gpuviz.analysis.timeline import block_slots, block_spans, block_waves
-from gpuviz.app.colors import PALETTE
 from gpuviz.app.state import AppState
+from gpuviz.core.analysis.timeline import block_slots, block_spans, block_waves
+from gpuviz.core.colors import PALETTE
 
 MODES = ("wave", "block")
 

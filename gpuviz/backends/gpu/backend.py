@@ -1,0 +1,374 @@
+"""The GPU backend: runs the instrumented kernel on an NVIDIA GPU through numba-cuda.
+
+numba.cuda and cupy are imported here, and only when a launch runs or `auto` asks whether a GPU is
+usable, so the app starts fast without CUDA.
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import ctypes.util
+import os
+import re
+import types
+from dataclasses import dataclass
+from functools import reduce
+
+import numpy as np
+
+from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
+from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
+from gpuviz.core.errors import GpuvizError, KernelSourceError
+from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.options import RunOptions
+from gpuviz.core.trace import Trace, thread_layout
+from gpuviz.instrument.gpu_rewrite import MAX_PARAM_IDS, GpuRewriter, SharedSites
+from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
+
+DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, 1 GiB of device memory at most
+SIMULATOR_ACCESS_CAP = 1 << 16  # under numba's CUDA simulator (tests), where buffers are host arrays
+
+
+def _simulated() -> bool:
+    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+def driver_loadable() -> bool:
+    """True when an NVIDIA driver library can be loaded (a cheap first test before numba-cuda)."""
+    for name in ("libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda"), "nvcuda.dll"):
+        if not name:
+            continue
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+@dataclass
+class Compiled:
+    program: Program
+    kernel: object  # numba CUDA dispatcher
+    sites: SharedSites
+    level: str
+
+
+class GpuBackend:
+    name = "gpu"
+    _compiled: dict[tuple, Compiled] = {}
+
+    def unavailable_reason(self) -> str | None:
+        if _simulated():
+            return None  # numba's CUDA simulator: lets the backend's logic run without a GPU (tests)
+        if not driver_loadable():
+            return "no NVIDIA driver found on this machine (libcuda cannot be loaded); use --backend sim"
+        try:
+            cuda = import_numba_cuda()
+        except Exception as exc:  # numba-cuda missing or broken: say which
+            return f"numba-cuda cannot be imported ({type(exc).__name__}: {exc})"
+        if not cuda.is_available():
+            return "numba-cuda finds no usable GPU"
+        return None
+
+    def device(self, options: RunOptions | None = None) -> dict:
+        cuda = import_numba_cuda()
+        device = cuda.get_current_device()
+        name = getattr(device, "name", "numba CUDA simulator")
+        return {
+            "name": name.decode() if isinstance(name, bytes) else str(name),
+            "sm_count": int(getattr(device, "MULTIPROCESSOR_COUNT", 1)),
+            "max_threads_per_block": int(getattr(device, "MAX_THREADS_PER_BLOCK", 1024)),
+            "warp_size": int(getattr(device, "WARP_SIZE", 32)),
+            "compute_capability": list(getattr(device, "compute_capability", (0, 0))),
+        }
+
+    def compile(self, py_func, level: str, progress=None, ndims: dict[str, int] | None = None) -> Compiled:
+        """The instrumented kernel for a level and the axes of its array arguments."""
+        key = (py_func, level, tuple(sorted((ndims or {}).items())))
+        if key not in self._compiled:
+            if progress:
+                progress(f"[gpuviz] compiling {py_func.__name__} for the GPU ({level})...")
+            self._compiled[key] = _compile(py_func, level, ndims or {})
+        return self._compiled[key]
+
+    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, progress=None) -> Trace:
+        cuda = import_numba_cuda()
+        facts = self.device()
+        config.validate(facts["max_threads_per_block"])
+        level = options.level_for(config.threads)
+        ndims = {name: value.ndim for name, value in zip(_parameters(py_func), args) if hasattr(value, "ndim")}
+        compiled = self.compile(py_func, level, progress, ndims)
+        params = compiled.program.params
+        if len(args) != len(params):
+            raise GpuvizError(
+                f"{compiled.program.name} takes {len(params)} argument(s) ({', '.join(params)}), {len(args)} given"
+            )
+        cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
+        launch = PreparedLaunch(cuda, compiled, config, args, cap)
+        launch.compile_for_arguments()
+        seconds = launch.run_timed()
+        return launch.collect(facts, options, seconds)
+
+
+def _parameters(py_func) -> list[str]:
+    code = py_func.__code__
+    return list(code.co_varnames[: code.co_argcount])
+
+
+def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
+    cuda = import_numba_cuda()
+    sites = SharedSites()
+    program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
+    function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=numba_jit()(device=True))
+    kernel = numba_jit()(cache=True)(function)
+    return Compiled(program, kernel, sites, level)
+
+
+def _native(env: dict, cuda) -> dict:
+    """The user's globals with gpuviz's stand-ins for numba.cuda swapped for the real thing."""
+    native = {}
+    for name, value in env.items():
+        if isinstance(value, types.ModuleType) and value.__name__ in CUDA_MODULES:
+            value = cuda
+        elif type(value).__name__ == "_Intrinsic":
+            value = reduce(getattr, value._gpuviz_path.split("."), cuda)
+        native[name] = value
+    return native
+
+
+class PreparedLaunch:
+    """One launch: device copies of the arguments, recording buffers, the timed run, the trace."""
+
+    def __init__(self, cuda, compiled: Compiled, config: LaunchConfig, args: tuple, cap: int):
+        self.cuda, self.compiled, self.config = cuda, compiled, config
+        self.args = args
+        self.device_args, self.before, self._copy_back = self._device_arguments(args)
+        n_warps = config.blocks * config.warps_per_block
+        # The log is split in COUNTERS equal regions; a cap below that records nothing.
+        self.cap = cap - cap % COUNTERS if compiled.level == "accesses" else 0
+        log_size = max(1, self.cap)
+        self.block_start = cuda.device_array(config.blocks, np.uint64)
+        self.block_sm = cuda.device_array(config.blocks, np.uint32)
+        self.warp_end = cuda.to_device(np.zeros(n_warps, np.uint64))
+        self.log = [cuda.device_array(log_size, dtype) for dtype in (np.uint32, np.uint32, np.float32, np.uint32)]
+        self.counter = cuda.to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+        if self.cap and _simulated():
+            self.log[3].copy_to_device(np.full(log_size, EMPTY, np.uint32))
+        elif self.cap:  # EMPTY is all one bits: a byte memset marks every slot unused
+            from numba.cuda.cudadrv.driver import device_memset
+
+            device_memset(self.log[3], 0xFF, self.log[3].nbytes)
+
+    def _device_arguments(self, args: tuple):
+        cuda, device_args, before, copy_back = self.cuda, [], {}, []
+        params = self.compiled.program.params
+        for name, value in zip(params, args):
+            if isinstance(value, np.ndarray):
+                before[name] = value.copy()
+                on_device = cuda.to_device(value)
+                copy_back.append(lambda d=on_device, host=value: d.copy_to_host(host))
+                device_args.append(on_device)
+            elif hasattr(value, "__cuda_array_interface__"):
+                before[name] = cuda.as_cuda_array(value).copy_to_host()
+                device_args.append(value)
+            else:
+                device_args.append(value)
+        return device_args, before, copy_back
+
+    def buffers(self) -> list:
+        return [self.block_start, self.block_sm, self.warp_end, *self.log, self.counter, self.cap]
+
+    def all_arguments(self) -> list:
+        return [*self.device_args, *self.buffers()]
+
+    def compile_for_arguments(self) -> None:
+        kernel = self.compiled.kernel
+        if not hasattr(kernel, "typeof_pyval"):  # numba's CUDA simulator compiles nothing
+            return
+        try:
+            signature = tuple(kernel.typeof_pyval(a) for a in self.all_arguments())
+            kernel.compile(signature)
+        except Exception as exc:
+            raise _compile_error(exc, self.compiled.program) from None
+
+    def launch(self) -> None:
+        self.compiled.kernel[self.config.grid, self.config.block](*self.all_arguments())
+
+    def reset_counter(self) -> None:
+        self.counter.copy_to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+
+    def run_timed(self) -> float:
+        start, stop = self.cuda.event(), self.cuda.event()
+        start.record()
+        self.launch()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop) / 1000.0
+
+    def collect(self, facts: dict, options: RunOptions, seconds: float) -> Trace:
+        for copy in self._copy_back:
+            copy()
+        config = self.config
+        block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, facts["warp_size"])
+        block_of_thread = np.repeat(np.arange(config.blocks, dtype=np.int64), config.threads_per_block)
+        global_warp = block_of_thread * config.warps_per_block + warp
+        block_start = self.block_start.copy_to_host().astype(np.int64)
+        first = int(block_start.min()) if len(block_start) else 0
+        t_start = block_start[block_of_thread] - first
+        threads = {
+            "block_idx": block_idx,
+            "thread_idx": thread_idx,
+            "warp": warp,
+            "lane": lane,
+            "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
+            "t_start": t_start,
+            "t_end": np.maximum(self.warp_end.copy_to_host().astype(np.int64)[global_warp] - first, t_start),
+        }
+        entries, accesses, truncated = self._accesses()
+        after = {}
+        for name, value in zip(self.compiled.program.params, self.args):
+            if isinstance(value, np.ndarray):
+                after[name] = value.copy()
+            elif hasattr(value, "__cuda_array_interface__"):
+                after[name] = self.cuda.as_cuda_array(value).copy_to_host()
+        meta = _meta(self.compiled, config, facts, self.args, entries, options, truncated, seconds)
+        snapshots = {name: (self.before[name], after[name]) for name in self.before}
+        return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
+
+    def _accesses(self):
+        entries, remap = self._array_table()
+        if self.compiled.level != "accesses":
+            return entries, None, False
+        counters = self.counter.copy_to_host()
+        region = self.cap // COUNTERS
+        used = np.minimum(counters[: COUNTERS * COUNTER_STRIDE : COUNTER_STRIDE], region)
+        spans = [(k * region, k * region + int(n)) for k, n in enumerate(used) if n]
+        gid, index, value, packed = (
+            np.concatenate([column[a:b].copy_to_host() for a, b in spans] or [np.zeros(0, column.dtype)])
+            for column in self.log
+        )
+        table_index = remap[(packed >> 2) & 63]
+        keep = (packed != EMPTY) & (table_index >= 0)
+        accesses = {
+            "thread": gid[keep].astype(np.int32),
+            "array": table_index[keep].astype(np.int16),
+            "index": index[keep].astype(np.int64),
+            "kind": (packed[keep] & 3).astype(np.int8),
+            "line": (packed[keep] >> 17).astype(np.int32),
+            "epoch": ((packed[keep] >> 8) & 511).astype(np.int32),
+            "value": value[keep].astype(np.float64),
+        }
+        return entries, accesses, bool(counters[COUNTERS * COUNTER_STRIDE])
+
+    def _array_table(self):
+        """Trace array entries, and a map from the kernel's static array ids to their positions."""
+        entries, remap = [], np.full(64, -1, np.int64)
+        for k, (name, value) in enumerate(zip(self.compiled.program.params, self.args)):
+            shape = getattr(value, "shape", None)
+            if shape is not None and hasattr(value, "dtype") and k < MAX_PARAM_IDS:
+                remap[k] = len(entries)
+                entries.append({"name": name, "space": "global", "dtype": str(np.dtype(value.dtype)),
+                                "shape": list(shape)})  # fmt: skip
+        for site in self.compiled.sites.sites:
+            shape, dtype = site.describe()
+            remap[site.aid] = len(entries)
+            entries.append({"name": site.name, "space": "shared", "dtype": dtype, "shape": list(shape)})
+        return entries, remap
+
+
+def _meta(compiled, config, facts, args, entries, options, truncated, seconds) -> dict:
+    kernel = compiled.program.kernel.source
+    params = compiled.program.params
+    scalars = {}
+    for name, value in zip(params, args):
+        real = isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_))
+        if real:  # complex scalars do not go into JSON: the trace lists real ones
+            scalars[name] = value.item() if isinstance(value, np.generic) else value
+    return {
+        "kernel": compiled.program.name,
+        "source": kernel.text,
+        "source_file": kernel.filename,
+        "source_lines": [kernel.first_line, kernel.last_line],
+        "grid": list(config.grid),
+        "block": list(config.block),
+        "backend": "gpu",
+        "device": facts["name"],
+        "device_facts": facts,
+        "sm_count": facts["sm_count"],
+        "warp_size": facts["warp_size"],
+        "time_unit": "ns",
+        "launch": 0,
+        "args": params,
+        "scalars": scalars,
+        "arrays": entries,
+        "level": compiled.level,
+        "schedule": "hardware",
+        "seed": None,
+        "truncated": bool(truncated),
+        "warnings": [],
+        "seconds": seconds,
+    }
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _compile_error(exc: Exception, program: Program) -> KernelSourceError:
+    """numba's error, cut to one line that names the user's line (numba-cuda 0.30 often loses it)."""
+    text = _ANSI.sub("", str(exc))
+    line = _error_line(exc, text, program)
+    lines = [t.strip() for t in text.splitlines() if t.strip()]
+    skip = ("Failed in", "During:", "File ", "Enable logging", "- Resolution", "There are", "- Of which")
+    kept = [t for t in lines if not t.startswith(skip) and not t.startswith(("^", ">>>"))]
+    first = kept[0] if kept else type(exc).__name__
+    call = next((t[3:].strip() for t in lines if t.startswith(">>>")), None)
+    if first.startswith("No implementation of function") and call:
+        first = f"no implementation of {call}"
+    where = f", line {line}" if line else ""
+    error = KernelSourceError(f"{program.name}{where}: {first} (numba cannot compile it for the GPU)", line)
+    error.details = text
+    return error
+
+
+def _error_line(exc: Exception, text: str, program: Program) -> int | None:
+    """The last line numba names in one of the user's files (its own `loc` is often lost)."""
+    files = {f.code.co_filename for f in program.functions}
+    found = [(path, int(n)) for path, n in re.findall(r'File "([^"]*)", line (\d+)', text)]
+    found += [(path, int(n)) for path, n in re.findall(r"at (\S+) \((\d+)\)", text)]
+    in_user_files = [n for path, n in found if path in files]
+    if in_user_files:
+        return in_user_files[-1]
+    loc = getattr(exc, "loc", None)
+    if loc is not None and getattr(loc, "filename", None) in files:
+        return int(loc.line)
+    return _line_of_named_thing(text, program)
+
+
+# What numba's messages name, and the syntax that names it in the user's code.
+_NAMED = [
+    (re.compile(r">>> (\w+)\("), lambda node, name: isinstance(node, ast.Call) and _callee(node) == name),
+    (re.compile(r"[Uu]nknown attribute '(\w+)'"),
+     lambda node, name: isinstance(node, ast.Attribute) and node.attr == name),
+    (re.compile(r"[Uu]ntyped global name '(\w+)'"), lambda node, name: isinstance(node, ast.Name) and node.id == name),
+]  # fmt: skip
+
+
+def _line_of_named_thing(text: str, program: Program) -> int | None:
+    """numba-cuda 0.30 drops the location of many typing errors (its type inference catches another
+    TypingError class than overload resolution raises); find the line from what the message names."""
+    for pattern, matches in _NAMED:
+        found = pattern.search(text)
+        if not found:
+            continue
+        for function in program.functions:
+            lines = [n.lineno for n in ast.walk(function.source.node) if matches(n, found.group(1))]
+            if lines:
+                return min(lines)
+    return None
+
+
+def _callee(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)

@@ -1,0 +1,46 @@
+"""%smid and %globaltimer for numba kernels, through inline PTX (numba has neither built in)."""
+
+from __future__ import annotations
+
+import time
+
+from gpuviz.backends.gpu.compat import import_numba_cuda
+
+
+def simulated() -> bool:
+    """True under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), used to test this backend's logic."""
+    import_numba_cuda()
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+def _register(ptx: str, bits: int):
+    from llvmlite import ir
+    from numba import types
+    from numba.cuda.extending import intrinsic
+
+    result = types.uint32 if bits == 32 else types.uint64
+    constraint = "=r" if bits == 32 else "=l"
+
+    @intrinsic
+    def read_register(typingctx):
+        def codegen(context, builder, signature, args):
+            asm = ir.InlineAsm(ir.FunctionType(ir.IntType(bits), []), ptx, constraint, side_effect=True)
+            return builder.call(asm, [])
+
+        return result(), codegen
+
+    return read_register
+
+
+def smid():
+    if simulated():
+        return lambda: 0
+    return _register("mov.u32 $0, %smid;", 32)
+
+
+def globaltimer():
+    if simulated():
+        return time.perf_counter_ns
+    return _register("mov.u64 $0, %globaltimer;", 64)

@@ -1,0 +1,160 @@
+"""The simulator backend: runs an instrumented kernel on the CPU and returns its trace."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+import numpy as np
+
+from gpuviz.backends.sim.device import VirtualDevice
+from gpuviz.backends.sim.engine import Executor
+from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.options import RunOptions
+from gpuviz.core.trace import Trace, thread_layout
+from gpuviz.instrument.rewrite import Program, build_program
+
+_programs: dict[object, Program] = {}
+
+
+def program_for(py_func) -> Program:
+    """The rewritten kernel, compiled once per Python function."""
+    program = _programs.get(py_func)
+    if program is None:
+        program = _programs[py_func] = build_program(py_func)
+    return program
+
+
+class SimBackend:
+    name = "sim"
+
+    def unavailable_reason(self) -> str | None:
+        return None  # the simulator runs wherever Python runs
+
+    def device_facts(self, options: RunOptions) -> dict:
+        return self.device(options).describe()
+
+    def device(self, options: RunOptions) -> VirtualDevice:
+        return VirtualDevice(sm_count=options.sms) if options.sms else VirtualDevice()
+
+    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, progress=None) -> Trace:
+        program = program_for(py_func)
+        device = self.device(options)
+        config.validate(device.max_threads_per_block)
+        params = program.params
+        if len(args) != len(params):
+            raise GpuvizError(
+                f"{program.name} takes {len(params)} argument(s) ({', '.join(params)}), "
+                f"{len(args)} given"
+            )
+        host_args, write_back = _host_arguments(args)
+        arrays = ArrayTable()
+        for name, value in zip(params, host_args):
+            if isinstance(value, np.ndarray):
+                arrays.add_global(name, value)
+        before = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
+        level = options.level_for(config.threads)
+        log = AccessLog(options.access_cap) if level == "accesses" else None
+        fn = program.bind(make_hooks(arrays, log, config.grid, config.block))
+        filenames = {f.source.filename for f in program.functions}
+        executor = Executor(fn, host_args, config, device, program.name, filenames,
+                            on_block_retired=lambda block: _free_shared(block, arrays),
+                            on_cycle=log.maybe_flush if log is not None else None)  # fmt: skip
+        started = time.perf_counter()
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # millions of short-lived generators: collection passes only cost time
+        try:
+            with np.errstate(all="ignore"):
+                schedule = executor.run(options.schedule, options.seed)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        seconds = time.perf_counter() - started
+        for write in write_back:
+            write()
+        return _trace(program, config, params, args, host_args, before, arrays, log, schedule,
+                      device, options, level, seconds)  # fmt: skip
+
+
+def _free_shared(block, arrays: ArrayTable) -> None:
+    for array in block.shared.values():
+        arrays.unbind(array)
+
+
+def _host_arguments(args: tuple) -> tuple[tuple, list]:
+    """Device arrays of a real GPU library become host copies that are written back afterwards."""
+    host, write_back = [], []
+    for value in args:
+        if not isinstance(value, np.ndarray) and hasattr(value, "__cuda_array_interface__"):
+            copy = _to_host(value)
+            host.append(copy)
+            write_back.append(lambda value=value, copy=copy: _copy_back(value, copy))
+        else:
+            host.append(value)
+    return tuple(host), write_back
+
+
+def _to_host(value) -> np.ndarray:
+    if hasattr(value, "copy_to_host"):
+        return value.copy_to_host()
+    return np.asarray(value.get())
+
+
+def _copy_back(device_array, host: np.ndarray) -> None:
+    if hasattr(device_array, "copy_to_device"):
+        device_array.copy_to_device(host)
+    else:
+        device_array.set(host)
+
+
+def _trace(program, config, params, args, host_args, before, arrays, log, schedule, device,
+           options, level, seconds) -> Trace:  # fmt: skip
+    block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, device.warp_size)
+    threads = {
+        "block_idx": block_idx,
+        "thread_idx": thread_idx,
+        "warp": warp,
+        "lane": lane,
+        "sm": np.repeat(schedule.block_sm, config.threads_per_block).astype(np.int32),
+        "t_start": schedule.t_start,
+        "t_end": schedule.t_end,
+    }
+    accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
+    kernel = program.kernel.source
+    meta = {
+        "kernel": program.name,
+        "source": kernel.text,
+        "source_file": kernel.filename,
+        "source_lines": [kernel.first_line, kernel.last_line],
+        "grid": list(config.grid),
+        "block": list(config.block),
+        "backend": "sim",
+        "device": device.name,
+        "device_facts": device.describe(),
+        "sm_count": device.sm_count,
+        "warp_size": device.warp_size,
+        "time_unit": "tick",
+        "launch": 0,
+        "args": params,
+        "scalars": {n: _scalar(v) for n, v in zip(params, host_args) if _scalar(v) is not None},
+        "arrays": arrays.entries,
+        "level": level,
+        "schedule": options.schedule,
+        "seed": options.seed,
+        "truncated": bool(log.truncated) if log else False,
+        "warnings": schedule.warnings,
+        "seconds": seconds,
+    }
+    after = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
+    snapshots = {n: (before[n], after[n]) for n in before}
+    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
+
+
+def _scalar(value):
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, np.generic) and value.ndim == 0 and not isinstance(value, np.complexfloating):
+        return value.item()
+    return None

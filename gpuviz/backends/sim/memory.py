@@ -1,0 +1,262 @@
+"""Memory for the simulator: the arrays a launch touches, the access log, and the hooks that use them."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gpuviz.core.dtypes import to_dtype
+from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
+
+_FLUSH_EVERY = 1 << 18
+
+
+class ArrayTable:
+    """Every array a launch can log accesses to, by id of the live object, and their descriptions."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict] = []
+        self.ids: dict[int, int] = {}
+        self.names: dict[int, str] = {}  # id(object) -> name, for error messages
+        self._sites: dict[str, int] = {}
+
+    def add_global(self, name: str, array: np.ndarray) -> int:
+        if id(array) in self.ids:
+            return self.ids[id(array)]
+        aid = self._add(name, "global", array.dtype, array.shape)
+        self.bind(array, aid, name)
+        return aid
+
+    def shared_site(self, site: str, name: str, dtype: np.dtype, shape: tuple) -> int:
+        """One entry per shared-array declaration; every block's copy shares it."""
+        if site not in self._sites:
+            self._sites[site] = self._add(name, "shared", dtype, shape)
+        return self._sites[site]
+
+    def bind(self, array: np.ndarray, aid: int, name: str) -> None:
+        self.ids[id(array)] = aid
+        self.names[id(array)] = name
+
+    def unbind(self, array: np.ndarray) -> None:
+        self.ids.pop(id(array), None)
+        self.names.pop(id(array), None)
+
+    def _add(self, name: str, space: str, dtype: np.dtype, shape: tuple) -> int:
+        self.entries.append(
+            {"name": name, "space": space, "dtype": str(np.dtype(dtype)), "shape": list(shape)}
+        )
+        return len(self.entries) - 1
+
+
+class AccessLog:
+    """Access events, seven numbers each, in a flat list flushed into float64 chunks.
+
+    A flat list of numbers (not a list of tuples) keeps the garbage collector out of the way.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.buffer: list[tuple] = []
+        self.chunks: list[np.ndarray] = []
+        self.count = 0
+        self.cap = cap
+        self.truncated = False
+
+    def maybe_flush(self) -> None:
+        if len(self.buffer) >= 7 * _FLUSH_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.buffer:
+            return
+        room = 7 * (self.cap - self.count)
+        if len(self.buffer) > room:
+            self.truncated = True
+            del self.buffer[room:]
+        if self.buffer:
+            try:
+                chunk = np.fromiter(self.buffer, dtype=np.float64, count=len(self.buffer))
+            except TypeError:  # complex values: the log keeps their real part
+                chunk = np.array([getattr(v, "real", v) for v in self.buffer], dtype=np.float64)
+            self.chunks.append(chunk.reshape(-1, 7))
+            self.count += len(self.buffer) // 7
+        self.buffer.clear()
+
+    def columns(self) -> dict[str, np.ndarray]:
+        self.flush()
+        rows = np.concatenate(self.chunks) if self.chunks else np.zeros((0, 7))
+        return {
+            name: rows[:, k].astype(dtype) for k, (name, dtype) in enumerate(ACCESS_COLUMNS.items())
+        }
+
+
+def flat_index(array: np.ndarray, index: object) -> int:
+    """The C-order element number of an in-bounds index (negative indices wrap, as in numba)."""
+    if type(index) is not tuple:
+        k = int(index)
+        return k + array.shape[0] if k < 0 else k
+    flat = 0
+    for k, n in zip(index, array.shape):
+        k = int(k)
+        flat = flat * n + (k + n if k < 0 else k)
+    return flat
+
+
+def describe_bad_index(array: object, index: object, arrays: ArrayTable, exc: Exception) -> str:
+    name = arrays.names.get(id(array))
+    label = f"'{name}'" if name else "a local array"
+    shape = getattr(array, "shape", ())
+    size = f"size {shape[0]}" if len(shape) == 1 else f"shape {tuple(shape)}"
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(p, (float, np.floating)) for p in parts):
+        return f"index {_show(index)} into {label} is a float; array indices must be integers (use //)"
+    if isinstance(exc, IndexError) and "out of bounds" in str(exc):
+        return f"index {_show(index)} is out of bounds for {label} ({size})"
+    return f"bad index {_show(index)} into {label}: {exc}"
+
+
+def _show(index: object) -> str:
+    if isinstance(index, tuple):
+        return "(" + ", ".join(_show(i) for i in index) + ")"
+    return str(index.item() if hasattr(index, "item") else index)
+
+
+class ThreadFault(Exception):
+    """An error one thread hit, already worded for people; the engine adds who and where."""
+
+
+def _inc(old, limit):
+    return 0 if old >= limit else old + 1
+
+
+def _dec(old, limit):
+    return limit if (old == 0 or old > limit) else old - 1
+
+
+ATOMIC_OPS = {
+    "add": lambda old, v: old + v,
+    "sub": lambda old, v: old - v,
+    "and_": lambda old, v: old & v,
+    "or_": lambda old, v: old | v,
+    "xor": lambda old, v: old ^ v,
+    "max": lambda old, v: v if v > old else old,
+    "min": lambda old, v: v if v < old else old,
+    "nanmax": lambda old, v: np.fmax(old, v),
+    "nanmin": lambda old, v: np.fmin(old, v),
+    "inc": _inc,
+    "dec": _dec,
+    "exch": lambda old, v: v,
+    "cas": lambda old, expected, v: v if old == expected else old,
+}
+
+
+def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tuple) -> dict:
+    """The functions and constants an instrumented kernel calls, bound to one launch."""
+    ids_get = arrays.ids.get
+    record = log.buffer.extend if log is not None else None
+    bdx, bdy, bdz = block
+    gdx, gdy, gdz = grid
+
+    def fault(array, index, exc):
+        return ThreadFault(describe_bad_index(array, index, arrays, exc))
+
+    def ld(t, array, index, line, _=None):
+        try:
+            value = array[index]
+        except (IndexError, TypeError) as exc:
+            raise fault(array, index, exc) from None
+        if record is not None:
+            aid = ids_get(id(array))
+            if aid is not None:
+                if type(index) is int and index >= 0 and array.ndim == 1:
+                    record((t.gid, aid, index, READ, line, t.ep, value))
+                elif not isinstance(value, np.ndarray):  # one element (a row read stays unlogged)
+                    record((t.gid, aid, flat_index(array, index), READ, line, t.ep, value))
+        return value
+
+    def st(t, array, index, value, line, _=None):
+        try:
+            array[index] = value
+        except (IndexError, TypeError) as exc:
+            raise fault(array, index, exc) from None
+        except ValueError as exc:
+            raise ThreadFault(f"cannot store {value!r}: {exc}") from None
+        if record is not None:
+            aid = ids_get(id(array))
+            if aid is not None:
+                if type(index) is int and index >= 0 and array.ndim == 1:
+                    record((t.gid, aid, index, WRITE, line, t.ep, array[index]))  # as stored: cast
+                elif (len(index) if type(index) is tuple else 1) == array.ndim:  # one element, not a row
+                    record((t.gid, aid, flat_index(array, index), WRITE, line, t.ep, array[index]))
+
+    def atomic(t, op, array, index, operands, line, _=None):
+        try:
+            old = array[index]
+            array[index] = ATOMIC_OPS[op](old, *operands)
+            new = array[index]
+        except (IndexError, TypeError) as exc:
+            raise fault(array, index, exc) from None
+        if record is not None:
+            aid = ids_get(id(array))
+            if aid is not None:
+                record((t.gid, aid, flat_index(array, index), ATOMIC, line, t.ep, new))
+        return old
+
+    def shared(t, site, name, shape_dtype, keywords, line):
+        block_arrays = t.block.shared
+        array = block_arrays.get(site)
+        if array is None:
+            shape, dtype = _shape_dtype(shape_dtype, keywords)
+            array = np.zeros(shape, dtype)
+            block_arrays[site] = array
+            arrays.bind(array, arrays.shared_site(site, name, dtype, array.shape), name)
+        return array
+
+    def grid(t, ndim):
+        x = t.bx * bdx + t.tx
+        if ndim == 1:
+            return x
+        y = t.by * bdy + t.ty
+        return (x, y) if ndim == 2 else (x, y, t.bz * bdz + t.tz)
+
+    def gridsize(ndim):
+        sizes = (bdx * gdx, bdy * gdy, bdz * gdz)
+        return sizes[0] if ndim == 1 else sizes[:ndim]
+
+    return {
+        "_gv_ld": ld,
+        "_gv_st": st,
+        "_gv_atomic": atomic,
+        "_gv_shared": shared,
+        "_gv_grid": grid,
+        "_gv_gridsize": gridsize,
+        "_gv_local": lambda shape, dtype: np.zeros(shape, to_dtype(dtype)),
+        "_gv_const": lambda array: array,
+        "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
+        "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
+        "_gv_warpsize": 32,
+        **BIT_FUNCTIONS,
+    }  # fmt: skip
+
+
+def _shape_dtype(positional: tuple, keywords: dict) -> tuple:
+    values = dict(zip(("shape", "dtype"), positional))
+    values.update(keywords)
+    return values["shape"], to_dtype(values["dtype"])
+
+
+def _bits(x) -> int:
+    """The integer width numba works at: the value's own dtype, 64 bits for Python ints."""
+    return x.dtype.itemsize * 8 if hasattr(x, "dtype") else 64
+
+
+BIT_FUNCTIONS = {
+    "_gv_noop": lambda *args: None,
+    "_gv_popc": lambda x: bin(int(x) & ((1 << _bits(x)) - 1)).count("1"),
+    "_gv_brev": lambda x: int(f"{int(x) & ((1 << _bits(x)) - 1):0{_bits(x)}b}"[::-1], 2),
+    "_gv_clz": lambda x: _bits(x) - (int(x) & ((1 << _bits(x)) - 1)).bit_length(),
+    "_gv_ffs": lambda x: (int(x) & -int(x)).bit_length(),
+    "_gv_fma": lambda a, b, c: a * b + c,
+    "_gv_cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
+    "_gv_selp": lambda p, a, b: a if p else b,
+}

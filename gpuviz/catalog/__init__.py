@@ -1,0 +1,99 @@
+"""The catalog: lessons (`lessons/`, in course order) and the example scripts (`examples/`), shipped as
+package data and found with importlib.resources, so a wheel install has them all.
+
+A lesson is a plain numba-cuda script that checks its own result against NumPy, and a Markdown
+text beside it: title, a line of description, then `## Question`, `## Answer`, `## Explanation`.
+A script's `# gpuviz: race, sms=8` line says how to run and judge it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+from gpuviz.core.errors import GpuvizError
+
+# Scripts run with runpy and need real files: package data of a normal install (wheel or editable) is.
+LESSONS = Path(str(files("gpuviz.catalog") / "lessons"))
+EXAMPLES = Path(str(files("gpuviz.catalog") / "examples"))
+ORDER = [
+    "vector_add", "grid_2d", "grid_3d", "shared_reduction", "tiled_matmul", "atomic_histogram",
+    "racy_counter", "warp_shuffle_sum", "device_function", "two_launches", "cupy_vecadd",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    name: str  # "02-the-race" for lessons, "vector_add" for examples
+    title: str
+    description: str
+    path: Path
+    sections: dict[str, str] = field(default_factory=dict)  # question, answer, explanation
+    racy: bool = False  # the lesson is about a race: judged by its races, not a reference
+    sms: int | None = None  # run on this many virtual SMs (to show waves at a small size)
+
+    @property
+    def source(self) -> str:
+        return self.path.read_text()
+
+    @property
+    def is_lesson(self) -> bool:
+        return self.path.parent == LESSONS
+
+
+def catalog() -> list[CatalogEntry]:
+    """The lessons in course order, then the examples."""
+    return lessons() + examples()
+
+
+def lessons(folder: Path = LESSONS) -> list[CatalogEntry]:
+    if not folder.is_dir():
+        return []
+    return [_lesson(path) for path in sorted(folder.glob("[0-9][0-9]-*.py"))]
+
+
+def examples(folder: Path = EXAMPLES) -> list[CatalogEntry]:
+    if not folder.is_dir():
+        return []
+    scripts = sorted(folder.glob("*.py"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
+    entries = []
+    for path in scripts:
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        title = path.stem.replace("_", " ").capitalize()
+        entries.append(CatalogEntry(path.stem, title, doc.split("\n\n")[0].replace("\n", " "), path,
+                                    racy="racy" in path.stem))  # fmt: skip
+    return entries
+
+
+def find(name: str) -> CatalogEntry:
+    """An entry by name, number ("02") or the name without its number ("the-race")."""
+    entries = catalog()
+    for entry in entries:
+        if name in (entry.name, entry.name.split("-", 1)[0], entry.name.split("-", 1)[-1]):
+            return entry
+    known = ", ".join(entry.name for entry in entries)
+    raise GpuvizError(f"no catalog entry {name!r}; `gpuviz list` shows them: {known}")
+
+
+def _lesson(path: Path) -> CatalogEntry:
+    text = path.with_suffix(".md").read_text() if path.with_suffix(".md").exists() else f"# {path.stem}\n"
+    title, description, sections = _markdown(text)
+    flags = re.search(r"^# gpuviz:(.*)$", path.read_text(), re.MULTILINE)
+    words = [w.strip() for w in flags.group(1).split(",")] if flags else []
+    sms = next((int(w.split("=")[1]) for w in words if w.startswith("sms=")), None)
+    return CatalogEntry(path.stem, title, description, path, sections, "race" in words, sms)
+
+
+def _markdown(text: str) -> tuple[str, str, dict[str, str]]:
+    parts = re.split(r"^## ", text, flags=re.MULTILINE)
+    head = parts[0].strip().splitlines()
+    title = head[0].lstrip("# ").strip() if head else ""
+    description = " ".join(line.strip() for line in head[1:]).strip()
+    sections = {}
+    for part in parts[1:]:
+        heading, _, body = part.partition("\n")
+        sections[heading.strip().lower()] = body.strip()
+    return title, description, sections

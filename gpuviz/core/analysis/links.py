@@ -1,0 +1,65 @@
+"""Who touched what: the queries the linked views ask of a trace's access log (pure functions)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.core.trace import READ, WRITE, Trace
+
+
+def _log(trace: Trace):
+    if trace.accesses is None:
+        return None
+    return trace.accesses
+
+
+def thread_accesses(trace: Trace, gid: int) -> dict[str, np.ndarray]:
+    """The access-log rows of one thread."""
+    acc = _log(trace)
+    if acc is None:
+        return {}
+    mine = acc["thread"] == gid
+    return {name: column[mine] for name, column in acc.items()}
+
+
+def line_counts(trace: Trace, gid: int | None = None) -> dict[int, int]:
+    """Accesses per source line, of one thread or of all."""
+    acc = _log(trace)
+    if acc is None:
+        return {}
+    lines = acc["line"] if gid is None else acc["line"][acc["thread"] == gid]
+    values, counts = np.unique(lines, return_counts=True)
+    return {int(v): int(c) for v, c in zip(values, counts)}
+
+
+def elements_on_line(trace: Trace, line: int, array: int) -> np.ndarray:
+    acc = _log(trace)
+    if acc is None:
+        return np.zeros(0, np.int64)
+    return np.unique(acc["index"][(acc["line"] == line) & (acc["array"] == array)])
+
+
+def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per element: the thread that wrote it last (-1: never written), and how many threads wrote
+    it with plain (non-atomic) writes: several of those is what stands out."""
+    last = np.full(size, -1, np.int64)
+    count = np.zeros(size, np.int64)
+    acc = _log(trace)
+    if acc is None:
+        return last, count
+    rows = (acc["array"] == array) & (acc["kind"] != READ)
+    thread, index = acc["thread"][rows].astype(np.int64), acc["index"][rows]
+    if block is not None:
+        mine = thread // int(np.prod(trace.block)) == block
+        thread, index = thread[mine], index[mine]
+    last[index] = thread  # rows are in time order: the last write wins
+    plain = acc["kind"][rows] == WRITE
+    if block is not None:
+        plain = plain[mine]
+    index, thread = index[plain], thread[plain]
+    if len(index):  # distinct (element, thread) pairs by one sort of packed keys, then count per element
+        span = int(thread.max()) + 1
+        pairs = np.sort(index.astype(np.int64) * span + thread)
+        distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
+        count += np.bincount(distinct // span, minlength=size)[:size]
+    return last, count

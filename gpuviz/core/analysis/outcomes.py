@@ -1,0 +1,154 @@
+"""What a race did to the result: lost updates per element, and outcomes over repeated runs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.core.trace import READ, Trace
+
+
+def lost_updates(trace: Trace) -> dict[str, np.ndarray]:
+    """For every global array, per element: writes that did not make it into the final value.
+
+    Each write extends the chain of the value it was computed from: the version its thread last
+    read of that element (an atomic reads the current version). The final value carries the
+    chain of the last write; every write not on that chain was lost. A serial schedule loses
+    none; `a[0] += 1` by n threads that all read before any writes loses n - 1.
+    """
+    if trace.accesses is None:
+        return {}
+    acc = trace.accesses
+    result = {}
+    for aid, entry in enumerate(trace.meta.get("arrays", [])):
+        if entry["space"] != "global":
+            continue
+        size = int(np.prod(entry["shape"])) if entry["shape"] else 1
+        mask = acc["array"] == aid
+        lost = np.zeros(size, np.int64)
+        if mask.any() and trace.meta.get("backend") == "gpu":
+            before = trace.before(entry["name"]).reshape(-1) if entry["name"] in trace.args else None
+            after = trace.after(entry["name"]).reshape(-1) if entry["name"] in trace.args else None
+            _lost_from_values(lost, acc["index"][mask], acc["kind"][mask], acc["thread"][mask],
+                              acc["value"][mask], before, after)  # fmt: skip
+        elif mask.any():
+            elements, counts = _lost_per_element(acc["index"][mask], acc["kind"][mask], acc["thread"][mask])
+            lost[elements] = counts
+        result[entry["name"]] = lost.reshape(entry["shape"]) if entry["shape"] else lost
+    return result
+
+
+def _lost_per_element(index: np.ndarray, kind: np.ndarray, thread: np.ndarray):
+    order = np.argsort(index, kind="stable")  # by element, then time
+    element, kind, thread = index[order].astype(np.int64), kind[order], thread[order].astype(np.int64)
+    n = len(element)
+    starts = _run_starts(element)
+    element_id = np.cumsum(starts) - 1
+    is_write = kind != READ
+    writes_before = np.cumsum(is_write) - is_write
+    version = writes_before - writes_before[np.flatnonzero(starts)][element_id]  # writes seen so far
+    read_version = _last_read_version(element_id, thread, kind, version)
+    parent_version = np.where(kind == READ, -1, np.where(kind == 1, read_version, version))
+    # Global numbering of writes in (element, time) order; a write's parent made `parent_version`.
+    write_rows = np.flatnonzero(is_write)
+    write_number = np.full(n, -1, np.int64)
+    write_number[write_rows] = np.arange(len(write_rows))
+    firsts = np.full(element_id[-1] + 1, -1, np.int64)
+    seen = write_rows[::-1]
+    firsts[element_id[seen]] = write_number[seen]  # the last assignment wins: the first write
+    parent = np.where(parent_version[write_rows] >= 1,
+                      firsts[element_id[write_rows]] + parent_version[write_rows] - 1, -1)  # fmt: skip
+    depth = _chain_depths(parent)
+    last_write = np.full(element_id[-1] + 1, -1, np.int64)
+    last_write[element_id[write_rows]] = write_number[write_rows]
+    writes = np.bincount(element_id[write_rows], minlength=element_id[-1] + 1)
+    has_writes = writes > 0
+    chain = np.zeros(len(writes), np.int64)
+    chain[has_writes] = depth[last_write[has_writes]]
+    return element[np.flatnonzero(starts)], writes - chain
+
+
+MAX_VALUE_CHAIN_ELEMENTS = 10_000
+
+
+def _lost_from_values(lost, index, kind, thread, value, before, after) -> None:
+    """GPU traces: the log's order is the time order only within a thread, so the chain of a value
+    is followed through the values themselves: a write of w after its thread read r makes w one
+    step longer than r. Elements that one write or none touched lose nothing."""
+    if before is None or after is None:
+        return
+    writes = kind != READ
+    per_element = np.bincount(index[writes], minlength=len(lost))
+    crowded = np.flatnonzero(per_element > 1)[:MAX_VALUE_CHAIN_ELEMENTS]
+    chosen = np.isin(index, crowded)
+    order = np.lexsort((np.arange(int(chosen.sum())), thread[chosen], index[chosen]))
+    rows = np.flatnonzero(chosen)[order]
+    for element in crowded:
+        mine = rows[index[rows] == element]
+        edges, atomics, last_read = [], 0, {}
+        for k, t, v in zip(kind[mine].tolist(), thread[mine].tolist(), value[mine].tolist()):
+            if k == READ:
+                last_read[t] = v
+            elif k == 1:
+                edges.append((last_read.get(t), v))
+            else:
+                atomics += 1
+        edges.sort(key=lambda edge: (edge[0] is not None, edge[0] or 0.0))  # increments settle in one pass
+        depth = {float(np.float32(before[element])): 0}
+        for _ in range(len(edges) + 1):  # relax until no chain grows (values form a DAG)
+            changed = False
+            for source, target in edges:
+                d = 1 if source is None else depth.get(source, 0) + 1
+                if d > depth.get(target, -1):
+                    depth[target], changed = d, True
+            if not changed:
+                break
+        chain = depth.get(float(np.float32(after[element])), 0) + atomics
+        lost[element] = max(0, int(per_element[element]) - chain)
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    starts = np.ones(len(values), bool)
+    starts[1:] = values[1:] != values[:-1]
+    return starts
+
+
+def _last_read_version(element_id, thread, kind, version) -> np.ndarray:
+    """For every event: the version its thread saw at its latest read of the element, or -1."""
+    n = len(element_id)
+    order = np.lexsort((np.arange(n), thread, element_id))
+    group_start = _run_starts(element_id[order]) | _run_starts(thread[order])
+    positions = np.arange(n)
+    is_read = kind[order] == READ
+    marker = np.where(is_read | group_start, positions, 0)
+    latest = np.maximum.accumulate(marker)
+    found = is_read[latest]
+    # A write's own position is not a read, so `latest` is the latest read before it (or the run start).
+    seen = np.where(found, version[order][latest], -1)
+    result = np.empty(n, np.int64)
+    result[order] = seen
+    return result
+
+
+def _chain_depths(parent: np.ndarray) -> np.ndarray:
+    """Length of the chain ending at each node of a forest given by parent pointers (pointer jumping)."""
+    rank = (parent >= 0).astype(np.int64)
+    jump = parent.copy()
+    while (jump >= 0).any():
+        live = jump >= 0
+        target = jump[live]
+        rank_next = rank.copy()
+        rank_next[live] += rank[target]
+        jump_next = jump.copy()
+        jump_next[live] = jump[target]
+        rank, jump = rank_next, jump_next
+    return rank + 1
+
+
+def outcome_summary(runs: np.ndarray, sequential: np.ndarray | None, element: int) -> dict:
+    """The values one element took over repeated runs, against the serial answer."""
+    flat = runs.reshape(len(runs), -1)[:, element]
+    values, counts = np.unique(flat, return_counts=True)
+    summary = {"values": values.tolist(), "counts": counts.tolist()}
+    if sequential is not None:
+        summary["sequential"] = sequential.reshape(-1)[element].item()
+    return summary

@@ -1,0 +1,89 @@
+"""Colour modes for the grid: a uint8 code per thread and a 256-entry lookup table (no Qt)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuviz.core.trace import Trace
+
+MODES = ("block", "warp", "SM", "start time", "value written")
+NOT_RUN, NOTHING = 0, 255  # codes: a thread that has not started yet; no value to show
+PALETTE = np.array([
+    (230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48), (145, 30, 180),
+    (70, 240, 240), (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128), (220, 190, 255),
+], np.uint8)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Coloring:
+    codes: np.ndarray  # uint8 per thread, 1..255
+    lut: np.ndarray  # (256, 4) uint8 RGBA
+    legend: list[tuple[tuple[int, int, int], str]]
+
+
+def coloring(trace: Trace, mode: str) -> Coloring:
+    if mode in ("block", "warp", "SM"):
+        return _categorical(trace, mode)
+    if mode == "start time":
+        return _gradient(trace.threads["t_start"].astype(float), f"start ({trace.meta.get('time_unit', 'tick')})")
+    if mode == "value written":
+        return _gradient(last_written_values(trace), "value written")
+    raise ValueError(f"unknown colour mode {mode!r}; modes: {', '.join(MODES)}")
+
+
+def _categorical(trace: Trace, mode: str) -> Coloring:
+    per_block = int(np.prod(trace.block))
+    ids = {
+        "block": np.arange(trace.n_threads) // per_block,
+        "warp": trace.threads["warp"],
+        "SM": trace.threads["sm"],
+    }[mode]
+    codes = (ids % len(PALETTE) + 1).astype(np.uint8)
+    lut = _base_lut()
+    lut[1 : len(PALETTE) + 1, :3] = PALETTE
+    distinct = int(ids.max()) + 1 if len(ids) else 0
+    shown = min(distinct, len(PALETTE))
+    suffix = f" (and every {len(PALETTE)}th after)" if distinct > len(PALETTE) else ""
+    legend = [(tuple(int(c) for c in PALETTE[k]), f"{mode} {k}{suffix if k == 0 else ''}") for k in range(shown)]
+    return Coloring(codes, lut, legend)
+
+
+def _gradient(values: np.ndarray, label: str) -> Coloring:
+    known = np.isfinite(values)
+    codes = np.full(len(values), NOTHING, np.uint8)
+    if known.any():
+        low, high = float(values[known].min()), float(values[known].max())
+        scaled = (values[known] - low) / (high - low) if high > low else np.zeros(int(known.sum()))
+        codes[known] = (1 + scaled * 253).astype(np.uint8)
+    else:
+        low = high = 0.0
+    lut = _base_lut()
+    ramp = np.linspace(0, 1, 254)
+    lut[1:255, 0] = (68 + ramp * (253 - 68)).astype(np.uint8)  # dark blue to yellow
+    lut[1:255, 1] = (1 + ramp * (231 - 1)).astype(np.uint8)
+    lut[1:255, 2] = (84 + ramp * (37 - 84)).astype(np.uint8)
+    legend = [(tuple(int(c) for c in lut[1, :3]), f"{label} {low:g}"), (tuple(int(c) for c in lut[254, :3]),
+              f"{label} {high:g}"), ((110, 110, 110), "nothing written")]  # fmt: skip
+    return Coloring(codes, lut, legend)
+
+
+def _base_lut() -> np.ndarray:
+    lut = np.zeros((256, 4), np.uint8)
+    lut[:, 3] = 255
+    lut[NOT_RUN, :3] = (38, 38, 46)
+    lut[NOTHING, :3] = (110, 110, 110)
+    return lut
+
+
+def last_written_values(trace: Trace) -> np.ndarray:
+    """Per thread, the last value it wrote to any array (NaN when it wrote none)."""
+    values = np.full(trace.n_threads, np.nan)
+    if trace.accesses is None:
+        return values
+    acc = trace.accesses
+    writes = acc["kind"] != 0
+    values[acc["thread"][writes]] = acc["value"][writes]  # later rows overwrite earlier ones
+    return values
+

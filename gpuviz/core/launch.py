@@ -1,0 +1,97 @@
+"""Launch configurations: normalise numba's [grid, block] forms and validate them against a device."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpuviz.core.errors import LaunchError
+
+Dim3 = tuple[int, int, int]
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIMS: Dim3 = (1024, 1024, 64)
+MAX_GRID_DIMS: Dim3 = (2**31 - 1, 65535, 65535)
+WARP_SIZE = 32
+
+
+def as_dim3(value: object, what: str) -> Dim3:
+    """Turn an int or a 1-3 tuple (as numba accepts) into (x, y, z); say what is wrong otherwise."""
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not 1 <= len(items) <= 3:
+        raise LaunchError(f"{what} has {len(items)} dimensions; use an int or a tuple of 1 to 3 ints")
+    dims = []
+    for item in items:
+        if isinstance(item, bool) or not _is_integer(item):
+            raise LaunchError(f"{what} {_show(items)} must be whole numbers, got {item!r}")
+        dims.append(int(item))
+    if any(d < 1 for d in dims):
+        raise LaunchError(f"{what} {_show(items)} must be positive; every dimension is at least 1")
+    return tuple(dims + [1] * (3 - len(dims)))  # type: ignore[return-value]
+
+
+def _is_integer(item: object) -> bool:
+    return hasattr(item, "__index__")
+
+
+def _show(items: tuple) -> str:
+    return str(items[0]) if len(items) == 1 else "(" + ", ".join(str(i) for i in items) + ")"
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """A validated grid and block, each (x, y, z)."""
+
+    grid: Dim3
+    block: Dim3
+
+    @classmethod
+    def of(cls, grid: object, block: object) -> LaunchConfig:
+        config = cls(as_dim3(grid, "grid"), as_dim3(block, "block"))
+        config.validate()
+        return config
+
+    def validate(self, max_threads_per_block: int = MAX_THREADS_PER_BLOCK) -> None:
+        per_block = self.threads_per_block
+        if per_block > max_threads_per_block:
+            raise LaunchError(
+                f"block has {per_block} threads; at most {max_threads_per_block} threads per "
+                f"block are allowed"
+            )
+        for axis, size, limit in zip("xyz", self.block, MAX_BLOCK_DIMS):
+            if size > limit:
+                raise LaunchError(f"block.{axis} is {size}; block dims are at most {MAX_BLOCK_DIMS}")
+        for axis, size, limit in zip("xyz", self.grid, MAX_GRID_DIMS):
+            if size > limit:
+                raise LaunchError(f"grid.{axis} is {size}; grid dims are at most {MAX_GRID_DIMS}")
+
+    @property
+    def threads_per_block(self) -> int:
+        return math.prod(self.block)
+
+    @property
+    def blocks(self) -> int:
+        return math.prod(self.grid)
+
+    @property
+    def threads(self) -> int:
+        return self.blocks * self.threads_per_block
+
+    @property
+    def warps_per_block(self) -> int:
+        return -(-self.threads_per_block // WARP_SIZE)
+
+    def describe(self) -> str:
+        return f"grid={format_dims(self.grid)} block={format_dims(self.block)}"
+
+
+def format_dims(values) -> str:
+    """(x,y,z) as the messages and reports write it: '(2,0,0)'."""
+    return "(" + ",".join(str(int(v)) for v in values) + ")"
+
+
+def blocks_to_cover(n: int, block: int) -> int:
+    """The grid size that gives at least one thread per element: ceil(n / block)."""
+    if n < 1 or block < 1:
+        raise LaunchError(f"cannot cover {n} elements with blocks of {block}; both must be positive")
+    return -(-n // block)

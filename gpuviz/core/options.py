@@ -1,0 +1,47 @@
+"""What a run asks for: backend, recording level, schedule. Frozen, so it can cross to a worker process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from gpuviz.core.errors import GpuvizError
+
+BACKEND_CHOICES = ("auto", "sim", "gpu")
+LEVELS = ("auto", "threads", "accesses")
+SCHEDULES = ("gpu", "sequential")
+AUTO_ACCESS_LIMIT = 1 << 21  # above this many threads, `auto` records threads only
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    backend: str = "auto"
+    level: str = "auto"
+    schedule: str = "gpu"
+    seed: int = 0
+    sms: int | None = None  # simulator: number of virtual SMs (default: the device's)
+    access_cap: int = 1 << 26  # events; 64 Mi
+    repeat: int = 1  # run each launch this many times from the same inputs (outcome distributions)
+
+    def __post_init__(self) -> None:
+        _check("backend", self.backend, BACKEND_CHOICES)
+        _check("level", self.level, LEVELS)
+        _check("schedule", self.schedule, SCHEDULES)
+        if self.sms is not None and not 1 <= self.sms <= 100_000:
+            raise GpuvizError(f"sms is {self.sms}; use a number of SMs from 1 to 100000")
+        if self.access_cap < 0:
+            raise GpuvizError("access_cap must be zero or more")
+        if not 1 <= self.repeat <= 10_000:
+            raise GpuvizError(f"repeat is {self.repeat}; run a launch from 1 to 10000 times")
+
+    def level_for(self, threads: int) -> str:
+        if self.level != "auto":
+            return self.level
+        return "accesses" if threads <= AUTO_ACCESS_LIMIT else "threads"
+
+    def with_(self, **changes) -> RunOptions:
+        return replace(self, **changes)
+
+
+def _check(what: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise GpuvizError(f"{what} {value!r} is not known; use one of: {', '.join(allowed)}")

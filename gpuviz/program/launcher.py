@@ -1,0 +1,42 @@
+"""Where a script's launches go: a stack of launchers (sessions), so `kernel[grid, block](...)` in a
+user's script reaches the run layer without the program layer importing it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+
+class Launcher(Protocol):
+    """What a kernel launch needs: a session of the run layer fits."""
+
+    backend: object
+    options: object
+
+    def launch(self, py_func, grid, block, args: tuple): ...
+
+
+_active: list[Launcher] = []
+_default: list[Callable[[], Launcher]] = []  # set by the run layer: a quiet simulator session
+
+
+def set_default_factory(factory: Callable[[], Launcher]) -> None:
+    """The run layer says how to make the launcher used outside `gpuviz run` (the Python API)."""
+    _default[:] = [factory]
+
+
+def current() -> Launcher:
+    """The launcher launches go to now; outside a run, a default one made once."""
+    if not _active:
+        _active.append(_default[0]())  # importing gpuviz registers it (gpuviz.run.session)
+    return _active[-1]
+
+
+@contextmanager
+def activated(launcher: Launcher) -> Iterator[Launcher]:
+    _active.append(launcher)
+    try:
+        yield launcher
+    finally:
+        _active.remove(launcher)

@@ -1,0 +1,133 @@
+"""Run a user's numba-cuda script unmodified, with every kernel launch going through a gpuviz session."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+import traceback
+import types
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from gpuviz.core.errors import GpuvizError, KernelSourceError
+from gpuviz.program.launcher import Launcher, activated
+
+
+class ScriptError(GpuvizError):
+    """The script itself failed (an assert, an exception of its own)."""
+
+    def __init__(self, message: str, details: str, line: int | None = None):
+        super().__init__(message)
+        self.details = details
+        self.line = line  # the script's own line, for the editor to mark
+
+
+def check_script(path: str | Path) -> tuple[Path, str]:
+    """Read a script and check its syntax, with one-line messages for the usual mistakes."""
+    path = Path(path)
+    if not path.is_file():
+        raise GpuvizError(f"no script at {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GpuvizError(f"cannot read {path}: {exc}") from None
+    try:
+        compile(text, str(path), "exec")
+    except SyntaxError as exc:
+        raise KernelSourceError(f"{path.name} line {exc.lineno}: invalid syntax: {exc.msg}", exc.lineno) from None
+    return path, text
+
+
+def run_script(path: str | Path, session: Launcher, argv: list[str] | None = None) -> None:
+    """Execute the script as __main__; its launches are traced by `session`."""
+    path, _ = check_script(path)
+    old_argv, old_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.argv = [str(path), *(argv or [])]
+    sys.path.insert(0, str(path.parent.resolve()))
+    try:
+        with activated(session), shims_for(session.backend.name):
+            runpy.run_path(str(path), run_name="__main__")
+    except GpuvizError:
+        raise
+    except SystemExit as exc:
+        if exc.code not in (None, 0):  # sys.exit(main()) with success is a finished script
+            raise _script_failure(exc, path) from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        raise _script_failure(exc, path) from None
+    finally:
+        sys.argv = old_argv
+        if sys.path and sys.path[0] == str(path.parent.resolve()) and sys.path[0] != old_path0:
+            sys.path.pop(0)
+
+
+def _script_failure(exc: BaseException, path: Path) -> ScriptError:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    where = f" at line {frames[-1].lineno}" if frames else ""
+    text = str(exc)
+    message = f"{path.name} raised {type(exc).__name__}{where}" + (f": {text}" if text else "")
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return ScriptError(message, details, frames[-1].lineno if frames else None)
+
+
+@contextmanager
+def shims_for(backend_name: str):
+    """Route the script's kernels through gpuviz while it runs: on the simulator `numba.cuda` and
+    `cupy` are stand-ins; on the GPU, `numba.cuda.jit` is gpuviz's for the time of the run."""
+    if backend_name != "sim":
+        with _gpuviz_jit_on_real_cuda():
+            yield
+        return
+    from gpuviz.program.shims import cuda as cuda_shim
+    from gpuviz.program.shims import cupy as cupy_shim
+
+    replaced = {"numba.cuda": cuda_shim, "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}
+    numba = _numba_module()
+    if "numba" not in sys.modules or sys.modules["numba"] is not numba:
+        replaced["numba"] = numba
+    saved = {name: sys.modules.get(name) for name in replaced}
+    saved_attr = numba.__dict__.get("cuda")
+    sys.modules.update(replaced)
+    numba.cuda = cuda_shim
+    try:
+        yield
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        if saved_attr is None:
+            numba.__dict__.pop("cuda", None)
+        else:
+            numba.cuda = saved_attr
+
+
+@contextmanager
+def _gpuviz_jit_on_real_cuda():
+    from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
+    from gpuviz.program.kernel import jit
+
+    cuda = import_numba_cuda()
+    cuda.jit = jit
+    try:
+        yield
+    finally:
+        cuda.jit = numba_jit()
+
+
+def _numba_module() -> types.ModuleType:
+    try:
+        import numba
+
+        return numba
+    except ImportError:  # numba's CPU part is missing: give scripts its types from NumPy
+        stub = types.ModuleType("numba")
+        names = "float16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_"
+        for name in names.split():
+            setattr(stub, name, getattr(np, name))
+        stub.njit = stub.jit = lambda *a, **k: (a[0] if a and callable(a[0]) else (lambda f: f))
+        return stub

@@ -1,0 +1,174 @@
+"""A stand-in for `numba.cuda` on the simulator: kernels, intrinsics and device-array helpers.
+
+Intrinsics (threadIdx, syncthreads, atomic.add, ...) are never executed from here: the kernel
+rewrite recognises them by name and replaces them. Called outside a kernel they say so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.backends.sim.device import VirtualDevice
+from gpuviz.core.dtypes import to_dtype
+from gpuviz.core.errors import GpuvizError
+from gpuviz.program.kernel import jit  # noqa: F401  (numba.cuda.jit)
+
+
+class _Intrinsic:
+    """A name that only means something inside a kernel (cuda.threadIdx.x, cuda.atomic.add)."""
+
+    def __init__(self, path: str):
+        self._gpuviz_path = path
+
+    def __getattr__(self, name: str) -> _Intrinsic:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Intrinsic(f"{self._gpuviz_path}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        raise GpuvizError(f"cuda.{self._gpuviz_path}() can only be used inside a kernel")
+
+    def __repr__(self) -> str:
+        return f"<cuda.{self._gpuviz_path}>"
+
+
+_INTRINSICS = """
+threadIdx blockIdx blockDim gridDim laneid warpsize grid gridsize syncthreads syncthreads_count
+syncthreads_and syncthreads_or syncwarp activemask shfl_sync shfl_up_sync shfl_down_sync
+shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const threadfence
+threadfence_block threadfence_system popc brev clz ffs fma cbrt selp
+""".split()
+globals().update({name: _Intrinsic(name) for name in _INTRINSICS})
+
+
+class DeviceArray(np.ndarray):
+    """A host array that plays the part of a numba device array."""
+
+    def copy_to_host(self, ary=None, stream=0):
+        if ary is None:
+            return np.array(self)
+        ary[...] = self
+        return ary
+
+    def copy_to_device(self, ary, stream=0) -> None:
+        self[...] = ary
+
+    def is_c_contiguous(self) -> bool:
+        return self.flags.c_contiguous
+
+
+def to_device(obj, stream=0, copy=True, to=None) -> DeviceArray:
+    if to is not None:
+        to.copy_to_device(obj)
+        return to
+    return np.array(obj).view(DeviceArray)
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0) -> DeviceArray:
+    return np.zeros(shape, to_dtype(dtype), order=order).view(DeviceArray)
+
+
+def device_array_like(ary, stream=0) -> DeviceArray:
+    return np.zeros_like(np.asarray(ary)).view(DeviceArray)
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C") -> np.ndarray:
+    return np.zeros(shape, to_dtype(dtype), order=order)
+
+
+mapped_array = pinned_array
+
+
+def as_cuda_array(obj, sync=True) -> DeviceArray:
+    return np.asarray(obj).view(DeviceArray)
+
+
+def is_cuda_array(obj) -> bool:
+    return isinstance(obj, np.ndarray)
+
+
+def synchronize() -> None:
+    """Simulated launches finish before they return."""
+
+
+def is_available() -> bool:
+    return True  # kernels run, on the simulator
+
+
+class _Device:
+    def __init__(self, device: VirtualDevice):
+        self.name = device.name.encode()
+        self.id = 0
+        self.compute_capability = (9, 0)
+        self.MULTIPROCESSOR_COUNT = device.sm_count
+        self.MAX_THREADS_PER_BLOCK = device.max_threads_per_block
+        self.WARP_SIZE = device.warp_size
+        self.MAX_BLOCK_DIM_X, self.MAX_BLOCK_DIM_Y, self.MAX_BLOCK_DIM_Z = 1024, 1024, 64
+        self.MAX_GRID_DIM_X, self.MAX_GRID_DIM_Y, self.MAX_GRID_DIM_Z = 2**31 - 1, 65535, 65535
+        self.MAX_SHARED_MEMORY_PER_BLOCK = 48 * 1024
+
+    def reset(self) -> None:
+        pass
+
+
+def get_current_device() -> _Device:
+    from gpuviz.program.launcher import current
+
+    return _Device(current().backend.device(current().options))
+
+
+def select_device(device_id: int = 0) -> _Device:
+    return get_current_device()
+
+
+def detect() -> bool:
+    device = get_current_device()
+    print(f"Found 1 CUDA device (simulated)\nid 0 {device.name.decode()} [SMs: {device.MULTIPROCESSOR_COUNT}]")
+    return True
+
+
+def close() -> None:
+    pass
+
+
+class _Stream:
+    def synchronize(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+class _Event:
+    def record(self, stream=0) -> None:
+        import time
+
+        self._t = time.perf_counter()
+
+    def synchronize(self) -> None:
+        pass
+
+    def wait(self, stream=0) -> None:
+        pass
+
+    def elapsed_time(self, later: _Event) -> float:
+        return (later._t - self._t) * 1000.0
+
+
+def stream() -> _Stream:
+    return _Stream()
+
+
+def default_stream() -> _Stream:
+    return _Stream()
+
+
+def event(timing: bool = True) -> _Event:
+    return _Event()
+
+
+def __getattr__(name: str):
+    raise AttributeError(f"numba.cuda.{name} is not available in gpuviz's simulator")

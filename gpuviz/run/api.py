@@ -1,0 +1,67 @@
+"""The Python API: `gpuviz.trace(kernel)[grid, block](*args)` returns the launch's Trace."""
+
+from __future__ import annotations
+
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.options import RunOptions
+from gpuviz.core.trace import Trace
+from gpuviz.instrument.source import register_text
+from gpuviz.program.kernel import Kernel
+from gpuviz.run.session import Session
+
+
+class Tracer:
+    """Mirrors launch syntax: tracer[grid, block](*args) -> Trace."""
+
+    def __init__(self, py_func, options: RunOptions):
+        self.py_func = py_func
+        self.session = Session(options)
+
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or len(config) < 2:
+            raise GpuvizError("use gpuviz.trace(kernel)[grid, block](*args)")
+        grid, block = config[0], config[1]
+        return lambda *args: self.session.launch(self.py_func, grid, block, args)
+
+
+def trace(kernel, name: str | None = None, **options) -> Tracer:
+    """Trace launches of `kernel`: a @cuda.jit kernel, a plain function, or source text.
+
+    Options are those of RunOptions: backend, level, schedule, seed, sms, access_cap.
+    """
+    return Tracer(python_function(kernel, name), RunOptions(**options))
+
+
+def python_function(kernel, name: str | None = None):
+    if isinstance(kernel, str):
+        return kernel_from_text(kernel, name)
+    py_func = getattr(kernel, "py_func", kernel)
+    if not callable(py_func) or not hasattr(py_func, "__code__"):
+        raise GpuvizError(f"cannot trace {kernel!r}: give a @cuda.jit kernel, a function or source text")
+    return py_func
+
+
+def kernel_from_text(text: str, name: str | None = None):
+    """Execute source text (with the simulator's stand-ins) and pick the kernel it defines."""
+    from gpuviz.instrument.source import parse_file
+    from gpuviz.program.script import shims_for
+
+    filename = register_text(text)
+    parse_file(text, filename)
+    namespace: dict = {"__name__": "__gpuviz_source__"}
+    with shims_for("sim"):
+        exec(compile(text, filename, "exec"), namespace)
+    kernels = {k: v for k, v in namespace.items() if isinstance(v, Kernel)}
+    if name is not None:
+        if name not in kernels:
+            raise GpuvizError(f"no kernel named {name!r}; the source defines: {', '.join(kernels) or 'none'}")
+        return kernels[name].py_func
+    if len(kernels) != 1:
+        found = ", ".join(kernels) or "no @cuda.jit kernel"
+        raise GpuvizError(f"the source defines {found}; pass name= to choose one")
+    return next(iter(kernels.values())).py_func
+
+
+def run(kernel, grid, block, *args, **options) -> Trace:
+    """One traced launch in a call: run(kernel, grid, block, *args, backend=..., ...)."""
+    return trace(kernel, **options)[grid, block](*args)

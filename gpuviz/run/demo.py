@@ -1,0 +1,54 @@
+"""`gpuviz demo`: run a catalog entry, check it against its reference, or show its races."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuviz.catalog import CatalogEntry
+from gpuviz.core.analysis.races import find_races, format_report
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.options import RunOptions
+from gpuviz.program.script import ScriptError, run_script
+from gpuviz.run.session import Session
+
+
+@dataclass
+class DemoResult:
+    session: Session
+    reference: str  # "reference: ok" or what differs
+    races: list[str]  # one report per launch, for race lessons
+
+
+def run_demo(entry: CatalogEntry, out_dir: str | Path | None, report: Callable[[str], None] | None,
+             grid=None, block=None, backend: str = "auto") -> DemoResult:  # fmt: skip
+    options = RunOptions(backend=backend, sms=entry.sms, level="accesses" if entry.racy else "auto")
+    overrides = {0: (grid, block)} if grid or block else {}
+    session = Session(options, out_dir=out_dir, report=report, keep_traces=True, overrides=overrides)
+    try:
+        run_script(entry.path, session)
+        reference = "reference: ok"
+    except ScriptError as exc:
+        reference = "reference: differs: " + _gist(str(exc))
+    races = [format_report(find_races(t), t.kernel) for t in session.traces if t.accesses is not None]
+    return DemoResult(session, reference, races if entry.racy else [])
+
+
+def _gist(message: str) -> str:
+    """The telling lines of an assertion message: where it failed, how many elements differ."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    keep = [lines[0]] + [line for line in lines[1:] if line.startswith(("Mismatched", "Max absolute"))]
+    return "; ".join(keep)
+
+
+def parse_dims(text: str, what: str) -> tuple[int, ...]:
+    """'1024', '32,32' or '(32, 32)' as a tuple of 1-3 positive ints; a one-line error otherwise."""
+    parts = [p.strip() for p in text.strip("()[] ").split(",") if p.strip()]
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise GpuvizError(f"--{what} {text!r}: give 1 to 3 positive whole numbers separated by commas, e.g. 16,16")
+    return dims

@@ -1,0 +1,66 @@
+"""The layers hold: import-linter's contracts (pyproject.toml), no numba.cuda outside the GPU backend,
+and running on the simulator loads neither Qt nor a CUDA library."""
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+PACKAGE = ROOT / "gpuviz"
+GPU_BACKEND = PACKAGE / "backends" / "gpu"
+
+
+def test_import_linter_contracts_are_kept():
+    pytest.importorskip("importlinter")
+    command = shutil.which("lint-imports") or pytest.skip("lint-imports is not installed")
+    done = subprocess.run([command, "--no-cache"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "BROKEN" not in done.stdout and "KEPT" in done.stdout
+
+
+def cuda_imports(path: Path) -> list[str]:
+    """Every import of numba.cuda in a file, at any depth (inside functions too)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[:2] == ["numba", "cuda"]]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            from_numba = node.module == "numba" and any(a.name == "cuda" for a in node.names)
+            if from_numba or node.module.split(".")[:2] == ["numba", "cuda"]:
+                found.append(f"from {node.module} import ...")
+    return found
+
+
+def test_cuda_imports_finds_nested_imports(tmp_path):
+    sample = tmp_path / "x.py"
+    sample.write_text("def f():\n    if True:\n        from numba import cuda\n    import numba.cuda.random\n")
+    assert len(cuda_imports(sample)) == 2
+
+
+def test_only_the_gpu_backend_imports_numba_cuda():
+    # The catalog's scripts are users' programs: they import numba.cuda, as the tutorials do.
+    checked = [p for p in PACKAGE.rglob("*.py") if GPU_BACKEND not in p.parents and "catalog" not in p.parts[-3:-1]]
+    offenders = {str(p.relative_to(ROOT)): cuda_imports(p) for p in checked}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+CHECK = """
+import sys
+from gpuviz.catalog import EXAMPLES
+from gpuviz.cli import main
+main(["run", str(EXAMPLES / "cupy_vecadd.py"), "--backend", "sim", "--out", {out!r}])
+banned = [m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph", "cupy")]
+banned += [m for m in sys.modules if m.startswith("numba.cuda")]
+print("BANNED", banned)
+"""
+
+
+def test_running_on_the_simulator_imports_no_qt_and_no_cuda(tmp_path):
+    code = CHECK.format(out=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "BANNED []" in done.stdout
