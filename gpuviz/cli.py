@@ -109,11 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> int:
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
-    from gpuviz.run.session import Session, print_report
+    from gpuviz.run.session import Session, print_events, print_report
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
                          seed=args.seed, sms=args.sms, repeat=args.repeat)  # fmt: skip
-    session = Session(options, out_dir=args.out, report=print_report)
+    session = Session(options, out_dir=args.out, notify=print_events)
     try:
         run_script(args.script, session, args.script_args)
     except ScriptError as exc:
@@ -136,12 +136,12 @@ def _list(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
     from gpuviz.run.demo import parse_dims, run_demo
-    from gpuviz.run.session import print_report
+    from gpuviz.run.session import print_events
 
     entry = find(args.name)
     grid = parse_dims(args.grid, "grid") if args.grid else None
     block = parse_dims(args.block, "block") if args.block else None
-    result = run_demo(entry, args.out, print_report, grid, block, args.backend)
+    result = run_demo(entry, args.out, print_events, grid, block, args.backend)
     if entry.racy:
         print("\n".join(result.races))
     else:
@@ -180,11 +180,16 @@ def _races(args: argparse.Namespace) -> int:
     import json
 
     from gpuviz.core.analysis.races import find_races, format_report
+    from gpuviz.core.analysis.report import race_report
 
     if args.max < 1:
         raise GpuvizError(f"--max is {args.max}; describe at least 1 location")
     trace = gpuviz.load(args.trace)
-    report = find_races(trace, count_benign=args.count_benign, max_locations=args.max)
+    stored = race_report(trace)  # found once when the launch ran, with the default options
+    if stored is not None and not args.count_benign and args.max >= len(stored.races) and not stored.truncated:
+        report = stored
+    else:
+        report = find_races(trace, count_benign=args.count_benign, max_locations=args.max)
     print(json.dumps(report.to_json()) if args.json else format_report(report, trace.kernel))
     return 0
 
@@ -244,6 +249,10 @@ def main(argv: list[str] | None = None) -> int:
         args.script_args = [*args.script_args, *passed_on]
     if args.command is None:  # no command: the app
         args.handler = _app
+    if args.command in ("run", "races", "demo"):  # a process that exists to run and analyse launches
+        from gpuviz.run.allocator import keep_freed_memory
+
+        keep_freed_memory()
     try:
         return args.handler(args)
     except GpuvizError as exc:

@@ -26,7 +26,7 @@ def test_the_lessons_cover_the_course_in_order():
 @pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
 def test_lesson_runs_at_its_default_launch(entry, tmp_path):
     started = time.perf_counter()
-    result = run_demo(entry, tmp_path, None, backend="sim")
+    result = run_demo(entry, tmp_path, backend="sim")
     seconds = time.perf_counter() - started
     assert result.session.records, entry.name
     if entry.racy:
@@ -65,7 +65,7 @@ def test_list_and_bad_names(capsys):
 
 
 def test_the_race_lesson_runs_in_waves(tmp_path):
-    result = run_demo(find("02"), tmp_path, None, backend="sim")
+    result = run_demo(find("02"), tmp_path, backend="sim")
     trace = result.session.traces[0]
     starts = np.unique(trace.threads["t_start"].reshape(-1, 1024).min(axis=1))
     assert len(starts) > 1  # 8 virtual SMs: blocks start in several waves

@@ -160,7 +160,7 @@ def test_repeat_on_the_gpu_keeps_outcomes_and_a_serial_reference(tmp_path):
 def test_lessons_on_the_gpu(entry, tmp_path):
     if SIMULATED:
         pytest.skip("lessons launch up to 65,536 threads: too slow for numba's CUDA simulator")
-    result = run_demo(entry, tmp_path, None, backend="gpu")
+    result = run_demo(entry, tmp_path, backend="gpu")
     assert all(trace.meta["backend"] == "gpu" for trace in result.session.traces)
     if entry.racy:
         assert find_races(result.session.traces[0]).racy

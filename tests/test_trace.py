@@ -44,13 +44,13 @@ def test_round_trip(saved):
 def test_contract_readable_without_gpuviz(saved):
     _, path = saved
     with np.load(path, allow_pickle=False) as npz:
-        assert str(npz["format"]) == FORMAT == "gpuviz-trace/1"
+        assert str(npz["format"]) == FORMAT == "gpuviz-trace/2"
         meta = json.loads(str(npz["meta"]))
         for key in ["kernel", "source", "grid", "block", "backend", "device", "sm_count", "warp_size",
-                    "time_unit", "launch", "args"]:  # fmt: skip
+                    "time_unit", "launch", "param_names", "device_facts"]:  # fmt: skip
             assert key in meta
         assert meta["grid"] == [2, 1, 1] and meta["block"] == [8, 1, 1]
-        assert meta["args"] == ["a", "factor"] and meta["scalars"] == {"factor": 3.0}
+        assert meta["param_names"] == ["a", "factor"] and meta["scalars"] == {"factor": 3.0}
         assert npz["thread.block_idx"].shape == (16, 3)
         assert npz["thread.block_idx"].dtype == np.int32
         writes = npz["access.kind"] == WRITE
@@ -61,7 +61,7 @@ def test_contract_readable_without_gpuviz(saved):
 def test_unknown_format_is_refused(tmp_path):
     path = tmp_path / "other.npz"
     np.savez(path, format=np.array("gpuviz-trace/99"), meta=np.array("{}"))
-    with pytest.raises(TraceFormatError, match="gpuviz-trace/99.*reads gpuviz-trace/1"):
+    with pytest.raises(TraceFormatError, match="gpuviz-trace/99.*reads gpuviz-trace/1, gpuviz-trace/2"):
         gpuviz.load(path)
 
 
@@ -88,3 +88,27 @@ def test_file_holds_no_pickles(saved):
         for name in z.namelist():
             header = z.read(name)[:128]
             assert b"'descr': '|O'" not in header
+
+
+def test_format_1_files_still_load(saved, tmp_path):
+    """A file written before /2 named its parameters "args" and had no analysis member."""
+    trace, path = saved
+    with np.load(path, allow_pickle=False) as npz:
+        columns = {key: npz[key] for key in npz.files if key != "analysis"}
+    meta = json.loads(str(columns["meta"]))
+    meta["args"] = meta.pop("param_names")
+    columns.update(format=np.array("gpuviz-trace/1"), meta=np.array(json.dumps(meta)))
+    old = tmp_path / "old.npz"
+    np.savez(old, **columns)
+    back = gpuviz.load(old)
+    assert back.param_names == ["a", "factor"] and back.analysis == {}
+
+
+def test_analysis_is_stored_once_and_read_back(saved):
+    from gpuviz.core.analysis.report import race_report
+
+    trace, path = saved
+    assert trace.analysis["races"]["racy"] is False
+    back = gpuviz.load(path)
+    assert back.analysis == json.loads(json.dumps(trace.analysis))
+    assert race_report(back).summary() == "races: none found"

@@ -37,7 +37,7 @@ from gpuviz.app.views.timeline_view import TimelineView
 from gpuviz.catalog import catalog
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
-from gpuviz.run.service import RunRequest
+from gpuviz.run.messages import RunRequest
 
 STYLE = """
 QWidget { font-size: 13px; }
@@ -159,7 +159,7 @@ class MainWindow(QMainWindow):
         self.open_button.clicked.connect(self.open_dialog)
         self.run_button.clicked.connect(self.run)
         self.stop_button.clicked.connect(self.runs.stop)
-        self.runs.status.connect(self._on_status)
+        self.runs.stage.connect(self._on_stage)
         self.runs.trace_ready.connect(self._on_trace_ready)
         self.runs.failed.connect(self._on_failed)
         self.runs.finished.connect(self._on_finished)
@@ -231,21 +231,19 @@ class MainWindow(QMainWindow):
         overrides = ()
         if self._launch_edited:  # the launch picked (the first one before any run) gets the edited launch
             overrides = ((max(0, self.launch.launch_picker.currentIndex()), config.grid, config.block),)
-        entry = self.state.entry
-        racy = entry is not None and entry.racy
-        options = RunOptions(backend=self.launch.backend_name(), sms=entry.sms if entry else None,
-                             level="accesses" if racy else "auto", repeat=self.launch.repeat.value())  # fmt: skip
+        entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
+        options = entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
         self.editor.mark_line(0)
         self.trace_paths = []
         self.runs.start(RunRequest(str(script), str(folder / "traces"), options, overrides))
         self.run_button.setEnabled(False)
         self.stop_button.setEnabled(True)
 
-    def _on_status(self, text: str) -> None:
-        self.set_status(text)
+    def _on_stage(self, stage) -> None:
+        self.set_status(stage.detail or stage.stage)
 
-    def _on_trace_ready(self, path: str) -> None:
-        self.trace_paths.append(path)
+    def _on_trace_ready(self, ready) -> None:
+        self.trace_paths.append(ready.path)
         self._show_traces(self.trace_paths)
 
     def _on_failed(self, message: str, line: int) -> None:

@@ -7,15 +7,18 @@ import queue
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from gpuviz.run.service import RunRequest, worker_main
+from gpuviz.core.events import LogLine, Progress, Stage
+from gpuviz.run.messages import RunFailed, RunFinished, RunRequest, TraceReady
+from gpuviz.run.service import worker_main
 
 POLL_MS = 40
 
 
 class RunService(QObject):
-    status = Signal(str)
+    stage = Signal(object)  # Stage
+    progress = Signal(object)  # Progress
     log = Signal(str)
-    trace_ready = Signal(str)  # path of a saved trace
+    trace_ready = Signal(object)  # TraceReady
     failed = Signal(str, int)  # message, line (0 when unknown)
     finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
 
@@ -24,7 +27,6 @@ class RunService(QObject):
         self._context = multiprocessing.get_context("spawn")
         self._process = None
         self._queue = None
-        self._failed = False
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._poll)
@@ -37,10 +39,9 @@ class RunService(QObject):
         self.stop()
         self._queue = self._context.Queue()
         self._process = self._context.Process(target=worker_main, args=(request, self._queue), daemon=True)
-        self._failed = False
         self._process.start()
         self._timer.start()
-        self.status.emit("starting")
+        self.stage.emit(Stage("starting", "starting"))
 
     def stop(self) -> None:
         """Kill the worker: an endless kernel stops at once."""
@@ -49,7 +50,7 @@ class RunService(QObject):
         self._process.kill()
         self._process.join(1.0)
         self._cleanup()
-        self.status.emit("stopped")
+        self.stage.emit(Stage("stopped", "stopped"))
         self.finished.emit(False)
 
     def _poll(self) -> None:
@@ -66,24 +67,23 @@ class RunService(QObject):
             self.failed.emit(f"the worker process died (exit code {code})", 0)
             self.finished.emit(False)
 
-    def _handle(self, message: tuple) -> bool:
-        kind = message[0]
-        if kind == "status":
-            self.status.emit(message[1])
-        elif kind == "log":
-            self.log.emit(message[1])
-        elif kind == "trace":
-            self.trace_ready.emit(message[1])
-        elif kind == "error":
-            self._failed = True
-            self.failed.emit(message[1], message[2] or 0)
-        elif kind == "done":
+    def _handle(self, message) -> bool:
+        """Pass one message on as its signal; True once the run is over."""
+        if isinstance(message, RunFinished):
             self._process.join(2.0)
             self._cleanup()
-            if not self._failed:  # after a failure the error message stays in view
-                self.status.emit("finished")
-            self.finished.emit(not self._failed)
+            self.finished.emit(message.ok)
             return True
+        if isinstance(message, Stage):
+            self.stage.emit(message)
+        elif isinstance(message, Progress):
+            self.progress.emit(message)
+        elif isinstance(message, LogLine):
+            self.log.emit(message.text)
+        elif isinstance(message, TraceReady):
+            self.trace_ready.emit(message)
+        elif isinstance(message, RunFailed):
+            self.failed.emit(message.message, message.line)
         return False
 
     def _cleanup(self) -> None:

@@ -15,6 +15,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.options import RunOptions
 
 # Scripts run with runpy and need real files: package data of a normal install (wheel or editable) is.
 LESSONS = Path(str(files("gpuviz.catalog") / "lessons"))
@@ -42,6 +43,11 @@ class CatalogEntry:
     @property
     def is_lesson(self) -> bool:
         return self.path.parent == LESSONS
+
+    def run_options(self, backend: str = "auto", repeat: int = 1) -> RunOptions:
+        """How this entry runs, decided here for the app and `gpuviz demo` alike: race lessons record
+        every access (they are judged by their races), and a lesson may ask for fewer SMs (waves)."""
+        return RunOptions(backend=backend, sms=self.sms, level="accesses" if self.racy else "auto", repeat=repeat)
 
 
 def catalog() -> list[CatalogEntry]:

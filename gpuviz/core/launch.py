@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gpuviz.core.errors import LaunchError
+from gpuviz.core.errors import GpuvizError, LaunchError
 
 Dim3 = tuple[int, int, int]
 
@@ -95,3 +95,9 @@ def blocks_to_cover(n: int, block: int) -> int:
     if n < 1 or block < 1:
         raise LaunchError(f"cannot cover {n} elements with blocks of {block}; both must be positive")
     return -(-n // block)
+
+
+def check_argument_count(kernel: str, params: list[str], args: tuple) -> None:
+    """A launch gives a kernel exactly its parameters, as numba requires."""
+    if len(args) != len(params):
+        raise GpuvizError(f"{kernel} takes {len(params)} argument(s) ({', '.join(params)}), {len(args)} given")

@@ -11,8 +11,9 @@ import numpy as np
 
 from gpuviz.core.errors import TraceFormatError
 
-FORMAT = "gpuviz-trace/1"
-READABLE_FORMATS = ("gpuviz-trace/1",)
+FORMAT = "gpuviz-trace/2"
+# /2: meta "param_names" (was "args"), an "analysis" member (per-launch analysis, computed once).
+READABLE_FORMATS = ("gpuviz-trace/1", "gpuviz-trace/2")
 
 THREAD_COLUMNS = {
     "block_idx": np.int32,
@@ -48,6 +49,8 @@ class Trace:
     accesses: dict[str, np.ndarray] | None = None
     # Optional, from repeated runs: "<array>.runs" (runs x shape), "<array>.lost", "<array>.sequential".
     outcomes: dict[str, np.ndarray] = field(default_factory=dict)
+    # What the run computed once about the launch (JSON-able; e.g. "races"): read it, never recompute it.
+    analysis: dict = field(default_factory=dict)
 
     @property
     def kernel(self) -> str:
@@ -64,6 +67,16 @@ class Trace:
     @property
     def n_threads(self) -> int:
         return len(self.threads["warp"])
+
+    @property
+    def param_names(self) -> list[str]:
+        """The kernel's parameters in order (array arguments have snapshots in `args`)."""
+        return list(self.meta.get("param_names", []))
+
+    @property
+    def device_facts(self) -> dict:
+        """The device the launch ran on: name, sm_count, warp_size, residency limits."""
+        return dict(self.meta.get("device_facts", {}))
 
     @property
     def truncated(self) -> bool:
@@ -93,6 +106,8 @@ class Trace:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
+        if self.analysis:
+            columns["analysis"] = np.array(json.dumps(self.analysis))
         for name, values in self.threads.items():
             columns[f"thread.{name}"] = values
         for name, (before, after) in self.args.items():
@@ -131,6 +146,7 @@ def _from_columns(columns: dict[str, np.ndarray], name: str) -> Trace:
     try:
         meta = json.loads(str(columns["meta"]))
         threads = {key: columns[f"thread.{key}"] for key in THREAD_COLUMNS}
+        analysis = json.loads(str(columns["analysis"])) if "analysis" in columns else {}
     except (KeyError, json.JSONDecodeError) as exc:
         raise TraceFormatError(f"{name}: incomplete trace, missing or broken {exc}") from None
     args = {}
@@ -142,7 +158,70 @@ def _from_columns(columns: dict[str, np.ndarray], name: str) -> Trace:
     if "access.thread" in columns:
         accesses = {key: columns[f"access.{key}"] for key in ACCESS_COLUMNS if f"access.{key}" in columns}
     outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
-    return Trace(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=outcomes)
+    if fmt == "gpuviz-trace/1" and isinstance(meta, dict) and "args" in meta:
+        meta["param_names"] = meta.pop("args")
+    return Trace(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=outcomes, analysis=analysis)
+
+
+def new_trace(
+    *,
+    source,
+    config,
+    backend: str,
+    device_facts: dict,
+    time_unit: str,
+    param_names: list[str],
+    values: tuple,
+    snapshots: dict[str, tuple[np.ndarray, np.ndarray]],
+    arrays: list[dict],
+    threads: dict[str, np.ndarray],
+    accesses: dict[str, np.ndarray] | None,
+    level: str,
+    schedule: str,
+    seed: int | None = None,
+    truncated: bool = False,
+    warnings: list[str] | None = None,
+    seconds: float = 0.0,
+) -> Trace:
+    """The one place a trace's meta is written, whichever backend ran the launch.
+
+    `source` is the kernel's source (name, text, filename, first_line, last_line); `values` are the
+    arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend.
+    """
+    meta = {
+        "kernel": source.name,
+        "source": source.text,
+        "source_file": source.filename,
+        "source_lines": [source.first_line, source.last_line],
+        "grid": list(config.grid),
+        "block": list(config.block),
+        "backend": backend,
+        "device": device_facts["name"],
+        "device_facts": device_facts,
+        "sm_count": device_facts["sm_count"],
+        "warp_size": device_facts["warp_size"],
+        "time_unit": time_unit,
+        "launch": 0,
+        "param_names": list(param_names),
+        "scalars": {n: v for n, v in ((n, _real_scalar(v)) for n, v in zip(param_names, values)) if v is not None},
+        "arrays": arrays,
+        "level": level,
+        "schedule": schedule,
+        "seed": seed,
+        "truncated": bool(truncated),
+        "warnings": list(warnings or []),
+        "seconds": seconds,
+    }
+    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
+
+
+def _real_scalar(value):
+    """A real scalar argument as a JSON value; None for arrays, complex numbers and other objects."""
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    return None
 
 
 def thread_layout(grid: tuple[int, int, int], block: tuple[int, int, int], warp_size: int = 32):

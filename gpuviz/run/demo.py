@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gpuviz.catalog import CatalogEntry
-from gpuviz.core.analysis.races import find_races, format_report
+from gpuviz.core.analysis.races import format_report
+from gpuviz.core.analysis.report import race_report
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.options import RunOptions
+from gpuviz.core.events import Notify, ignore
 from gpuviz.program.script import ScriptError, run_script
 from gpuviz.run.session import Session
 
@@ -21,17 +21,17 @@ class DemoResult:
     races: list[str]  # one report per launch, for race lessons
 
 
-def run_demo(entry: CatalogEntry, out_dir: str | Path | None, report: Callable[[str], None] | None,
+def run_demo(entry: CatalogEntry, out_dir: str | Path | None, notify: Notify = ignore,
              grid=None, block=None, backend: str = "auto") -> DemoResult:  # fmt: skip
-    options = RunOptions(backend=backend, sms=entry.sms, level="accesses" if entry.racy else "auto")
     overrides = {0: (grid, block)} if grid or block else {}
-    session = Session(options, out_dir=out_dir, report=report, keep_traces=True, overrides=overrides)
+    session = Session(entry.run_options(backend), out_dir=out_dir, notify=notify, keep_traces=True,
+                      overrides=overrides)  # fmt: skip
     try:
         run_script(entry.path, session)
         reference = "reference: ok"
     except ScriptError as exc:
         reference = "reference: differs: " + _gist(str(exc))
-    races = [format_report(find_races(t), t.kernel) for t in session.traces if t.accesses is not None]
+    races = [format_report(race_report(t), t.kernel) for t in session.traces if race_report(t) is not None]
     return DemoResult(session, reference, races if entry.racy else [])
 
 

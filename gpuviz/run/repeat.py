@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.outcomes import lost_updates
-from gpuviz.core.analysis.races import find_races
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace
@@ -13,19 +12,10 @@ from gpuviz.core.trace import Trace
 SEQUENTIAL_LIMIT = 1 << 20  # threads: above this the serial reference run is skipped (too slow)
 
 
-def race_summary(trace: Trace) -> str:
-    """'races: none found', 'races: N locations in A arrays', or why races were not looked for."""
-    if trace.accesses is None:
-        return "races: not checked (level threads)"
-    report = find_races(trace)
-    trace.meta["races"] = {"locations": report.locations, "arrays": report.arrays(), "benign": len(report.benign)}
-    return report.summary()
-
-
 def repeat_launch(backend, py_func, config: LaunchConfig, trace: Trace, options: RunOptions) -> None:
     """Run the launch options.repeat - 1 more times (simulator: seed + k) and once serially, from
     the inputs of `trace`, and store per-array outcomes in it (`trace.outcomes`)."""
-    params = trace.meta["args"]
+    params = trace.param_names
     scalars = trace.meta.get("scalars", {})
     names = list(trace.args)
     runs = {name: [trace.after(name)] for name in names}

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuviz.backends import get_backend
+from gpuviz.core.analysis.report import analyse, race_summary
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.events import Event, LogLine, Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace
 from gpuviz.program.launcher import set_default_factory
-from gpuviz.run.repeat import race_summary, repeat_launch
+from gpuviz.run.repeat import repeat_launch
 
 
 @dataclass(frozen=True)
@@ -33,16 +35,16 @@ class Session:
         self,
         options: RunOptions | None = None,
         out_dir: str | Path | None = None,
-        report: Callable[[str], None] | None = None,
+        notify: Notify = ignore,
         keep_traces: bool = False,
-        stage: Callable[[str], None] | None = None,
         overrides: dict[int, tuple] | None = None,
+        on_trace: Callable[[LaunchRecord, Trace], None] | None = None,
     ):
         self.options = options or RunOptions()
         self.out_dir = Path(out_dir) if out_dir is not None else None
-        self.report = report
+        self.notify = notify  # stages, progress and log lines (core/events.py)
         self.keep_traces = keep_traces
-        self.stage = stage or (lambda what: None)  # says what a launch is doing (running, recording)
+        self.on_trace = on_trace  # called with each launch's record once its trace is saved
         self.overrides = overrides or {}  # launch index -> (grid or None, block or None) instead of the script's
         self.records: list[LaunchRecord] = []
         self.traces: list[Trace] = []
@@ -58,15 +60,16 @@ class Session:
         new_grid, new_block = self.overrides.get(len(self.records), (None, None))
         grid, block = new_grid or grid, new_block or block
         config = LaunchConfig.of(grid, block)
-        self.stage(f"running {py_func.__name__} ({config.threads:,} threads)")
+        self.notify(Stage("running", f"running {py_func.__name__} ({config.threads:,} threads)"))
         started = time.perf_counter()
-        trace = self.backend.run(py_func, config, tuple(args), self.options, progress=self.report)
+        trace = self.backend.run(py_func, config, tuple(args), self.options, notify=self.notify)
         seconds = time.perf_counter() - started
         index = len(self.records)
         trace.meta["launch"] = index
         if self.options.repeat > 1:
             repeat_launch(self.backend, py_func, config, trace, self.options)
-        self.stage("recording")
+        self.notify(Stage("analysing", f"analysing {trace.kernel}"))
+        trace.analysis = analyse(trace)  # once, here: every reader of the trace reads this
         races = race_summary(trace)
         path = None
         if self.out_dir is not None:
@@ -80,16 +83,16 @@ class Session:
         if self.keep_traces:
             self.traces.append(trace)
         self._report(record, trace)
+        if self.on_trace is not None:
+            self.on_trace(record, trace)
         return trace
 
     def _report(self, record: LaunchRecord, trace: Trace) -> None:
-        if self.report is None:
-            return
-        self.report(summary_line(record))
+        self.notify(LogLine(summary_line(record)))
         for warning in trace.meta.get("warnings", []):
-            self.report(f"    warning: {warning}")
+            self.notify(LogLine(f"    warning: {warning}"))
         if trace.truncated:
-            self.report(f"    warning: access log capped at {self.options.access_cap:,} events (truncated)")
+            self.notify(LogLine(f"    warning: access log capped at {self.options.access_cap:,} events (truncated)"))
 
 
 def summary_line(record: LaunchRecord) -> str:
@@ -106,9 +109,17 @@ def _duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-set_default_factory(lambda: Session(report=None))  # launches outside `gpuviz run`: a quiet simulator
+set_default_factory(lambda: Session())  # launches outside `gpuviz run`: a quiet simulator
 
 
 def print_report(line: str) -> None:
     sys.stdout.flush()  # keep the script's own output and the launch lines in order
     print(line, file=sys.stderr, flush=True)
+
+
+def print_events(event: Event) -> None:
+    """The command line's `notify`: launch lines and warnings, and the stages worth waiting for."""
+    if isinstance(event, LogLine):
+        print_report(event.text)
+    elif isinstance(event, Stage) and event.stage == "compiling":
+        print_report(f"[gpuviz] {event.detail}")

@@ -19,10 +19,11 @@ import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
-from gpuviz.core.errors import GpuvizError, KernelSourceError
-from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.errors import KernelSourceError
+from gpuviz.core.events import Notify, Stage, ignore
+from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
-from gpuviz.core.trace import Trace, thread_layout
+from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.gpu_rewrite import MAX_PARAM_IDS, GpuRewriter, SharedSites
 from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 
@@ -81,30 +82,28 @@ class GpuBackend:
             "sm_count": int(getattr(device, "MULTIPROCESSOR_COUNT", 1)),
             "max_threads_per_block": int(getattr(device, "MAX_THREADS_PER_BLOCK", 1024)),
             "warp_size": int(getattr(device, "WARP_SIZE", 32)),
+            "max_threads_per_sm": int(getattr(device, "MAX_THREADS_PER_MULTI_PROCESSOR", 2048)),
+            "max_blocks_per_sm": int(getattr(device, "MAX_BLOCKS_PER_MULTIPROCESSOR", 32)),
+            "max_shared_memory_per_block": int(getattr(device, "MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024)),
             "compute_capability": list(getattr(device, "compute_capability", (0, 0))),
         }
 
-    def compile(self, py_func, level: str, progress=None, ndims: dict[str, int] | None = None) -> Compiled:
+    def compile(self, py_func, level: str, notify: Notify = ignore, ndims: dict[str, int] | None = None) -> Compiled:
         """The instrumented kernel for a level and the axes of its array arguments."""
         key = (py_func, level, tuple(sorted((ndims or {}).items())))
         if key not in self._compiled:
-            if progress:
-                progress(f"[gpuviz] compiling {py_func.__name__} for the GPU ({level})...")
+            notify(Stage("compiling", f"compiling {py_func.__name__} for the GPU ({level})..."))
             self._compiled[key] = _compile(py_func, level, ndims or {})
         return self._compiled[key]
 
-    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, progress=None) -> Trace:
+    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         cuda = import_numba_cuda()
         facts = self.device()
         config.validate(facts["max_threads_per_block"])
         level = options.level_for(config.threads)
         ndims = {name: value.ndim for name, value in zip(_parameters(py_func), args) if hasattr(value, "ndim")}
-        compiled = self.compile(py_func, level, progress, ndims)
-        params = compiled.program.params
-        if len(args) != len(params):
-            raise GpuvizError(
-                f"{compiled.program.name} takes {len(params)} argument(s) ({', '.join(params)}), {len(args)} given"
-            )
+        compiled = self.compile(py_func, level, notify, ndims)
+        check_argument_count(compiled.program.name, compiled.program.params, args)
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
@@ -233,9 +232,14 @@ class PreparedLaunch:
                 after[name] = value.copy()
             elif hasattr(value, "__cuda_array_interface__"):
                 after[name] = self.cuda.as_cuda_array(value).copy_to_host()
-        meta = _meta(self.compiled, config, facts, self.args, entries, options, truncated, seconds)
-        snapshots = {name: (self.before[name], after[name]) for name in self.before}
-        return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
+        program = self.compiled.program
+        return new_trace(
+            source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
+            param_names=program.params, values=self.args,
+            snapshots={name: (self.before[name], after[name]) for name in self.before}, arrays=entries,
+            threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
+            truncated=truncated, seconds=seconds,
+        )  # fmt: skip
 
     def _accesses(self):
         entries, remap = self._array_table()
@@ -276,40 +280,6 @@ class PreparedLaunch:
             remap[site.aid] = len(entries)
             entries.append({"name": site.name, "space": "shared", "dtype": dtype, "shape": list(shape)})
         return entries, remap
-
-
-def _meta(compiled, config, facts, args, entries, options, truncated, seconds) -> dict:
-    kernel = compiled.program.kernel.source
-    params = compiled.program.params
-    scalars = {}
-    for name, value in zip(params, args):
-        real = isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_))
-        if real:  # complex scalars do not go into JSON: the trace lists real ones
-            scalars[name] = value.item() if isinstance(value, np.generic) else value
-    return {
-        "kernel": compiled.program.name,
-        "source": kernel.text,
-        "source_file": kernel.filename,
-        "source_lines": [kernel.first_line, kernel.last_line],
-        "grid": list(config.grid),
-        "block": list(config.block),
-        "backend": "gpu",
-        "device": facts["name"],
-        "device_facts": facts,
-        "sm_count": facts["sm_count"],
-        "warp_size": facts["warp_size"],
-        "time_unit": "ns",
-        "launch": 0,
-        "args": params,
-        "scalars": scalars,
-        "arrays": entries,
-        "level": compiled.level,
-        "schedule": "hardware",
-        "seed": None,
-        "truncated": bool(truncated),
-        "warnings": [],
-        "seconds": seconds,
-    }
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -10,10 +10,10 @@ import numpy as np
 from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.engine import Executor
 from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
-from gpuviz.core.errors import GpuvizError
-from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.events import Notify, ignore
+from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
-from gpuviz.core.trace import Trace, thread_layout
+from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.rewrite import Program, build_program
 
 _programs: dict[object, Program] = {}
@@ -39,16 +39,12 @@ class SimBackend:
     def device(self, options: RunOptions) -> VirtualDevice:
         return VirtualDevice(sm_count=options.sms) if options.sms else VirtualDevice()
 
-    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, progress=None) -> Trace:
+    def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         program = program_for(py_func)
         device = self.device(options)
         config.validate(device.max_threads_per_block)
         params = program.params
-        if len(args) != len(params):
-            raise GpuvizError(
-                f"{program.name} takes {len(params)} argument(s) ({', '.join(params)}), "
-                f"{len(args)} given"
-            )
+        check_argument_count(program.name, params, args)
         host_args, write_back = _host_arguments(args)
         arrays = ArrayTable()
         for name, value in zip(params, host_args):
@@ -122,39 +118,11 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
         "t_end": schedule.t_end,
     }
     accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
-    kernel = program.kernel.source
-    meta = {
-        "kernel": program.name,
-        "source": kernel.text,
-        "source_file": kernel.filename,
-        "source_lines": [kernel.first_line, kernel.last_line],
-        "grid": list(config.grid),
-        "block": list(config.block),
-        "backend": "sim",
-        "device": device.name,
-        "device_facts": device.describe(),
-        "sm_count": device.sm_count,
-        "warp_size": device.warp_size,
-        "time_unit": "tick",
-        "launch": 0,
-        "args": params,
-        "scalars": {n: _scalar(v) for n, v in zip(params, host_args) if _scalar(v) is not None},
-        "arrays": arrays.entries,
-        "level": level,
-        "schedule": options.schedule,
-        "seed": options.seed,
-        "truncated": bool(log.truncated) if log else False,
-        "warnings": schedule.warnings,
-        "seconds": seconds,
-    }
     after = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
-    snapshots = {n: (before[n], after[n]) for n in before}
-    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
-
-
-def _scalar(value):
-    if isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, np.generic) and value.ndim == 0 and not isinstance(value, np.complexfloating):
-        return value.item()
-    return None
+    return new_trace(
+        source=program.kernel.source, config=config, backend="sim", device_facts=device.describe(),
+        time_unit="tick", param_names=params, values=host_args,
+        snapshots={n: (before[n], after[n]) for n in before}, arrays=arrays.entries, threads=threads,
+        accesses=accesses, level=level, schedule=options.schedule, seed=options.seed,
+        truncated=bool(log.truncated) if log else False, warnings=schedule.warnings, seconds=seconds,
+    )  # fmt: skip

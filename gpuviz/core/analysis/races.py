@@ -71,6 +71,17 @@ class RaceReport:
             "barrier_divergence": self.divergence,
         }
 
+    @classmethod
+    def from_json(cls, data: dict) -> RaceReport:
+        """The report `to_json` wrote (stored in a trace's analysis)."""
+        return cls(
+            races=[_race_from_json(r) for r in data.get("races", [])],
+            benign=[_race_from_json(r) for r in data.get("benign", [])],
+            truncated=bool(data.get("truncated", False)),
+            divergence=list(data.get("barrier_divergence", [])),
+            locations=int(data.get("locations", 0)),
+        )
+
     def summary(self) -> str:
         if not self.racy:
             return "races: none found"
@@ -85,6 +96,14 @@ def _race_json(race: Race) -> dict:
     if data["block"] is None:
         del data["block"]
     return data
+
+
+def _race_from_json(data: dict) -> Race:
+    block = data.get("block")
+    parties = [Party(tuple(p["block"]), tuple(p["thread"]), int(p["line"]), p["access"])
+               for p in (data["first"], data["second"])]  # fmt: skip
+    return Race(data["array"], data["space"], int(data["index"]), tuple(block) if block is not None else None,
+                data["kind"], data["scope"], parties[0], parties[1], int(data["pairs"]))  # fmt: skip
 
 
 def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 1000) -> RaceReport:

@@ -1,0 +1,40 @@
+"""The analysis of a launch, computed once where the launch runs and stored in its trace.
+
+Views, lessons, `gpuviz demo` and `gpuviz races` read the stored result; nothing recomputes it on
+the way (a big launch's race search takes seconds, and the app must never do it on its GUI thread).
+"""
+
+from __future__ import annotations
+
+from gpuviz.core.analysis import races
+from gpuviz.core.trace import Trace
+
+
+def analyse(trace: Trace) -> dict:
+    """Everything worth knowing about a launch that costs time to find, as JSON-able data.
+
+    Pure: the trace is not changed; the caller stores the result (`trace.analysis = analyse(trace)`).
+    """
+    if trace.accesses is None:
+        return {"races": None, "races_skipped": "level threads: no access log to look for races in"}
+    return {"races": races.find_races(trace).to_json()}
+
+
+def race_report(trace: Trace) -> races.RaceReport | None:
+    """The stored race report; None when the launch was recorded without accesses or never analysed."""
+    data = trace.analysis.get("races")
+    return None if data is None else races.RaceReport.from_json(data)
+
+
+def is_analysed(trace: Trace) -> bool:
+    return "races" in trace.analysis
+
+
+def race_summary(trace: Trace) -> str:
+    """'races: none found', 'races: N locations in A arrays', or why races were not looked for."""
+    report = race_report(trace)
+    if report is not None:
+        return report.summary()
+    if trace.accesses is None:
+        return "races: not checked (level threads)"
+    return "races: not analysed"

@@ -1,0 +1,44 @@
+"""The worker protocol: what the app asks a worker process for, and every message it answers with.
+
+Small frozen dataclasses, all picklable. The worker sends the run's events (core/events.py: Stage,
+Progress, LogLine) as they happen, then TraceReady per launch, RunFailed on an error, and RunFinished
+last, always.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuviz.core.events import LogLine, Progress, Stage
+from gpuviz.core.options import RunOptions
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    script: str  # path of the script to run (the editor's text is saved to a file first)
+    out_dir: str
+    options: RunOptions = field(default_factory=RunOptions)
+    overrides: tuple[tuple[int, tuple, tuple], ...] = ()  # (launch index, grid, block)
+
+
+@dataclass(frozen=True)
+class TraceReady:
+    """A launch's trace is saved (with its analysis) and can be loaded."""
+
+    path: str
+    launch: int
+    kernel: str
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    message: str  # one line
+    line: int = 0  # the user's line, 0 when unknown
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    ok: bool  # False after RunFailed
+
+
+Message = Stage | Progress | LogLine | TraceReady | RunFailed | RunFinished
