@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from gpuviz.core.budget import default_memory_budget
 from gpuviz.core.errors import GpuvizError
 
 BACKEND_CHOICES = ("auto", "sim", "gpu")
@@ -21,6 +22,7 @@ class RunOptions:
     sms: int | None = None  # simulator: number of virtual SMs (default: the device's)
     access_cap: int = 1 << 26  # events; 64 Mi
     repeat: int = 1  # run each launch this many times from the same inputs (outcome distributions)
+    memory_budget: int = field(default_factory=default_memory_budget)  # bytes (core/budget.py)
 
     def __post_init__(self) -> None:
         _check("backend", self.backend, BACKEND_CHOICES)
@@ -30,6 +32,8 @@ class RunOptions:
             raise GpuvizError(f"sms is {self.sms}; use a number of SMs from 1 to 100000")
         if self.access_cap < 0:
             raise GpuvizError("access_cap must be zero or more")
+        if self.memory_budget < 1 << 20:
+            raise GpuvizError(f"memory budget is {self.memory_budget} bytes; allow at least 1 MiB")
         if not 1 <= self.repeat <= 10_000:
             raise GpuvizError(f"repeat is {self.repeat}; run a launch from 1 to 10000 times")
 
