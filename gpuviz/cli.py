@@ -7,6 +7,8 @@ import sys
 import traceback
 
 import gpuviz
+from gpuviz.app.views.table import PICTURE_VIEWS
+from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import BACKEND_CHOICES, LEVELS, SCHEDULES
 
@@ -53,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--schedule", choices=SCHEDULES, default="gpu",
                      help="simulator: gpu (lockstep warps, waves) or sequential (default: gpu)")  # fmt: skip
     run.add_argument("--seed", type=int, default=0, help="simulator: schedule seed (default: 0)")
-    run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: 132)")
+    run.add_argument("--sms", type=int, default=None,
+                     help=f"simulator: number of virtual SMs (default: {VirtualDevice().sm_count})")  # fmt: skip
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     run.set_defaults(handler=_run)
 
@@ -88,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     render = commands.add_parser("render", help="draw one view of a trace into a PNG or SVG, without a window")
     render.add_argument("trace", help="a .npz trace written by gpuviz")
-    render.add_argument("--view", choices=["grid", "data", "timeline", "races", "code"], default="grid")
+    render.add_argument("--view", choices=PICTURE_VIEWS, default="grid")
     render.add_argument("--out", required=True, help="the picture to write: FILE.png or FILE.svg")
     render.add_argument("--size", default="1600x900", help="WIDTHxHEIGHT in pixels (default: 1600x900)")
     render.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)

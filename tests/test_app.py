@@ -4,6 +4,10 @@ import multiprocessing
 
 import numpy as np
 import pytest
+
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
 from PySide6.QtCore import Qt
 
 import gpuviz
@@ -37,11 +41,17 @@ def pick(win, name):
 def run_and_wait(qtbot, win):
     with qtbot.waitSignal(win.runs.finished, timeout=RUN_TIMEOUT) as blocker:
         qtbot.mouseClick(win.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.runner.loader.idle, timeout=RUN_TIMEOUT)  # traces load off the GUI thread
     return blocker.args[0]
 
 
+def open_and_wait(qtbot, win, path):
+    win.open_path(path)
+    qtbot.waitUntil(lambda: win.runner.loader.idle, timeout=RUN_TIMEOUT)
+
+
 def click_cell(qtbot, win, gid):
-    grid = win.grid
+    grid = win.views["grid"]
     scene_point = grid.view.mapViewToScene(grid.cell_center(gid))
     widget_point = grid.graphics.mapFromScene(scene_point)
     qtbot.mouseClick(grid.graphics.viewport(), Qt.MouseButton.LeftButton, pos=widget_point)
@@ -63,36 +73,36 @@ def test_pick_change_launch_run_and_inspect(qtbot, window):
     trace = window.state.trace
     assert trace.grid == (79, 1, 1) and trace.block == (128, 1, 1)
     layout = grid_layout(trace.grid, trace.block)
-    assert window.grid.cells_shape == (layout.height, layout.width)
-    owners = window.grid._owner
+    assert window.views["grid"].cells_shape == (layout.height, layout.width)
+    owners = window.views["grid"]._owner
     assert (owners >= 0).sum() == 79 * 128  # every thread has its cell, blocks are apart
-    assert "79 blocks of 128" in window.grid.caption.text()
+    assert "79 blocks of 128" in window.views["grid"].caption.text()
     # Clicking a cell selects that thread, and the record shows it.
     click_cell(qtbot, window, 1000)
     assert window.state.selected == 1000
-    assert "Thread 1,000" in window.record.title.text()
-    text = window.record.body.text()
+    assert "Thread 1,000" in window.views["record"].title.text()
+    text = window.views["record"].body.text()
     assert "(7, 0, 0)" in text and "(104, 0, 0)" in text and "c[1000]" in text
 
 
 def test_animation_plays_and_steps(qtbot, window):
     pick(window, "racy counter")
     assert run_and_wait(qtbot, window) is True
-    frames = window.grid.frames
+    frames = window.views["grid"].frames
     assert frames == min(64 * 8, MAX_FRAMES) and window.state.frame == frames - 1  # logical: a frame a warp
-    window.animation.step(-1)
+    window.views["animation"].step(-1)
     assert window.state.frame == frames - 2
-    window.animation.order.setCurrentText("as executed")  # one wave on 132 SMs: all start at once
-    assert window.grid.frames == 1 and window.state.frame == 0
-    window.animation.order.setCurrentText("logical")
+    window.views["animation"].order.setCurrentText("as executed")  # one wave on 132 SMs: all start at once
+    assert window.views["grid"].frames == 1 and window.state.frame == 0
+    window.views["animation"].order.setCurrentText("logical")
     window.state.set_frame(0)
-    lit_at_start = window.grid.lit_threads()
+    lit_at_start = window.views["grid"].lit_threads()
     qtbot.keyClick(window, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: window.state.frame >= 2, timeout=5000)
-    window.animation.pause()
-    assert window.grid.lit_threads() > lit_at_start
-    window.animation.colour.setCurrentText("SM")
-    assert "Colour by SM" in window.legend.text()
+    window.views["animation"].pause()
+    assert window.views["grid"].lit_threads() > lit_at_start
+    window.views["animation"].colour.setCurrentText("SM")
+    assert "Colour by SM" in window.views["legend"].text()
 
 
 def test_stop_an_endless_kernel_and_run_again(qtbot, window, tmp_path):
@@ -140,17 +150,17 @@ def test_kernel_error_marks_the_line_and_the_app_goes_on(qtbot, window, tmp_path
 def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
     source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
     path = gpuviz.trace(source, backend="sim")[(2, 2, 2), (4, 4)](np.zeros(128)).save(tmp_path / "t.npz")
-    window.open_path(path)
+    open_and_wait(qtbot, window, path)
     assert window.state.trace.grid == (2, 2, 2)
-    assert "layer z=0 of 2" in window.grid.caption.text()
-    assert window.animation.layer.isEnabled() and window.animation.layer.maximum() == 1
-    window.animation.layer.setValue(1)
-    assert "layer z=1 of 2" in window.grid.caption.text()
+    assert "layer z=0 of 2" in window.views["grid"].caption.text()
+    assert window.views["animation"].layer.isEnabled() and window.views["animation"].layer.maximum() == 1
+    window.views["animation"].layer.setValue(1)
+    assert "layer z=1 of 2" in window.views["grid"].caption.text()
     click_cell(qtbot, window, 64 + 5)
     assert window.state.selected == 69
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"junk")
-    window.open_path(bad)
+    open_and_wait(qtbot, window, bad)
     assert window.status.text().startswith("error: bad.npz is not a gpuviz trace")
     assert window.state.trace.grid == (2, 2, 2)  # what was open stays open
 
@@ -158,18 +168,18 @@ def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
 def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     pick(window, "02. a race")
     window.launch.repeat.setValue(3)
-    assert "Predict" in window.lesson.text.toPlainText()
-    assert "What will array[0] be?" in window.lesson.text.toPlainText()
-    assert not window.lesson.answer_button.isEnabled()
+    assert "Predict" in window.views["lesson"].text.toPlainText()
+    assert "What will array[0] be?" in window.views["lesson"].text.toPlainText()
+    assert not window.views["lesson"].answer_button.isEnabled()
     assert run_and_wait(qtbot, window) is True
     assert window.state.trace.meta["device_facts"]["sm_count"] == 8  # the lesson's 8 virtual SMs
-    qtbot.mouseClick(window.lesson.answer_button, Qt.MouseButton.LeftButton)
-    assert "Far less than 32,768" in window.lesson.text.toPlainText()
+    qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton)
+    assert "Far less than 32,768" in window.views["lesson"].text.toPlainText()
     assert window.state.selected >= 0 and window.state.colour_mode == "value written"
-    assert window.state.order == "by SM waves" and window.animation.order.currentText() == "by SM waves"
-    assert "racing with thread" in window.lesson.evidence.text()
+    assert window.state.order == "by SM waves" and window.views["animation"].order.currentText() == "by SM waves"
+    assert "racing with thread" in window.views["lesson"].evidence.text()
     assert window.state.trace.outcomes["array.runs"].shape == (3, 2)
-    assert "over 3 runs" in window.races.outcomes.text()
+    assert "over 3 runs" in window.views["races"].outcomes.text()
 
 
 def test_a_launch_edited_before_the_first_run_is_used(qtbot, window):
@@ -185,8 +195,57 @@ def test_a_launch_edited_before_the_first_run_is_used(qtbot, window):
 def test_layers_have_their_own_frames(qtbot, window, tmp_path):
     source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
     trace = gpuviz.trace(source, backend="sim", sms=1)[(1, 1, 4), 1024](np.zeros(4096))
-    window.open_path(trace.save(tmp_path / "t.npz"))
-    window.animation.order.setCurrentText("as executed")
-    window.animation.layer.setValue(3)
-    assert window.animation.slider.maximum() == window.grid.frames - 1
-    assert window.grid.lit_threads() == 1024  # the whole layer shown at the last frame
+    open_and_wait(qtbot, window, trace.save(tmp_path / "t.npz"))
+    window.views["animation"].order.setCurrentText("as executed")
+    window.views["animation"].layer.setValue(3)
+    assert window.views["animation"].slider.maximum() == window.views["grid"].frames - 1
+    assert window.views["grid"].lit_threads() == 1024  # the whole layer shown at the last frame
+
+
+@pytest.fixture
+def race_calls(monkeypatch):
+    """Every find_races call, with the thread it ran on."""
+    import threading
+
+    from gpuviz.core.analysis import races
+
+    calls, real = [], races.find_races
+
+    def counted(*args, **kwargs):
+        calls.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(races, "find_races", counted)
+    return calls
+
+
+def racy_trace_file(tmp_path, fmt="gpuviz-trace/2"):
+    """A racy launch saved by a session (its analysis stored), or as an older gpuviz wrote it."""
+    import json
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1.0\n"
+    path = gpuviz.trace(source, backend="sim", level="accesses")[2, 64](np.zeros(1)).save(tmp_path / "r.npz")
+    if fmt == "gpuviz-trace/1":
+        with np.load(path) as npz:
+            columns = {key: npz[key] for key in npz.files if key != "analysis"}
+        meta = json.loads(str(columns["meta"]))
+        meta["args"] = meta.pop("param_names")
+        columns.update(format=np.array(fmt), meta=np.array(json.dumps(meta)))
+        np.savez(path, **columns)
+    return path
+
+
+def test_opening_a_saved_trace_never_searches_for_races_again(qtbot, window, tmp_path, race_calls):
+    path = racy_trace_file(tmp_path)
+    race_calls.clear()  # the session that ran the launch searched once
+    open_and_wait(qtbot, window, path)
+    assert "races: 1 location in 1 array" in window.views["races"].summary.text()
+    assert race_calls == []
+
+
+def test_an_old_trace_is_analysed_off_the_gui_thread(qtbot, window, tmp_path, race_calls):
+    path = racy_trace_file(tmp_path, "gpuviz-trace/1")
+    race_calls.clear()
+    open_and_wait(qtbot, window, path)
+    assert "races: 1 location in 1 array" in window.views["races"].summary.text()
+    assert race_calls == [False]  # once, and not on the GUI thread

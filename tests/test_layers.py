@@ -2,6 +2,7 @@
 and running on the simulator loads neither Qt nor a CUDA library."""
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -64,3 +65,17 @@ def test_running_on_the_simulator_imports_no_qt_and_no_cuda(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "BANNED []" in done.stdout
+
+
+def test_gpu_tests_collect_on_a_machine_without_qt(tmp_path):
+    """The GPU machine has no PySide6: `pytest -m gpu` must still collect there (Qt tests skip)."""
+    for blocked in ("PySide6", "pyqtgraph"):
+        (tmp_path / blocked).mkdir()
+        (tmp_path / blocked / "__init__.py").write_text(f"raise ImportError('no {blocked} on this machine')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-m", "gpu", "--collect-only", "-q", "-p", "no:pytest-qt",
+                           "-p", "no:cacheprovider", str(ROOT / "tests")], capture_output=True, text=True, cwd=ROOT,
+                          env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "error" not in done.stdout.lower().split("collected")[-1]
+    assert "tests/test_gpu.py::" in done.stdout

@@ -154,3 +154,28 @@ def test_races_command_refuses_threads_level_traces(tmp_path, capsys):
     path = trace.save(tmp_path / "t.npz")
     assert main(["races", str(path)]) == 1
     assert "error: this trace has no access log" in capsys.readouterr().err
+
+
+def test_a_launch_is_searched_for_races_once_even_with_repeats(monkeypatch, tmp_path):
+    from gpuviz.core.analysis import races
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.api import kernel_from_text
+    from gpuviz.run.session import Session
+
+    calls, real = [], races.find_races
+    monkeypatch.setattr(races, "find_races", lambda *a, **k: calls.append(1) or real(*a, **k))
+    kernel = kernel_from_text("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1.0\n")
+    session = Session(RunOptions(backend="sim", level="accesses", repeat=3, sms=2), out_dir=tmp_path)
+    trace = session.launch(kernel, 2, 64, (np.zeros(1),))
+    assert len(calls) == 1 and trace.analysis["races"]["racy"]
+    assert "races: 1 location in 1 array" in session.records[0].races
+
+
+def test_the_races_command_reads_the_stored_report(monkeypatch, tmp_path, capsys):
+    from gpuviz.core.analysis import races
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1.0\n"
+    path = gpuviz.trace(source, backend="sim", level="accesses")[2, 64](np.zeros(1)).save(tmp_path / "r.npz")
+    monkeypatch.setattr(races, "find_races", lambda *a, **k: pytest.fail("searched for races again"))
+    assert main(["races", str(path)]) == 0
+    assert "1 location in 1 array" in capsys.readouterr().out

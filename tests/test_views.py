@@ -5,11 +5,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
 from PySide6.QtCore import QPointF, Qt
 
 import gpuviz
-from gpuviz.app.export import export_widget, make_view
+from gpuviz.app.export import export_widget
 from gpuviz.app.state import AppState
+from gpuviz.app.views.table import PICTURE_VIEWS, VIEWS, make_view
 from gpuviz.catalog import find
 from gpuviz.cli import main
 from gpuviz.run.demo import run_demo
@@ -34,13 +39,12 @@ def histogram_trace():
 @pytest.fixture
 def views(qtbot, histogram_trace):
     state = AppState()
-    built = {name: make_view(name, state) for name in ("grid", "data", "timeline", "races", "code")}
+    built = {name: make_view(name, state) for name in PICTURE_VIEWS}
     for widget in built.values():
         qtbot.addWidget(widget)
         widget.resize(900, 600)
         widget.show()
-    state.launches = [histogram_trace]
-    state.set_trace(histogram_trace)
+    state.set_trace(histogram_trace, [histogram_trace])
     return state, built
 
 
@@ -95,8 +99,7 @@ def test_racy_versus_fixed_comparison(qtbot, tmp_path):
     state = AppState()
     view = make_view("races", state)
     qtbot.addWidget(view)
-    state.launches = result.session.traces
-    state.set_trace(result.session.traces[0])
+    state.set_trace(result.session.traces[0], result.session.traces)
     assert "histogram_atomic" in view.compare.text() and "of 16 elements differ" in view.compare.text()
 
 
@@ -131,7 +134,7 @@ def test_every_view_exports(views, tmp_path, suffix):
         export_widget(v["grid"], tmp_path / "view.jpg")
 
 
-@pytest.mark.parametrize("view", ["grid", "data", "timeline", "races", "code"])
+@pytest.mark.parametrize("view", PICTURE_VIEWS)
 def test_render_command_draws_every_view(histogram_trace, tmp_path, view, capsys):
     trace_path = histogram_trace.save(tmp_path / "t.npz")
     out = tmp_path / f"{view}.png"
@@ -156,8 +159,8 @@ def test_every_view_draws_traces_recorded_on_the_h200(qtbot, trace_path, tmp_pat
     trace = gpuviz.load(trace_path)
     assert trace.meta["backend"] == "gpu" and trace.meta["time_unit"] == "ns"
     state = AppState()
-    for name in ("grid", "data", "timeline", "races", "code"):
-        widget = make_view(name, state)
+    for spec in VIEWS:
+        widget = make_view(spec.name, state)
         qtbot.addWidget(widget)
         widget.resize(800, 500)
         widget.show()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.errors import GpuvizError
 
-VIEWS = ("grid", "data", "timeline", "races", "code")
 FORMATS = (".png", ".svg")
 
 
@@ -57,12 +57,15 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
     import os
 
     import gpuviz
+    from gpuviz.app.views.table import PICTURE_VIEWS, make_view
 
-    if view not in VIEWS:
-        raise GpuvizError(f"unknown view {view!r}; views: {', '.join(VIEWS)}")
+    if view not in PICTURE_VIEWS:
+        raise GpuvizError(f"unknown view {view!r}; views: {', '.join(PICTURE_VIEWS)}")
     if Path(out).suffix.lower() not in FORMATS:
         raise GpuvizError(f"cannot render to {Path(out).name}: use a .png or .svg file name")
     trace = gpuviz.load(trace_path)
+    if not is_analysed(trace):  # a trace from a gpuviz that did not store its analysis
+        trace.analysis = analyse(trace)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import pyqtgraph as pg
@@ -76,8 +79,7 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
     widget = make_view(view, state)
     widget.resize(*size)
     widget.show()
-    state.set_trace(trace)
-    state.set_frame(10**9)  # everything shown
+    state.set_trace(trace)  # a new trace shows its last frame: everything
     app.processEvents()
     widget.resize(*size)
     app.processEvents()
@@ -85,13 +87,3 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
     widget.close()
     return path
 
-
-def make_view(view: str, state):
-    from gpuviz.app.views.code_view import CodeView
-    from gpuviz.app.views.data_view import DataView
-    from gpuviz.app.views.grid_view import GridView
-    from gpuviz.app.views.race_view import RaceView
-    from gpuviz.app.views.timeline_view import TimelineView
-
-    factories = {"grid": GridView, "data": DataView, "timeline": TimelineView, "races": RaceView, "code": CodeView}
-    return factories[view](state)

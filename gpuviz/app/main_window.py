@@ -1,9 +1,9 @@
-"""The main window: assembles the views as docks and wires the actions. Views never call each other."""
+"""The main window: assembles the views of the table as tabs and docks, the controls and the actions.
+Views never call each other: they share the app state."""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -12,8 +12,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QPushButton,
     QTabWidget,
@@ -21,23 +19,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import gpuviz
-from gpuviz.app.run_service import RunService
+from gpuviz.app.device_facts import facts_for
+from gpuviz.app.run_controller import RunController
 from gpuviz.app.state import AppState
-from gpuviz.app.views.animation_bar import AnimationBar
-from gpuviz.app.views.code_view import CodeView
-from gpuviz.app.views.data_view import DataView
+from gpuviz.app.views.catalog_panel import CatalogPanel
 from gpuviz.app.views.editor import SourceEditor
-from gpuviz.app.views.grid_view import GridView
 from gpuviz.app.views.launch_editor import LaunchEditor
-from gpuviz.app.views.lesson_view import LessonView
-from gpuviz.app.views.race_view import RaceView
-from gpuviz.app.views.record_view import RecordView, thread_record
-from gpuviz.app.views.timeline_view import TimelineView
-from gpuviz.catalog import catalog
+from gpuviz.app.views.table import VIEWS, view_class
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
-from gpuviz.run.messages import RunRequest
+from gpuviz.core.records import device_summary
+from gpuviz.core.version import __version__
 
 STYLE = """
 QWidget { font-size: 13px; }
@@ -48,6 +40,11 @@ QPushButton { background: #2c2e3b; border: 1px solid #444; padding: 4px 10px; }
 QPushButton#run { background: #2e7d32; font-weight: bold; font-size: 15px; }
 QListWidget, QComboBox, QSpinBox { background: #242530; border: 1px solid #3a3b48; }
 """
+AREAS = {
+    "left": Qt.DockWidgetArea.LeftDockWidgetArea,
+    "right": Qt.DockWidgetArea.RightDockWidgetArea,
+    "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
+}
 
 
 def settings() -> QSettings:
@@ -58,92 +55,80 @@ def settings() -> QSettings:
 class MainWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
-        self.setWindowTitle(f"gpuviz {gpuviz.__version__}")
+        self.setWindowTitle(f"gpuviz {__version__}")
         self.setStyleSheet(STYLE)
         self.state = AppState()
-        self.runs = RunService(self)
+        self.runner = RunController(self.state, self)
+        self.runs = self.runner.runs
         self.script_path: Path | None = None
-        self.trace_paths: list[str] = []
-        self._work = tempfile.TemporaryDirectory(prefix="gpuviz-")
-        self._loaded: dict[str, object] = {}  # trace path -> Trace
-        self._run_count = 0
-        self._build_views()
+        self._launch_edited = False
+        self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
+        self._build_controls()
+        self._assemble()
         self._build_actions()
         self._connect()
+        self._show_device()
         self._restore_layout()
 
     # ---- building ------------------------------------------------------------------------------
-    def _build_views(self) -> None:
+    def _build_controls(self) -> None:
         from gpuviz.backends import unavailable_reason
 
-        self.grid = GridView(self.state)  # first: other views read the frames it computes
-        self.data = DataView(self.state)
-        self.timeline = TimelineView(self.state)
-        self.tabs = QTabWidget()
-        for widget, title in ((self.grid, "Threads"), (self.data, "Data"), (self.timeline, "SM timeline")):
-            self.tabs.addTab(widget, title)
-        self.setCentralWidget(self.tabs)
-        self.races = RaceView(self.state)
-        self.code = CodeView(self.state)
         self.editor = SourceEditor()
-        self.catalog = QListWidget()
-        self.entries = catalog()
-        for index, entry in enumerate(self.entries):
-            number = f"{entry.name[:2]}. " if entry.is_lesson else ""
-            item = QListWidgetItem(f"{number}{entry.title}\n    {entry.description}")
-            item.setData(Qt.ItemDataRole.UserRole, index)
-            item.setToolTip(entry.description)
-            self.catalog.addItem(item)
-        self.open_button = QPushButton("Open script...")
+        self.catalog = CatalogPanel()
+        self.launch = LaunchEditor(unavailable_reason("gpu"))
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("run")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
-        gpu_reason = unavailable_reason("gpu")
-        facts = "GPU: usable" if gpu_reason is None else "simulator: 132 virtual SMs, 2,048 threads each, warp 32"
-        self.launch = LaunchEditor(gpu_reason, f"device: {facts}; at most 1,024 threads per block")
-        self.record = RecordView(self.state)
-        self.lesson = LessonView(self.state)
-        self.legend = QLabel()
-        self.legend.setWordWrap(True)
-        self.animation = AnimationBar(self.state, lambda: self.grid.frames)
         self.status = QLabel("Pick a kernel from the catalog, or open your own script.")
         self.status.setObjectName("status")
         self.status.setWordWrap(True)
-        left = _column(QLabel("<b>Kernels</b>"), self.catalog, self.open_button)
-        right = _column(self.launch, self.run_button, self.stop_button, self.record, self.legend)
-        bottom = _column(self.animation, self.status)
-        docks = [
-            self._dock("Catalog", left, Qt.DockWidgetArea.LeftDockWidgetArea),
-            self._dock("Source", self.editor, Qt.DockWidgetArea.LeftDockWidgetArea),
-            self._dock("Launch", right, Qt.DockWidgetArea.RightDockWidgetArea),
-        ]
-        lesson = self._dock("Lesson", self.lesson, Qt.DockWidgetArea.RightDockWidgetArea)
-        races = self._dock("Races", self.races, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(lesson, races)
-        lesson.raise_()
-        code = self._dock("Code", self.code, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(docks[1], code)
-        docks[1].raise_()
-        self._dock("Animation", bottom, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks(docks, [430, 430, 400], Qt.Orientation.Horizontal)
 
-    def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(title)
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
+    def _assemble(self) -> None:
+        """Tabs in the centre, docks around it; the views' places come from the table."""
+        self.tabs = QTabWidget()
+        self.setCentralWidget(self.tabs)
+        by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
+        launch_panel = [self.launch, self.run_button, self.stop_button]
+        for spec in VIEWS:
+            widget = self.views[spec.name]
+            if spec.area == "tab":
+                self.tabs.addTab(widget, spec.title)
+            elif spec.area == "launch":
+                launch_panel.append(widget)
+            elif spec.area == "bottom":
+                by_area.setdefault("bottom", []).append((spec.title, _column(widget, self.status)))
+            else:
+                by_area.setdefault(spec.area, []).append((spec.title, widget))
+        by_area["right"] = [("Launch", _column(*launch_panel))] + by_area.get("right", [])
+        for area, panels in by_area.items():
+            self._dock_area(area, panels)
+
+    def _dock_area(self, area: str, panels: list[tuple[str, QWidget]]) -> None:
+        """The first two panels of the left and right areas stand one above the other; the rest are tabs."""
+        docks = []
+        for title, widget in panels:
+            dock = QDockWidget(title, self)
+            dock.setObjectName(title)
+            dock.setWidget(widget)
+            self.addDockWidget(AREAS[area], dock)
+            docks.append(dock)
+        for dock in docks[2:]:
+            self.tabifyDockWidget(docks[1], dock)
+        if len(docks) > 1:
+            docks[1].raise_()
 
     def _build_actions(self) -> None:
+        animation = self.views["animation"]
         actions = [
             ("Run", "Ctrl+R", self.run),
             ("Open...", "Ctrl+O", self.open_dialog),
             ("Export view...", "Ctrl+E", self.export_dialog),
             ("Full screen", "F11", self.toggle_full_screen),
-            ("Play / pause", "Space", self.animation.toggle),
-            ("Step back", "Left", lambda: self.animation.step(-1)),
-            ("Step forward", "Right", lambda: self.animation.step(1)),
+            ("Play / pause", "Space", animation.toggle),
+            ("Step back", "Left", lambda: animation.step(-1)),
+            ("Step forward", "Right", lambda: animation.step(1)),
         ]
         menu = self.menuBar().addMenu("&gpuviz")
         for text, keys, slot in actions:
@@ -155,40 +140,38 @@ class MainWindow(QMainWindow):
             menu.addAction(action)
 
     def _connect(self) -> None:
-        self.catalog.currentItemChanged.connect(self._on_catalog_item_changed)
-        self.open_button.clicked.connect(self.open_dialog)
+        self.catalog.entry_picked.connect(self._on_entry_picked)
+        self.catalog.open_requested.connect(self.open_dialog)
         self.run_button.clicked.connect(self.run)
-        self.stop_button.clicked.connect(self.runs.stop)
-        self.runs.stage.connect(self._on_stage)
-        self.runs.trace_ready.connect(self._on_trace_ready)
-        self.runs.failed.connect(self._on_failed)
-        self.runs.finished.connect(self._on_finished)
+        self.stop_button.clicked.connect(self.runner.stop)
+        self.runner.status.connect(self.set_status)
+        self.runner.error_line.connect(self.editor.mark_line)
+        self.runner.running_changed.connect(self._on_running_changed)
+        self.runner.launches_listed.connect(self._on_launches_listed)
         self.launch.launch_changed.connect(self._on_launch_changed)
-        self.launch.launch_picker.currentIndexChanged.connect(self._on_launch_picked)
-        self.grid.hovered.connect(self._on_hovered)
+        self.launch.launch_picker.activated.connect(self.runner.pick_launch)
+        self.launch.backend.currentIndexChanged.connect(lambda _: self._show_device())
         self.state.trace_changed.connect(self._on_trace_changed)
-        self.state.colour_mode_changed.connect(lambda _: self._show_legend())
+        self.state.busy_changed.connect(lambda what: what and self.set_status(f"{what}..."))
 
     # ---- opening -------------------------------------------------------------------------------
     def open_path(self, path: str | Path) -> None:
         """Open a script (ready to run) or a saved trace; bad files get a one-line message."""
         path = Path(path)
+        if path.suffix == ".npz":
+            self.runner.open_trace(str(path))
+            return
         try:
-            if path.suffix == ".npz":
-                self._loaded.pop(str(path), None)  # a file opened again may have been written again
-                self._show_traces([str(path)])
-                self.set_status(f"opened {path.name}")
-            else:
-                self.editor.setPlainText(path.read_text())
-                self.script_path = path
-                self.state.set_entry(None)
-                self.trace_paths = []  # the launches shown belong to the previous script
-                self.launch.launch_picker.clear()
-                self._launch_edited = False
-                self.editor.mark_line(0)
-                self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
-        except (OSError, UnicodeDecodeError, GpuvizError) as exc:
-            self.set_status(f"error: {exc}", error=True)
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.set_status(f"error: cannot read {path.name}: {exc}", error=True)
+            return
+        self.editor.setPlainText(text)
+        self.script_path = path
+        self.runner.forget()
+        self._launch_edited = False
+        self.editor.mark_line(0)
+        self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open script or trace", "", "Scripts and traces (*.py *.npz)")
@@ -206,15 +189,14 @@ class MainWindow(QMainWindow):
             except GpuvizError as exc:
                 self.set_status(f"error: {exc}", error=True)
 
-    def _on_catalog_item_changed(self, item, _previous) -> None:
-        if item is not None:
-            entry = self.entries[item.data(Qt.ItemDataRole.UserRole)]
-            self.open_path(entry.path)
-            self.state.set_entry(entry)
+    def _on_entry_picked(self, entry) -> None:
+        self.open_path(entry.path)
+        self.state.set_entry(entry)
+        self._show_device()
 
     # ---- running -------------------------------------------------------------------------------
     def run(self) -> None:
-        if self.runs.running:
+        if self.runner.running:
             return
         if not self.editor.toPlainText().strip():
             self.set_status("error: nothing to run; pick a kernel or open a script", error=True)
@@ -223,86 +205,41 @@ class MainWindow(QMainWindow):
         if config is None:
             self.set_status(f"error: {self.launch.message.text()}", error=True)
             return
-        self._run_count += 1
-        folder = Path(self._work.name) / f"run{self._run_count}"
-        folder.mkdir()
-        script = folder / (self.script_path.name if self.script_path else "script.py")
-        script.write_text(self.editor.toPlainText())
         overrides = ()
         if self._launch_edited:  # the launch picked (the first one before any run) gets the edited launch
             overrides = ((max(0, self.launch.launch_picker.currentIndex()), config.grid, config.block),)
+        name = self.script_path.name if self.script_path else "script.py"
+        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides)
+
+    def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
-        options = entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
-        self.editor.mark_line(0)
-        self.trace_paths = []
-        self.runs.start(RunRequest(str(script), str(folder / "traces"), options, overrides))
-        self.run_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
+        return entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
 
-    def _on_stage(self, stage) -> None:
-        self.set_status(stage.detail or stage.stage)
+    def _on_running_changed(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
 
-    def _on_trace_ready(self, ready) -> None:
-        self.trace_paths.append(ready.path)
-        self._show_traces(self.trace_paths)
-
-    def _on_failed(self, message: str, line: int) -> None:
-        self.set_status(f"error: {message}", error=True)
-        if line:
-            self.editor.mark_line(line)
-
-    def _on_finished(self, ok: bool) -> None:
-        self.run_button.setEnabled(True)
-        self.stop_button.setEnabled(False)
-        if ok:
-            self.set_status(f"finished: {len(self.trace_paths)} launch(es) traced")
-
-    # ---- launches and traces ---------------------------------------------------------------------
-    def _show_traces(self, paths: list[str]) -> None:
+    def _on_launches_listed(self, names: list[str], shown: int) -> None:
         picker = self.launch.launch_picker
-        keep = max(0, picker.currentIndex()) if picker.count() == len(paths) else len(paths) - 1
         picker.blockSignals(True)
         picker.clear()
-        for path in paths:
-            picker.addItem(Path(path).stem)
-        picker.setCurrentIndex(min(keep, len(paths) - 1))
+        picker.addItems(names)
+        picker.setCurrentIndex(shown)
         picker.blockSignals(False)
-        self.trace_paths = list(paths)
-        self._on_launch_picked(picker.currentIndex())
-
-    def _on_launch_picked(self, index: int) -> None:
-        if 0 <= index < len(self.trace_paths):
-            self.state.launches = [self._load(path) for path in self.trace_paths]
-            trace = self.state.launches[index]
-            self.state.set_trace(trace)
-            self.launch.set_launch(trace.grid, trace.block)
-            self._launch_edited = False
-
-    def _load(self, path: str):
-        """Each trace file is read once: a run's launches arrive one by one, and each shows them all."""
-        if path not in self._loaded:
-            self._loaded[path] = gpuviz.load(path)
-        return self._loaded[path]
 
     def _on_launch_changed(self, config) -> None:
         self._launch_edited = True
-        self.run_button.setEnabled(config is not None and not self.runs.running)
-
-    _launch_edited = False
+        self.run_button.setEnabled(config is not None and not self.runner.running)
 
     def _on_trace_changed(self, trace) -> None:
-        self._show_legend()
+        if trace is not None:
+            self.launch.set_launch(trace.grid, trace.block)
+            self._launch_edited = False
+            self.launch.set_device(device_summary(trace.device_facts, ran=True))
 
-    def _show_legend(self) -> None:
-        legend = getattr(self.grid, "legend", [])
-        items = "".join(
-            f"<span style='color: rgb{colour}'>&#9632;</span> {label}&nbsp;&nbsp; " for colour, label in legend
-        )
-        self.legend.setText(f"<b>Colour by {self.state.colour_mode}</b><br>{items}")
-
-    def _on_hovered(self, gid: int) -> None:
-        trace = self.state.trace
-        self.grid.graphics.setToolTip(thread_record(trace, gid) if trace is not None and gid >= 0 else "")
+    def _show_device(self) -> None:
+        """The device the next run will use, from the backend itself."""
+        self.launch.set_device(device_summary(facts_for(self._run_options())))
 
     # ---- window ----------------------------------------------------------------------------------
     def set_status(self, text: str, error: bool = False) -> None:
@@ -323,12 +260,11 @@ class MainWindow(QMainWindow):
             self.restoreState(layout)
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        self.runs.stop()
-        self.animation.pause()
+        self.views["animation"].pause()
+        self.runner.close()
         store = settings()
         store.setValue("geometry", self.saveGeometry())
         store.setValue("state", self.saveState())
-        self._work.cleanup()
         super().closeEvent(event)
 
 

@@ -1,53 +1,118 @@
-"""The app's shared state: the current trace, the selected thread, the frame, the colour mode.
+"""The app's shared state: what every view shows and the user chose. Qt-free and evented (psygnal).
 
-Views read it and subscribe to its signals; they never call each other.
+Views read it and subscribe to its signals; they never call each other. What several views share
+is computed here once, in one place: the frames of the animation (for the grid and the animation
+bar), the colours and their legend (for the grid and the legend), the hovered and selected thread.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from psygnal import Signal
 
-from gpuviz.core.colors import MODES
-from gpuviz.core.frames import ORDERS
+from gpuviz.core.colors import MODES, Coloring, coloring
+from gpuviz.core.frames import EMPTY_PLAN, ORDERS, FramePlan, frame_plan
 from gpuviz.core.trace import Trace
 
 
-class AppState(QObject):
+class AppState:
     trace_changed = Signal(object)  # Trace or None
+    launches_changed = Signal(object)  # list[Trace]: every launch of the current run
     selection_changed = Signal(int)  # global thread id, -1 for none
+    hover_changed = Signal(int)  # global thread id under the mouse, -1 for none
+    frames_changed = Signal(object)  # FramePlan: a new trace, order or layer
     frame_changed = Signal(int)
     colour_mode_changed = Signal(str)
+    coloring_changed = Signal(object)  # Coloring (codes, lookup table, legend) or None
     order_changed = Signal(str)
     layer_changed = Signal(int)
     entry_changed = Signal(object)  # CatalogEntry or None: the lesson or example picked
     element_changed = Signal(object)  # (array id, element, block or None) or None
     line_changed = Signal(int)  # a source line, 0 for none
+    busy_changed = Signal(str)  # what the app is waiting for ("loading 3 launches"), "" when idle
 
     def __init__(self) -> None:
-        super().__init__()
         self.trace: Trace | None = None
+        self.launches: list[Trace] = []
         self.selected = -1
+        self.hovered = -1
+        self.plan: FramePlan = EMPTY_PLAN
         self.frame = 0
         self.colour_mode = MODES[0]
+        self.coloring: Coloring | None = None
         self.order = ORDERS[0]
         self.layer = 0
         self.entry = None
         self.element = None
         self.line = 0
-        self.launches: list[Trace] = []  # every launch of the current run, for comparisons
+        self.busy = ""
+
+    # ---- the trace and what follows from it ------------------------------------------------------
+    def set_trace(self, trace: Trace | None, launches: list[Trace] | None = None) -> None:
+        """Show a launch (and the run it belongs to); the selection, layer and element start afresh."""
+        self.trace = trace
+        self.launches = list(launches) if launches is not None else ([trace] if trace is not None else [])
+        self.selected = self.hovered = -1
+        self.layer = 0
+        self.element = None
+        self.line = 0
+        self.coloring = coloring(trace, self.colour_mode) if trace is not None else None
+        self._plan_frames()
+        self.launches_changed.emit(self.launches)
+        self.trace_changed.emit(trace)
+        self.coloring_changed.emit(self.coloring)
+        self.selection_changed.emit(-1)
+        self._emit_frames()
+
+    def set_colour_mode(self, mode: str) -> None:
+        if mode != self.colour_mode:
+            self.colour_mode = mode
+            self.coloring = coloring(self.trace, mode) if self.trace is not None else None
+            self.colour_mode_changed.emit(mode)
+            self.coloring_changed.emit(self.coloring)
+
+    def set_order(self, order: str) -> None:
+        if order != self.order:
+            self.order = order
+            self._plan_frames()
+            self.order_changed.emit(order)
+            self._emit_frames()
+
+    def set_layer(self, layer: int) -> None:
+        if layer != self.layer:
+            self.layer = layer
+            self._plan_frames()
+            self.layer_changed.emit(layer)
+            self._emit_frames()
+
+    def _plan_frames(self) -> None:
+        """Frames for the trace, order and layer; a new plan starts at its last frame (all shown)."""
+        self.plan = frame_plan(self.trace, self.order, self.layer) if self.trace is not None else EMPTY_PLAN
+        self.frame = max(0, self.plan.count - 1)
+
+    def _emit_frames(self) -> None:
+        self.frames_changed.emit(self.plan)
+        self.frame_changed.emit(self.frame)
+
+    # ---- what the user points at -----------------------------------------------------------------
+    def set_frame(self, frame: int) -> None:
+        frame = max(0, min(frame, self.plan.count - 1))
+        if frame != self.frame:
+            self.frame = frame
+            self.frame_changed.emit(frame)
+
+    def select(self, gid: int) -> None:
+        if gid != self.selected:
+            self.selected = gid
+            self.selection_changed.emit(gid)
+
+    def hover(self, gid: int) -> None:
+        if gid != self.hovered:
+            self.hovered = gid
+            self.hover_changed.emit(gid)
 
     def set_entry(self, entry) -> None:
         self.entry = entry
         self.entry_changed.emit(entry)
-
-    def set_trace(self, trace: Trace | None) -> None:
-        self.trace = trace
-        self.selected = -1
-        self.layer = 0
-        self.element = None
-        self.line = 0
-        self.trace_changed.emit(trace)
-        self.selection_changed.emit(-1)
 
     def select_element(self, element) -> None:
         self.element = element
@@ -58,27 +123,7 @@ class AppState(QObject):
             self.line = line
             self.line_changed.emit(line)
 
-    def select(self, gid: int) -> None:
-        if gid != self.selected:
-            self.selected = gid
-            self.selection_changed.emit(gid)
-
-    def set_frame(self, frame: int) -> None:
-        if frame != self.frame:
-            self.frame = frame
-            self.frame_changed.emit(frame)
-
-    def set_colour_mode(self, mode: str) -> None:
-        if mode != self.colour_mode:
-            self.colour_mode = mode
-            self.colour_mode_changed.emit(mode)
-
-    def set_order(self, order: str) -> None:
-        if order != self.order:
-            self.order = order
-            self.order_changed.emit(order)
-
-    def set_layer(self, layer: int) -> None:
-        if layer != self.layer:
-            self.layer = layer
-            self.layer_changed.emit(layer)
+    def set_busy(self, what: str) -> None:
+        if what != self.busy:
+            self.busy = what
+            self.busy_changed.emit(what)

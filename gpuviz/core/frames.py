@@ -1,6 +1,8 @@
-"""Animation orders: which thread lights up when. Pure functions of a trace (no Qt)."""
+"""Animation frames: which thread lights up when, in each order. Pure functions of a trace (no Qt)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,3 +34,30 @@ def thresholds(rank: np.ndarray, max_frames: int = MAX_FRAMES) -> np.ndarray:
         return steps
     pick = np.linspace(0, len(steps) - 1, max_frames).round().astype(np.int64)
     return steps[pick]
+
+
+@dataclass(frozen=True)
+class FramePlan:
+    """How the threads of one z layer light up: `order` lists the layer's threads (offsets from
+    `first`) earliest first; frame k shows the first `limits[k]` of them."""
+
+    first: int  # global id of the layer's first thread
+    order: np.ndarray
+    limits: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return len(self.limits)
+
+
+def frame_plan(trace: Trace, order: str, layer: int = 0, max_frames: int = MAX_FRAMES) -> FramePlan:
+    """The frames of a trace's z layer in an animation order."""
+    per_layer = trace.n_threads // max(1, trace.grid[2])
+    first = layer * per_layer
+    rank = ranks(trace, order)[first : first + per_layer]
+    ordered = np.argsort(rank, kind="stable")
+    limits = np.searchsorted(rank[ordered], thresholds(rank, max_frames), side="right")
+    return FramePlan(first, ordered, limits)
+
+
+EMPTY_PLAN = FramePlan(0, np.zeros(0, np.int64), np.zeros(0, np.int64))

@@ -13,10 +13,9 @@ SPEEDS = [("slow", 4), ("normal", 15), ("fast", 40), ("fastest", 60)]
 
 
 class AnimationBar(QWidget):
-    def __init__(self, state: AppState, frames, parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.frames = frames  # callable: how many frames the grid has
         self.play_button = QPushButton("Play")
         self.back_button = QPushButton("<")
         self.forward_button = QPushButton(">")
@@ -53,12 +52,14 @@ class AnimationBar(QWidget):
         self.layer.valueChanged.connect(state.set_layer)
         self.timer.timeout.connect(lambda: self.step(1, wrap=False))
         state.trace_changed.connect(self._on_trace_changed)
-        state.order_changed.connect(self._on_trace_changed)
-        state.layer_changed.connect(self._on_trace_changed)  # another layer has its own frames
+        state.frames_changed.connect(self._on_frames_changed)
         state.frame_changed.connect(self._on_frame_changed)
         state.colour_mode_changed.connect(lambda mode: _show(self.colour, mode))
         state.order_changed.connect(lambda order: _show(self.order, order))
         self._on_speed_changed()
+
+    def frames(self) -> int:
+        return self.state.plan.count
 
     def toggle(self) -> None:
         if self.timer.isActive():
@@ -88,18 +89,21 @@ class AnimationBar(QWidget):
     def _on_speed_changed(self, *_) -> None:
         self.timer.setInterval(int(1000 / self.speed.currentData()))
 
-    def _on_trace_changed(self, *_) -> None:
-        self.pause()
-        layers = self.state.trace.grid[2] if self.state.trace is not None else 1
+    def _on_trace_changed(self, trace) -> None:
+        layers = trace.grid[2] if trace is not None else 1
         self.layer.blockSignals(True)
         self.layer.setRange(0, layers - 1)
         self.layer.setValue(self.state.layer)
         self.layer.setEnabled(layers > 1)
         self.layer.blockSignals(False)
-        last = max(0, self.frames() - 1)
-        self.slider.setRange(0, last)
-        self.state.set_frame(last)  # a finished run shows everything; Play replays it
-        self._on_frame_changed(self.state.frame)
+
+    def _on_frames_changed(self, plan) -> None:
+        """New frames (trace, order or layer): they start at the last frame; Play replays them."""
+        self.pause()
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(0, plan.count - 1))
+        self.slider.blockSignals(False)
+        _show(self.order, self.state.order)
 
     def _on_frame_changed(self, frame: int) -> None:
         self.slider.blockSignals(True)

@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
-from gpuviz.core.colors import NOT_RUN, coloring
-from gpuviz.core.frames import ranks, thresholds
+from gpuviz.core.colors import NOT_RUN
 from gpuviz.core.layout import cell_owner, grid_layout
+from gpuviz.core.records import thread_record
 
 MAX_OUTLINED_BLOCKS = 4096
 
 
 class GridView(QWidget):
-    hovered = Signal(int)  # global thread id under the mouse, -1 for none
-
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
@@ -48,22 +46,23 @@ class GridView(QWidget):
         layout.addWidget(self.graphics, 1)
         self._cells = None  # flat cell index of each thread of the layer
         self._owner = None  # thread (within the layer) of each cell, -1 for gaps
-        self._codes = self._order = self._limits = None
-        self._shown = 0  # threads lit (prefix of self._order)
+        self._codes = self._drawn_coloring = self._drawn_plan = None
+        self._shown = 0  # threads lit (a prefix of the frame plan's order)
         self.view.sigRangeChanged.connect(lambda *_: self._refresh_image())
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         state.trace_changed.connect(self._on_trace_changed)
-        state.colour_mode_changed.connect(self._on_colour_mode_changed)
-        state.order_changed.connect(self._on_order_changed)
+        state.coloring_changed.connect(self._on_coloring_changed)
+        state.frames_changed.connect(self._on_frames_changed)
         state.frame_changed.connect(self._on_frame_changed)
         state.selection_changed.connect(self._on_selection_changed)
         state.layer_changed.connect(self._on_layer_changed)
+        state.hover_changed.connect(self._on_hover_changed)
 
     # ---- what the view shows -------------------------------------------------------------------
     @property
     def frames(self) -> int:
-        return 0 if self._limits is None else len(self._limits)
+        return self.state.plan.count
 
     @property
     def cells_shape(self) -> tuple[int, int]:
@@ -98,7 +97,7 @@ class GridView(QWidget):
         self._pixels = np.zeros((layout.height, layout.width), np.uint8)
         self._draw_outlines(layout)
         self._recolour()
-        self._reorder()
+        self._show_frame(self.state.frame, full=True)
         self.view.autoRange(padding=0.02)
         gx, gy, gz = trace.grid
         layer = f", layer z={self.state.layer} of {gz}" if gz > 1 else ""
@@ -108,28 +107,18 @@ class GridView(QWidget):
         )
 
     def _recolour(self) -> None:
-        colours = coloring(self.state.trace, self.state.colour_mode)
+        colours = self._drawn_coloring = self.state.coloring
         self._codes = colours.codes[self.layer_threads().start : self.layer_threads().stop]
         self.image.setLookupTable(colours.lut)
-        self.legend = colours.legend
 
-    def _reorder(self) -> None:
-        rank = ranks(self.state.trace, self.state.order)[self.layer_threads().start : self.layer_threads().stop]
-        self._order = np.argsort(rank, kind="stable")
-        limits = thresholds(rank)
-        self._limits = np.searchsorted(rank[self._order], limits, side="right")
-        self._shown = 0
-        self._pixels[:] = NOT_RUN
-        self._show_frame(min(self.state.frame, self.frames - 1) if self.frames else 0, full=True)
-
-    def _on_colour_mode_changed(self, mode: str) -> None:
-        if self.state.trace is not None:
+    def _on_coloring_changed(self, colours) -> None:
+        if self.state.trace is not None and self._owner is not None and colours is not self._drawn_coloring:
             self._recolour()
             self._show_frame(self.state.frame, full=True)
 
-    def _on_order_changed(self, order: str) -> None:
-        if self.state.trace is not None:
-            self._reorder()
+    def _on_frames_changed(self, plan) -> None:
+        if self.state.trace is not None and self._owner is not None and plan is not self._drawn_plan:
+            self._show_frame(self.state.frame, full=True)
 
     def _on_frame_changed(self, frame: int) -> None:
         if self.state.trace is not None:
@@ -137,13 +126,14 @@ class GridView(QWidget):
 
     def _show_frame(self, frame: int, full: bool = False) -> None:
         """Light the threads up to `frame`: only the cells that change are written."""
-        frame = max(0, min(frame, self.frames - 1))
-        target = int(self._limits[frame]) if self.frames else 0
+        plan = self._drawn_plan = self.state.plan
+        frame = max(0, min(frame, plan.count - 1))
+        target = int(plan.limits[frame]) if plan.count else 0
         if full or target < self._shown:
             self._pixels[:] = NOT_RUN
             self._shown = 0
         if target > self._shown:
-            threads = self._order[self._shown : target]
+            threads = plan.order[self._shown : target]
             self._pixels.ravel()[self._cells[threads]] = self._codes[threads]
             self._shown = target
         self._refresh_image()
@@ -193,7 +183,11 @@ class GridView(QWidget):
         return QPointF(cell % width + 0.5, cell // width + 0.5)
 
     def _on_mouse_moved(self, scene_pos) -> None:
-        self.hovered.emit(self.thread_at(scene_pos))
+        self.state.hover(self.thread_at(scene_pos))
+
+    def _on_hover_changed(self, gid: int) -> None:
+        trace = self.state.trace
+        self.graphics.setToolTip(thread_record(trace, gid) if trace is not None and gid >= 0 else "")
 
     def _on_mouse_clicked(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:

@@ -31,7 +31,7 @@ def _spin(maximum: int, value: int = 1) -> QSpinBox:
 class LaunchEditor(QWidget):
     launch_changed = Signal(object)  # LaunchConfig, or None while the values are invalid
 
-    def __init__(self, gpu_unavailable: str | None, device_facts: str, parent: QWidget | None = None) -> None:
+    def __init__(self, gpu_unavailable: str | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.grid = [_spin(MAX_GRID_DIMS[k]) for k in range(3)]
         self.block = [_spin(4096) for _ in range(3)]  # the limit is checked, with its message, on the spot
@@ -56,7 +56,7 @@ class LaunchEditor(QWidget):
         self.repeat = QSpinBox()
         self.repeat.setRange(1, 200)
         self.repeat.setToolTip("run each launch this many times from the same inputs: the race view shows the outcomes")
-        self.device = QLabel(device_facts)
+        self.device = QLabel()
         self.device.setWordWrap(True)
         self._build()
         for box in self.grid + self.block:
@@ -88,6 +88,10 @@ class LaunchEditor(QWidget):
             box.setValue(int(value))
             box.blockSignals(False)
         self._on_values_changed()
+
+    def set_device(self, text: str) -> None:
+        """The device a run will use (or, after a run, used): facts from the backend or the trace."""
+        self.device.setText(text)
 
     def config(self) -> LaunchConfig | None:
         try:

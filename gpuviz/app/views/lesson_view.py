@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
-from gpuviz.core.analysis.races import find_races
+from gpuviz.core.analysis.report import race_report
 
 
 class LessonView(QWidget):
@@ -51,16 +51,15 @@ class LessonView(QWidget):
 
     def _point_at_evidence(self, entry, trace) -> str:
         notes = []
-        if entry.racy and trace is not None and trace.accesses is not None:
-            report = find_races(trace)
-            if report.races:
-                race = report.races[0]
-                gid = trace.global_id(race.second.block, race.second.thread)
-                self.state.set_colour_mode("value written")
-                self.state.select(gid)
-                notes.append(f"Selected: thread {race.second.thread} of block {race.second.block}, which "
-                             f"{race.second.access}s {race.array}[{race.index}] on line {race.second.line} "
-                             f"racing with thread {race.first.thread} of block {race.first.block}.")  # fmt: skip
+        report = race_report(trace) if entry.racy and trace is not None else None
+        if report is not None and report.races:
+            race = report.races[0]
+            gid = trace.global_id(race.second.block, race.second.thread)
+            self.state.set_colour_mode("value written")
+            self.state.select(gid)
+            notes.append(f"Selected: thread {race.second.thread} of block {race.second.block}, which "
+                         f"{race.second.access}s {race.array}[{race.index}] on line {race.second.line} "
+                         f"racing with thread {race.first.thread} of block {race.first.block}.")  # fmt: skip
         if entry.sms and trace is not None:
             self.state.set_order("by SM waves")
             notes.append(f"Order: by SM waves ({entry.sms} virtual SMs): press Play to watch the waves.")

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
-from gpuviz.core.analysis.races import find_races
+from gpuviz.core.analysis.report import race_report
 from gpuviz.core.trace import Trace
 
 
@@ -47,7 +47,10 @@ class RaceView(QWidget):
             self._show_outcomes(None)
             self._show_comparison(trace)
             return
-        self.report = find_races(trace)
+        self.report = race_report(trace)  # found once, where the launch ran
+        if self.report is None:
+            self.summary.setText("Races were not analysed for this trace.")
+            return
         self.summary.setText(f"<b>{self.report.summary()}</b>" + "".join(f"<br>{d}" for d in self.report.divergence))
         self.races.blockSignals(True)  # filling the list must not select a race
         for race in self.report.races + self.report.benign:

@@ -73,6 +73,10 @@ class GpuBackend:
             return "numba-cuda finds no usable GPU"
         return None
 
+    def device_facts(self, options: RunOptions | None = None) -> dict:
+        """The real device's facts (the same keys as the simulator's)."""
+        return self.device(options)
+
     def device(self, options: RunOptions | None = None) -> dict:
         cuda = import_numba_cuda()
         device = cuda.get_current_device()

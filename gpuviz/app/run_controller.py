@@ -1,0 +1,111 @@
+"""Runs the editor's script in a worker and shows its launches: the glue between the run service,
+the trace loader and the app state. Qt signals tell the window what to say; the state gets traces."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from gpuviz.app.run_service import RunService
+from gpuviz.app.state import AppState
+from gpuviz.app.trace_loader import TraceLoader
+from gpuviz.core.options import RunOptions
+from gpuviz.run.messages import RunRequest
+
+
+class RunController(QObject):
+    status = Signal(str, bool)  # text, is an error
+    error_line = Signal(int)  # a line of the script to mark, 0 to clear
+    running_changed = Signal(bool)
+    launches_listed = Signal(object, int)  # launch names, the one shown
+
+    def __init__(self, state: AppState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.runs = RunService(self)
+        self.loader = TraceLoader(self)
+        self.paths: list[str] = []  # traces of the run (or the file) shown
+        self.shown = 0  # which of them
+        self._work = tempfile.TemporaryDirectory(prefix="gpuviz-")
+        self._count = 0
+        self._opening = ""  # the file being opened, for the status once it is shown
+        self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
+        self.runs.trace_ready.connect(self._on_trace_ready)
+        self.runs.failed.connect(self._on_failed)
+        self.runs.finished.connect(self._on_finished)
+        self.loader.loaded.connect(self._on_loaded)
+        self.loader.failed.connect(self._on_load_failed)
+
+    @property
+    def running(self) -> bool:
+        return self.runs.running
+
+    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = ()) -> None:
+        """Save the text as a script in this session's folder and run it in a worker process."""
+        self._count += 1
+        folder = Path(self._work.name) / f"run{self._count}"
+        folder.mkdir()
+        script = folder / name
+        script.write_text(text, encoding="utf-8")
+        self.paths = []
+        self.error_line.emit(0)
+        self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides)))
+        self.running_changed.emit(True)
+
+    def stop(self) -> None:
+        self.runs.stop()
+
+    def open_trace(self, path: str) -> None:
+        """Show a saved trace (read again: the file may have been written again)."""
+        self.paths, self.shown = [path], 0
+        self._opening = Path(path).name
+        self.loader.request(self.paths, fresh=True)
+        self.state.set_busy(f"loading {Path(path).name}")
+
+    def pick_launch(self, index: int) -> None:
+        if 0 <= index < len(self.paths) and index != self.shown:
+            self.shown = index
+            self.loader.request(self.paths)
+            self.state.set_busy("loading the launch")
+
+    def forget(self) -> None:
+        """A new script: the launches shown belong to the previous one."""
+        self.paths, self.shown = [], 0
+        self.launches_listed.emit([], -1)
+
+    def close(self) -> None:
+        self.runs.stop()
+        self.loader.close()
+        self._work.cleanup()
+
+    # ---- messages from the worker and the loader --------------------------------------------------
+    def _on_trace_ready(self, ready) -> None:
+        self.paths.append(ready.path)
+        self.shown = len(self.paths) - 1  # each new launch is shown as it arrives
+        self.loader.request(self.paths)
+
+    def _on_failed(self, message: str, line: int) -> None:
+        self.status.emit(f"error: {message}", True)
+        if line:
+            self.error_line.emit(line)
+
+    def _on_finished(self, ok: bool) -> None:
+        self.running_changed.emit(False)
+        if ok:
+            self.status.emit(f"finished: {len(self.paths)} launch(es) traced", False)
+
+    def _on_loaded(self, paths: list[str], traces: list) -> None:
+        self.state.set_busy("")
+        shown = min(self.shown, len(traces) - 1)
+        self.launches_listed.emit([Path(p).stem for p in paths], shown)
+        self.state.set_trace(traces[shown], traces)
+        if self._opening:
+            self.status.emit(f"opened {self._opening}", False)
+            self._opening = ""
+
+    def _on_load_failed(self, message: str) -> None:
+        self._opening = ""
+        self.state.set_busy("")
+        self.status.emit(f"error: {message}", True)

@@ -1,0 +1,81 @@
+"""Loads trace files off the GUI thread: a big trace takes seconds to read, and an old one without a
+stored analysis is analysed here too, so the window never freezes on either.
+
+Results come back as Qt signals (queued to the GUI thread); a newer request makes older ones stale,
+and stale results are dropped. Loaded traces are kept in a small cache, so a run's launches, which
+arrive one by one, are each read once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+
+from PySide6.QtCore import QObject, Signal
+
+from gpuviz.core.analysis.report import analyse, is_analysed
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.trace import Trace, load
+
+CACHED_TRACES = 8
+
+
+class TraceLoader(QObject):
+    loaded = Signal(object, object)  # (list of paths, list of Trace): the latest request, done
+    failed = Signal(str)  # one line
+    _done = Signal(int, object, object, str)  # from the loading thread: generation, paths, traces, error
+
+    def __init__(self, parent: QObject | None = None, cached: int = CACHED_TRACES) -> None:
+        super().__init__(parent)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpuviz-load")
+        self._cache: OrderedDict[str, Trace] = OrderedDict()
+        self._cached = cached
+        self._generation = 0
+        self._handled = 0  # the newest generation whose result reached the GUI thread
+        self._done.connect(self._on_done)  # queued: runs on the GUI thread
+
+    def request(self, paths: list[str], fresh: bool = False) -> None:
+        """Load these traces (the cache answers for ones already read unless `fresh`)."""
+        self._generation += 1
+        self._pool.submit(self._load_all, list(paths), self._generation, fresh)
+
+    @property
+    def idle(self) -> bool:
+        """No request is waiting for its answer."""
+        return self._handled == self._generation
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _load_all(self, paths: list[str], generation: int, fresh: bool) -> None:
+        """On the loading thread (the only one that touches the cache)."""
+        if fresh:
+            for path in paths:
+                self._cache.pop(path, None)
+        try:
+            self._done.emit(generation, paths, [self._load_one(path) for path in paths], "")
+        except (GpuvizError, OSError) as exc:
+            self._done.emit(generation, paths, [], str(exc))
+        except Exception as exc:  # a file no check foresaw must not kill the loading thread
+            self._done.emit(generation, paths, [], f"could not load the trace: {type(exc).__name__}: {exc}")
+
+    def _on_done(self, generation: int, paths: list[str], traces: list, error: str) -> None:
+        self._handled = max(self._handled, generation)
+        if generation != self._generation:  # a newer request makes this one stale
+            return
+        if error:
+            self.failed.emit(error)
+        else:
+            self.loaded.emit(paths, traces)
+
+    def _load_one(self, path: str) -> Trace:
+        trace = self._cache.get(path)
+        if trace is None:
+            trace = load(path)
+            if not is_analysed(trace):  # written by a gpuviz that did not store its analysis
+                trace.analysis = analyse(trace)
+        self._cache[path] = trace
+        self._cache.move_to_end(path)
+        while len(self._cache) > self._cached:
+            self._cache.popitem(last=False)
+        return trace

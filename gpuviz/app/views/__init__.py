@@ -1,0 +1,1 @@
+"""The views: each one file, each subscribing to the app state; `table.py` lists them."""
