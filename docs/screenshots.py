@@ -40,17 +40,20 @@ def main() -> None:
         window.catalog.setCurrentRow(rows[0])
         window.run()
         started = time.time()
-        while window.runs.running and time.time() - started < 120:
+        while (window.runs.running or not window.runner.loader.idle) and time.time() - started < 120:
             app.processEvents()
             time.sleep(0.02)
         if name == "app-data-histogram.png":
-            window.launch.launch_picker.setCurrentIndex(0)  # the racy launch
-        window.animation.colour.setCurrentText(colour)
-        window.state.set_frame(int(fraction * (window.grid.frames - 1)))
+            window.runner.pick_launch(0)  # the racy launch
+            while not window.runner.loader.idle:
+                app.processEvents()
+                time.sleep(0.02)
+        window.views['animation'].colour.setCurrentText(colour)
+        window.state.set_frame(int(fraction * (window.state.plan.count - 1)))
         if thread >= 0:
             window.state.select(thread)
         if thread == -2:
-            window.lesson.show_answer()
+            window.views['lesson'].show_answer()
         window.tabs.setCurrentIndex(TABS.get(name, 0))
         if name in TABS:  # show the race view beside the other tabs
             window.findChild(QDockWidget, "Races").raise_()
