@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--view", choices=PICTURE_VIEWS, default="grid")
     render.add_argument("--out", required=True, help="the picture to write: FILE.png or FILE.svg")
     render.add_argument("--size", default="1600x900", help="WIDTHxHEIGHT in pixels (default: 1600x900)")
+    render.add_argument("--at", help="a frame of the replay: N (after N events), a fraction 0.0-1.0, or t=TIME")
+    render.add_argument("--element", help="an element to pick, e.g. 'array[0]' (the element story view tells it)")
+    render.add_argument("--order", help="replay (default with accesses), logical, as executed, by SM waves")
     render.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     render.set_defaults(handler=_render)
 
@@ -155,7 +158,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from gpuviz.app.export import parse_size, render_trace
 
-    path = render_trace(args.trace, args.view, args.out, parse_size(args.size))
+    path = render_trace(args.trace, args.view, args.out, parse_size(args.size), args.at, args.element, args.order)
     print(f"wrote {path}")
     return 0
 

@@ -88,6 +88,18 @@ def test_pick_change_launch_run_and_inspect(qtbot, window):
 def test_animation_plays_and_steps(qtbot, window):
     pick(window, "racy counter")
     assert run_and_wait(qtbot, window) is True
+    events = len(window.state.trace.accesses["thread"])
+    assert window.state.order == "replay" and window.views["grid"].frames == events + 1  # a frame an event
+    assert window.state.frame == events  # a finished run shows its end
+    window.views["animation"].unit.setCurrentText("thread")  # the selected thread's next access
+    window.state.select(300)
+    window.state.set_frame(0)
+    window.views["animation"].step(1)
+    assert 0 < window.state.frame < events and "thread 300 " in window.views["animation"].caption.text()
+    assert "read array[0]" in window.views["animation"].caption.text()
+    window.views["animation"].step(1)
+    assert "thread 300 " in window.views["animation"].caption.text() and "wrote array[0]" in window.views["animation"].caption.text()
+    window.views["animation"].order.setCurrentText("logical")
     frames = window.views["grid"].frames
     assert frames == min(64 * 8, MAX_FRAMES) and window.state.frame == frames - 1  # logical: a frame a warp
     window.views["animation"].step(-1)
@@ -176,8 +188,15 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton)
     assert "Far less than 32,768" in window.views["lesson"].text.toPlainText()
     assert window.state.selected >= 0 and window.state.colour_mode == "value written"
-    assert window.state.order == "by SM waves" and window.views["animation"].order.currentText() == "by SM waves"
-    assert "racing with thread" in window.views["lesson"].evidence.text()
+    assert window.state.order == "replay" and window.views["animation"].order.currentText() == "replay"
+    evidence = window.views["lesson"].evidence.text()
+    assert "racing with thread" in evidence and "have all read array[0] = 0 and none has written" in evidence
+    # The replay stands where the first run of threads has read 0 and no write landed yet.
+    aid = window.state.trace.array_names().index("array")
+    assert window.views["data"].values_now()[0] == 0.0 and window.state.element[:2] == (aid, 0)
+    story = window.views["story"]
+    assert "updates lost" in story.summary.text() and story.table.item(0, 3).text() == "read"
+    assert story.table.item(1, 3).text() == "wrote" and story.table.item(1, 6).text() != ""  # lost updates
     assert window.state.trace.outcomes["array.runs"].shape == (3, 2)
     assert "over 3 runs" in window.views["races"].outcomes.text()
 

@@ -174,3 +174,61 @@ def test_every_view_draws_traces_recorded_on_the_h200(qtbot, trace_path, tmp_pat
         from gpuviz.core.analysis.races import find_races
 
         assert find_races(trace).arrays() == ["bins"]
+
+
+RACE = """
+from numba import cuda
+@cuda.jit
+def k(a, out):
+    i = cuda.grid(1)
+    a[0] += 0.5
+    out[i] = i
+"""
+
+
+@pytest.fixture
+def race_trace():
+    return gpuviz.trace(RACE, backend="sim", level="accesses", sms=1)[4, 64](np.zeros(1), np.zeros(256))
+
+
+def test_the_data_view_shows_the_memory_at_the_cursor(qtbot, race_trace):
+    from gpuviz.core.element_story import element_story
+    from gpuviz.core.replay import state_at
+
+    state = AppState()
+    views = {name: make_view(name, state) for name in ("data", "story", "grid")}
+    for widget in views.values():
+        qtbot.addWidget(widget)
+        widget.resize(800, 500)
+        widget.show()
+    state.set_trace(race_trace)
+    data = views["data"]
+    story = element_story(race_trace, 0, 0)
+    between = story.groups[0].last.position  # the first threads have read a[0]; none has written it
+    assert story.groups[0].first.kind == "read" and story.groups[1].first.kind == "write"
+    for name in ("a", "out"):
+        data.array.setCurrentIndex(data.array.findData(race_trace.array_names().index(name)))
+        for frame in (0, between, state.plan.count - 1):
+            state.set_frame(frame)
+            expected = state_at(race_trace, frame, state.replay)["arrays"][name].reshape(-1)
+            assert np.array_equal(data.values_now(), expected), (name, frame)
+    # The race table (a[0] is the first racing element) lists the reads and the writes, in order.
+    table = views["story"].table
+    kinds = [table.item(row, 3).text() for row in range(table.rowCount())]
+    assert kinds[:2] == ["read", "wrote"] and "updates lost" in views["story"].summary.text()
+    # Clicking the write row moves the replay there and selects its thread.
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualItemRect(table.item(1, 0)).center())
+    assert state.frame == story.groups[1].last.position and state.selected == story.groups[1].last.thread
+
+
+def test_render_frames_differ_across_the_replay(race_trace, tmp_path):
+    path = race_trace.save(tmp_path / "race.npz")
+    pictures = []
+    for at in ("0", "0.5", "1.0"):
+        out = tmp_path / f"grid-{at}.png"
+        assert main(["render", str(path), "--view", "grid", "--at", at, "--out", str(out), "--size", "600x400"]) == 0
+        pictures.append(out.read_bytes())
+    assert len(set(pictures)) == 3
+    story = tmp_path / "story.png"
+    assert main(["render", str(path), "--view", "story", "--element", "a[0]", "--out", str(story)]) == 0
+    assert main(["render", str(path), "--view", "grid", "--at", "x", "--out", str(story)]) == 1

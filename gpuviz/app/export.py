@@ -52,8 +52,10 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple[int, int] = (1600, 900)) -> Path:
-    """Draw one view of a trace file into a PNG or SVG, without opening a window."""
+def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple[int, int] = (1600, 900),
+                 at: str | None = None, element: str | None = None, order: str | None = None) -> Path:  # fmt: skip
+    """Draw one view of a trace file into a PNG or SVG, without opening a window: at the end of the
+    run, or at a frame of the replay (`at`, see core/cursor.py), with an element picked (`element`)."""
     import os
 
     import gpuviz
@@ -80,6 +82,7 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
     widget.resize(*size)
     widget.show()
     state.set_trace(trace)  # a new trace shows its last frame: everything
+    _show_moment(state, trace, at, element, order)
     app.processEvents()
     widget.resize(*size)
     app.processEvents()
@@ -87,3 +90,20 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
     widget.close()
     return path
 
+
+
+def _show_moment(state, trace, at: str | None, element: str | None, order: str | None) -> None:
+    """Point the state where the picture asks: an order, a frame, an element."""
+    from gpuviz.core.cursor import parse_at, parse_element
+    from gpuviz.core.frames import ORDERS
+
+    if order is not None:
+        if order not in ORDERS:
+            raise GpuvizError(f"--order {order!r}: use one of {', '.join(ORDERS)}")
+        state.set_order(order)
+    if element is not None:
+        aid, index = parse_element(element, trace.meta.get("arrays", []))
+        state.select_element((aid, index, None))
+    if at is not None:
+        times = state.replay.times if state.replay is not None and state.order == "replay" else None
+        state.set_frame(parse_at(at, state.plan.count, times))

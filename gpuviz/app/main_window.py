@@ -83,7 +83,7 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(False)
         self.status = QLabel("Pick a kernel from the catalog, or open your own script.")
         self.status.setObjectName("status")
-        self.status.setWordWrap(True)
+        self.statusBar().addWidget(self.status, 1)
 
     def _assemble(self) -> None:
         """Tabs in the centre, docks around it; the views' places come from the table."""
@@ -97,8 +97,6 @@ class MainWindow(QMainWindow):
                 self.tabs.addTab(widget, spec.title)
             elif spec.area == "launch":
                 launch_panel.append(widget)
-            elif spec.area == "bottom":
-                by_area.setdefault("bottom", []).append((spec.title, _column(widget, self.status)))
             else:
                 by_area.setdefault(spec.area, []).append((spec.title, widget))
         by_area["right"] = [("Launch", _column(*launch_panel))] + by_area.get("right", [])

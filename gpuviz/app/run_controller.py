@@ -33,6 +33,8 @@ class RunController(QObject):
         self._opening = ""  # the file being opened, for the status once it is shown
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
         self.runs.trace_ready.connect(self._on_trace_ready)
+        self.runs.output.connect(lambda text: state.set_output(state.output + text))
+        self.runs.log.connect(lambda line: state.set_output(state.output + line + "\n"))
         self.runs.failed.connect(self._on_failed)
         self.runs.finished.connect(self._on_finished)
         self.loader.loaded.connect(self._on_loaded)
@@ -50,6 +52,7 @@ class RunController(QObject):
         script = folder / name
         script.write_text(text, encoding="utf-8")
         self.paths = []
+        self.state.set_output("")
         self.error_line.emit(0)
         self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides)))
         self.running_changed.emit(True)
@@ -88,11 +91,15 @@ class RunController(QObject):
 
     def _on_failed(self, message: str, line: int) -> None:
         self.status.emit(f"error: {message}", True)
+        self.state.set_output(self.state.output + f"error: {message}\n")
         if line:
             self.error_line.emit(line)
 
     def _on_finished(self, ok: bool) -> None:
         self.running_changed.emit(False)
+        entry = self.state.entry
+        if entry is not None and entry.launch is not None and entry.launch < len(self.paths):
+            self.pick_launch(entry.launch)  # the launch the lesson's text explains
         if ok:
             self.status.emit(f"finished: {len(self.paths)} launch(es) traced", False)
 

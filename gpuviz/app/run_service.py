@@ -8,7 +8,7 @@ import queue
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpuviz.core.events import LogLine, Progress, Stage
-from gpuviz.run.messages import RunFailed, RunFinished, RunRequest, TraceReady
+from gpuviz.run.messages import RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
 from gpuviz.run.service import worker_main
 
 POLL_MS = 40
@@ -18,6 +18,7 @@ class RunService(QObject):
     stage = Signal(object)  # Stage
     progress = Signal(object)  # Progress
     log = Signal(str)
+    output = Signal(str)  # what the script printed
     trace_ready = Signal(object)  # TraceReady
     failed = Signal(str, int)  # message, line (0 when unknown)
     finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
@@ -80,6 +81,8 @@ class RunService(QObject):
             self.progress.emit(message)
         elif isinstance(message, LogLine):
             self.log.emit(message.text)
+        elif isinstance(message, ScriptOutput):
+            self.output.emit(message.text)
         elif isinstance(message, TraceReady):
             self.trace_ready.emit(message)
         elif isinstance(message, RunFailed):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from psygnal import Signal
 
 from gpuviz.core.colors import MODES, Coloring, coloring
-from gpuviz.core.frames import EMPTY_PLAN, ORDERS, FramePlan, frame_plan
+from gpuviz.core.frames import EMPTY_PLAN, ORDERS, REPLAY, FramePlan, frame_plan
+from gpuviz.core.replay import Replay, ThreadStates
 from gpuviz.core.trace import Trace
 
 
@@ -29,6 +30,7 @@ class AppState:
     element_changed = Signal(object)  # (array id, element, block or None) or None
     line_changed = Signal(int)  # a source line, 0 for none
     busy_changed = Signal(str)  # what the app is waiting for ("loading 3 launches"), "" when idle
+    output_changed = Signal(str)  # what the script printed (all of it so far)
 
     def __init__(self) -> None:
         self.trace: Trace | None = None
@@ -39,7 +41,11 @@ class AppState:
         self.frame = 0
         self.colour_mode = MODES[0]
         self.coloring: Coloring | None = None
-        self.order = ORDERS[0]
+        self.order = ORDERS[1]
+        self.chosen_order = ""  # an order the user picked; otherwise each trace gets its natural one
+        self.replay: Replay | None = None
+        self._threads_now: tuple[int, ThreadStates] | None = None
+        self.output = ""
         self.layer = 0
         self.entry = None
         self.element = None
@@ -47,9 +53,17 @@ class AppState:
         self.busy = ""
 
     # ---- the trace and what follows from it ------------------------------------------------------
-    def set_trace(self, trace: Trace | None, launches: list[Trace] | None = None) -> None:
-        """Show a launch (and the run it belongs to); the selection, layer and element start afresh."""
+    def set_trace(self, trace: Trace | None, launches: list[Trace] | None = None, replay: Replay | None = None) -> None:
+        """Show a launch (and the run it belongs to); the selection, layer and element start afresh.
+        A trace with accesses plays as a replay of its recorded execution; `replay` may come prepared
+        (built off the GUI thread), else it is built here."""
         self.trace = trace
+        has_log = trace is not None and trace.accesses is not None
+        self.replay = (replay or Replay(trace)) if has_log else None
+        self._threads_now = None
+        natural = REPLAY if has_log else ORDERS[1]
+        chosen = self.chosen_order if self.chosen_order and (has_log or self.chosen_order != REPLAY) else ""
+        self.order = chosen or natural
         self.launches = list(launches) if launches is not None else ([trace] if trace is not None else [])
         self.selected = self.hovered = -1
         self.layer = 0
@@ -71,6 +85,9 @@ class AppState:
             self.coloring_changed.emit(self.coloring)
 
     def set_order(self, order: str) -> None:
+        if order == REPLAY and self.replay is None:
+            order = ORDERS[1]  # nothing to replay without an access log
+        self.chosen_order = order
         if order != self.order:
             self.order = order
             self._plan_frames()
@@ -92,6 +109,18 @@ class AppState:
     def _emit_frames(self) -> None:
         self.frames_changed.emit(self.plan)
         self.frame_changed.emit(self.frame)
+
+    def thread_states(self) -> ThreadStates | None:
+        """In the replay: every thread's state and line at the current frame (computed once a frame)."""
+        if self.replay is None or self.order != REPLAY:
+            return None
+        if self._threads_now is None or self._threads_now[0] != self.frame:
+            self._threads_now = (self.frame, self.replay.thread_states(self.frame))
+        return self._threads_now[1]
+
+    def set_output(self, text: str) -> None:
+        self.output = text
+        self.output_changed.emit(text)
 
     # ---- what the user points at -----------------------------------------------------------------
     def set_frame(self, frame: int) -> None:

@@ -3,7 +3,8 @@ package data and found with importlib.resources, so a wheel install has them all
 
 A lesson is a plain numba-cuda script that checks its own result against NumPy, and a Markdown
 text beside it: title, a line of description, then `## Question`, `## Answer`, `## Explanation`.
-A script's `# gpuviz: race, sms=8` line says how to run and judge it.
+A script's `# gpuviz: race, sms=8, launch=0` line says how to run and judge it (a race lesson, on 8
+virtual SMs) and which of its launches the text explains.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class CatalogEntry:
     sections: dict[str, str] = field(default_factory=dict)  # question, answer, explanation
     racy: bool = False  # the lesson is about a race: judged by its races, not a reference
     sms: int | None = None  # run on this many virtual SMs (to show waves at a small size)
+    launch: int | None = None  # the launch the lesson's text explains (`launch=N`), when the script makes several
 
     @property
     def source(self) -> str:
@@ -89,8 +91,9 @@ def _lesson(path: Path) -> CatalogEntry:
     title, description, sections = _markdown(text)
     flags = re.search(r"^# gpuviz:(.*)$", path.read_text(), re.MULTILINE)
     words = [w.strip() for w in flags.group(1).split(",")] if flags else []
-    sms = next((int(w.split("=")[1]) for w in words if w.startswith("sms=")), None)
-    return CatalogEntry(path.stem, title, description, path, sections, "race" in words, sms)
+    numbers = {w.split("=")[0]: int(w.split("=")[1]) for w in words if "=" in w}
+    return CatalogEntry(path.stem, title, description, path, sections, "race" in words, numbers.get("sms"),
+                        numbers.get("launch"))  # fmt: skip
 
 
 def _markdown(text: str) -> tuple[str, str, dict[str, str]]:

@@ -9,7 +9,8 @@ import numpy as np
 from gpuviz.core.analysis.timeline import block_waves
 from gpuviz.core.trace import Trace
 
-ORDERS = ("logical", "as executed", "by SM waves")
+REPLAY = "replay"  # the recorded execution, event by event (traces with accesses): core/replay.py
+ORDERS = (REPLAY, "logical", "as executed", "by SM waves")
 MAX_FRAMES = 400
 
 
@@ -51,7 +52,11 @@ class FramePlan:
 
 
 def frame_plan(trace: Trace, order: str, layer: int = 0, max_frames: int = MAX_FRAMES) -> FramePlan:
-    """The frames of a trace's z layer in an animation order."""
+    """The frames of a trace's z layer in an animation order; in the replay, frame k is the cursor
+    after k events (the views ask core/replay.py what that frame shows)."""
+    if order == REPLAY:
+        events = len(trace.accesses["thread"]) if trace.accesses is not None else 0
+        return FramePlan(0, np.zeros(0, np.int64), np.arange(events + 1))
     per_layer = trace.n_threads // max(1, trace.grid[2])
     first = layer * per_layer
     rank = ranks(trace, order)[first : first + per_layer]

@@ -1,8 +1,8 @@
 """The worker protocol: what the app asks a worker process for, and every message it answers with.
 
 Small frozen dataclasses, all picklable. The worker sends the run's events (core/events.py: Stage,
-Progress, LogLine) as they happen, then TraceReady per launch, RunFailed on an error, and RunFinished
-last, always.
+Progress, LogLine) and what the script prints (ScriptOutput) as they happen, TraceReady per launch,
+RunFailed on an error, and RunFinished last, always.
 """
 
 from __future__ import annotations
@@ -31,6 +31,13 @@ class TraceReady:
 
 
 @dataclass(frozen=True)
+class ScriptOutput:
+    """What the script printed (stdout and stderr), as it printed it."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class RunFailed:
     message: str  # one line
     line: int = 0  # the user's line, 0 when unknown
@@ -41,4 +48,4 @@ class RunFinished:
     ok: bool  # False after RunFailed
 
 
-Message = Stage | Progress | LogLine | TraceReady | RunFailed | RunFinished
+Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | RunFailed | RunFinished

@@ -6,12 +6,14 @@ endless kernel never reaches the window: the app kills the process.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 from gpuviz.core.events import LogLine, Stage
-from gpuviz.run.messages import Message, RunFailed, RunFinished, RunRequest, TraceReady
+from gpuviz.run.messages import Message, RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
 
 __all__ = ["RunRequest", "execute", "worker_main"]
 
@@ -29,9 +31,11 @@ def execute(request: RunRequest, send: Callable[[Message], None]) -> None:
 
     session = Session(request.options, out_dir=request.out_dir, notify=send, overrides=overrides, on_trace=saved)
     ok = False
+    printed = _Printed(send)
     try:
         send(Stage("starting", "starting"))
-        run_script(request.script, session)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            run_script(request.script, session)
         if session.records:
             ok = True
         else:
@@ -41,7 +45,30 @@ def execute(request: RunRequest, send: Callable[[Message], None]) -> None:
     except BaseException as exc:  # the worker must always answer, whatever the script did
         send(RunFailed(f"{type(exc).__name__}: {exc}"))
         send(LogLine(traceback.format_exc()))
+    printed.flush()
     send(RunFinished(ok))
+
+
+class _Printed(io.TextIOBase):
+    """The script's stdout and stderr, sent to the app a line (or a buffer) at a time."""
+
+    def __init__(self, send: Callable[[Message], None]) -> None:
+        self.send = send
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        if "\n" in text or len(self.pending) > 4096:
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.send(ScriptOutput(self.pending))
+            self.pending = ""
 
 
 def worker_main(request: RunRequest, queue) -> None:

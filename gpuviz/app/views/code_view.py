@@ -1,8 +1,10 @@
 """The code view: the kernel's file, with the lines the selected thread accessed memory on marked
-and the number of accesses of each line in the gutter. Clicking a line selects it everywhere."""
+and the number of accesses of each line in the gutter. In the replay, the lines where threads are
+at the cursor are lit, with how many threads are there. Clicking a line selects it everywhere."""
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextEdit
@@ -10,6 +12,7 @@ from PySide6.QtWidgets import QTextEdit
 from gpuviz.app.state import AppState
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.core.analysis.links import line_counts
+from gpuviz.core.replay import AT_BARRIER, RUNNING
 
 
 class CodeView(SourceEditor):
@@ -19,7 +22,9 @@ class CodeView(SourceEditor):
         self.setReadOnly(True)
         self.counts: dict[int, int] = {}
         self.thread_lines: set[int] = set()
+        self.here: dict[int, int] = {}  # the replay: line -> threads whose latest access was there
         state.trace_changed.connect(self._on_trace_changed)
+        state.frame_changed.connect(self._on_frame_changed)
         state.selection_changed.connect(self._on_selection_changed)
         state.line_changed.connect(lambda _line: self._mark())
         self.cursorPositionChanged.connect(self._on_cursor_moved)
@@ -40,6 +45,17 @@ class CodeView(SourceEditor):
             self.setTextCursor(QTextCursor(self.document().findBlockByNumber(max(0, first - 1))))
             self.centerCursor()
 
+    def _on_frame_changed(self, frame: int) -> None:
+        states = self.state.thread_states()
+        here: dict[int, int] = {}
+        if states is not None:
+            active = ((states.state == RUNNING) | (states.state == AT_BARRIER)) & (states.line > 0)
+            lines, counts = np.unique(states.line[active], return_counts=True)
+            here = {int(line): int(count) for line, count in zip(lines, counts)}
+        if here != self.here:
+            self.here = here
+            self._mark()
+
     def _on_selection_changed(self, gid: int) -> None:
         trace = self.state.trace
         if trace is None:
@@ -54,10 +70,11 @@ class CodeView(SourceEditor):
 
     def _mark(self) -> None:
         selections = []
-        for line in sorted(self.thread_lines | ({self.state.line} if self.state.line else set())):
+        for line in sorted(self.thread_lines | set(self.here) | ({self.state.line} if self.state.line else set())):
             block = self.document().findBlockByNumber(line - 1)
             selection = QTextEdit.ExtraSelection()
-            colour = QColor(40, 90, 140) if line != self.state.line else QColor(150, 110, 20)
+            colour = QColor(40, 90, 140) if line in self.thread_lines else QColor(30, 95, 50)
+            colour = QColor(150, 110, 20) if line == self.state.line else colour
             selection.format.setBackground(colour)
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             selection.cursor = QTextCursor(block)
@@ -73,7 +90,11 @@ class CodeView(SourceEditor):
         while block.isValid() and top <= event.rect().bottom():
             height = round(self.blockBoundingRect(block).height())
             count = self.counts.get(block.blockNumber() + 1)
-            if count:
+            threads = self.here.get(block.blockNumber() + 1)
+            if threads:  # the replay: threads are at this line now
+                painter.setPen(QColor("#a6e22e"))
+                painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"\u25b6{threads:,}")
+            elif count:
                 painter.setPen(QColor("#7fdbca"))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"{count:,}")
             block, top = block.next(), top + height

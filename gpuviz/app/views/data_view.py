@@ -2,7 +2,9 @@
 
 Elements written by several threads are red, never-written ones dark; the selected thread's reads
 and writes (or the elements of the selected line) are marked. Shared arrays show the selected
-thread's block's copy, rebuilt from the writes in the access log.
+thread's block's copy, rebuilt from the writes in the access log. In the replay the picture is the
+memory at the cursor: elements not yet written stay dark, the values show in the cells once they
+fit, and the accesses of the last step flash (reads cyan, writes white).
 """
 
 from __future__ import annotations
@@ -12,15 +14,25 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.app.views.cell_labels import CellLabels
+from gpuviz.app.views.data_pictures import (
+    NEVER,
+    cell_lines,
+    element_codes,
+    first_writes,
+    lut,
+    picture_shape,
+    short,
+    why_empty,
+)
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
-from gpuviz.core.colors import PALETTE
+from gpuviz.core.frames import REPLAY
 from gpuviz.core.trace import READ
 
-NEVER, SEVERAL = 0, 13
 MODES = ("block", "warp", "thread")
 MAX_MARKS = 4000
 
@@ -49,6 +61,8 @@ class DataView(QWidget):
         self.writes = pg.ScatterPlotItem(size=0.55, pen=pg.mkPen("w", width=0), **marks)
         self.view.addItem(self.reads)
         self.view.addItem(self.writes)
+        self.values = CellLabels(self.view, colour=(255, 255, 255), min_pixels=34.0)
+        self.axis_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0)
         top = QHBoxLayout()
         for label, widget in (("array", self.array), ("colour by last writer's", self.mode), ("slice", self.slice)):
             top.addWidget(QLabel(label))
@@ -70,6 +84,9 @@ class DataView(QWidget):
         state.selection_changed.connect(self._on_selection_changed)
         state.element_changed.connect(self._on_element_changed)
         state.line_changed.connect(lambda *_: self._mark())
+        state.frame_changed.connect(self._on_frame_changed)
+        state.frames_changed.connect(lambda *_: self._redraw())
+        self.view.sigRangeChanged.connect(lambda *_: self._label())
 
     # ---- which array ---------------------------------------------------------------------------
     def _on_trace_changed(self, trace) -> None:
@@ -114,23 +131,22 @@ class DataView(QWidget):
             self._last = None
             self.reads.setData(x=[], y=[])
             self.writes.setData(x=[], y=[])
-            self.caption.setText(_why_empty(trace, entry))
+            self.caption.setText(why_empty(trace, entry))
             return
         shape = tuple(entry["shape"]) or (1,)
         self._drawn_block = self._block()
         last, count = writers(trace, self.current_array(), size, self._drawn_block)
         self._last, self._count = last, count
-        self._shape = _picture_shape(shape)
+        self._shape = picture_shape(shape)
         self.slice.setEnabled(len(shape) == 3)
         self.slice.setRange(0, shape[0] - 1 if len(shape) == 3 else 0)
         offset = self.slice.value() * self._shape[0] * self._shape[1] if len(shape) == 3 else 0
-        codes = _codes(trace, last, count, self.mode.currentText())
-        plane = np.full(self._shape[0] * self._shape[1], 255, np.uint8)
-        part = codes[offset : offset + plane.size]
-        plane[: len(part)] = part
-        self.image.setImage(plane.reshape(self._shape), autoLevels=False, levels=(0, 255))
-        self.image.setLookupTable(_lut())
-        self.cell_lines.setPath(_cell_lines(*self._shape))
+        self._final_codes = element_codes(trace, last, count, self.mode.currentText())
+        self._first_write = first_writes(trace, self.current_array(), size, self._drawn_block)
+        self._offset = offset
+        self.image.setLookupTable(lut())
+        self.cell_lines.setPath(cell_lines(*self._shape))
+        self._paint()
         self.view.autoRange(padding=0.02)
         where = f", block {self._block()}'s copy" if self._block() is not None else ""
         written = int((count > 0).sum())
@@ -139,8 +155,56 @@ class DataView(QWidget):
             f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; "
             f"<span style='color:#ff4040'>{several:,} by several threads without atomics</span>; never written: dark."
         )
-        self._offset = offset
         self._mark()
+
+    def _replaying(self) -> bool:
+        return self.state.order == REPLAY and self.state.replay is not None
+
+    def _paint(self) -> None:
+        """The element colours: final writers, or in the replay those written by the cursor."""
+        codes = self._final_codes
+        if self._replaying():
+            codes = np.where(self._first_write < self.state.frame, codes, NEVER).astype(np.uint8)
+        plane = np.full(self._shape[0] * self._shape[1], 255, np.uint8)
+        part = codes[self._offset : self._offset + plane.size]
+        plane[: len(part)] = part
+        self.image.setImage(plane.reshape(self._shape), autoLevels=False, levels=(0, 255))
+        self._label()
+
+    def _on_frame_changed(self, frame: int) -> None:
+        if self._last is not None and self._replaying():
+            self._paint()
+            self._mark()
+
+    def values_now(self) -> np.ndarray:
+        """The shown array's values at the cursor (the replay), or after the launch (flat)."""
+        trace, entry = self.state.trace, self._entry()
+        if self._replaying():
+            return self.state.replay.values_at(self.current_array(), self.state.frame, self._drawn_block)
+        if entry["name"] in trace.args:
+            return trace.after(entry["name"]).reshape(-1)
+        return np.full(len(self._last), np.nan)
+
+    def _label(self) -> None:
+        """Values in the cells and indices along the edges, once the cells are big enough."""
+        if self._last is None:
+            return
+        rows, columns = self._shape
+        owner = np.arange(rows * columns).reshape(self._shape) + self._offset
+        owner[owner >= len(self._last)] = -1
+        values = self.values_now()
+        self.values.label_cells(owner, lambda cells: [short(values[c]) for c in cells])
+        self._label_axes(rows, columns)
+
+    def _label_axes(self, rows: int, columns: int) -> None:
+        if self.axis_labels.pixels_per_cell() < 22 or rows * columns == 0:
+            self.axis_labels.clear()
+            return
+        x0, x1, y0, y1 = self.axis_labels.visible(columns, rows)
+        one_d = len(self._entry()["shape"]) <= 1
+        places = [(x + 0.5, -0.15) for x in range(x0, x1)] + [(-0.15, y + 0.5) for y in range(y0, y1)]
+        texts = [str(x) for x in range(x0, x1)] + [str(y * columns if one_d else y) for y in range(y0, y1)]
+        self.axis_labels.show(places, texts, anchor=(0.5, 1))
 
     def _mark(self) -> None:
         trace = self.state.trace
@@ -149,12 +213,15 @@ class DataView(QWidget):
         reads = writes = np.zeros(0, np.int64)
         if self.state.line:
             writes = elements_on_line(trace, self.state.line, self.current_array())
-        elif self.state.selected >= 0:
-            rows = thread_accesses(trace, self.state.selected)
+        elif self.state.selected >= 0:  # the selected thread's accesses (in the replay: those made so far)
+            rows = thread_accesses(trace, self.state.selected, self.state.frame if self._replaying() else None)
             if rows:
                 mine = rows["array"] == self.current_array()
                 reads = np.unique(rows["index"][mine & (rows["kind"] == READ)])
                 writes = np.unique(rows["index"][mine & (rows["kind"] != READ)])
+        elif self._replaying():  # the accesses of the last event flash
+            frame = self.state.frame
+            reads, writes = self.state.replay.touched_between(self.current_array(), frame - 1, frame)
         if self.state.element and self.state.element[0] == self.current_array():
             writes = np.union1d(writes, [self.state.element[1]])
         for item, indices in ((self.reads, reads), (self.writes, writes)):
@@ -187,6 +254,8 @@ class DataView(QWidget):
         lines.append(f"last written by thread {writer:,}" if writer >= 0 else "never written")
         if self._count[index] > 1:
             lines.append(f"written by {int(self._count[index])} threads")
+        if self._replaying():
+            lines.append(f"at event {self.state.frame:,}: {short(self.values_now()[index])}")
         return "<br>".join(lines)
 
     def _on_mouse_clicked(self, event) -> None:
@@ -202,58 +271,3 @@ class DataView(QWidget):
             if position >= 0:
                 self.array.setCurrentIndex(position)
         self._mark()
-
-
-def _cell_lines(rows: int, columns: int) -> QPainterPath:
-    """Thin lines between elements, while they are few enough to tell apart."""
-    path = QPainterPath()
-    if rows <= 256 and columns <= 256:
-        for x in range(1, columns):
-            path.moveTo(x, 0)
-            path.lineTo(x, rows)
-        for y in range(1, rows):
-            path.moveTo(0, y)
-            path.lineTo(columns, y)
-    return path
-
-
-def _picture_shape(shape: tuple) -> tuple[int, int]:
-    if len(shape) == 1:
-        width = shape[0] if shape[0] <= 64 else 64
-        return math.ceil(shape[0] / width), width
-    if len(shape) == 2:
-        return shape[0], shape[1]
-    return shape[1], shape[2]
-
-
-def _why_empty(trace, entry) -> str:
-    if trace is None:
-        return "No trace yet."
-    if entry is None:
-        return "This launch has no arrays."
-    if trace.accesses is None:
-        return "Accesses were not recorded for this launch (level threads): run with level accesses to see them."
-    return f"{entry['name']} has no elements."
-
-
-def _codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.ndarray:
-    per_block = int(np.prod(trace.block))
-    writer = np.maximum(last, 0)
-    warp = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]  # blocks of any size
-    ids = {"thread": last, "block": last // per_block, "warp": warp}[mode]
-    codes = (np.maximum(ids, 0) % len(PALETTE) + 1).astype(np.uint8)
-    codes[last < 0] = NEVER
-    codes[count > 1] = SEVERAL
-    return codes
-
-
-def _lut() -> np.ndarray:
-    lut = np.zeros((256, 4), np.uint8)
-    lut[:, 3] = 255
-    lut[NEVER, :3] = (45, 45, 55)
-    lut[1 : len(PALETTE) + 1, :3] = PALETTE
-    lut[SEVERAL, :3] = (255, 40, 40)
-    lut[255, :3] = (24, 24, 30)
-    return lut
-
-

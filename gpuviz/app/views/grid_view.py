@@ -15,9 +15,12 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.app.views.cell_labels import CellLabels
 from gpuviz.core.colors import NOT_RUN
+from gpuviz.core.frames import REPLAY
 from gpuviz.core.layout import cell_owner, grid_layout
 from gpuviz.core.records import thread_record
+from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
 
 MAX_OUTLINED_BLOCKS = 4096
 
@@ -31,18 +34,26 @@ class GridView(QWidget):
         self.view = self.graphics.addViewBox(lockAspect=True, invertY=True, enableMenu=False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.view.addItem(self.image)
+        self.shade = pg.ImageItem(axisOrder="row-major")  # the replay: finished threads dimmed, barriers lit
+        self.shade.setLookupTable(_shade_lut())
+        self.view.addItem(self.shade)
         self.outlines = QGraphicsPathItem()
         self.outlines.setPen(QPen(QColor(230, 230, 240), 0))
         self.view.addItem(self.outlines)
+        self.thread_labels = CellLabels(self.view)
+        self.block_labels = CellLabels(self.view, colour=(255, 255, 255), min_pixels=3.0, size=12)
         self.marker = QGraphicsRectItem()
         self.marker.setPen(QPen(QColor(255, 255, 255), 0.25))
         self.marker.setVisible(False)
         self.view.addItem(self.marker)
         self.caption = QLabel("No trace yet: pick a kernel and press Run.")
         self.caption.setObjectName("gridCaption")
+        self.states = QLabel()  # the replay: how many threads are in each state
+        self.states.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption)
+        layout.addWidget(self.states)
         layout.addWidget(self.graphics, 1)
         self._cells = None  # flat cell index of each thread of the layer
         self._owner = None  # thread (within the layer) of each cell, -1 for gaps
@@ -91,10 +102,11 @@ class GridView(QWidget):
 
     def _build_layer(self) -> None:
         trace = self.state.trace
-        layout = grid_layout(trace.grid, trace.block)
+        layout = self._layout = grid_layout(trace.grid, trace.block)
         self._cells = layout.y.astype(np.int64) * layout.width + layout.x
         self._owner = cell_owner(layout, (layout.height, layout.width))
         self._pixels = np.zeros((layout.height, layout.width), np.uint8)
+        self._shades = np.zeros((layout.height, layout.width), np.uint8)
         self._draw_outlines(layout)
         self._recolour()
         self._show_frame(self.state.frame, full=True)
@@ -126,6 +138,11 @@ class GridView(QWidget):
 
     def _show_frame(self, frame: int, full: bool = False) -> None:
         """Light the threads up to `frame`: only the cells that change are written."""
+        if self.state.order == REPLAY:
+            self._show_replay()
+            return
+        self._shades[:] = 0
+        self.states.setText("")
         plan = self._drawn_plan = self.state.plan
         frame = max(0, min(frame, plan.count - 1))
         target = int(plan.limits[frame]) if plan.count else 0
@@ -136,6 +153,24 @@ class GridView(QWidget):
             threads = plan.order[self._shown : target]
             self._pixels.ravel()[self._cells[threads]] = self._codes[threads]
             self._shown = target
+        self._refresh_image()
+
+    def _show_replay(self) -> None:
+        """Every thread as it is at the cursor: not started dark, running in its colour, waiting at a
+        barrier lit yellow, finished dimmed."""
+        self._drawn_plan = self.state.plan
+        now = self.state.thread_states()
+        layer = self.layer_threads()
+        state = now.state[layer.start : layer.stop]
+        cells = self._cells
+        self._pixels.ravel()[cells] = np.where(state == NOT_STARTED, NOT_RUN, self._codes)
+        self._shades.ravel()[cells] = np.select([state == FINISHED, state == AT_BARRIER], [1, 2], 0)
+        self._shown = len(cells)
+        counts = [(name, now.count(code)) for name, code in
+                  (("running", RUNNING), ("waiting at a barrier", AT_BARRIER), ("finished", FINISHED),
+                   ("not started", NOT_STARTED))]  # fmt: skip
+        self.states.setText("threads: " + ", ".join(f"{n:,} {name}" for name, n in counts if n)
+                            + "  (finished: dimmed; at a barrier: yellow)")  # fmt: skip
         self._refresh_image()
 
     def _refresh_image(self) -> None:
@@ -152,8 +187,37 @@ class GridView(QWidget):
         sx = max(1, int(np.ceil((x1 - x0) / max(1.0, screen.width()))))
         sy = max(1, int(np.ceil((y1 - y0) / max(1.0, screen.height()))))
         shown = self._pixels[y0:y1:sy, x0:x1:sx]
+        rect = QRectF(x0, y0, shown.shape[1] * sx, shown.shape[0] * sy)
         self.image.setImage(shown, autoLevels=False, levels=(0, 255))
-        self.image.setRect(QRectF(x0, y0, shown.shape[1] * sx, shown.shape[0] * sy))
+        self.image.setRect(rect)
+        self.shade.setImage(self._shades[y0:y1:sy, x0:x1:sx], autoLevels=False, levels=(0, 255))
+        self.shade.setRect(rect)
+        self._label()
+
+    def _label(self) -> None:
+        """threadIdx in the cells and blockIdx on the blocks, once they are big enough on screen."""
+        trace = self.state.trace
+        first = self.layer_threads().start
+        axes = 3 if trace.block[2] > 1 else (2 if trace.block[1] > 1 else 1)
+        indices = trace.threads["thread_idx"]
+
+        def names(owners: np.ndarray) -> list[str]:
+            return [",".join(str(int(v)) for v in indices[first + o][:axes]) for o in owners]
+
+        self.thread_labels.label_cells(self._owner, names)
+        layout, (gx, gy, _) = self._layout, trace.grid
+        tile_pixels = self.block_labels.pixels_per_cell() * layout.tile_w
+        blocks = gx * gy
+        if tile_pixels < 70 or blocks > 4096:
+            self.block_labels.clear()
+            return
+        origins = [layout.block_origin(b, gx, gy) for b in range(blocks)]
+        x0, x1, y0, y1 = self.block_labels.visible(*self._owner.shape[::-1])
+        shown = [b for b, (x, y) in enumerate(origins) if x0 - layout.tile_w <= x < x1 and y0 - layout.tile_h <= y < y1]
+        z = self.state.layer
+        self.block_labels.show([(origins[b][0], origins[b][1]) for b in shown],
+                               [_block_name(b, gx, gy, z, trace.grid[2]) for b in shown],
+                               anchor=(0, 1))  # fmt: skip
 
     def _draw_outlines(self, layout) -> None:
         trace = self.state.trace
@@ -202,3 +266,17 @@ class GridView(QWidget):
         center = self.cell_center(gid)
         self.marker.setRect(QRectF(center.x() - 0.7, center.y() - 0.7, 1.4, 1.4))
         self.marker.setVisible(True)
+
+
+def _shade_lut() -> np.ndarray:
+    lut = np.zeros((256, 4), np.uint8)  # 0: nothing
+    lut[1] = (10, 10, 16, 150)  # finished: dimmed
+    lut[2] = (255, 210, 0, 170)  # waiting at a barrier
+    return lut
+
+
+def _block_name(b: int, gx: int, gy: int, z: int, gz: int) -> str:
+    """blockIdx as the launch's grid has axes: block 5, block (1,2), block (1,2,0)."""
+    if gz > 1:
+        return f"block ({b % gx},{b // gx},{z})"
+    return f"block ({b % gx},{b // gx})" if gy > 1 else f"block {b}"

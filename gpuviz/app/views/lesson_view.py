@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QW
 
 from gpuviz.app.state import AppState
 from gpuviz.core.analysis.report import race_report
+from gpuviz.core.element_story import element_story
+from gpuviz.core.frames import REPLAY
 
 
 class LessonView(QWidget):
@@ -53,14 +55,32 @@ class LessonView(QWidget):
         notes = []
         report = race_report(trace) if entry.racy and trace is not None else None
         if report is not None and report.races:
-            race = report.races[0]
-            gid = trace.global_id(race.second.block, race.second.thread)
-            self.state.set_colour_mode("value written")
-            self.state.select(gid)
-            notes.append(f"Selected: thread {race.second.thread} of block {race.second.block}, which "
-                         f"{race.second.access}s {race.array}[{race.index}] on line {race.second.line} "
-                         f"racing with thread {race.first.thread} of block {race.first.block}.")  # fmt: skip
-        if entry.sms and trace is not None:
+            notes.append(self._show_race(trace, report.races[0]))
+        elif entry.sms and trace is not None:
             self.state.set_order("by SM waves")
             notes.append(f"Order: by SM waves ({entry.sms} virtual SMs): press Play to watch the waves.")
         return " ".join(notes)
+
+    def _show_race(self, trace, race) -> str:
+        """The replay at the moment the race is lost: the first run of threads has read the element's
+        value and not one has written it back yet; the element's story lists who."""
+        gid = trace.global_id(race.second.block, race.second.thread)
+        element = (trace.array_names().index(race.array), race.index,
+                   None if race.block is None else trace.block_linear(race.block))  # fmt: skip
+        self.state.set_colour_mode("value written")
+        self.state.select(gid)
+        self.state.select_element(element)
+        note = (f"Selected: thread {race.second.thread} of block {race.second.block}, which {race.second.access}s "
+                f"{race.array}[{race.index}] on line {race.second.line}, racing with thread {race.first.thread} of "
+                f"block {race.first.block}.")  # fmt: skip
+        if self.state.replay is None:
+            return note
+        story = element_story(trace, element[0], element[1], element[2], shown=2)
+        first = story.groups[0] if story.groups else None
+        if first is not None and first.first.kind == "read":
+            self.state.set_order(REPLAY)
+            self.state.set_frame(first.last.position)
+            note += (f" The replay stops where threads {first.threads()} have all read {race.array}[{race.index}] = "
+                     f"{first.first.value:g} and none has written it back: each will write its own update over the "
+                     f"others'. The Element story tab lists every access.")  # fmt: skip
+        return note

@@ -13,12 +13,14 @@ def _log(trace: Trace):
     return trace.accesses
 
 
-def thread_accesses(trace: Trace, gid: int) -> dict[str, np.ndarray]:
-    """The access-log rows of one thread."""
+def thread_accesses(trace: Trace, gid: int, before: int | None = None) -> dict[str, np.ndarray]:
+    """The access-log rows of one thread (those among the first `before` events, when given)."""
     acc = _log(trace)
     if acc is None:
         return {}
     mine = acc["thread"] == gid
+    if before is not None:
+        mine[before:] = False
     return {name: column[mine] for name, column in acc.items()}
 
 

@@ -1,0 +1,83 @@
+"""Pictures of arrays for the data view: element colour codes, their lookup table, the grid of cells."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtGui import QPainterPath
+
+from gpuviz.core.colors import PALETTE
+from gpuviz.core.trace import READ
+
+NEVER, SEVERAL = 0, 13
+
+def cell_lines(rows: int, columns: int) -> QPainterPath:
+    """Thin lines between elements, while they are few enough to tell apart."""
+    path = QPainterPath()
+    if rows <= 256 and columns <= 256:
+        for x in range(1, columns):
+            path.moveTo(x, 0)
+            path.lineTo(x, rows)
+        for y in range(1, rows):
+            path.moveTo(0, y)
+            path.lineTo(columns, y)
+    return path
+
+
+def picture_shape(shape: tuple) -> tuple[int, int]:
+    if len(shape) == 1:
+        width = shape[0] if shape[0] <= 64 else 64
+        return math.ceil(shape[0] / width), width
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    return shape[1], shape[2]
+
+
+def why_empty(trace, entry) -> str:
+    if trace is None:
+        return "No trace yet."
+    if entry is None:
+        return "This launch has no arrays."
+    if trace.accesses is None:
+        return "Accesses were not recorded for this launch (level threads): run with level accesses to see them."
+    return f"{entry['name']} has no elements."
+
+
+def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.ndarray:
+    per_block = int(np.prod(trace.block))
+    writer = np.maximum(last, 0)
+    warp = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]  # blocks of any size
+    ids = {"thread": last, "block": last // per_block, "warp": warp}[mode]
+    codes = (np.maximum(ids, 0) % len(PALETTE) + 1).astype(np.uint8)
+    codes[last < 0] = NEVER
+    codes[count > 1] = SEVERAL
+    return codes
+
+
+def first_writes(trace, array: int, size: int, block: int | None) -> np.ndarray:
+    """Per element, the log position of its first write (or of this block's copy); the log's length if never."""
+    acc = trace.accesses
+    rows = (acc["array"] == array) & (acc["kind"] != READ)
+    if block is not None:
+        rows &= acc["thread"] // int(np.prod(trace.block)) == block
+    rows = np.flatnonzero(rows)
+    first = np.full(size, len(acc["thread"]), np.int64)
+    np.minimum.at(first, acc["index"][rows], rows)
+    return first
+
+
+def short(value: float) -> str:
+    return "?" if value != value else f"{value:.4g}"
+
+
+def lut() -> np.ndarray:
+    lut = np.zeros((256, 4), np.uint8)
+    lut[:, 3] = 255
+    lut[NEVER, :3] = (45, 45, 55)
+    lut[1 : len(PALETTE) + 1, :3] = PALETTE
+    lut[SEVERAL, :3] = (255, 40, 40)
+    lut[255, :3] = (24, 24, 30)
+    return lut
+
+

@@ -1,0 +1,103 @@
+"""The race, replayed: the story of the selected element (or the first racing one): who read what and
+wrote what, in order, which updates were lost, and the final against the expected value. Clicking a
+row moves the replay to that access and selects its thread."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.app.state import AppState
+from gpuviz.core.analysis.report import race_report
+from gpuviz.core.element_story import ElementStory, element_story
+from gpuviz.core.frames import REPLAY
+
+COLUMNS = ("events", "threads", "block", "does", "value", "line", "lost")
+LOST = QColor(255, 90, 90)
+
+
+class StoryView(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.summary = QLabel("Click an element in the Data view to see who read and wrote it.")
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        self.story: ElementStory | None = None
+        self.table.cellClicked.connect(self._on_row_clicked)
+        state.trace_changed.connect(lambda _trace: self._show(self._default_element()))
+        state.element_changed.connect(self._show)
+
+    def _default_element(self):
+        """Without a pick, the first racing element: the race is the story worth telling."""
+        trace = self.state.trace
+        report = race_report(trace) if trace is not None else None
+        if report is None or not report.races:
+            return None
+        race = report.races[0]
+        block = None if race.block is None else trace.block_linear(race.block)
+        return trace.array_names().index(race.array), race.index, block
+
+    def _show(self, element) -> None:
+        trace = self.state.trace
+        self.table.setRowCount(0)
+        self.story = None
+        if trace is None or trace.accesses is None or element is None:
+            self.summary.setText("Click an element in the Data view to see who read and wrote it."
+                                 if trace is None or trace.accesses is not None
+                                 else "Accesses were not recorded for this launch (level threads).")  # fmt: skip
+            return
+        times = self.state.replay.times if self.state.replay is not None else None
+        self.story = element_story(trace, element[0], int(element[1]), element[2], shown=200, times=times)
+        self.summary.setText(self._headline(self.story, trace))
+        self._fill(self.story, int(np.prod(trace.block)))
+
+    def _headline(self, story: ElementStory, trace) -> str:
+        text = f"<b>{story.summary()}</b>"
+        if story.lost > 0:
+            text += (f"<br>{story.writes:,} threads each added their update, but {story.lost:,} of the updates "
+                     "were overwritten by threads that had read an older value (red rows). Click a row to replay it.")
+        if trace.meta.get("backend") == "gpu" and "time" not in trace.accesses:
+            text += "<br>GPU trace: accesses of different threads are in no known order, so no update is named lost."
+        return text
+
+    def _fill(self, story: ElementStory, per_block: int) -> None:
+        self.table.setRowCount(len(story.groups))
+        for r, group in enumerate(story.groups):
+            first, last = group.first, group.last
+            events = f"{first.position:,}" if group.count == 1 else f"{first.position:,}-{last.position:,}"
+            blocks = {first.thread // per_block, last.thread // per_block}
+            does = {"read": "read", "write": "wrote", "atomic": "atomically updated to"}[first.kind]
+            cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does, f"{first.value:g}",
+                     str(first.line), f"{group.lost:,}" if group.lost else "")  # fmt: skip
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if group.lost:
+                    item.setForeground(LOST)
+                self.table.setItem(r, c, item)
+
+    def _on_row_clicked(self, row: int, _column: int) -> None:
+        if self.story is None or row >= len(self.story.groups):
+            return
+        chosen = self.story.groups[row].last
+        if self.state.replay is not None:
+            self.state.set_order(REPLAY)
+            self.state.set_frame(chosen.position)
+        self.state.select(chosen.thread)

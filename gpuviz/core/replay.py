@@ -1,0 +1,243 @@
+"""The replay of a launch: what the memory held and what every thread was doing at any point of the
+recorded execution. Pure functions of a trace (no Qt); the views draw what they return.
+
+The cursor is a position in the access log: `k` means "after the first k events". Each event has a
+time: the trace's own (`access.time`, in `meta.time_unit`) where the backend recorded one, else one
+inferred from the log's order and the threads' start times (`Replay.inferred` says which).
+Array values come from checkpoints every `stride` writes plus a forward scan, so any cursor costs
+at most one stride of work, never a replay from the start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuviz.core.analysis.timeline import block_waves
+from gpuviz.core.trace import READ, Trace
+
+NOT_STARTED, RUNNING, AT_BARRIER, FINISHED = 0, 1, 2, 3
+STATE_NAMES = ("not started", "running", "waiting at a barrier", "finished")
+CHECKPOINT_BYTES = 128 << 20  # memory for array checkpoints, all arrays together
+
+
+@dataclass(frozen=True)
+class ThreadStates:
+    """Every thread at a cursor: its state (codes above) and the source line of its latest access."""
+
+    state: np.ndarray  # uint8 per thread
+    line: np.ndarray  # int32 per thread, 0 before its first access
+
+    def count(self, code: int) -> int:
+        return int((self.state == code).sum())
+
+
+class Replay:
+    """Everything needed to answer `state_at` quickly, built once per trace."""
+
+    def __init__(self, trace: Trace) -> None:
+        if trace.accesses is None:
+            raise ValueError("a replay needs the access log (record at level accesses)")
+        self.trace = trace
+        acc = trace.accesses
+        self.events = len(acc["thread"])
+        self.inferred = "time" not in acc
+        self.times = self._event_times()
+        self._by_thread()
+        self._barrier_ends()
+        self._waves = None
+        self._checkpoints: dict[int, tuple[int, list[np.ndarray]]] = {}
+
+    # ---- time --------------------------------------------------------------------------------
+    def _event_times(self) -> np.ndarray:
+        acc = self.trace.accesses
+        if not self.inferred:
+            return acc["time"].astype(np.int64)
+        # No time per event: the log is in execution order, and no event precedes its thread's start.
+        starts = self.trace.threads["t_start"].astype(np.int64)[acc["thread"]]
+        return np.maximum.accumulate(starts) if len(starts) else starts
+
+    def time_at(self, k: int) -> int:
+        """The time of the cursor: of the latest event it has passed (the launch's start before any)."""
+        if k <= 0 or self.events == 0:
+            return int(self.trace.threads["t_start"].min()) if self.trace.n_threads else 0
+        return int(self.times[min(k, self.events) - 1])
+
+    # ---- threads -----------------------------------------------------------------------------
+    def _by_thread(self) -> None:
+        acc = self.trace.accesses
+        n = self.trace.n_threads
+        self.order = np.argsort(acc["thread"], kind="stable")  # events grouped by thread, in log order
+        counts = np.bincount(acc["thread"], minlength=n)
+        self.seg_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        self.seg_count = counts.astype(np.int64)
+        self.sorted_pos = self.order.astype(np.int64)
+
+    def _barrier_ends(self) -> None:
+        """Per block and barrier epoch, the last event position of that epoch: a thread past the barrier
+        waits there while some thread of its block still has events of the epoch before."""
+        acc = self.trace.accesses
+        per_block = int(np.prod(self.trace.block))
+        block = acc["thread"].astype(np.int64) // per_block
+        self.epochs = int(acc["epoch"].max()) + 1 if self.events else 1
+        key = block * self.epochs + acc["epoch"]
+        self.epoch_last = np.full(max(1, self.trace.n_threads // per_block * self.epochs), -1, np.int64)
+        np.maximum.at(self.epoch_last, key, np.arange(self.events))
+
+    def thread_states(self, k: int) -> ThreadStates:
+        """Every thread's state and line after the first k events."""
+        trace, acc = self.trace, self.trace.accesses
+        k = max(0, min(k, self.events))
+        passed = np.concatenate([[0], np.cumsum(self.sorted_pos < k)])  # per thread: its events before k
+        done = passed[self.seg_start + self.seg_count] - passed[self.seg_start]
+        now = self.time_at(k)
+        has_events = self.seg_count > 0
+        started = np.where(has_events, done > 0, trace.threads["t_start"] <= now) | (k >= self.events)
+        all_done = done == self.seg_count
+        finished = (k >= self.events) | (all_done & (trace.threads["t_end"] <= now) & started)
+        state = np.where(finished, FINISHED, np.where(started, RUNNING, NOT_STARTED)).astype(np.uint8)
+        line = np.zeros(trace.n_threads, np.int32)
+        latest = self.seg_start + done - 1
+        seen = has_events & (done > 0)
+        line[seen] = acc["line"][self.sorted_pos[latest[seen]]]
+        self._mark_barrier_waits(state, seen, latest, done, k)
+        return ThreadStates(state, line)
+
+    def _mark_barrier_waits(self, state, seen, latest, done, k: int) -> None:
+        acc = self.trace.accesses
+        pending = seen & (done < self.seg_count) & (state == RUNNING)
+        rows = np.flatnonzero(pending)
+        last_epoch = acc["epoch"][self.sorted_pos[latest[rows]]].astype(np.int64)
+        next_epoch = acc["epoch"][self.sorted_pos[latest[rows] + 1]].astype(np.int64)
+        block = rows // int(np.prod(self.trace.block))
+        crossed = next_epoch > last_epoch
+        others_behind = self.epoch_last[block * self.epochs + last_epoch] >= k
+        state[rows[crossed & others_behind]] = AT_BARRIER
+
+    # ---- memory ------------------------------------------------------------------------------
+    def values_at(self, array: int, k: int, block: int | None = None) -> np.ndarray:
+        """An array's values after the first k events (flat). Shared arrays: the copy of `block`,
+        NaN where nothing was written yet (shared memory starts uninitialised)."""
+        entry = self.trace.meta["arrays"][array]
+        if entry["space"] == "shared":
+            return self._shared_values(array, k, block or 0)
+        stride, checkpoints = self._checkpoints_for(array)
+        k = max(0, min(k, self.events))
+        rows = self._writes(array)
+        j = min(int(np.searchsorted(rows, k) // stride), len(checkpoints) - 1)
+        values = checkpoints[j].copy()
+        _apply(values, self.trace.accesses, rows[j * stride : np.searchsorted(rows, k)])
+        return values
+
+    def _writes(self, array: int) -> np.ndarray:
+        acc = self.trace.accesses
+        return np.flatnonzero((acc["array"] == array) & (acc["kind"] != READ))
+
+    def _checkpoints_for(self, array: int) -> tuple[int, list[np.ndarray]]:
+        if array not in self._checkpoints:
+            entry = self.trace.meta["arrays"][array]
+            if entry["name"] in self.trace.args:
+                start = self.trace.before(entry["name"]).reshape(-1).copy()
+            else:  # a global array that is not an argument: known only through its writes
+                start = np.full(int(np.prod(entry["shape"])) if entry["shape"] else 1, np.nan)
+            rows = self._writes(array)
+            budget = max(1, CHECKPOINT_BYTES // max(1, start.nbytes))
+            stride = max(4096, -(-len(rows) // budget))
+            points = [start]
+            for first in range(stride, len(rows) + 1, stride):
+                values = points[-1].copy()
+                _apply(values, self.trace.accesses, rows[first - stride : first])
+                points.append(values)
+            self._checkpoints[array] = (stride, points)
+        return self._checkpoints[array]
+
+    def _shared_values(self, array: int, k: int, block: int) -> np.ndarray:
+        acc = self.trace.accesses
+        entry = self.trace.meta["arrays"][array]
+        per_block = int(np.prod(self.trace.block))
+        values = np.full(int(np.prod(entry["shape"])) if entry["shape"] else 1, np.nan)
+        mine = (acc["array"][:k] == array) & (acc["kind"][:k] != READ) & (acc["thread"][:k] // per_block == block)
+        _apply(values, acc, np.flatnonzero(mine))
+        return values
+
+    def touched_between(self, array: int, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+        """Elements of an array read and written by events [start, end): the accesses to flash."""
+        acc = self.trace.accesses
+        rows = np.arange(max(0, start), max(0, min(end, self.events)))
+        rows = rows[acc["array"][rows] == array]
+        reads = acc["kind"][rows] == READ
+        return np.unique(acc["index"][rows[reads]]), np.unique(acc["index"][rows[~reads]])
+
+    # ---- stepping ----------------------------------------------------------------------------
+    def next_stop(self, k: int, unit: str, direction: int = 1, thread: int | None = None) -> int:
+        """The cursor one step of `unit` from k: event, cycle (time), barrier, wave, or thread (the
+        chosen thread's next access)."""
+        if unit == "event":
+            return int(np.clip(k + direction, 0, self.events))
+        stops = self._stops(unit, thread)
+        if direction > 0:
+            later = stops[stops > k]
+            return int(later[0]) if len(later) else self.events
+        earlier = stops[stops < k]
+        return int(earlier[-1]) if len(earlier) else 0
+
+    def _stops(self, unit: str, thread: int | None) -> np.ndarray:
+        """Cursor positions where a unit begins: just after the last event before each change."""
+        acc = self.trace.accesses
+        if unit == "cycle":
+            return np.flatnonzero(np.diff(self.times)) + 1
+        if unit == "barrier":
+            return np.flatnonzero(np.diff(acc["epoch"].astype(np.int64)) > 0) + 1
+        if unit == "wave":
+            per_block = int(np.prod(self.trace.block))
+            wave = self.waves()[acc["thread"] // per_block]
+            return np.flatnonzero(np.diff(wave) > 0) + 1
+        if unit == "thread" and thread is not None and 0 <= thread < self.trace.n_threads:
+            start = self.seg_start[thread]
+            return self.sorted_pos[start : start + self.seg_count[thread]] + 1
+        raise ValueError(f"unknown step {unit!r}; steps: {', '.join(STEPS)}")
+
+    def waves(self) -> np.ndarray:
+        if self._waves is None:
+            self._waves = block_waves(self.trace)
+        return self._waves
+
+    def caption(self, k: int) -> str:
+        """What the frame at cursor k shows, in words."""
+        k = max(0, min(k, self.events))
+        unit = self.trace.meta.get("time_unit", "tick")
+        when = f"{'~' if self.inferred else ''}{self.time_at(k):,} {unit}"
+        if k == 0:
+            return f"before the first access ({when})"
+        acc, names = self.trace.accesses, self.trace.array_names()
+        row = k - 1
+        per_block = int(np.prod(self.trace.block))
+        thread = int(acc["thread"][row])
+        wave = int(self.waves()[thread // per_block])
+        waves = int(self.waves().max()) + 1
+        verb = ("read", "wrote", "updated atomically")[int(acc["kind"][row])]
+        return (f"event {k:,} of {self.events:,} at {when}, wave {wave + 1} of {waves}: thread {thread:,} "
+                f"(block {thread // per_block}, warp {thread % per_block // 32}) {verb} "
+                f"{names[int(acc['array'][row])]}[{int(acc['index'][row])}] = {acc['value'][row]:g} "
+                f"on line {int(acc['line'][row])}")  # fmt: skip
+
+
+STEPS = ("event", "cycle", "barrier", "wave", "thread")
+
+
+def _apply(values: np.ndarray, acc: dict, rows: np.ndarray) -> None:
+    """Write the logged values of these write rows (in order: the last write to an element wins)."""
+    if len(rows) == 0:
+        return
+    index = acc["index"][rows]
+    last = len(index) - 1 - np.unique(index[::-1], return_index=True)[1]
+    values[index[last]] = acc["value"][rows[last]].astype(values.dtype, copy=False)
+
+
+def state_at(trace: Trace, k: int, replay: Replay | None = None) -> dict:
+    """The launch after its first k events: every global array's values and every thread's state."""
+    replay = replay or Replay(trace)
+    arrays = {entry["name"]: replay.values_at(aid, k) for aid, entry in enumerate(trace.meta["arrays"])
+              if entry["space"] == "global"}  # fmt: skip
+    return {"arrays": arrays, "threads": replay.thread_states(k), "time": replay.time_at(k)}
