@@ -30,7 +30,11 @@ class ThreadStates:
     line: np.ndarray  # int32 per thread, 0 before its first access
 
     def count(self, code: int) -> int:
-        return int((self.state == code).sum())
+        return int(self.counts()[code])
+
+    def counts(self) -> np.ndarray:
+        """Threads in each state, indexed by the state codes."""
+        return np.bincount(self.state, minlength=4)
 
 
 class Replay:
@@ -47,7 +51,9 @@ class Replay:
         self._by_thread()
         self._barrier_ends()
         self._waves = None
+        self._done: tuple[int, np.ndarray] = (0, np.zeros(trace.n_threads, np.int64))  # k, events per thread before k
         self._checkpoints: dict[int, tuple[int, list[np.ndarray]]] = {}
+        self._write_rows: dict[int, np.ndarray] = {}
 
     # ---- time --------------------------------------------------------------------------------
     def _event_times(self) -> np.ndarray:
@@ -73,6 +79,9 @@ class Replay:
         self.seg_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self.seg_count = counts.astype(np.int64)
         self.sorted_pos = self.order.astype(np.int64)
+        self.line_sorted = acc["line"][self.order] if self.events else np.zeros(1, np.int32)
+        self.epoch_sorted = acc["epoch"][self.order].astype(np.int64) if self.events else np.zeros(1, np.int64)
+        self._silent = counts == 0  # threads that made no access
 
     def _barrier_ends(self) -> None:
         """Per block and barrier epoch, the last event position of that epoch: a thread past the barrier
@@ -87,29 +96,44 @@ class Replay:
 
     def thread_states(self, k: int) -> ThreadStates:
         """Every thread's state and line after the first k events."""
-        trace, acc = self.trace, self.trace.accesses
+        threads = self.trace.threads
         k = max(0, min(k, self.events))
-        passed = np.concatenate([[0], np.cumsum(self.sorted_pos < k)])  # per thread: its events before k
-        done = passed[self.seg_start + self.seg_count] - passed[self.seg_start]
+        done = self._events_before(k)
         now = self.time_at(k)
-        has_events = self.seg_count > 0
-        started = np.where(has_events, done > 0, trace.threads["t_start"] <= now) | (k >= self.events)
-        all_done = done == self.seg_count
-        finished = (k >= self.events) | (all_done & (trace.threads["t_end"] <= now) & started)
-        state = np.where(finished, FINISHED, np.where(started, RUNNING, NOT_STARTED)).astype(np.uint8)
-        line = np.zeros(trace.n_threads, np.int32)
+        started = done > 0
+        if self._silent.any():  # threads that made no access start and end by their times
+            started |= self._silent & (threads["t_start"] <= now)
+        finished = (done == self.seg_count) & (threads["t_end"] <= now) & started
+        if k >= self.events:
+            started[:] = finished[:] = True
+        state = started.astype(np.uint8) + 2 * finished.astype(np.uint8)  # 0, RUNNING 1, FINISHED 3
         latest = self.seg_start + done - 1
-        seen = has_events & (done > 0)
-        line[seen] = acc["line"][self.sorted_pos[latest[seen]]]
-        self._mark_barrier_waits(state, seen, latest, done, k)
+        seen = done > 0
+        line = np.where(seen, self.line_sorted[np.maximum(latest, 0)], 0).astype(np.int32)
+        if self.epochs > 1:
+            self._mark_barrier_waits(state, seen, latest, done, k)
         return ThreadStates(state, line)
 
+    def _events_before(self, k: int) -> np.ndarray:
+        """Per thread, how many of its events come before k; from the last answer, so playing forward
+        costs only the events passed since (the log's prefix counted once, never the whole log)."""
+        last, done = self._done
+        threads = self.trace.accesses["thread"]
+        n = self.trace.n_threads
+        if k >= last:
+            done = done + np.bincount(threads[last:k], minlength=n)
+        elif k > last // 2:
+            done = done - np.bincount(threads[k:last], minlength=n)
+        else:
+            done = np.bincount(threads[:k], minlength=n).astype(np.int64)
+        self._done = (k, done)
+        return done
+
     def _mark_barrier_waits(self, state, seen, latest, done, k: int) -> None:
-        acc = self.trace.accesses
         pending = seen & (done < self.seg_count) & (state == RUNNING)
         rows = np.flatnonzero(pending)
-        last_epoch = acc["epoch"][self.sorted_pos[latest[rows]]].astype(np.int64)
-        next_epoch = acc["epoch"][self.sorted_pos[latest[rows] + 1]].astype(np.int64)
+        last_epoch = self.epoch_sorted[latest[rows]]
+        next_epoch = self.epoch_sorted[latest[rows] + 1]
         block = rows // int(np.prod(self.trace.block))
         crossed = next_epoch > last_epoch
         others_behind = self.epoch_last[block * self.epochs + last_epoch] >= k
@@ -131,8 +155,11 @@ class Replay:
         return values
 
     def _writes(self, array: int) -> np.ndarray:
-        acc = self.trace.accesses
-        return np.flatnonzero((acc["array"] == array) & (acc["kind"] != READ))
+        """Log positions of the writes to an array (found once)."""
+        if array not in self._write_rows:
+            acc = self.trace.accesses
+            self._write_rows[array] = np.flatnonzero((acc["array"] == array) & (acc["kind"] != READ))
+        return self._write_rows[array]
 
     def _checkpoints_for(self, array: int) -> tuple[int, list[np.ndarray]]:
         if array not in self._checkpoints:
@@ -207,9 +234,10 @@ class Replay:
         """What the frame at cursor k shows, in words."""
         k = max(0, min(k, self.events))
         unit = self.trace.meta.get("time_unit", "tick")
-        when = f"{'~' if self.inferred else ''}{self.time_at(k):,} {unit}"
+        timed = not self.inferred or (self.events and self.times[-1] > self.times[0])
+        when = f" at {'~' if self.inferred else ''}{self.time_at(k):,} {unit}" if timed else ""
         if k == 0:
-            return f"before the first access ({when})"
+            return f"before the first access{when}"
         acc, names = self.trace.accesses, self.trace.array_names()
         row = k - 1
         per_block = int(np.prod(self.trace.block))
@@ -217,7 +245,7 @@ class Replay:
         wave = int(self.waves()[thread // per_block])
         waves = int(self.waves().max()) + 1
         verb = ("read", "wrote", "updated atomically")[int(acc["kind"][row])]
-        return (f"event {k:,} of {self.events:,} at {when}, wave {wave + 1} of {waves}: thread {thread:,} "
+        return (f"event {k:,} of {self.events:,}{when}, wave {wave + 1} of {waves}: thread {thread:,} "
                 f"(block {thread // per_block}, warp {thread % per_block // 32}) {verb} "
                 f"{names[int(acc['array'][row])]}[{int(acc['index'][row])}] = {acc['value'][row]:g} "
                 f"on line {int(acc['line'][row])}")  # fmt: skip

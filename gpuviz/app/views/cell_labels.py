@@ -15,7 +15,7 @@ MAX_LABELS = 400
 class CellLabels:
     """A pool of TextItems on a ViewBox, placed at cell centres."""
 
-    def __init__(self, view: pg.ViewBox, colour=(235, 235, 245), min_pixels: float = 26.0, size: int = 9) -> None:
+    def __init__(self, view: pg.ViewBox, colour=(235, 235, 245), min_pixels: float = 26.0, size: int = 10) -> None:
         self.view = view
         self.colour = colour
         self.min_pixels = min_pixels

@@ -62,7 +62,8 @@ class DataView(QWidget):
         self.view.addItem(self.reads)
         self.view.addItem(self.writes)
         self.values = CellLabels(self.view, colour=(255, 255, 255), min_pixels=34.0)
-        self.axis_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0)
+        self.column_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0)
+        self.row_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0)
         top = QHBoxLayout()
         for label, widget in (("array", self.array), ("colour by last writer's", self.mode), ("slice", self.slice)):
             top.addWidget(QLabel(label))
@@ -165,11 +166,20 @@ class DataView(QWidget):
         codes = self._final_codes
         if self._replaying():
             codes = np.where(self._first_write < self.state.frame, codes, NEVER).astype(np.uint8)
+            self._caption_now()
         plane = np.full(self._shape[0] * self._shape[1], 255, np.uint8)
         part = codes[self._offset : self._offset + plane.size]
         plane[: len(part)] = part
         self.image.setImage(plane.reshape(self._shape), autoLevels=False, levels=(0, 255))
         self._label()
+
+    def _caption_now(self) -> None:
+        entry, frame = self._entry(), self.state.frame
+        written = int((self._first_write < frame).sum())
+        where = f", block {self._drawn_block}'s copy" if self._drawn_block is not None else ""
+        self.caption.setText(f"<b>{entry['name']}</b>{where} after event {frame:,}: {written:,} of "
+                             f"{len(self._first_write):,} elements written so far (dark: not yet); the last access "
+                             f"flashes (cyan: read, white: write). Zoom in to see values.")  # fmt: skip
 
     def _on_frame_changed(self, frame: int) -> None:
         if self._last is not None and self._replaying():
@@ -197,14 +207,16 @@ class DataView(QWidget):
         self._label_axes(rows, columns)
 
     def _label_axes(self, rows: int, columns: int) -> None:
-        if self.axis_labels.pixels_per_cell() < 22 or rows * columns == 0:
-            self.axis_labels.clear()
+        """Column numbers above the cells, row numbers (1-D arrays: the row's first index) to their left."""
+        if self.column_labels.pixels_per_cell() < 22 or rows * columns == 0:
+            self.column_labels.clear()
+            self.row_labels.clear()
             return
-        x0, x1, y0, y1 = self.axis_labels.visible(columns, rows)
+        x0, x1, y0, y1 = self.column_labels.visible(columns, rows)
         one_d = len(self._entry()["shape"]) <= 1
-        places = [(x + 0.5, -0.15) for x in range(x0, x1)] + [(-0.15, y + 0.5) for y in range(y0, y1)]
-        texts = [str(x) for x in range(x0, x1)] + [str(y * columns if one_d else y) for y in range(y0, y1)]
-        self.axis_labels.show(places, texts, anchor=(0.5, 1))
+        self.column_labels.show([(x + 0.5, -0.1) for x in range(x0, x1)], [str(x) for x in range(x0, x1)], (0.5, 1))
+        self.row_labels.show([(-0.1, y + 0.5) for y in range(y0, y1)],
+                             [str(self._offset + y * columns if one_d else y) for y in range(y0, y1)], (1, 0.5))
 
     def _mark(self) -> None:
         trace = self.state.trace

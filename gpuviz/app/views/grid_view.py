@@ -23,6 +23,10 @@ from gpuviz.core.records import thread_record
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
 
 MAX_OUTLINED_BLOCKS = 4096
+# The replay draws a cell's colour (64 levels) in one of four looks, one per thread state, so a frame
+# is still one image: code = look * 64 + colour.
+LOOK = np.zeros(4, np.uint8)
+LOOK[NOT_STARTED], LOOK[RUNNING], LOOK[AT_BARRIER], LOOK[FINISHED] = 0, 64, 128, 192
 
 
 class GridView(QWidget):
@@ -34,9 +38,6 @@ class GridView(QWidget):
         self.view = self.graphics.addViewBox(lockAspect=True, invertY=True, enableMenu=False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.view.addItem(self.image)
-        self.shade = pg.ImageItem(axisOrder="row-major")  # the replay: finished threads dimmed, barriers lit
-        self.shade.setLookupTable(_shade_lut())
-        self.view.addItem(self.shade)
         self.outlines = QGraphicsPathItem()
         self.outlines.setPen(QPen(QColor(230, 230, 240), 0))
         self.view.addItem(self.outlines)
@@ -106,7 +107,6 @@ class GridView(QWidget):
         self._cells = layout.y.astype(np.int64) * layout.width + layout.x
         self._owner = cell_owner(layout, (layout.height, layout.width))
         self._pixels = np.zeros((layout.height, layout.width), np.uint8)
-        self._shades = np.zeros((layout.height, layout.width), np.uint8)
         self._draw_outlines(layout)
         self._recolour()
         self._show_frame(self.state.frame, full=True)
@@ -122,6 +122,7 @@ class GridView(QWidget):
         colours = self._drawn_coloring = self.state.coloring
         self._codes = colours.codes[self.layer_threads().start : self.layer_threads().stop]
         self.image.setLookupTable(colours.lut)
+        self._replay_codes, self._replay_lut = _replay_colours(self._codes, colours.lut)
 
     def _on_coloring_changed(self, colours) -> None:
         if self.state.trace is not None and self._owner is not None and colours is not self._drawn_coloring:
@@ -141,7 +142,7 @@ class GridView(QWidget):
         if self.state.order == REPLAY:
             self._show_replay()
             return
-        self._shades[:] = 0
+        self.image.setLookupTable(self._drawn_coloring.lut)
         self.states.setText("")
         plan = self._drawn_plan = self.state.plan
         frame = max(0, min(frame, plan.count - 1))
@@ -157,20 +158,21 @@ class GridView(QWidget):
 
     def _show_replay(self) -> None:
         """Every thread as it is at the cursor: not started dark, running in its colour, waiting at a
-        barrier lit yellow, finished dimmed."""
+        barrier white, finished dimmed."""
         self._drawn_plan = self.state.plan
         now = self.state.thread_states()
         layer = self.layer_threads()
         state = now.state[layer.start : layer.stop]
         cells = self._cells
-        self._pixels.ravel()[cells] = np.where(state == NOT_STARTED, NOT_RUN, self._codes)
-        self._shades.ravel()[cells] = np.select([state == FINISHED, state == AT_BARRIER], [1, 2], 0)
+        self.image.setLookupTable(self._replay_lut)
+        self._pixels.ravel()[cells] = LOOK[state] + self._replay_codes
         self._shown = len(cells)
-        counts = [(name, now.count(code)) for name, code in
+        tally = now.counts()
+        counts = [(name, int(tally[code])) for name, code in
                   (("running", RUNNING), ("waiting at a barrier", AT_BARRIER), ("finished", FINISHED),
                    ("not started", NOT_STARTED))]  # fmt: skip
         self.states.setText("threads: " + ", ".join(f"{n:,} {name}" for name, n in counts if n)
-                            + "  (finished: dimmed; at a barrier: yellow)")  # fmt: skip
+                            + "  (finished: dimmed; waiting at a barrier: white)")  # fmt: skip
         self._refresh_image()
 
     def _refresh_image(self) -> None:
@@ -190,8 +192,6 @@ class GridView(QWidget):
         rect = QRectF(x0, y0, shown.shape[1] * sx, shown.shape[0] * sy)
         self.image.setImage(shown, autoLevels=False, levels=(0, 255))
         self.image.setRect(rect)
-        self.shade.setImage(self._shades[y0:y1:sy, x0:x1:sx], autoLevels=False, levels=(0, 255))
-        self.shade.setRect(rect)
         self._label()
 
     def _label(self) -> None:
@@ -268,11 +268,21 @@ class GridView(QWidget):
         self.marker.setVisible(True)
 
 
-def _shade_lut() -> np.ndarray:
-    lut = np.zeros((256, 4), np.uint8)  # 0: nothing
-    lut[1] = (10, 10, 16, 150)  # finished: dimmed
-    lut[2] = (255, 210, 0, 170)  # waiting at a barrier
-    return lut
+def _replay_colours(codes: np.ndarray, lut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The colours in 64 levels, and a lookup table with the four looks of the thread states:
+    not started dark, running as is, waiting at a barrier near white, finished dimmed."""
+    levels = np.clip(codes.astype(np.int64), 0, 255)
+    wide = levels.max(initial=0) > 63
+    small = (1 + (levels - 1) * 62 // 253).clip(0, 63) if wide else levels
+    source = (1 + (np.arange(64) - 1) * 253 // 62).clip(0, 255) if wide else np.arange(64)
+    base = lut[source].astype(np.float64)
+    replay = np.zeros((256, 4), np.uint8)
+    replay[:, 3] = 255
+    replay[0:64] = lut[0]  # not started: the not-yet-run colour
+    replay[64:128] = base
+    replay[128:192, :3] = base[:, :3] * 0.15 + 255 * 0.85  # near white: no palette colour is
+    replay[192:256, :3] = base[:, :3] * 0.4 + 10
+    return small.astype(np.uint8), replay
 
 
 def _block_name(b: int, gx: int, gy: int, z: int, gz: int) -> str:
