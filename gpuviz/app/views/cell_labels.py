@@ -15,8 +15,10 @@ MAX_LABELS = 400
 class CellLabels:
     """A pool of TextItems on a ViewBox, placed at cell centres."""
 
-    def __init__(self, view: pg.ViewBox, colour=(235, 235, 245), min_pixels: float = 26.0, size: int = 10) -> None:
+    def __init__(self, view: pg.ViewBox, colour=(235, 235, 245), min_pixels: float = 26.0, size: int = 10,
+                 fill=(0, 0, 0, 90)) -> None:  # fmt: skip
         self.view = view
+        self.fill = fill  # a faint backing, so text reads on light cells too
         self.colour = colour
         self.min_pixels = min_pixels
         self.font = QFont()
@@ -36,7 +38,7 @@ class CellLabels:
         """Put texts at view coordinates; extra items hide."""
         count = min(len(places), MAX_LABELS)
         while len(self.items) < count:
-            item = pg.TextItem(color=self.colour, anchor=anchor)
+            item = pg.TextItem(color=self.colour, anchor=anchor, fill=self.fill)
             item.setFont(self.font)
             self.view.addItem(item)
             self.items.append(item)

@@ -62,8 +62,8 @@ class DataView(QWidget):
         self.view.addItem(self.reads)
         self.view.addItem(self.writes)
         self.values = CellLabels(self.view, colour=(255, 255, 255), min_pixels=34.0)
-        self.column_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0)
-        self.row_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0)
+        self.column_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0, fill=None)
+        self.row_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0, fill=None)
         top = QHBoxLayout()
         for label, widget in (("array", self.array), ("colour by last writer's", self.mode), ("slice", self.slice)):
             top.addWidget(QLabel(label))

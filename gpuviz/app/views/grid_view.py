@@ -42,7 +42,7 @@ class GridView(QWidget):
         self.outlines.setPen(QPen(QColor(230, 230, 240), 0))
         self.view.addItem(self.outlines)
         self.thread_labels = CellLabels(self.view)
-        self.block_labels = CellLabels(self.view, colour=(255, 255, 255), min_pixels=3.0, size=12)
+        self.block_labels = CellLabels(self.view, colour=(255, 255, 255), min_pixels=3.0, size=12, fill=None)
         self.marker = QGraphicsRectItem()
         self.marker.setPen(QPen(QColor(255, 255, 255), 0.25))
         self.marker.setVisible(False)
