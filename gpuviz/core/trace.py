@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from gpuviz.core.errors import TraceFormatError
+from gpuviz.core.files import write_file
 
 FORMAT = "gpuviz-trace/2"
 # /2: meta "param_names" (was "args"), an "analysis" member (per-launch analysis, computed once).
@@ -103,8 +104,7 @@ class Trace:
         return [a["name"] for a in self.meta.get("arrays", [])]
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line."""
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
         if self.analysis:
             columns["analysis"] = np.array(json.dumps(self.analysis))
@@ -117,9 +117,7 @@ class Trace:
             columns[f"access.{name}"] = values
         for name, values in self.outcomes.items():
             columns[f"outcome.{name}"] = values
-        with open(path, "wb") as f:
-            np.savez(f, **columns)
-        return path
+        return write_file(path, lambda stream: np.savez(stream, **columns), "trace")
 
 
 def load(path: str | Path) -> Trace:

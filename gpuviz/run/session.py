@@ -10,7 +10,6 @@ from pathlib import Path
 
 from gpuviz.backends import get_backend
 from gpuviz.core.analysis.report import analyse, race_summary
-from gpuviz.core.errors import GpuvizError
 from gpuviz.core.events import Event, LogLine, Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.options import RunOptions
@@ -73,11 +72,7 @@ class Session:
         races = race_summary(trace)
         path = None
         if self.out_dir is not None:
-            target = self.out_dir / f"{index:03d}-{trace.kernel}.npz"
-            try:
-                path = trace.save(target)
-            except OSError as exc:
-                raise GpuvizError(f"cannot write the trace to {target}: {exc.strerror or exc}") from None
+            path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")  # whole or not at all
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races)
         self.records.append(record)
         if self.keep_traces:
