@@ -72,7 +72,8 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple[int, int] = (1600, 900)) -> Path:
+def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple[int, int] = (1600, 900),
+                 memory_budget: int | None = None) -> Path:  # fmt: skip
     """Draw one view of a trace file into a PNG or SVG, without opening a window."""
     import os
 
@@ -82,7 +83,7 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
         raise GpuvizError(f"unknown view {view!r}; views: {', '.join(VIEWS)}")
     if Path(out).suffix.lower() not in FORMATS:
         raise GpuvizError(f"cannot render to {Path(out).name}: use a .png or .svg file name")
-    trace = gpuviz.load(trace_path)
+    trace = gpuviz.load(trace_path, memory_budget)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import pyqtgraph as pg
