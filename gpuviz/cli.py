@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import traceback
+from contextlib import nullcontext
 
 import gpuviz
 from gpuviz.core.errors import GpuvizError
@@ -20,6 +21,7 @@ examples:
   gpuviz run examples/racy_counter.py --schedule sequential
   gpuviz run my_script.py --backend sim --sms 4 --out run1 -- --size 100
   gpuviz run examples/racy_counter.py --repeat 20   outcomes of 20 runs from the same inputs
+  gpuviz run my_script.py --timeout 60 --max-memory 4G   stop a hung run; a bigger trace budget
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
   gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
@@ -58,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: 132)")
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     run.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
+    run.add_argument("--timeout", type=float, metavar="SECONDS",
+                     help="end the run after SECONDS, saying where it was (default: no limit)")  # fmt: skip
     run.set_defaults(handler=_run)
 
     run.add_argument("--repeat", type=int, default=1,
@@ -117,12 +121,14 @@ def _run(args: argparse.Namespace) -> int:
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
     from gpuviz.run.session import Session, print_events, print_report
+    from gpuviz.run.watchdog import Watchdog
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule, seed=args.seed,
                          sms=args.sms, repeat=args.repeat, **_budget(args))  # fmt: skip
     session = Session(options, out_dir=args.out, notify=print_events)
     try:
-        run_script(args.script, session, args.script_args)
+        with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext():
+            run_script(args.script, session, args.script_args)
     except ScriptError as exc:
         exc.details = exc.details if args.debug else None  # main() prints them once, with --debug
         raise
