@@ -75,6 +75,7 @@ def check_commands(path: Path, loaded, capsys) -> None:
         # A bad trace must fail; a good one may too where it lacks what a command needs (races, no access log).
         if isinstance(loaded, GpuvizError) or code != 0:
             assert code == 1 and err.startswith("error: ") and "\n" not in err, err
+            assert isinstance(loaded, GpuvizError) or command[0] == "races", err
 
 
 def check(path: Path, capsys):
