@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
+from contextlib import nullcontext
 
 import gpuviz
 from gpuviz.app.views.table import PICTURE_VIEWS
@@ -12,6 +14,7 @@ from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import BACKEND_CHOICES, LEVELS, SCHEDULES
 
+MAX_MEMORY_HELP = "memory budget for traces, e.g. 4G or 512M (default: 2G, or GPUVIZ_MEMORY_BUDGET)"
 EXAMPLES = """\
 examples:
   gpuviz                                            open the app
@@ -20,6 +23,7 @@ examples:
   gpuviz run examples/racy_counter.py --schedule sequential
   gpuviz run my_script.py --backend sim --sms 4 --out run1 -- --size 100
   gpuviz run examples/racy_counter.py --repeat 20   outcomes of 20 runs from the same inputs
+  gpuviz run my_script.py --timeout 60 --max-memory 4G   stop a hung run; a bigger trace budget
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
   gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
@@ -58,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sms", type=int, default=None,
                      help=f"simulator: number of virtual SMs (default: {VirtualDevice().sm_count})")  # fmt: skip
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    run.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
+    run.add_argument("--timeout", type=float, metavar="SECONDS",
+                     help="end the run after SECONDS, saying where it was (default: no limit)")  # fmt: skip
     run.set_defaults(handler=_run)
 
     run.add_argument("--repeat", type=int, default=1,
@@ -74,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="count several threads writing the same value as a race")  # fmt: skip
     races.add_argument("--max", type=int, default=1000, help="describe at most this many locations")
     races.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    races.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     races.set_defaults(handler=_races)
 
     listing = commands.add_parser("list", help="list the catalog: lessons in course order, then examples")
@@ -98,16 +106,19 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--element", help="an element to pick, e.g. 'array[0]' (the element story view tells it)")
     render.add_argument("--order", help="replay (default with accesses), logical, as executed, by SM waves")
     render.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    render.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     render.set_defaults(handler=_render)
 
     open_ = commands.add_parser("open", help="open the app with a script or a trace")
     open_.add_argument("path", help="a script (opened ready to run) or a .npz trace")
     open_.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    open_.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     open_.set_defaults(handler=_open)
 
     info = commands.add_parser("info", help="summarise a trace file")
     info.add_argument("trace", help="a .npz trace written by gpuviz")
     info.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    info.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     info.set_defaults(handler=_info)
     return parser
 
@@ -116,12 +127,14 @@ def _run(args: argparse.Namespace) -> int:
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
     from gpuviz.run.session import Session, print_events, print_report
+    from gpuviz.run.watchdog import Watchdog
 
-    options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
-                         seed=args.seed, sms=args.sms, repeat=args.repeat)  # fmt: skip
+    options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule, seed=args.seed,
+                         sms=args.sms, repeat=args.repeat, **_budget(args))  # fmt: skip
     session = Session(options, out_dir=args.out, notify=print_events)
     try:
-        run_script(args.script, session, args.script_args)
+        with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext():
+            run_script(args.script, session, args.script_args)
     except ScriptError as exc:
         exc.details = exc.details if args.debug else None  # main() prints them once, with --debug
         raise
@@ -145,8 +158,8 @@ def _demo(args: argparse.Namespace) -> int:
     from gpuviz.run.session import print_events
 
     entry = find(args.name)
-    grid = parse_dims(args.grid, "grid") if args.grid else None
-    block = parse_dims(args.block, "block") if args.block else None
+    grid = parse_dims(args.grid, "grid") if args.grid is not None else None  # --block '' is refused, not ignored
+    block = parse_dims(args.block, "block") if args.block is not None else None
     result = run_demo(entry, args.out, print_events, grid, block, args.backend)
     if entry.racy:
         print("\n".join(result.races))
@@ -158,9 +171,18 @@ def _demo(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from gpuviz.app.export import parse_size, render_trace
 
-    path = render_trace(args.trace, args.view, args.out, parse_size(args.size), args.at, args.element, args.order)
+    path = render_trace(args.trace, args.view, args.out, parse_size(args.size), args.at, args.element, args.order,
+                        **_budget(args))
     print(f"wrote {path}")
     return 0
+
+
+def _budget(args: argparse.Namespace) -> dict:
+    """{"memory_budget": bytes} from --max-memory, or nothing (the default: core/budget.py)."""
+    from gpuviz.core.budget import parse_bytes
+
+    text = getattr(args, "max_memory", None)
+    return {} if text is None else {"memory_budget": parse_bytes(text, "--max-memory")}
 
 
 def _app(args: argparse.Namespace) -> int:
@@ -176,7 +198,11 @@ def _open(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise GpuvizError(f"no file at {path}; open a .py script or a .npz trace")
     if path.suffix == ".npz":
-        gpuviz.load(path)  # a bad trace gets its one-line message before any window opens
+        gpuviz.load(path, **_budget(args))  # a bad trace gets its one-line message before any window opens
+    if args.max_memory is not None:  # the window reads its budget where every reader does: the environment
+        from gpuviz.core.budget import ENVIRONMENT
+
+        os.environ[ENVIRONMENT] = args.max_memory
     from gpuviz.app import main as app_main
 
     return app_main(str(path))
@@ -190,7 +216,7 @@ def _races(args: argparse.Namespace) -> int:
 
     if args.max < 1:
         raise GpuvizError(f"--max is {args.max}; describe at least 1 location")
-    trace = gpuviz.load(args.trace)
+    trace = gpuviz.load(args.trace, **_budget(args))
     stored = race_report(trace)  # found once when the launch ran, with the default options
     if stored is not None and not args.count_benign and args.max >= len(stored.races) and not stored.truncated:
         report = stored
@@ -201,10 +227,13 @@ def _races(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
-    trace = gpuviz.load(args.trace)
+    from gpuviz.core.launch import LaunchConfig
+
+    trace = gpuviz.load(args.trace, **_budget(args))
     meta = trace.meta
     print(f"kernel   {meta['kernel']}  (launch {meta.get('launch', 0)}, backend {meta['backend']})")
-    print(f"launch   grid={tuple(meta['grid'])} block={tuple(meta['block'])} threads={trace.n_threads:,}")
+    config = LaunchConfig.of(trace.grid, trace.block)  # the launch's own thread count, checked against the columns
+    print(f"launch   grid={config.grid} block={config.block} threads={config.threads:,}")
     print(f"device   {meta['device']} ({meta['sm_count']} SMs)")
     sms = len(set(trace.threads["sm"].tolist()))
     span = int(trace.threads["t_end"].max() - trace.threads["t_start"].min()) if trace.n_threads else 0

@@ -98,7 +98,8 @@ def test_animation_plays_and_steps(qtbot, window):
     assert 0 < window.state.frame < events and "thread 300 " in window.views["animation"].caption.text()
     assert "read array[0]" in window.views["animation"].caption.text()
     window.views["animation"].step(1)
-    assert "thread 300 " in window.views["animation"].caption.text() and "wrote array[0]" in window.views["animation"].caption.text()
+    caption = window.views["animation"].caption.text()
+    assert "thread 300 " in caption and "wrote array[0]" in caption
     window.views["animation"].order.setCurrentText("logical")
     frames = window.views["grid"].frames
     assert frames == min(64 * 8, MAX_FRAMES) and window.state.frame == frames - 1  # logical: a frame a warp

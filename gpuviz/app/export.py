@@ -7,39 +7,59 @@ from pathlib import Path
 
 from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.files import replaced
 
 FORMATS = (".png", ".svg")
 
 
 def export_widget(widget, path: str | Path) -> Path:
+    """Write a picture of `widget`, whole or not at all: Qt's save() says yes even on a full disk, so the
+    written file is read back before it replaces `path` (core/files.py)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise GpuvizError(f"cannot export to {path.name}: use a .png or .svg file name")
+    write, check = (_write_png, _png_problem) if suffix == ".png" else (_write_svg, _svg_problem)
+    with replaced(path, "picture", check) as temporary:
+        write(widget, temporary)
+    return path
+
+
+def _write_png(widget, temporary: Path) -> None:
+    widget.grab().save(str(temporary), "PNG")  # its answer is not trusted: _png_problem reads the file
+
+
+def _png_problem(written: Path) -> str | None:
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(written))
+    return "the picture written cannot be read back (is the disk full?)" if image.isNull() else None
+
+
+def _write_svg(widget, temporary: Path) -> None:
     from PySide6.QtCore import QPoint, QRect, QSize
     from PySide6.QtGui import QPainter
     from PySide6.QtSvg import QSvgGenerator
 
-    path = Path(path)
-    if path.suffix.lower() not in FORMATS:
-        raise GpuvizError(f"cannot export to {path.name}: use a .png or .svg file name")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GpuvizError(f"cannot write {path}: {exc.strerror or exc}") from None
-    if path.suffix.lower() == ".png":
-        if not widget.grab().save(str(path)):
-            raise GpuvizError(f"could not write {path}")
-        return path
     generator = QSvgGenerator()
-    generator.setFileName(str(path))
+    generator.setFileName(str(temporary))
     generator.setSize(QSize(widget.width(), widget.height()))
     generator.setViewBox(QRect(0, 0, widget.width(), widget.height()))
     generator.setTitle(f"gpuviz {widget.__class__.__name__}")
     painter = QPainter(generator)
     if not painter.isActive():
-        raise GpuvizError(f"could not write {path}")
+        raise OSError("Qt could not start drawing into it")
     try:
         widget.render(painter, QPoint(0, 0))
     finally:
         painter.end()
-    return path
+
+
+def _svg_problem(written: Path) -> str | None:
+    with open(written, "rb") as stream:
+        stream.seek(max(0, written.stat().st_size - 64))
+        tail = stream.read()
+    return None if tail.rstrip().endswith(b"</svg>") else "the SVG written is cut short (is the disk full?)"
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -53,7 +73,8 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple[int, int] = (1600, 900),
-                 at: str | None = None, element: str | None = None, order: str | None = None) -> Path:  # fmt: skip
+                 at: str | None = None, element: str | None = None, order: str | None = None,
+                 memory_budget: int | None = None) -> Path:  # fmt: skip
     """Draw one view of a trace file into a PNG or SVG, without opening a window: at the end of the
     run, or at a frame of the replay (`at`, see core/cursor.py), with an element picked (`element`)."""
     import os
@@ -65,7 +86,7 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
         raise GpuvizError(f"unknown view {view!r}; views: {', '.join(PICTURE_VIEWS)}")
     if Path(out).suffix.lower() not in FORMATS:
         raise GpuvizError(f"cannot render to {Path(out).name}: use a .png or .svg file name")
-    trace = gpuviz.load(trace_path)
+    trace = gpuviz.load(trace_path, memory_budget)
     if not is_analysed(trace):  # a trace from a gpuviz that did not store its analysis
         trace.analysis = analyse(trace)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):

@@ -64,13 +64,13 @@ class RunController(QObject):
         """Show a saved trace (read again: the file may have been written again)."""
         self.paths, self.shown = [path], 0
         self._opening = Path(path).name
-        self.loader.request(self.paths, fresh=True)
+        self.loader.request(self.paths)
         self.state.set_busy(f"loading {Path(path).name}")
 
     def pick_launch(self, index: int) -> None:
         if 0 <= index < len(self.paths) and index != self.shown:
             self.shown = index
-            self.loader.request(self.paths)
+            self.loader.request(self.paths, index)
             self.state.set_busy("loading the launch")
 
     def forget(self) -> None:
@@ -87,7 +87,7 @@ class RunController(QObject):
     def _on_trace_ready(self, ready) -> None:
         self.paths.append(ready.path)
         self.shown = len(self.paths) - 1  # each new launch is shown as it arrives
-        self.loader.request(self.paths)
+        self.loader.request(self.paths, self.shown)
 
     def _on_failed(self, message: str, line: int) -> None:
         self.status.emit(f"error: {message}", True)
@@ -107,7 +107,7 @@ class RunController(QObject):
         self.state.set_busy("")
         shown = min(self.shown, len(traces) - 1)
         self.launches_listed.emit([Path(p).stem for p in paths], shown)
-        self.state.set_trace(traces[shown], traces)
+        self.state.set_trace(traces[shown], traces, self.loader.replay_of(traces[shown]))
         if self._opening:
             self.status.emit(f"opened {self._opening}", False)
             self._opening = ""

@@ -8,16 +8,15 @@ arrive one by one, are each read once.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, Signal
 
+from gpuviz.app.trace_cache import TraceCache
 from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.trace import Trace, load
-
-CACHED_TRACES = 8
+from gpuviz.core.replay import Replay
+from gpuviz.core.trace import Trace
 
 
 class TraceLoader(QObject):
@@ -25,19 +24,20 @@ class TraceLoader(QObject):
     failed = Signal(str)  # one line
     _done = Signal(int, object, object, str)  # from the loading thread: generation, paths, traces, error
 
-    def __init__(self, parent: QObject | None = None, cached: int = CACHED_TRACES) -> None:
+    def __init__(self, parent: QObject | None = None, cache: TraceCache | None = None) -> None:
         super().__init__(parent)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpuviz-load")
-        self._cache: OrderedDict[str, Trace] = OrderedDict()
-        self._cached = cached
+        self._cache = cache or TraceCache()  # bounded; a file written again is read again
+        self._replays: dict[int, Replay] = {}  # id(trace) -> its replay, for the traces in the cache
         self._generation = 0
         self._handled = 0  # the newest generation whose result reached the GUI thread
         self._done.connect(self._on_done)  # queued: runs on the GUI thread
 
-    def request(self, paths: list[str], fresh: bool = False) -> None:
-        """Load these traces (the cache answers for ones already read unless `fresh`)."""
+    def request(self, paths: list[str], shown: int = 0) -> None:
+        """Load these traces (the cache answers for ones already read) and prepare the replay of the
+        one to be shown."""
         self._generation += 1
-        self._pool.submit(self._load_all, list(paths), self._generation, fresh)
+        self._pool.submit(self._load_all, list(paths), self._generation, shown)
 
     @property
     def idle(self) -> bool:
@@ -47,13 +47,13 @@ class TraceLoader(QObject):
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def _load_all(self, paths: list[str], generation: int, fresh: bool) -> None:
+    def _load_all(self, paths: list[str], generation: int, shown: int) -> None:
         """On the loading thread (the only one that touches the cache)."""
-        if fresh:
-            for path in paths:
-                self._cache.pop(path, None)
         try:
-            self._done.emit(generation, paths, [self._load_one(path) for path in paths], "")
+            traces = [self._load_one(path) for path in paths]
+            if traces:
+                self.replay_of(traces[min(shown, len(traces) - 1)])  # built here, off the GUI thread
+            self._done.emit(generation, paths, traces, "")
         except (GpuvizError, OSError) as exc:
             self._done.emit(generation, paths, [], str(exc))
         except Exception as exc:  # a file no check foresaw must not kill the loading thread
@@ -70,12 +70,16 @@ class TraceLoader(QObject):
 
     def _load_one(self, path: str) -> Trace:
         trace = self._cache.get(path)
-        if trace is None:
-            trace = load(path)
-            if not is_analysed(trace):  # written by a gpuviz that did not store its analysis
-                trace.analysis = analyse(trace)
-        self._cache[path] = trace
-        self._cache.move_to_end(path)
-        while len(self._cache) > self._cached:
-            self._cache.popitem(last=False)
+        if not is_analysed(trace):  # written by a gpuviz that did not store its analysis
+            trace.analysis = analyse(trace)
         return trace
+
+    def replay_of(self, trace: Trace) -> Replay | None:
+        """The trace's replay, built once (on the loading thread, when it prepares the trace shown)."""
+        if trace.accesses is None:
+            return None
+        if id(trace) not in self._replays:
+            if len(self._replays) > 2 * self._cache.max_traces:
+                self._replays.clear()
+            self._replays[id(trace)] = Replay(trace)
+        return self._replays[id(trace)]

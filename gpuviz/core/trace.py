@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from gpuviz.core.errors import TraceFormatError
+from gpuviz.core.files import write_file
 
 FORMAT = "gpuviz-trace/2"
 # /2: meta "param_names" (was "args"), an "analysis" member (per-launch analysis, computed once).
@@ -103,8 +103,7 @@ class Trace:
         return [a["name"] for a in self.meta.get("arrays", [])]
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line."""
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
         if self.analysis:
             columns["analysis"] = np.array(json.dumps(self.analysis))
@@ -117,50 +116,23 @@ class Trace:
             columns[f"access.{name}"] = values
         for name, values in self.outcomes.items():
             columns[f"outcome.{name}"] = values
-        with open(path, "wb") as f:
-            np.savez(f, **columns)
-        return path
+        return write_file(path, lambda stream: np.savez(stream, **columns), "trace")
 
 
-def load(path: str | Path) -> Trace:
-    """Read a trace file written by any gpuviz that wrote a format listed in READABLE_FORMATS."""
+def load(path: str | Path, memory_budget: int | None = None) -> Trace:
+    """Read a trace file written by any gpuviz that wrote a format listed in READABLE_FORMATS.
+
+    Nothing in the file is trusted: sizes are checked against the memory budget (core/budget.py)
+    before anything is read (core/trace_file.py), every field and column against the schema before
+    the Trace is built (core/trace_schema.py). Any problem is one TraceFormatError line.
+    """
+    from gpuviz.core.trace_file import read_members
+    from gpuviz.core.trace_schema import trace_parts
+
     path = Path(path)
     if not path.is_file():
         raise TraceFormatError(f"no trace file at {path}")
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            columns = {key: npz[key] for key in npz.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        reason = "it holds Python objects, which gpuviz never writes" if "pickle" in str(exc) else str(exc)
-        raise TraceFormatError(f"{path.name} is not a gpuviz trace (.npz of arrays): {reason}") from None
-    return _from_columns(columns, path.name)
-
-
-def _from_columns(columns: dict[str, np.ndarray], name: str) -> Trace:
-    fmt = str(columns.get("format", ""))
-    if fmt not in READABLE_FORMATS:
-        shown = fmt or "no 'format' entry"
-        raise TraceFormatError(
-            f"{name}: format {shown!r} is not readable; this gpuviz reads {', '.join(READABLE_FORMATS)}"
-        )
-    try:
-        meta = json.loads(str(columns["meta"]))
-        threads = {key: columns[f"thread.{key}"] for key in THREAD_COLUMNS}
-        analysis = json.loads(str(columns["analysis"])) if "analysis" in columns else {}
-    except (KeyError, json.JSONDecodeError) as exc:
-        raise TraceFormatError(f"{name}: incomplete trace, missing or broken {exc}") from None
-    args = {}
-    for key in columns:
-        if key.startswith("arg.") and key.endswith(".before"):
-            arg = key[4:-7]
-            args[arg] = (columns[key], columns.get(f"arg.{arg}.after", columns[key]))
-    accesses = None
-    if "access.thread" in columns:
-        accesses = {key: columns[f"access.{key}"] for key in ACCESS_COLUMNS if f"access.{key}" in columns}
-    outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
-    if fmt == "gpuviz-trace/1" and isinstance(meta, dict) and "args" in meta:
-        meta["param_names"] = meta.pop("args")
-    return Trace(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=outcomes, analysis=analysis)
+    return Trace(**trace_parts(read_members(path, memory_budget), path.name))
 
 
 def new_trace(
@@ -210,7 +182,7 @@ def new_trace(
         "seed": seed,
         "truncated": bool(truncated),
         "warnings": list(warnings or []),
-        "seconds": seconds,
+        "seconds": max(0.0, float(seconds)),  # a timer of numba's CUDA simulator can run backwards
     }
     return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
 

@@ -14,6 +14,8 @@ import numpy as np
 from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.program.launcher import Launcher, activated
 
+DETAIL_FRAMES = 40  # frames of a failing script's traceback kept for --debug
+
 
 class ScriptError(GpuvizError):
     """The script itself failed (an assert, an exception of its own)."""
@@ -30,7 +32,7 @@ def check_script(path: str | Path) -> tuple[Path, str]:
     if not path.is_file():
         raise GpuvizError(f"no script at {path}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as some editors save, is no error
     except (OSError, UnicodeDecodeError) as exc:
         raise GpuvizError(f"cannot read {path}: {exc}") from None
     try:
@@ -65,12 +67,23 @@ def run_script(path: str | Path, session: Launcher, argv: list[str] | None = Non
 
 
 def _script_failure(exc: BaseException, path: Path) -> ScriptError:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
-    where = f" at line {frames[-1].lineno}" if frames else ""
+    line = _last_line_in(exc.__traceback__, str(path))
+    where = f" at line {line}" if line else ""
     text = str(exc)
     message = f"{path.name} raised {type(exc).__name__}{where}" + (f": {text}" if text else "")
-    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return ScriptError(message, details, frames[-1].lineno if frames else None)
+    # Endless recursion leaves a million frames: formatting them all takes minutes, the last few say enough.
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-DETAIL_FRAMES))
+    return ScriptError(message, details, line)
+
+
+def _last_line_in(tb, filename: str) -> int | None:
+    """The line of the innermost frame in `filename`, without formatting the whole traceback."""
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 @contextmanager

@@ -72,9 +72,12 @@ class _Printed(io.TextIOBase):
 
 
 def worker_main(request: RunRequest, queue) -> None:
-    """Entry point of the worker process: it exists to run and analyse, so it keeps freed memory."""
+    """Entry point of the worker process: it dies with its parent (run/lifeline.py), and it exists to
+    run and analyse, so it keeps freed memory."""
     from gpuviz.run.allocator import keep_freed_memory
+    from gpuviz.run.lifeline import die_with_parent
 
+    die_with_parent()
     keep_freed_memory()
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
     execute(request, queue.put)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from gpuviz.backends import get_backend
 from gpuviz.core.analysis.report import analyse, race_summary
-from gpuviz.core.errors import GpuvizError
 from gpuviz.core.events import Event, LogLine, Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.launch_guard import check_fits, estimate_trace, worth_announcing
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace
 from gpuviz.program.launcher import set_default_factory
@@ -49,6 +49,7 @@ class Session:
         self.records: list[LaunchRecord] = []
         self.traces: list[Trace] = []
         self._backend = None
+        self.running: tuple[str, float] | None = None  # (kernel, perf_counter at its start) while one runs
 
     @property
     def backend(self):
@@ -60,9 +61,14 @@ class Session:
         new_grid, new_block = self.overrides.get(len(self.records), (None, None))
         grid, block = new_grid or grid, new_block or block
         config = LaunchConfig.of(grid, block)
+        self._guard(py_func.__name__, config, tuple(args))
         self.notify(Stage("running", f"running {py_func.__name__} ({config.threads:,} threads)"))
         started = time.perf_counter()
-        trace = self.backend.run(py_func, config, tuple(args), self.options, notify=self.notify)
+        self.running = (py_func.__name__, started)
+        try:
+            trace = self.backend.run(py_func, config, tuple(args), self.options, notify=self.notify)
+        finally:
+            self.running = None
         seconds = time.perf_counter() - started
         index = len(self.records)
         trace.meta["launch"] = index
@@ -73,11 +79,7 @@ class Session:
         races = race_summary(trace)
         path = None
         if self.out_dir is not None:
-            target = self.out_dir / f"{index:03d}-{trace.kernel}.npz"
-            try:
-                path = trace.save(target)
-            except OSError as exc:
-                raise GpuvizError(f"cannot write the trace to {target}: {exc.strerror or exc}") from None
+            path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")  # whole or not at all
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races)
         self.records.append(record)
         if self.keep_traces:
@@ -86,6 +88,14 @@ class Session:
         if self.on_trace is not None:
             self.on_trace(record, trace)
         return trace
+
+    def _guard(self, kernel: str, config: LaunchConfig, args: tuple) -> None:
+        """Refuse a launch whose trace cannot fit the budget or the disk; announce a big one."""
+        level = self.options.level_for(config.threads)
+        estimate = estimate_trace(kernel, config.threads, level, args, self.options.repeat)
+        check_fits(estimate, self.options.memory_budget, self.out_dir)
+        if worth_announcing(estimate, self.options.memory_budget):
+            self.notify(LogLine(f"[gpuviz] {estimate.describe()} in memory and on disk"))
 
     def _report(self, record: LaunchRecord, trace: Trace) -> None:
         self.notify(LogLine(summary_line(record)))

@@ -1,0 +1,77 @@
+"""A bounded cache of loaded traces, least recently used out first: the app keeps the traces it shows,
+not every trace it ever showed. Qt-free, so it is tested without a window."""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from gpuviz.core.budget import default_memory_budget
+from gpuviz.core.trace import Trace, load
+
+MAX_TRACES = 8
+
+
+def trace_bytes(trace: Trace) -> int:
+    """The memory a loaded trace's arrays take."""
+    arrays = [*trace.threads.values(), *(trace.accesses or {}).values(), *trace.outcomes.values()]
+    arrays += [array for pair in trace.args.values() for array in pair]
+    return sum(array.nbytes for array in arrays)
+
+
+class TraceCache:
+    """Traces by file; a file rewritten since it was loaded (another run) is loaded again."""
+
+    def __init__(self, max_traces: int = MAX_TRACES, max_bytes: int | None = None,
+                 loader: Callable[[Path], Trace] = load):  # fmt: skip
+        if max_traces < 1:
+            raise ValueError("a trace cache holds at least one trace")
+        self.max_traces = max_traces
+        self.max_bytes = default_memory_budget() if max_bytes is None else max_bytes
+        self._load = loader
+        self._entries: OrderedDict[Path, tuple[tuple[int, int], Trace, int]] = OrderedDict()
+
+    def get(self, path: str | Path) -> Trace:
+        """The trace of `path`, loaded now or earlier; a load error passes through and caches nothing."""
+        key = Path(path).absolute()
+        stamp = _stamp(key)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] == stamp:
+            self._entries.move_to_end(key)
+            return entry[1]
+        self._entries.pop(key, None)
+        trace = self._load(key)
+        self._entries[key] = (stamp, trace, trace_bytes(trace))
+        self._shrink()
+        return trace
+
+    def _shrink(self) -> None:
+        """Oldest out while over either bound; the newest trace stays whatever its size."""
+        while len(self._entries) > 1 and (len(self._entries) > self.max_traces or self.nbytes > self.max_bytes):
+            self._entries.popitem(last=False)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(size for _, _, size in self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, path: str | Path) -> bool:
+        return Path(path).absolute() in self._entries
+
+    def discard(self, path: str | Path) -> None:
+        self._entries.pop(Path(path).absolute(), None)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (0, 0)  # the loader says what is wrong with the path
+    return (info.st_mtime_ns, info.st_size)

@@ -1,0 +1,157 @@
+"""Launch guards, timeouts and the small refusals: nothing hangs, nothing starts that cannot fit."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpuviz
+from gpuviz.cli import main
+from gpuviz.core import launch_guard
+from gpuviz.core.launch_guard import LaunchTooBig, check_fits, estimate_trace
+
+ROOT = Path(__file__).resolve().parent.parent
+HANG_GUARD = 120  # seconds: a test that hangs fails instead of blocking the suite; not a speed check
+
+KERNEL = """import sys
+import numpy as np
+from numba import cuda
+
+@cuda.jit
+def fill(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = i
+
+grid, block = int(sys.argv[1]), int(sys.argv[2])
+fill[grid, block](np.zeros(4, np.float32))
+"""
+
+ENDLESS_KERNEL = """import numpy as np
+from numba import cuda
+
+@cuda.jit
+def spin(a):
+    i = cuda.grid(1)
+    while a[0] == 0:
+        a[1] = i
+
+spin[2, 32](np.zeros(4, np.int32))
+"""
+
+
+def gpuviz_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "gpuviz", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=HANG_GUARD)  # fmt: skip
+
+
+def script(tmp_path: Path, text: str, name: str = "s.py", prefix: bytes = b"") -> str:
+    path = tmp_path / name
+    path.write_bytes(prefix + text.encode())
+    return str(path)
+
+
+# ---- the estimate and the guard -----------------------------------------------------------------
+def test_the_estimate_matches_what_a_trace_takes(sim_run):
+    a = np.zeros(100, np.float32)
+    trace = sim_run("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n", 4, 25, a,
+                    level="accesses")  # fmt: skip
+    estimate = estimate_trace("k", 100, "accesses", (a,))
+    assert estimate.thread_bytes == sum(column.nbytes for column in trace.threads.values())
+    assert estimate.snapshot_bytes == sum(before.nbytes + after.nbytes for before, after in trace.args.values())
+    assert estimate.access_bytes <= sum(column.nbytes for column in trace.accesses.values())  # one access a thread
+
+
+def test_two_to_the_28_threads_are_refused_before_starting():
+    estimate = estimate_trace("fill", 1 << 28, "threads", ())
+    with pytest.raises(LaunchTooBig, match=r"fill: 268,435,456 threads need at least 13.0 GiB .* budget of 2.0 GiB; "
+                                           r"launch fewer threads or raise the budget with --max-memory"):
+        check_fits(estimate, 2 << 30)
+
+
+def test_accesses_that_cannot_fit_suggest_level_threads():
+    estimate = estimate_trace("fill", 16384, "accesses", ())
+    with pytest.raises(LaunchTooBig, match=r"record with --level threads \(832.0 KiB\) or raise the budget"):
+        check_fits(estimate, 1 << 20)
+    check_fits(estimate_trace("fill", 16384, "threads", ()), 1 << 20)
+
+
+def test_a_full_disk_is_seen_before_the_launch(tmp_path, monkeypatch):
+    monkeypatch.setattr(launch_guard, "free_disk", lambda folder: 1000)
+    with pytest.raises(LaunchTooBig, match=r"has 1,000 bytes free; free some space or write the traces elsewhere"):
+        check_fits(estimate_trace("fill", 64, "threads", ()), 1 << 30, tmp_path)
+
+
+def test_cli_refuses_a_launch_over_the_budget_and_announces_a_big_one(tmp_path, capsys):
+    path = script(tmp_path, KERNEL)
+    out = str(tmp_path / "t")
+    assert main(["run", path, "--out", out, "--backend", "sim", "--max-memory", "1M", "--", "1024", "32"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "fill: 32,768 threads need at least 1.6 MiB" in err[0] and "--max-memory" in err[0]
+    assert not Path(out).exists() or not list(Path(out).iterdir())
+    assert main(["run", path, "--out", out, "--backend", "sim", "--level", "threads", "--max-memory", "1M",
+                 "--", "256", "32"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "[gpuviz] fill: 8,192 threads at level threads make a trace of at least 416.0 KiB" in err
+
+
+def test_api_launches_are_guarded_too():
+    kernel = gpuviz.trace("from numba import cuda\n@cuda.jit\ndef k(a):\n    pass\n", backend="sim",
+                          memory_budget=1 << 20)  # fmt: skip
+    with pytest.raises(LaunchTooBig, match="k: 65,536 threads"):
+        kernel[64, 1024](np.zeros(1))
+
+
+# ---- timeouts and endless scripts -----------------------------------------------------------------
+def test_an_endless_kernel_ends_at_the_timeout_saying_where(tmp_path):
+    done = gpuviz_cli("run", script(tmp_path, ENDLESS_KERNEL), "--backend", "sim", "--timeout", "1", cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: timed out after 1 s in kernel spin (running ")
+    assert ", block (" in lines[0] and " thread (" in lines[0] and ", line " in lines[0]
+
+
+def test_a_hung_script_ends_at_the_timeout_with_its_line(tmp_path):
+    done = gpuviz_cli("run", script(tmp_path, "import time\ntime.sleep(1000)\n"), "--timeout", "1", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: timed out after 1 s in s.py line 2, outside any kernel; " \
+                                  "give it longer with --timeout"  # fmt: skip
+
+
+def test_a_run_that_python_cannot_interrupt_ends_after_a_grace(tmp_path):
+    """Stands for a GPU kernel that never returns: the interrupt is ignored, the process still ends."""
+    text = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(1000)\n"
+    done = gpuviz_cli("run", script(tmp_path, text), "--timeout", "1", cwd=tmp_path)
+    assert done.returncode == 124 and done.stderr.startswith("error: timed out after 1 s in s.py line 3")
+
+
+def test_timeout_must_be_positive(tmp_path, capsys):
+    assert main(["run", script(tmp_path, "pass\n"), "--timeout", "0"]) == 1
+    assert capsys.readouterr().err.strip() == "error: --timeout 0.0: give a number of seconds above 0"
+
+
+def test_endless_recursion_with_a_raised_limit_fails_in_one_line(tmp_path):
+    text = "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)\n"
+    done = gpuviz_cli("run", script(tmp_path, text), cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == \
+        "error: s.py raised RecursionError at line 4: maximum recursion depth exceeded"  # fmt: skip
+
+
+# ---- small refusals -----------------------------------------------------------------------------
+def test_a_script_with_a_byte_order_mark_runs(tmp_path, capsys):
+    path = script(tmp_path, KERNEL, prefix=b"\xef\xbb\xbf")
+    assert main(["run", path, "--out", str(tmp_path / "t"), "--backend", "sim", "--", "1", "4"]) == 0
+    assert "000 fill" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--block", "--grid"])
+def test_an_empty_launch_dimension_is_refused(option, capsys):
+    assert main(["demo", "03", option, ""]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: {option} '': give 1 to 3 positive whole numbers separated by commas, e.g. 16,16"
+    ]
