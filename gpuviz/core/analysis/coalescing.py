@@ -1,0 +1,49 @@
+"""Coalescing: the 32-byte sectors and 128-byte lines each global warp request touches.
+
+Every array starts on a 256-byte boundary (as CUDA allocations do), so an element's byte address
+within its array decides its sector. The ideal is the fewest sectors that could hold the distinct
+bytes the request asked for: ceil(distinct elements x itemsize / 32).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuviz.core.analysis.requests import Requests, count_distinct
+from gpuviz.core.trace import Trace
+
+SECTOR, CACHE_LINE = 32, 128
+
+
+@dataclass(frozen=True)
+class RequestCost:
+    """Per request: sectors and cache lines touched, and the ideal number of sectors."""
+
+    sectors: np.ndarray
+    lines: np.ndarray
+    ideal: np.ndarray
+
+
+def itemsizes(trace: Trace) -> np.ndarray:
+    """Bytes per element of every array in meta["arrays"]."""
+    return np.array([np.dtype(a["dtype"]).itemsize for a in trace.meta.get("arrays", [])] or [1], np.int64)
+
+
+def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> RequestCost:
+    """Sectors, lines and ideal sectors of every request; `index` is the element of every row."""
+    n = len(requests)
+    size = itemsizes(trace)[requests.array[requests.of_row]]
+    byte = index.astype(np.int64) * size
+    group = requests.of_row
+    sectors = count_distinct(group, byte // SECTOR, n)
+    lines = count_distinct(group, byte // CACHE_LINE, n)
+    elements = count_distinct(group, index.astype(np.int64), n)
+    ideal = -(-(elements * itemsizes(trace)[requests.array]) // SECTOR)
+    return RequestCost(sectors=sectors, lines=lines, ideal=ideal)
+
+
+def lane_sectors(trace: Trace, array: int, index: np.ndarray) -> np.ndarray:
+    """The sector (within its array) of each lane's element: what a warp's request draws."""
+    return index.astype(np.int64) * itemsizes(trace)[array] // SECTOR
