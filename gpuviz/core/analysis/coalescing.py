@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis.requests import Requests, count_distinct
+from gpuviz.core.analysis.requests import Requests, pack
 from gpuviz.core.trace import Trace
 
 SECTOR, CACHE_LINE = 32, 128
@@ -32,16 +32,30 @@ def itemsizes(trace: Trace) -> np.ndarray:
 
 
 def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> RequestCost:
-    """Sectors, lines and ideal sectors of every request; `index` is the element of every row."""
+    """Sectors, lines and ideal sectors of every request; `index` is the element of every row.
+
+    One sort of (request, byte address) serves all three counts: along it, a new sector, line or
+    element starts wherever the request or the address's sector, line or element changes."""
     n = len(requests)
-    size = itemsizes(trace)[requests.array[requests.of_row]]
-    byte = index.astype(np.int64) * size
-    group = requests.of_row
-    sectors = count_distinct(group, byte // SECTOR, n)
-    lines = count_distinct(group, byte // CACHE_LINE, n)
-    elements = count_distinct(group, index.astype(np.int64), n)
-    ideal = -(-(elements * itemsizes(trace)[requests.array]) // SECTOR)
-    return RequestCost(sectors=sectors, lines=lines, ideal=ideal)
+    size = itemsizes(trace)[requests.array]
+    byte = index.astype(np.int64) * size[requests.of_row]
+    key = pack(requests.of_row, byte)
+    if key is None:
+        order = np.lexsort((byte, requests.of_row))
+        request, byte = requests.of_row[order], byte[order]
+    else:
+        span = int(byte.max()) - int(byte.min()) + 1
+        ordered = np.sort(key)
+        request, byte = ordered // span, ordered % span + int(byte.min())
+    new_request = np.concatenate([[True], request[1:] != request[:-1]])
+
+    def count(unit: np.ndarray) -> np.ndarray:
+        starts = new_request | np.concatenate([[True], unit[1:] != unit[:-1]])
+        return np.bincount(request, weights=starts, minlength=n).astype(np.int64)
+
+    elements = count(byte)
+    return RequestCost(sectors=count(byte // SECTOR), lines=count(byte // CACHE_LINE),
+                       ideal=-(-(elements * size) // SECTOR))  # fmt: skip
 
 
 def lane_sectors(trace: Trace, array: int, index: np.ndarray) -> np.ndarray:

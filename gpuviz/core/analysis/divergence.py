@@ -27,32 +27,35 @@ def lanes_per_warp(trace: Trace) -> np.ndarray:
     return np.tile(in_block, int(np.prod(trace.grid)))
 
 
-def thread_paths(trace: Trace) -> np.ndarray:
-    """A number per thread that is equal for threads that executed the same lines equally often."""
-    acc = trace.accesses
-    thread, line = acc["thread"], acc["line"]
+def line_counts(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(thread, line, how many accesses) of every (thread, line) pair in the log, in that order."""
+    thread, line = trace.accesses["thread"], trace.accesses["line"]
     pair, first = dense_ids(thread, line)  # pairs numbered in (thread, line) order
-    counts = np.bincount(pair, minlength=len(first)).astype(np.uint64)
+    return thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair, minlength=len(first))
+
+
+def thread_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """A number per thread that is equal for threads that executed the same lines equally often."""
+    pair_thread, line, counts = pairs
     with np.errstate(over="ignore"):
-        mixed = line[first].astype(np.uint64) * _MIX_LINE ^ (counts + np.uint64(1)) * _MIX_COUNT
-    pair_thread = thread[first].astype(np.int64)
+        mixed = line.astype(np.uint64) * _MIX_LINE ^ (counts.astype(np.uint64) + np.uint64(1)) * _MIX_COUNT
     starts = np.flatnonzero(np.concatenate([[True], pair_thread[1:] != pair_thread[:-1]]))
     signature = np.zeros(trace.n_threads, np.uint64)
     if len(starts):
         with np.errstate(over="ignore"):
             signature[pair_thread[starts]] = np.add.reduceat(mixed, starts)
-    return np.unique(signature, return_inverse=True)[1].reshape(-1)
+    return dense_ids(signature)[0]
 
 
 def divergence(trace: Trace) -> dict:
     """Per warp, the groups of lanes that took different paths; per line, the warps in which only
     some lanes (or lanes a different number of times) executed it."""
     paths = np.zeros(0, np.int64)
+    pairs = line_counts(trace)
     if trace.n_threads:
         warp = global_warp(trace, np.arange(trace.n_threads))
-        _, paths = distinct_per_group(warp, thread_paths(trace))
-    acc = trace.accesses
-    split_lines = _split_lines(trace, acc["thread"], acc["line"])
+        _, paths = distinct_per_group(warp, thread_paths(trace, pairs))
+    split_lines = _split_lines(trace, pairs)
     histogram = np.bincount(paths) if len(paths) else np.zeros(1, np.int64)
     return {
         "warps": int(len(paths)),
@@ -64,15 +67,13 @@ def divergence(trace: Trace) -> dict:
     }
 
 
-def _split_lines(trace: Trace, thread: np.ndarray, line: np.ndarray) -> list[dict]:
+def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[dict]:
     """For each line: warps that executed it, and warps where its lanes did not all execute it
     equally often (lanes that skipped it count as executing it 0 times)."""
-    if len(thread) == 0:
+    pair_thread, pair_line, counts = pairs
+    if len(pair_thread) == 0:
         return []
-    warp = global_warp(trace, thread)
-    pair, first = dense_ids(thread, line)
-    counts = np.bincount(pair, minlength=len(first))
-    pair_warp, pair_line = warp[first], line[first].astype(np.int64)
+    pair_warp = global_warp(trace, pair_thread)
     wl, wl_first = dense_ids(pair_warp, pair_line)
     lanes_seen = np.bincount(wl, minlength=len(wl_first))
     low = np.full(len(wl_first), np.iinfo(np.int64).max)

@@ -69,20 +69,27 @@ def _summarise(trace: Trace, space: str, requests, cost, degree) -> list[dict]:
     names = trace.array_names()
     rows = []
     for s, row in enumerate(first):
-        rows.append({
+        entry = {
             "line": int(requests.line[row]),
             "array": names[int(requests.array[row])],
             "space": space,
             "kind": KIND_NAMES[int(requests.kind[row])],
             "requests": int(count[s]),
             "lanes_per_request": round(float(lanes[s]), 3),
-            "sectors_per_request": round(float(sectors[s]), 3),
-            "ideal_sectors_per_request": round(float(ideal[s]), 3),
-            "efficiency": round(float(ideal[s] / sectors[s]), 3),
-            "lines_per_request": round(float(lines[s]), 3),
-            "bank_conflict_degree": None if degree is None
-            else {"max": int(worst[s]), "mean": round(float(degree_mean[s]), 3)},
-        })  # fmt: skip
+            "sectors_per_request": None,  # shared memory has banks, not sectors
+            "ideal_sectors_per_request": None,
+            "efficiency": None,
+            "lines_per_request": None,
+            "bank_conflict_degree": None,
+        }
+        if degree is None:
+            entry["sectors_per_request"] = round(float(sectors[s]), 3)
+            entry["ideal_sectors_per_request"] = round(float(ideal[s]), 3)
+            entry["efficiency"] = round(float(ideal[s] / sectors[s]), 3)
+            entry["lines_per_request"] = round(float(lines[s]), 3)
+        else:
+            entry["bank_conflict_degree"] = {"max": int(worst[s]), "mean": round(float(degree_mean[s]), 3)}
+        rows.append(entry)
     return rows
 
 
@@ -94,23 +101,23 @@ def _array_rows(lines: list[dict]) -> list[dict]:
                                                  "sectors": 0.0, "ideal": 0.0, "worst": 0, "degrees": 0.0})  # fmt: skip
         n = row["requests"]
         entry["requests"] += n
-        entry["sectors"] += row["sectors_per_request"] * n
-        entry["ideal"] += row["ideal_sectors_per_request"] * n
         if row["bank_conflict_degree"]:
             entry["worst"] = max(entry["worst"], row["bank_conflict_degree"]["max"])
             entry["degrees"] += row["bank_conflict_degree"]["mean"] * n
+        else:
+            entry["sectors"] += row["sectors_per_request"] * n
+            entry["ideal"] += row["ideal_sectors_per_request"] * n
     return [_array_summary(e) for e in result.values()]
 
 
 def _array_summary(entry: dict) -> dict:
-    n = entry["requests"]
-    shared = entry["space"] == "shared"
-    return {
-        "array": entry["array"],
-        "space": entry["space"],
-        "requests": n,
-        "sectors_per_request": round(entry["sectors"] / n, 3),
-        "ideal_sectors_per_request": round(entry["ideal"] / n, 3),
-        "efficiency": round(entry["ideal"] / entry["sectors"], 3),
-        "bank_conflict_degree": {"max": entry["worst"], "mean": round(entry["degrees"] / n, 3)} if shared else None,
-    }
+    n, shared = entry["requests"], entry["space"] == "shared"
+    summary = {"array": entry["array"], "space": entry["space"], "requests": n, "sectors_per_request": None,
+               "ideal_sectors_per_request": None, "efficiency": None, "bank_conflict_degree": None}  # fmt: skip
+    if shared:
+        summary["bank_conflict_degree"] = {"max": entry["worst"], "mean": round(entry["degrees"] / n, 3)}
+    else:
+        summary.update(sectors_per_request=round(entry["sectors"] / n, 3),
+                       ideal_sectors_per_request=round(entry["ideal"] / n, 3),
+                       efficiency=round(entry["ideal"] / entry["sectors"], 3))  # fmt: skip
+    return summary

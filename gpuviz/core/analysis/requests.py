@@ -35,23 +35,31 @@ class Requests:
 
 def dense_ids(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(id of every row, first row of every id): equal tuples of the columns get equal ids,
-    numbered in sorted order of the tuples. One sort of one packed int64 key where it fits."""
+    numbered in sorted order of the tuples. The columns are packed into one int64 key where they fit;
+    a key of small range is numbered through a table, a wide one by sorting (no argsort: slower)."""
     n = len(columns[0]) if columns else 0
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    key = pack(*columns)
-    if key is not None:
-        order = np.argsort(key, kind="stable")
-        changed = key[order][1:] != key[order][:-1]
-    else:
+    key = columns[0] if len(columns) == 1 else pack(*columns)
+    if key is None:
         order = np.lexsort(columns[::-1])
         changed = np.zeros(n - 1, bool)
         for column in columns:
             changed |= column[order][1:] != column[order][:-1]
-    starts = np.concatenate([[True], changed])
-    ids = np.empty(n, np.int64)
-    ids[order] = np.cumsum(starts) - 1
-    return ids, order[starts]
+        ids = np.empty(n, np.int64)
+        ids[order] = np.cumsum(np.concatenate([[True], changed])) - 1
+    else:
+        low, span = key.min(), int(key.max()) - int(key.min()) + 1
+        if span <= 4 * n + 1024:
+            present = np.zeros(span, bool)
+            offset = (key - low).astype(np.int64)
+            present[offset] = True
+            ids = (np.cumsum(present) - 1)[offset]
+        else:
+            ids = np.searchsorted(sorted_unique(key), key).astype(np.int64)
+    first = np.empty(int(ids.max()) + 1, np.int64)
+    first[ids[::-1]] = np.arange(n - 1, -1, -1)  # the last write wins: each id's first row
+    return ids, first
 
 
 def pack(*columns: np.ndarray) -> np.ndarray | None:
@@ -86,9 +94,16 @@ def distinct_per_group(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray
         pair_group = np.sort(group[first])
     else:
         span = int(value.max()) - int(value.min()) + 1
-        pair_group = np.unique(key) // span + int(group.min())
-    groups, counts = np.unique(pair_group, return_counts=True)
-    return groups.astype(np.int64), counts.astype(np.int64)
+        pair_group = sorted_unique(key) // span + int(group.min())
+    starts = np.flatnonzero(np.concatenate([[True], pair_group[1:] != pair_group[:-1]]))
+    counts = np.diff(np.append(starts, len(pair_group)))
+    return pair_group[starts].astype(np.int64), counts.astype(np.int64)
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """np.unique by sorting (NumPy's hash-based unique is far slower on millions of int64 keys)."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
 
 
 def global_warp(trace: Trace, thread: np.ndarray) -> np.ndarray:
