@@ -204,3 +204,29 @@ def test_threads_level_trace_has_occupancy_only(sim_run):
     report = memory_report(trace)
     assert report["lines"] is None and report["occupancy_theoretical"] == 1.0
     assert report["occupancy_limiter"] == "threads and blocks"
+
+
+def test_one_warps_requests_lane_by_lane(sim_run):
+    from gpuviz.core.analysis.warp_detail import warp_line_requests, warp_of
+
+    a, out = np.zeros((8, 8), np.float32), np.zeros((8, 8), np.float32)
+    trace = sim_run(TILE_8.replace("WIDTH", "9"), 1, (8, 8), a, out)
+    assert warp_of(trace, 40) == 1
+    store = [r for r in warp_line_requests(trace, 1, 9) if r.array == "tile"]
+    assert len(store) == 1 and store[0].kind == "write" and store[0].cost == 2
+    lanes = store[0].lanes
+    assert sorted(lanes.tolist()) == list(range(32))
+    tx, ty = lanes % 8, 4 + lanes // 8  # warp 1 holds rows ty = 4..7 of the block
+    assert (store[0].words == ty * 9 + tx).all() and (store[0].places == (ty * 9 + tx) % 32).all()
+    load = [r for r in warp_line_requests(trace, 1, 9) if r.array == "a"][0]
+    assert (load.cost, load.ideal) == (4, 4) and (load.elements == ty * 8 + tx).all()
+    assert warp_line_requests(trace, 1, 3) == []
+
+
+def test_per_sm_limits_come_from_the_compute_capability_when_facts_lack_them():
+    arrays = [{"name": "tile", "space": "shared", "dtype": "float32", "shape": [8 * 1024]}]  # 32 KiB
+    ampere = theoretical(hand_trace(arrays, [], block=256, facts={"compute_capability": [8, 6]}))
+    assert (ampere["blocks"], ampere["limiter"]) == (3, "shared memory")  # 100 KiB // 32 KiB
+    assert ampere["occupancy"] == 3 * 8 / 48  # 1536 threads = 48 warps per SM
+    unknown = theoretical(hand_trace(arrays, [], block=256, facts={"name": "some GPU"}))
+    assert unknown["occupancy"] is None and unknown["limiter"] == "unknown"

@@ -11,10 +11,23 @@ from gpuviz.core.trace import Trace
 WARP = 32
 REGISTERS_PER_SM = 65536
 REGISTER_UNIT = 256  # registers are given to warps in units of 256
-# Shared memory per SM by compute capability (CUDA C++ Programming Guide, technical specifications),
-# for devices whose facts do not say.
-SHARED_PER_SM = {(7, 0): 96, (7, 2): 96, (7, 5): 64, (8, 0): 164, (8, 6): 100, (8, 7): 164, (8, 9): 100,
-                 (9, 0): 228, (10, 0): 228, (12, 0): 100}  # fmt: skip
+# Per-SM limits by compute capability (CUDA C++ Programming Guide, technical specifications), for
+# traces whose device facts do not carry them: (max threads, max blocks, shared memory in KiB).
+PRESETS = {(7, 0): (2048, 32, 96), (7, 5): (1024, 16, 64), (8, 0): (2048, 32, 164), (8, 6): (1536, 16, 100),
+           (8, 7): (2048, 32, 164), (8, 9): (1536, 24, 100), (9, 0): (2048, 32, 228), (10, 0): (2048, 32, 228),
+           (12, 0): (1536, 32, 100)}  # fmt: skip
+
+
+def sm_facts(trace: Trace) -> dict:
+    """The device facts, with per-SM limits filled in from the compute capability's preset."""
+    facts = trace.device_facts
+    preset = PRESETS.get(tuple(facts.get("compute_capability", ())))
+    if preset is not None:
+        threads, blocks, shared_kib = preset
+        facts.setdefault("max_threads_per_sm", threads)
+        facts.setdefault("max_blocks_per_sm", blocks)
+        facts.setdefault("max_shared_memory_per_sm", shared_kib * 1024)
+    return facts
 
 
 def shared_bytes_per_block(trace: Trace) -> int:
@@ -26,26 +39,19 @@ def shared_bytes_per_block(trace: Trace) -> int:
     return total
 
 
-def shared_bytes_per_sm(facts: dict) -> int | None:
-    if "max_shared_memory_per_sm" in facts:
-        return int(facts["max_shared_memory_per_sm"])
-    kib = SHARED_PER_SM.get(tuple(facts.get("compute_capability", ())))
-    return None if kib is None else kib * 1024
-
-
 def _limits(trace: Trace) -> tuple[dict[str, int], list[str]]:
     """Blocks per SM each resource allows, and the resources this trace cannot tell (no shared
     memory at all is no limit, not an unknown)."""
-    facts = trace.device_facts
+    facts = sm_facts(trace)
     warps = -(-int(np.prod(trace.block)) // WARP)
     found: dict[str, int | None] = {
         "threads": int(facts["max_threads_per_sm"]) // (warps * WARP) if "max_threads_per_sm" in facts else None,
         "blocks": int(facts["max_blocks_per_sm"]) if "max_blocks_per_sm" in facts else None,
         "registers": None,
     }
-    shared, shared_sm = shared_bytes_per_block(trace), shared_bytes_per_sm(facts)
+    shared, shared_sm = shared_bytes_per_block(trace), facts.get("max_shared_memory_per_sm")
     if shared:
-        found["shared memory"] = shared_sm // shared if shared_sm is not None else None
+        found["shared memory"] = int(shared_sm) // shared if shared_sm is not None else None
     registers = trace.meta.get("registers_per_thread") or facts.get("registers_per_thread")
     if registers:  # numba reports them for a kernel compiled for a GPU; the simulator cannot know
         per_warp = -(-int(registers) * WARP // REGISTER_UNIT) * REGISTER_UNIT
@@ -59,9 +65,9 @@ def theoretical(trace: Trace) -> dict:
     and the limiting resource(s); resources this trace cannot tell are listed as unknown."""
     limits, unknown = _limits(trace)
     warps = -(-int(np.prod(trace.block)) // WARP)
-    max_warps = int(trace.device_facts.get("max_threads_per_sm", 2048)) // WARP
+    max_warps = int(sm_facts(trace).get("max_threads_per_sm", 2048)) // WARP
     shared = shared_bytes_per_block(trace)
-    if not limits:
+    if "threads" in unknown or "blocks" in unknown:  # without them any other limit says too little
         return {"blocks": None, "warps": None, "occupancy": None, "limiter": "unknown", "limits": limits,
                 "unknown": unknown, "shared_per_block": shared}  # fmt: skip
     blocks = min(limits.values())
@@ -96,5 +102,5 @@ def measured(trace: Trace) -> dict:
     """Peak blocks and warps resident on one SM in the trace, as a fraction of the SM's warps."""
     blocks = peak_resident_blocks(trace)
     warps = blocks * -(-int(np.prod(trace.block)) // WARP)
-    max_warps = int(trace.device_facts.get("max_threads_per_sm", 2048)) // WARP
+    max_warps = int(sm_facts(trace).get("max_threads_per_sm", 2048)) // WARP
     return {"blocks": blocks, "warps": warps, "occupancy": warps / max_warps}
