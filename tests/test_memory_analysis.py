@@ -181,7 +181,9 @@ def test_registers_limit_when_known():
 def test_measured_occupancy_is_the_peak_on_one_sm():
     spans = (np.array([0, 0, 5, 10, 0]), np.array([10, 6, 10, 20, 3]))  # on SM 0: 3 at once during 5..6
     trace = hand_trace([], [], block=64, grid=5, sm=[0, 0, 0, 0, 1], spans=spans)
-    assert measured(trace) == {"blocks": 3, "warps": 6, "occupancy": 6 / 64}
+    seen = measured(trace)
+    assert (seen["blocks"], seen["warps"], seen["occupancy"]) == (3, 6, 6 / 64)
+    assert (seen["blocks_in_launch"], seen["sms_used"]) == (5, 2)
 
 
 def test_divergence_counts_lane_groups(sim_run):

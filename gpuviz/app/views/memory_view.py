@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app.state import AppState
-from gpuviz.core.analysis.memory_text import percent
+from gpuviz.core.analysis.memory_text import few_blocks, percent
 from gpuviz.core.analysis.report import memory_analysis
 from gpuviz.core.analysis.warp_detail import WarpRequest, warp_line_requests, warp_of
 from gpuviz.core.trace import Trace
@@ -135,7 +135,7 @@ class MemoryView(QWidget):
         unknown = ", ".join(theory.get("unknown") or [])
         shared = theory.get("shared_per_block", 0)
         self.occupancy.setText(f"shared memory per block: {shared:,} bytes" + (f"; unknown here: {unknown}"
-                               if unknown else ""))  # fmt: skip
+                               if unknown else "") + few_blocks(report))  # fmt: skip
 
     def _fill_table(self, trace: Trace) -> None:
         source = trace.meta.get("source", "").splitlines()

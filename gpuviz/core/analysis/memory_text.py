@@ -27,7 +27,16 @@ def occupancy_lines(report: dict) -> list[str]:
         f"           measured    {percent(seen['occupancy'])}: at most {seen['blocks']} block(s) "
         f"({seen['warps']} warps) on one SM at once" + (f" (schedule {schedule})" if schedule else "")
     )
-    return [first, second]
+    return [first, second + few_blocks(report)]
+
+
+def few_blocks(report: dict) -> str:
+    """Why the measured occupancy is low when the launch is too small to fill the SMs."""
+    seen, theory = report["occupancy"]["measured"], report["occupancy"]["theoretical"]
+    launched, used = seen.get("blocks_in_launch"), seen.get("sms_used")
+    if launched is None or theory["blocks"] is None or launched >= used * theory["blocks"]:
+        return ""
+    return f"; the launch has {launched} blocks over {used} SMs, too few to fill them"
 
 
 def line_row(row: dict) -> str:

@@ -103,4 +103,7 @@ def measured(trace: Trace) -> dict:
     blocks = peak_resident_blocks(trace)
     warps = blocks * -(-int(np.prod(trace.block)) // WARP)
     max_warps = int(sm_facts(trace).get("max_threads_per_sm", 2048)) // WARP
-    return {"blocks": blocks, "warps": warps, "occupancy": warps / max_warps}
+    launched = int(np.prod(trace.grid))
+    sms = int(len(np.unique(trace.threads["sm"]))) if trace.n_threads else 0
+    return {"blocks": blocks, "warps": warps, "occupancy": warps / max_warps, "blocks_in_launch": launched,
+            "sms_used": sms}  # fmt: skip
