@@ -33,10 +33,10 @@ def occupancy_lines(report: dict) -> list[str]:
 def few_blocks(report: dict) -> str:
     """Why the measured occupancy is low when the launch is too small to fill the SMs."""
     seen, theory = report["occupancy"]["measured"], report["occupancy"]["theoretical"]
-    launched, used = seen.get("blocks_in_launch"), seen.get("sms_used")
-    if launched is None or theory["blocks"] is None or launched >= used * theory["blocks"]:
+    launched, sms = seen.get("blocks_in_launch"), seen.get("sm_count")
+    if launched is None or sms is None or theory["blocks"] is None or launched >= sms * theory["blocks"]:
         return ""
-    return f"; the launch has {launched} blocks over {used} SMs, too few to fill them"
+    return f"; {launched} blocks cannot fill {sms} SMs of {theory['blocks']} blocks each"
 
 
 def line_row(row: dict) -> str:

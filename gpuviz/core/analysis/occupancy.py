@@ -106,4 +106,4 @@ def measured(trace: Trace) -> dict:
     launched = int(np.prod(trace.grid))
     sms = int(len(np.unique(trace.threads["sm"]))) if trace.n_threads else 0
     return {"blocks": blocks, "warps": warps, "occupancy": warps / max_warps, "blocks_in_launch": launched,
-            "sms_used": sms}  # fmt: skip
+            "sms_used": sms, "sm_count": int(trace.meta.get("sm_count", sms))}  # fmt: skip
