@@ -232,3 +232,9 @@ def test_per_sm_limits_come_from_the_compute_capability_when_facts_lack_them():
     assert ampere["occupancy"] == 3 * 8 / 48  # 1536 threads = 48 warps per SM
     unknown = theoretical(hand_trace(arrays, [], block=256, facts={"name": "some GPU"}))
     assert unknown["occupancy"] is None and unknown["limiter"] == "unknown"
+
+
+def test_a_kernel_that_touches_no_memory(sim_run):
+    report = memory_report(sim_run("from numba import cuda\n@cuda.jit\ndef k(o):\n    pass\n", 2, 64, np.zeros(1)))
+    assert report["lines"] == [] and report["arrays"] == []
+    assert report["divergence"]["diverged_warps"] == 0 and report["divergence"]["warps"] == 4

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 
 import gpuviz
 from gpuviz.catalog import LESSONS
@@ -57,3 +58,16 @@ def test_a_trace_without_stored_memory_analysis_is_analysed_on_the_way(tmp_path,
 def test_missing_trace_is_one_line(tmp_path, capsys):
     assert main(["memory", str(tmp_path / "nope.npz")]) == 1
     assert capsys.readouterr().err.startswith("error: no trace file")
+
+
+def test_analysing_an_old_trace_adds_only_what_it_lacks(monkeypatch):
+    from gpuviz.core.analysis import races
+
+    trace = gpuviz.trace(next(LESSONS.glob("13*.py")).read_text(), name="transpose_naive", backend="sim")
+    launched = trace[(2, 3), (8, 8)](np.zeros((24, 16), np.float32), np.zeros((16, 24), np.float32))
+    stored = {"races": analyse(launched)["races"]}
+    launched.analysis = stored
+    monkeypatch.setattr(races, "find_races", lambda *a, **k: pytest.fail("races were searched again"))
+    result = analyse(launched)
+    assert result["races"] is stored["races"] and result["memory"]["lines"]
+    assert launched.analysis == stored  # pure: the caller stores the result

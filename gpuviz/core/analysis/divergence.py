@@ -39,9 +39,9 @@ def thread_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray])
     pair_thread, line, counts = pairs
     with np.errstate(over="ignore"):
         mixed = line.astype(np.uint64) * _MIX_LINE ^ (counts.astype(np.uint64) + np.uint64(1)) * _MIX_COUNT
-    starts = np.flatnonzero(np.concatenate([[True], pair_thread[1:] != pair_thread[:-1]]))
     signature = np.zeros(trace.n_threads, np.uint64)
-    if len(starts):
+    if len(pair_thread):
+        starts = np.flatnonzero(np.concatenate([[True], pair_thread[1:] != pair_thread[:-1]]))
         with np.errstate(over="ignore"):
             signature[pair_thread[starts]] = np.add.reduceat(mixed, starts)
     return dense_ids(signature)[0]

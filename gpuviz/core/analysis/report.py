@@ -15,11 +15,16 @@ def analyse(trace: Trace) -> dict:
     """Everything worth knowing about a launch that costs time to find, as JSON-able data.
 
     Pure: the trace is not changed; the caller stores the result (`trace.analysis = analyse(trace)`).
+    What the trace already stores is kept (a trace from an older gpuviz gets only what it lacks).
     """
-    memory = memory_report(trace)
+    result = dict(trace.analysis)
+    if "memory" not in result:
+        result["memory"] = memory_report(trace)
+    if "races" in result:
+        return result
     if trace.accesses is None:
-        return {"races": None, "races_skipped": "level threads: no access log to look for races in", "memory": memory}
-    return {"races": races.find_races(trace).to_json(), "memory": memory}
+        return {**result, "races": None, "races_skipped": "level threads: no access log to look for races in"}
+    return {**result, "races": races.find_races(trace).to_json()}
 
 
 def race_report(trace: Trace) -> races.RaceReport | None:
