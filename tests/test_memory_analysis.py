@@ -238,3 +238,15 @@ def test_a_kernel_that_touches_no_memory(sim_run):
     report = memory_report(sim_run("from numba import cuda\n@cuda.jit\ndef k(o):\n    pass\n", 2, 64, np.zeros(1)))
     assert report["lines"] == [] and report["arrays"] == []
     assert report["divergence"]["diverged_warps"] == 0 and report["divergence"]["warps"] == 4
+
+
+def test_one_warps_paths(sim_run):
+    from gpuviz.core.analysis.warp_detail import lane_list, warp_paths
+
+    trace = sim_run(DIVERGE, 2, 64, np.zeros(128, np.int64), 100)
+    (even, even_lines), (odd, odd_lines) = warp_paths(trace, 0)
+    assert lane_list(even) == "even lanes 0-30" and even_lines == {9: 1}
+    assert lane_list(odd) == "odd lanes 1-31" and odd_lines == {11: 1}
+    skipped = warp_paths(trace, 3)  # threads 96..127, n = 100: 28 lanes do nothing
+    assert [lane_list(lanes) for lanes, _ in skipped] == ["lanes 4-31", "lanes 0, 2", "lanes 1, 3"]
+    assert skipped[0][1] == {}

@@ -80,3 +80,17 @@ def test_no_trace_and_threads_level(qtbot, sim_run):
                     level="threads")  # fmt: skip
     state.set_trace(trace)
     assert "No access log" in view.divergence.text() and view.table.rowCount() == 0
+
+
+def test_divergence_names_the_selected_warps_paths(qtbot, sim_run):
+    source = TILE.replace("    tile[ty, tx] = a", "    if tx % 2 == 0:\n        tile[ty, tx] = a")
+    a, b = np.zeros((16, 16), np.float32), np.zeros((16, 16), np.float32)
+    trace = sim_run(source, (2, 2), (8, 8), a, b)
+    state = AppState()
+    view = make_view("memory", state)
+    qtbot.addWidget(view)
+    state.set_trace(trace)
+    state.select(1)
+    text = view.divergence.text()
+    assert "<b>Warp 0</b>: 2 path(s) (lines, with accesses per lane): " in text
+    assert "even lanes 0-30: line 10 x2, line 12 x2; odd lanes 1-31: line 12 x2" in text

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from gpuviz.app.state import AppState
 from gpuviz.core.analysis.memory_text import few_blocks, percent
 from gpuviz.core.analysis.report import memory_analysis
-from gpuviz.core.analysis.warp_detail import WarpRequest, warp_line_requests, warp_of
+from gpuviz.core.analysis.warp_detail import WarpRequest, lane_list, warp_line_requests, warp_of, warp_paths
 from gpuviz.core.trace import Trace
 
 COLUMNS = ("line", "array", "space", "kind", "requests", "sectors", "ideal", "efficiency",
@@ -159,12 +159,17 @@ class MemoryView(QWidget):
         self.table.resizeColumnsToContents()
         self.table.blockSignals(False)
 
-    def _show_divergence(self) -> None:
+    def _show_divergence(self, warp: int | None = None) -> None:
         div = self.report["divergence"]
         text = (f"<b>Divergence</b>: {div['diverged_warps']} of {div['warps']} warps took more than one path "
                 f"(at most {div['max_paths']} group(s) of lanes). Not known: {div['unknown']}.")  # fmt: skip
         if self.report.get("truncated"):
             text += " The access log was truncated: requests near its end may miss lanes."
+        if warp is not None:
+            paths = warp_paths(self.state.trace, warp)
+            groups = "; ".join(f"{lane_list(lanes)}: " + (", ".join(f"line {line} x{n}" for line, n in lines.items())
+                               or "no memory access") for lanes, lines in paths)  # fmt: skip
+            text += f"<br><b>Warp {warp}</b>: {len(paths)} path(s) (lines, with accesses per lane): {groups}"
         self.divergence.setText(text)
 
     # ---- the selected warp and line ------------------------------------------------------------
@@ -200,6 +205,7 @@ class MemoryView(QWidget):
         self.execution.blockSignals(False)
         if focus:
             self._select_row(focus[1])
+            self._show_divergence(focus[0])
         self._draw(focus)
 
     def _picked_request(self, focus: tuple[int, int] | None) -> int:

@@ -77,3 +77,33 @@ def _one_request(requests: Requests, r: int, n_rows: int) -> Requests:
     one = np.array([0])
     return Requests(of_row=np.zeros(n_rows, np.int64), warp=requests.warp[[r]], line=requests.line[[r]],
                     array=requests.array[[r]], kind=requests.kind[[r]], lanes=one + n_rows)  # fmt: skip
+
+
+def warp_paths(trace: Trace, warp: int) -> list[tuple[np.ndarray, dict[int, int]]]:
+    """The groups of lanes of one warp that executed the same lines equally often (as far as the access
+    log tells): (lanes, {line: accesses per lane}) for each group, the largest first."""
+    first, end = warp_threads(trace, warp)
+    lanes = np.arange(end - first)
+    if trace.accesses is None:
+        return [(lanes, {})]
+    thread = trace.accesses["thread"]
+    rows = np.flatnonzero((thread >= first) & (thread < end))
+    lines, line_of_row = np.unique(trace.accesses["line"][rows], return_inverse=True)
+    counts = np.zeros((len(lanes), len(lines)), np.int64)
+    np.add.at(counts, (thread[rows] - first, line_of_row), 1)
+    paths, group = np.unique(counts, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    result = [(lanes[group == g], {int(lines[k]): int(n) for k, n in enumerate(paths[g]) if n})
+              for g in range(len(paths))]  # fmt: skip
+    return sorted(result, key=lambda path: (-len(path[0]), int(path[0][0])))
+
+
+def lane_list(lanes: np.ndarray) -> str:
+    """Lanes in words: '0-31', 'even lanes 0-30', or the first few."""
+    values = lanes.tolist()
+    if len(values) > 1 and values == list(range(values[0], values[-1] + 1)):
+        return f"lanes {values[0]}-{values[-1]}"
+    if len(values) > 2 and all(b - a == 2 for a, b in zip(values, values[1:])):
+        return f"{'even' if values[0] % 2 == 0 else 'odd'} lanes {values[0]}-{values[-1]}"
+    shown = ", ".join(map(str, values[:6]))
+    return f"lane{'s' if len(values) > 1 else ''} {shown}{', ...' if len(values) > 6 else ''}"
