@@ -26,6 +26,7 @@ examples:
   gpuviz run my_script.py --timeout 60 --max-memory 4G   stop a hung run; a bigger trace budget
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
+  gpuviz memory traces/000-matmul.npz               coalescing, bank conflicts, occupancy, divergence
   gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
   gpuviz list                                       the lessons and examples
   gpuviz demo 03 --grid 1 --block 1                 a lesson with another launch, checked
@@ -83,6 +84,17 @@ def build_parser() -> argparse.ArgumentParser:
     races.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     races.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     races.set_defaults(handler=_races)
+
+    memory = commands.add_parser(
+        "memory",
+        help="coalescing, bank conflicts, occupancy and divergence of a trace",
+        description="Group a trace's accesses into warp requests: 32-byte sectors per global request against "
+        "the ideal, shared-memory bank conflicts, theoretical and measured occupancy, and divergence.",
+    )
+    memory.add_argument("trace", help="a .npz trace written by gpuviz")
+    memory.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    memory.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    memory.set_defaults(handler=_memory)
 
     listing = commands.add_parser("list", help="list the catalog: lessons in course order, then examples")
     listing.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
@@ -223,6 +235,18 @@ def _races(args: argparse.Namespace) -> int:
     else:
         report = find_races(trace, count_benign=args.count_benign, max_locations=args.max)
     print(json.dumps(report.to_json()) if args.json else format_report(report, trace.kernel))
+    return 0
+
+
+def _memory(args: argparse.Namespace) -> int:
+    import json
+
+    from gpuviz.core.analysis.memory_text import format_memory
+    from gpuviz.core.analysis.report import memory_analysis
+
+    trace = gpuviz.load(args.trace)
+    report = memory_analysis(trace)
+    print(json.dumps(report) if args.json else format_memory(report, trace.kernel))
     return 0
 
 

@@ -29,6 +29,9 @@ EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 RACY_EXAMPLES = {"racy_counter.py"}
 
 
+ORDER_DEPENDENT = {"atomics_all"}  # its atomic.cas chain only completes when threads run in order
+
+
 def _run(source, grid, block, args, backend, level="accesses"):
     return gpuviz.trace(source, name="k", backend=backend, level=level)[grid, block](*args)
 
@@ -44,6 +47,8 @@ def _access_set(trace):
 def test_gpu_matches_simulator(name):
     if SIMULATED and name in WARP_LEVEL:
         pytest.skip("numba's CUDA simulator has no warp intrinsics")
+    if SIMULATED and name in ORDER_DEPENDENT:
+        pytest.skip("numba's CUDA simulator runs threads as OS threads in no fixed order: a CAS chain's end varies")
     source, grid, block, make, check = CASES[name]
     gpu_args, sim_args = make(), make()
     gpu = _run(source, grid, block, gpu_args, "gpu")

@@ -15,6 +15,8 @@ class VirtualDevice:
     max_blocks_per_sm: int = 32
     max_threads_per_block: int = 1024
     warp_size: int = 32
+    max_shared_memory_per_sm: int = 228 * 1024  # what occupancy is computed from; residency ignores it
+    max_shared_memory_per_block: int = 48 * 1024
 
     def blocks_per_sm(self, threads_per_block: int) -> int:
         """How many blocks of this size one SM holds at once."""
@@ -28,4 +30,6 @@ class VirtualDevice:
             "max_blocks_per_sm": self.max_blocks_per_sm,
             "max_threads_per_block": self.max_threads_per_block,
             "warp_size": self.warp_size,
+            "max_shared_memory_per_sm": self.max_shared_memory_per_sm,
+            "max_shared_memory_per_block": self.max_shared_memory_per_block,
         }

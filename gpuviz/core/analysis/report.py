@@ -7,6 +7,7 @@ the way (a big launch's race search takes seconds, and the app must never do it 
 from __future__ import annotations
 
 from gpuviz.core.analysis import races
+from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.trace import Trace
 
 
@@ -14,10 +15,16 @@ def analyse(trace: Trace) -> dict:
     """Everything worth knowing about a launch that costs time to find, as JSON-able data.
 
     Pure: the trace is not changed; the caller stores the result (`trace.analysis = analyse(trace)`).
+    What the trace already stores is kept (a trace from an older gpuviz gets only what it lacks).
     """
+    result = dict(trace.analysis)
+    if "memory" not in result:
+        result["memory"] = memory_report(trace)
+    if "races" in result:
+        return result
     if trace.accesses is None:
-        return {"races": None, "races_skipped": "level threads: no access log to look for races in"}
-    return {"races": races.find_races(trace).to_json()}
+        return {**result, "races": None, "races_skipped": "level threads: no access log to look for races in"}
+    return {**result, "races": races.find_races(trace).to_json()}
 
 
 def race_report(trace: Trace) -> races.RaceReport | None:
@@ -26,8 +33,15 @@ def race_report(trace: Trace) -> races.RaceReport | None:
     return None if data is None else races.RaceReport.from_json(data)
 
 
+def memory_analysis(trace: Trace) -> dict:
+    """The stored memory analysis (coalescing, bank conflicts, occupancy, divergence); computed here only
+    for a trace written before gpuviz stored it."""
+    stored = trace.analysis.get("memory")
+    return stored if stored is not None else memory_report(trace)
+
+
 def is_analysed(trace: Trace) -> bool:
-    return "races" in trace.analysis
+    return "races" in trace.analysis and "memory" in trace.analysis
 
 
 def race_summary(trace: Trace) -> str:

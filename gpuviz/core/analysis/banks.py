@@ -1,0 +1,46 @@
+"""Shared-memory bank conflicts: 32 banks of 4-byte words; the conflict degree of a warp request
+is the most distinct words any one bank must serve (lanes reading one word share it: a broadcast).
+
+Accesses wider than 4 bytes are served in phases (64-bit: per half-warp, 128-bit: per quarter-warp),
+so only lanes of the same phase can conflict; each lane then touches itemsize / 4 words.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.core.analysis.coalescing import itemsizes
+from gpuviz.core.analysis.requests import Requests, distinct_per_group
+from gpuviz.core.trace import Trace
+
+BANKS, WORD = 32, 4
+
+
+def lane_words(trace: Trace, array: np.ndarray, index: np.ndarray, lane: np.ndarray):
+    """(row, word, bank, phase) of every 4-byte word each row touches; `row` says which row."""
+    size = itemsizes(trace)[array]
+    words_per_lane = np.maximum(1, size // WORD)
+    row = np.repeat(np.arange(len(index)), words_per_lane)
+    first_word = index.astype(np.int64) * size // WORD
+    within = np.arange(len(row)) - np.repeat(np.cumsum(words_per_lane) - words_per_lane, words_per_lane)
+    word = first_word[row] + within
+    lanes_per_phase = BANKS * WORD // np.maximum(WORD, size)
+    phase = lane[row] // lanes_per_phase[row]
+    return row, word, word % BANKS, phase
+
+
+def conflict_degree(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndarray) -> np.ndarray:
+    """Per request: the most distinct words one bank serves in one phase (1 = no conflict)."""
+    n = len(requests)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    row, word, bank, phase = lane_words(trace, requests.array[requests.of_row], index, lane)
+    request = requests.of_row[row]
+    phases = int(phase.max()) + 1
+    slot = (request * phases + phase) * BANKS + bank  # one bank in one phase of one request
+    slots, words = distinct_per_group(slot, word)
+    of_slot = slots // (phases * BANKS)  # ascending, as the slots are
+    starts = np.flatnonzero(np.concatenate([[True], of_slot[1:] != of_slot[:-1]]))
+    degree = np.zeros(n, np.int64)
+    degree[of_slot[starts]] = np.maximum.reduceat(words, starts)
+    return degree

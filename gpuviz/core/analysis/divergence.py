@@ -1,0 +1,89 @@
+"""Divergence as far as the access log tells: lanes of one warp that did not execute the same lines
+the same number of times took different paths.
+
+Only lines that access memory are in the log, so a branch whose sides touch no memory is invisible,
+and the order of the paths and the cycles lost to running them one after the other need the
+engine's cost model: this module says which warps split and into how many groups, not what it cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.core.analysis.requests import WARP, dense_ids, distinct_per_group, global_warp
+from gpuviz.core.trace import Trace
+
+UNKNOWN = (
+    "cycles lost to divergence need the engine's cost model (not in this trace); lines that touch no "
+    "memory are not recorded, so branches that only compute are not seen"
+)
+_MIX_LINE, _MIX_COUNT = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def lanes_per_warp(trace: Trace) -> np.ndarray:
+    """How many lanes each global warp has (the last warp of a block may be partial)."""
+    per_block = int(np.prod(trace.block))
+    in_block = np.minimum(WARP, per_block - WARP * np.arange(-(-per_block // WARP)))
+    return np.tile(in_block, int(np.prod(trace.grid)))
+
+
+def line_counts(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(thread, line, how many accesses) of every (thread, line) pair in the log, in that order."""
+    thread, line = trace.accesses["thread"], trace.accesses["line"]
+    pair, first = dense_ids(thread, line)  # pairs numbered in (thread, line) order
+    return thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair, minlength=len(first))
+
+
+def thread_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """A number per thread that is equal for threads that executed the same lines equally often."""
+    pair_thread, line, counts = pairs
+    with np.errstate(over="ignore"):
+        mixed = line.astype(np.uint64) * _MIX_LINE ^ (counts.astype(np.uint64) + np.uint64(1)) * _MIX_COUNT
+    signature = np.zeros(trace.n_threads, np.uint64)
+    if len(pair_thread):
+        starts = np.flatnonzero(np.concatenate([[True], pair_thread[1:] != pair_thread[:-1]]))
+        with np.errstate(over="ignore"):
+            signature[pair_thread[starts]] = np.add.reduceat(mixed, starts)
+    return dense_ids(signature)[0]
+
+
+def divergence(trace: Trace) -> dict:
+    """Per warp, the groups of lanes that took different paths; per line, the warps in which only
+    some lanes (or lanes a different number of times) executed it."""
+    paths = np.zeros(0, np.int64)
+    pairs = line_counts(trace)
+    if trace.n_threads:
+        warp = global_warp(trace, np.arange(trace.n_threads))
+        _, paths = distinct_per_group(warp, thread_paths(trace, pairs))
+    split_lines = _split_lines(trace, pairs)
+    histogram = np.bincount(paths) if len(paths) else np.zeros(1, np.int64)
+    return {
+        "warps": int(len(paths)),
+        "diverged_warps": int((paths > 1).sum()),
+        "max_paths": int(paths.max()) if len(paths) else 0,
+        "warps_by_paths": {str(k): int(v) for k, v in enumerate(histogram) if v and k},
+        "lines": split_lines,
+        "unknown": UNKNOWN,
+    }
+
+
+def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[dict]:
+    """For each line: warps that executed it, and warps where its lanes did not all execute it
+    equally often (lanes that skipped it count as executing it 0 times)."""
+    pair_thread, pair_line, counts = pairs
+    if len(pair_thread) == 0:
+        return []
+    pair_warp = global_warp(trace, pair_thread)
+    wl, wl_first = dense_ids(pair_warp, pair_line)
+    lanes_seen = np.bincount(wl, minlength=len(wl_first))
+    low = np.full(len(wl_first), np.iinfo(np.int64).max)
+    high = np.zeros(len(wl_first), np.int64)
+    np.minimum.at(low, wl, counts)
+    np.maximum.at(high, wl, counts)
+    split = (lanes_seen < lanes_per_warp(trace)[pair_warp[wl_first]]) | (low != high)
+    lines = pair_line[wl_first]
+    result = []
+    for value in np.unique(lines):
+        mine = lines == value
+        result.append({"line": int(value), "warps": int(mine.sum()), "split_warps": int(split[mine].sum())})
+    return result

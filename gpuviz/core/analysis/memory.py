@@ -1,0 +1,123 @@
+"""What the memory system makes of a launch: coalescing of global requests, bank conflicts of shared
+ones, occupancy and divergence, per source line and per array, as JSON-able data (stored once per
+launch in trace.analysis["memory"])."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.core.analysis import banks, coalescing, divergence, occupancy
+from gpuviz.core.analysis.requests import dense_ids, group_requests
+from gpuviz.core.trace import KIND_NAMES, Trace
+
+
+def memory_report(trace: Trace) -> dict:
+    """Occupancy always; coalescing, bank conflicts and divergence when the trace has an access log."""
+    theory, seen = occupancy.theoretical(trace), occupancy.measured(trace)
+    report = {
+        "occupancy_theoretical": theory["occupancy"],
+        "occupancy_measured": seen["occupancy"],
+        "occupancy_limiter": theory["limiter"],
+        "occupancy": {"theoretical": theory, "measured": seen, "schedule": trace.meta.get("schedule")},
+    }
+    if trace.accesses is None:
+        return {**report, "lines": None, "arrays": None, "divergence": None,
+                "skipped": "level threads: no access log to group into warp requests"}  # fmt: skip
+    lines = _line_rows(trace)
+    return {
+        **report,
+        "lines": lines,
+        "arrays": _array_rows(lines),
+        "divergence": divergence.divergence(trace),
+        "truncated": trace.truncated,
+    }
+
+
+def space_rows(trace: Trace, space: str) -> np.ndarray:
+    """Access-log rows of arrays in one memory space ("global" or "shared")."""
+    spaces = np.array([a["space"] == space for a in trace.meta.get("arrays", [])] + [False])
+    return np.flatnonzero(spaces[trace.accesses["array"]])
+
+
+def _line_rows(trace: Trace) -> list[dict]:
+    """One row per (source line, array, kind): requests and their cost."""
+    acc, rows = trace.accesses, []
+    for space in ("global", "shared"):
+        mine = space_rows(trace, space)
+        if len(mine) == 0:
+            continue
+        requests = group_requests(trace, mine)
+        index = acc["index"][mine]
+        cost = coalescing.request_cost(trace, requests, index)
+        degree = banks.conflict_degree(trace, requests, index, acc["thread"][mine] % 32) if space == "shared" else None
+        rows += _summarise(trace, space, requests, cost, degree)
+    return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"]))
+
+
+def _summarise(trace: Trace, space: str, requests, cost, degree) -> list[dict]:
+    site, first = dense_ids(requests.line, requests.array, requests.kind)
+    count = np.bincount(site, minlength=len(first))
+
+    def mean(values):
+        return np.bincount(site, weights=values, minlength=len(first)) / count
+
+    sectors, ideal, lines, lanes = mean(cost.sectors), mean(cost.ideal), mean(cost.lines), mean(requests.lanes)
+    worst = np.zeros(len(first), np.int64)
+    if degree is not None:
+        np.maximum.at(worst, site, degree)
+        degree_mean = mean(degree)
+    names = trace.array_names()
+    rows = []
+    for s, row in enumerate(first):
+        entry = {
+            "line": int(requests.line[row]),
+            "array": names[int(requests.array[row])],
+            "space": space,
+            "kind": KIND_NAMES[int(requests.kind[row])],
+            "requests": int(count[s]),
+            "lanes_per_request": round(float(lanes[s]), 3),
+            "sectors_per_request": None,  # shared memory has banks, not sectors
+            "ideal_sectors_per_request": None,
+            "efficiency": None,
+            "lines_per_request": None,
+            "bank_conflict_degree": None,
+        }
+        if degree is None:
+            entry["sectors_per_request"] = round(float(sectors[s]), 3)
+            entry["ideal_sectors_per_request"] = round(float(ideal[s]), 3)
+            entry["efficiency"] = round(float(ideal[s] / sectors[s]), 3)
+            entry["lines_per_request"] = round(float(lines[s]), 3)
+        else:
+            entry["bank_conflict_degree"] = {"max": int(worst[s]), "mean": round(float(degree_mean[s]), 3)}
+        rows.append(entry)
+    return rows
+
+
+def _array_rows(lines: list[dict]) -> list[dict]:
+    """Per array: the line rows' requests pooled."""
+    result: dict[str, dict] = {}
+    for row in lines:
+        entry = result.setdefault(row["array"], {"array": row["array"], "space": row["space"], "requests": 0,
+                                                 "sectors": 0.0, "ideal": 0.0, "worst": 0, "degrees": 0.0})  # fmt: skip
+        n = row["requests"]
+        entry["requests"] += n
+        if row["bank_conflict_degree"]:
+            entry["worst"] = max(entry["worst"], row["bank_conflict_degree"]["max"])
+            entry["degrees"] += row["bank_conflict_degree"]["mean"] * n
+        else:
+            entry["sectors"] += row["sectors_per_request"] * n
+            entry["ideal"] += row["ideal_sectors_per_request"] * n
+    return [_array_summary(e) for e in result.values()]
+
+
+def _array_summary(entry: dict) -> dict:
+    n, shared = entry["requests"], entry["space"] == "shared"
+    summary = {"array": entry["array"], "space": entry["space"], "requests": n, "sectors_per_request": None,
+               "ideal_sectors_per_request": None, "efficiency": None, "bank_conflict_degree": None}  # fmt: skip
+    if shared:
+        summary["bank_conflict_degree"] = {"max": entry["worst"], "mean": round(entry["degrees"] / n, 3)}
+    else:
+        summary.update(sectors_per_request=round(entry["sectors"] / n, 3),
+                       ideal_sectors_per_request=round(entry["ideal"] / n, 3),
+                       efficiency=round(entry["ideal"] / entry["sectors"], 3))  # fmt: skip
+    return summary

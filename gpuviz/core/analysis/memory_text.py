@@ -1,0 +1,87 @@
+"""The memory analysis as text for people (what `gpuviz memory` prints)."""
+
+from __future__ import annotations
+
+HEADER = (
+    f"{'line':>5}  {'array':<10} {'space':<6} {'kind':<6} {'requests':>8} {'lanes':>5} "
+    f"{'sectors/req':>11} {'ideal':>6} {'efficiency':>10}  {'bank conflicts max/mean':>23}"
+)
+
+
+def percent(fraction: float | None) -> str:
+    return "unknown" if fraction is None else f"{100 * fraction:.0f}%"
+
+
+def occupancy_lines(report: dict) -> list[str]:
+    theory, seen = report["occupancy"]["theoretical"], report["occupancy"]["measured"]
+    unknown = f"; unknown: {', '.join(theory['unknown'])}" if theory.get("unknown") else ""
+    if theory["blocks"] is None:
+        first = f"occupancy  theoretical unknown (the device's limits are not in the trace{unknown})"
+    else:
+        first = (
+            f"occupancy  theoretical {percent(theory['occupancy'])}: {theory['blocks']} blocks "
+            f"({theory['warps']} warps) per SM, limited by {theory['limiter']}{unknown}"
+        )
+    schedule = report["occupancy"].get("schedule")
+    second = (
+        f"           measured    {percent(seen['occupancy'])}: at most {seen['blocks']} block(s) "
+        f"({seen['warps']} warps) on one SM at once" + (f" (schedule {schedule})" if schedule else "")
+    )
+    return [first, second + few_blocks(report)]
+
+
+def few_blocks(report: dict) -> str:
+    """Why the measured occupancy is low when the launch is too small to fill the SMs."""
+    seen, theory = report["occupancy"]["measured"], report["occupancy"]["theoretical"]
+    launched, sms = seen.get("blocks_in_launch"), seen.get("sm_count")
+    if launched is None or sms is None or theory["blocks"] is None or launched >= sms * theory["blocks"]:
+        return ""
+    return f"; {launched} blocks cannot fill {sms} SMs of {theory['blocks']} blocks each"
+
+
+def line_row(row: dict) -> str:
+    banks = row["bank_conflict_degree"]
+    conflicts = f"{banks['max']}-way / {banks['mean']:.2f}" if banks else "-"
+    sectors, ideal = _number(row["sectors_per_request"]), _number(row["ideal_sectors_per_request"])
+    efficiency = "-" if row["efficiency"] is None else percent(row["efficiency"])
+    return (
+        f"{row['line']:>5}  {row['array']:<10} {row['space']:<6} {row['kind']:<6} {row['requests']:>8} "
+        f"{row['lanes_per_request']:>5.1f} {sectors:>11} {ideal:>6} {efficiency:>10}  {conflicts:>23}"
+    )
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def array_row(row: dict) -> str:
+    banks = row["bank_conflict_degree"]
+    if banks:
+        cost = f"bank conflicts up to {banks['max']}-way (mean {banks['mean']:.2f} per request)"
+    else:
+        cost = (f"{row['sectors_per_request']:.2f} sectors/request (ideal {row['ideal_sectors_per_request']:.2f}, "
+                f"{percent(row['efficiency'])})")  # fmt: skip
+    return f"  {row['array']:<10} {row['space']:<6} {row['requests']:>8} requests, {cost}"
+
+
+def divergence_lines(div: dict) -> list[str]:
+    lines = [
+        f"divergence {div['diverged_warps']} of {div['warps']} warps took more than one path "
+        f"(at most {div['max_paths']} group(s) of lanes)"
+    ]
+    lines += [f"  line {d['line']}: lanes split in {d['split_warps']} of {d['warps']} warps"
+              for d in div["lines"] if d["split_warps"]]  # fmt: skip
+    return [*lines, f"  not known: {div['unknown']}"]
+
+
+def format_memory(report: dict, kernel: str) -> str:
+    """Occupancy, per-line and per-array coalescing and bank conflicts, and divergence."""
+    out = [f"memory of {kernel}", *occupancy_lines(report)]
+    if report.get("lines") is None:
+        return "\n".join([*out, f"coalescing, bank conflicts, divergence: not known ({report.get('skipped')})"])
+    if report.get("truncated"):
+        out.append("note: the access log was truncated; requests near its end may miss lanes")
+    out += ["", "per source line (one warp request = one warp's execution of one access site):", HEADER]
+    out += [line_row(row) for row in report["lines"]]
+    out += ["", "per array:"] + [array_row(row) for row in report["arrays"]]
+    return "\n".join([*out, "", *divergence_lines(report["divergence"])])

@@ -1,0 +1,109 @@
+"""Occupancy: how many warps an SM can hold for this launch (theoretical, from its resources and the
+device's limits) against how many blocks the trace saw resident on one SM at once (measured)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.core.analysis.timeline import block_spans
+from gpuviz.core.trace import Trace
+
+WARP = 32
+REGISTERS_PER_SM = 65536
+REGISTER_UNIT = 256  # registers are given to warps in units of 256
+# Per-SM limits by compute capability (CUDA C++ Programming Guide, technical specifications), for
+# traces whose device facts do not carry them: (max threads, max blocks, shared memory in KiB).
+PRESETS = {(7, 0): (2048, 32, 96), (7, 5): (1024, 16, 64), (8, 0): (2048, 32, 164), (8, 6): (1536, 16, 100),
+           (8, 7): (2048, 32, 164), (8, 9): (1536, 24, 100), (9, 0): (2048, 32, 228), (10, 0): (2048, 32, 228),
+           (12, 0): (1536, 32, 100)}  # fmt: skip
+
+
+def sm_facts(trace: Trace) -> dict:
+    """The device facts, with per-SM limits filled in from the compute capability's preset."""
+    facts = trace.device_facts
+    preset = PRESETS.get(tuple(facts.get("compute_capability", ())))
+    if preset is not None:
+        threads, blocks, shared_kib = preset
+        facts.setdefault("max_threads_per_sm", threads)
+        facts.setdefault("max_blocks_per_sm", blocks)
+        facts.setdefault("max_shared_memory_per_sm", shared_kib * 1024)
+    return facts
+
+
+def shared_bytes_per_block(trace: Trace) -> int:
+    """Static shared memory of one block: the sum of the launch's shared arrays."""
+    total = 0
+    for entry in trace.meta.get("arrays", []):
+        if entry.get("space") == "shared":
+            total += int(np.prod(entry["shape"], dtype=np.int64)) * np.dtype(entry["dtype"]).itemsize
+    return total
+
+
+def _limits(trace: Trace) -> tuple[dict[str, int], list[str]]:
+    """Blocks per SM each resource allows, and the resources this trace cannot tell (no shared
+    memory at all is no limit, not an unknown)."""
+    facts = sm_facts(trace)
+    warps = -(-int(np.prod(trace.block)) // WARP)
+    found: dict[str, int | None] = {
+        "threads": int(facts["max_threads_per_sm"]) // (warps * WARP) if "max_threads_per_sm" in facts else None,
+        "blocks": int(facts["max_blocks_per_sm"]) if "max_blocks_per_sm" in facts else None,
+        "registers": None,
+    }
+    shared, shared_sm = shared_bytes_per_block(trace), facts.get("max_shared_memory_per_sm")
+    if shared:
+        found["shared memory"] = int(shared_sm) // shared if shared_sm is not None else None
+    registers = trace.meta.get("registers_per_thread") or facts.get("registers_per_thread")
+    if registers:  # numba reports them for a kernel compiled for a GPU; the simulator cannot know
+        per_warp = -(-int(registers) * WARP // REGISTER_UNIT) * REGISTER_UNIT
+        found["registers"] = int(facts.get("max_registers_per_sm", REGISTERS_PER_SM)) // (per_warp * warps)
+    limits = {name: blocks for name, blocks in found.items() if blocks is not None}
+    return limits, [name for name, blocks in found.items() if blocks is None]
+
+
+def theoretical(trace: Trace) -> dict:
+    """Blocks and warps per SM the launch's resources allow, the fraction of the SM's warps that is,
+    and the limiting resource(s); resources this trace cannot tell are listed as unknown."""
+    limits, unknown = _limits(trace)
+    warps = -(-int(np.prod(trace.block)) // WARP)
+    max_warps = int(sm_facts(trace).get("max_threads_per_sm", 2048)) // WARP
+    shared = shared_bytes_per_block(trace)
+    if "threads" in unknown or "blocks" in unknown:  # without them any other limit says too little
+        return {"blocks": None, "warps": None, "occupancy": None, "limiter": "unknown", "limits": limits,
+                "unknown": unknown, "shared_per_block": shared}  # fmt: skip
+    blocks = min(limits.values())
+    limiter = " and ".join(name for name, b in limits.items() if b == blocks)
+    if blocks == 0:
+        limiter += " (the block does not fit on an SM)"
+    return {
+        "blocks": blocks,
+        "warps": blocks * warps,
+        "occupancy": min(1.0, blocks * warps / max_warps),
+        "limiter": limiter,
+        "limits": limits,
+        "unknown": unknown,
+        "shared_per_block": shared,
+    }
+
+
+def peak_resident_blocks(trace: Trace) -> int:
+    """The most blocks the trace shows on one SM at the same time (a block that ends when another
+    starts does not overlap it)."""
+    sm, start, end = block_spans(trace)
+    if len(sm) == 0:
+        return 0
+    times = np.concatenate([start, end])
+    delta = np.concatenate([np.ones(len(sm), np.int64), -np.ones(len(sm), np.int64)])
+    sms = np.concatenate([sm, sm])
+    order = np.lexsort((delta, times, sms))  # per SM, by time, ends before starts at a tie
+    return int(np.cumsum(delta[order]).max())
+
+
+def measured(trace: Trace) -> dict:
+    """Peak blocks and warps resident on one SM in the trace, as a fraction of the SM's warps."""
+    blocks = peak_resident_blocks(trace)
+    warps = blocks * -(-int(np.prod(trace.block)) // WARP)
+    max_warps = int(sm_facts(trace).get("max_threads_per_sm", 2048)) // WARP
+    launched = int(np.prod(trace.grid))
+    sms = int(len(np.unique(trace.threads["sm"]))) if trace.n_threads else 0
+    return {"blocks": blocks, "warps": warps, "occupancy": warps / max_warps, "blocks_in_launch": launched,
+            "sms_used": sms, "sm_count": int(trace.meta.get("sm_count", sms))}  # fmt: skip

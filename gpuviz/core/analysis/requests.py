@@ -1,0 +1,148 @@
+"""Warp-level memory requests: which access-log rows one executed warp instruction made together.
+
+A request is one warp's execution of one access site (source line, array, read/write/atomic): the
+lanes of a warp that executed that site for their k-th time form the k-th request of that site.
+This is how lanes line up on hardware, where they reconverge after a branch, and it needs nothing
+but each thread's own order of accesses, which every backend and schedule keeps (the sequential
+schedule runs one thread at a time and the GPU log has no common clock, so time cannot group them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuviz.core.trace import Trace
+
+WARP = 32
+
+
+@dataclass(frozen=True)
+class Requests:
+    """Access-log rows grouped into warp requests; `of_row` maps every row to its request."""
+
+    of_row: np.ndarray  # int64, request of every access-log row
+    warp: np.ndarray  # per request: global warp number (block * warps per block + warp in block)
+    line: np.ndarray  # per request: source line
+    array: np.ndarray  # per request: index into meta["arrays"]
+    kind: np.ndarray  # per request: READ, WRITE or ATOMIC
+    lanes: np.ndarray  # per request: how many rows (lanes) it holds
+
+    def __len__(self) -> int:
+        return len(self.warp)
+
+
+def dense_ids(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(id of every row, first row of every id): equal tuples of the columns get equal ids,
+    numbered in sorted order of the tuples. The columns are packed into one int64 key where they fit;
+    a key of small range is numbered through a table, a wide one by sorting (no argsort: slower)."""
+    n = len(columns[0]) if columns else 0
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    key = columns[0] if len(columns) == 1 else pack(*columns)
+    if key is None:
+        order = np.lexsort(columns[::-1])
+        changed = np.zeros(n - 1, bool)
+        for column in columns:
+            changed |= column[order][1:] != column[order][:-1]
+        ids = np.empty(n, np.int64)
+        ids[order] = np.cumsum(np.concatenate([[True], changed])) - 1
+    else:
+        low, span = key.min(), int(key.max()) - int(key.min()) + 1
+        if span <= 4 * n + 1024:
+            present = np.zeros(span, bool)
+            offset = (key - low).astype(np.int64)
+            present[offset] = True
+            ids = (np.cumsum(present) - 1)[offset]
+        else:
+            ids = np.searchsorted(sorted_unique(key), key).astype(np.int64)
+    first = np.empty(int(ids.max()) + 1, np.int64)
+    first[ids[::-1]] = np.arange(n - 1, -1, -1)  # the last write wins: each id's first row
+    return ids, first
+
+
+def pack(*columns: np.ndarray) -> np.ndarray | None:
+    """The columns as one int64 per row (mixed radix over their ranges), or None if it needs over 62 bits."""
+    key = np.zeros(len(columns[0]), np.int64)
+    bits = 0
+    for column in columns:
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        bits += max(1, span - 1).bit_length()
+        if bits > 62:
+            return None
+        key = key * span + (column.astype(np.int64) - low)
+    return key
+
+
+def count_distinct(group: np.ndarray, value: np.ndarray, n_groups: int) -> np.ndarray:
+    """How many distinct values each group holds (groups numbered 0..n_groups-1)."""
+    groups, counts = distinct_per_group(group, value)
+    out = np.zeros(n_groups, np.int64)
+    out[groups] = counts
+    return out
+
+
+def distinct_per_group(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the groups present, in ascending order; how many distinct values each holds)."""
+    if len(group) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    key = pack(group, value)
+    if key is None:
+        _, first = dense_ids(group, value)
+        pair_group = np.sort(group[first])
+    else:
+        span = int(value.max()) - int(value.min()) + 1
+        pair_group = sorted_unique(key) // span + int(group.min())
+    starts = np.flatnonzero(np.concatenate([[True], pair_group[1:] != pair_group[:-1]]))
+    counts = np.diff(np.append(starts, len(pair_group)))
+    return pair_group[starts].astype(np.int64), counts.astype(np.int64)
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """np.unique by sorting (NumPy's hash-based unique is far slower on millions of int64 keys)."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+
+
+def global_warp(trace: Trace, thread: np.ndarray) -> np.ndarray:
+    """Global warp number of each global thread id."""
+    per_block = int(np.prod(trace.block))
+    warps_per_block = -(-per_block // WARP)
+    thread = thread.astype(np.int64)
+    return (thread // per_block) * warps_per_block + (thread % per_block) // WARP
+
+
+def group_requests(trace: Trace, rows: np.ndarray | None = None) -> Requests:
+    """The warp requests of the access log, or of the given rows of it (e.g. one warp's rows)."""
+    acc = trace.accesses
+    rows = np.arange(len(acc["thread"])) if rows is None else rows
+    thread = acc["thread"][rows]
+    line, array, kind = acc["line"][rows], acc["array"][rows], acc["kind"][rows]
+    site, site_first = dense_ids(line, array, kind)
+    occurrence = _occurrence(thread, site)
+    warp = global_warp(trace, thread)
+    of_row, first = dense_ids(warp, site, occurrence)
+    return Requests(
+        of_row=of_row,
+        warp=warp[first],
+        line=line[first].astype(np.int64),
+        array=array[first].astype(np.int64),
+        kind=kind[first].astype(np.int64),
+        lanes=np.bincount(of_row, minlength=len(first)),
+    )
+
+
+def _occurrence(thread: np.ndarray, site: np.ndarray) -> np.ndarray:
+    """For every row, how many times its thread had executed its site before (in log order)."""
+    if len(thread) == 0:
+        return np.zeros(0, np.int64)
+    key = thread.astype(np.int64) * (int(site.max()) + 1) + site
+    order = np.argsort(key, kind="stable")  # stable: each thread's own order of accesses is kept
+    sorted_key = key[order]
+    starts = np.flatnonzero(np.concatenate([[True], sorted_key[1:] != sorted_key[:-1]]))
+    run_start = np.repeat(starts, np.diff(np.append(starts, len(key))))
+    occurrence = np.empty(len(key), np.int64)
+    occurrence[order] = np.arange(len(key)) - run_start
+    return occurrence

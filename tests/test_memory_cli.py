@@ -1,0 +1,73 @@
+"""`gpuviz memory`: the stored memory analysis of a trace as text and JSON."""
+
+import json
+
+import numpy as np
+import pytest
+
+import gpuviz
+from gpuviz.catalog import LESSONS
+from gpuviz.cli import main
+from gpuviz.core.analysis.report import analyse, is_analysed
+
+
+def run_lesson(tmp_path, name):
+    script = next(LESSONS.glob(f"{name}*.py"))
+    assert main(["run", str(script), "--backend", "sim", "--out", str(tmp_path)]) == 0
+    return sorted(tmp_path.glob("*.npz"))
+
+
+def test_json_has_the_fields_per_line_and_the_occupancy(tmp_path, capsys):
+    naive, tiled = run_lesson(tmp_path, "07")
+    capsys.readouterr()
+    assert main(["memory", str(naive), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for key in ("occupancy_theoretical", "occupancy_measured", "occupancy_limiter"):
+        assert key in report
+    write_c = next(r for r in report["lines"] if r["array"] == "C")
+    # cuda.grid(2) puts threadIdx.x on rows: a warp writes 8 rows of 4 floats, 8 sectors where 4 would do.
+    assert (write_c["sectors_per_request"], write_c["ideal_sectors_per_request"]) == (8, 4)
+    for row in report["lines"]:
+        assert {"line", "array", "space", "requests", "sectors_per_request", "ideal_sectors_per_request",
+                "bank_conflict_degree"} <= set(row)  # fmt: skip
+    assert main(["memory", str(tiled), "--json"]) == 0
+    shared = [r for r in json.loads(capsys.readouterr().out)["lines"] if r["space"] == "shared"]
+    assert shared and all(r["bank_conflict_degree"]["max"] >= 1 for r in shared)
+
+
+def test_text_names_the_limiter_and_the_conflicts(tmp_path, capsys):
+    _, tiled = run_lesson(tmp_path, "13")
+    capsys.readouterr()
+    assert main(["memory", str(tiled)]) == 0
+    out = capsys.readouterr().out
+    assert "limited by threads and blocks" in out and "2-way" in out and "divergence 0 of 12 warps" in out
+
+
+def test_a_trace_without_stored_memory_analysis_is_analysed_on_the_way(tmp_path, capsys):
+    trace = gpuviz.trace(next(LESSONS.glob("13*.py")).read_text(), name="transpose_naive", backend="sim")
+    a, b = np.arange(24 * 16, dtype=np.float32).reshape(24, 16), np.zeros((16, 24), np.float32)
+    launched = trace[(2, 3), (8, 8)](a, b)
+    launched.analysis = {"races": analyse(launched)["races"]}  # as an older gpuviz stored it
+    assert not is_analysed(launched)
+    path = launched.save(tmp_path / "old.npz")
+    capsys.readouterr()
+    assert main(["memory", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lines"]
+
+
+def test_missing_trace_is_one_line(tmp_path, capsys):
+    assert main(["memory", str(tmp_path / "nope.npz")]) == 1
+    assert capsys.readouterr().err.startswith("error: no trace file")
+
+
+def test_analysing_an_old_trace_adds_only_what_it_lacks(monkeypatch):
+    from gpuviz.core.analysis import races
+
+    trace = gpuviz.trace(next(LESSONS.glob("13*.py")).read_text(), name="transpose_naive", backend="sim")
+    launched = trace[(2, 3), (8, 8)](np.zeros((24, 16), np.float32), np.zeros((16, 24), np.float32))
+    stored = {"races": analyse(launched)["races"]}
+    launched.analysis = stored
+    monkeypatch.setattr(races, "find_races", lambda *a, **k: pytest.fail("races were searched again"))
+    result = analyse(launched)
+    assert result["races"] is stored["races"] and result["memory"]["lines"]
+    assert launched.analysis == stored  # pure: the caller stores the result
