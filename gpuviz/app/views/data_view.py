@@ -87,6 +87,14 @@ class DataView(QWidget):
     def current_array(self) -> int:
         return self.array.currentData() if self.array.count() else -1
 
+    def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
+        """What the colours mean (pictures put it beside the view)."""
+        lut, mode = _lut(), self.mode.currentText()
+        rgb = lambda code: tuple(int(c) for c in lut[code, :3])
+        writers = [(rgb(k + 1), f"last written by {mode} {k}") for k in range(3)]
+        return [*writers, (rgb(4), f"... (colours repeat every {len(PALETTE)} {mode}s)"),
+                (rgb(SEVERAL), "written by several threads"), (rgb(NEVER), "never written")]  # fmt: skip
+
     def _entry(self):
         return self.state.trace.meta["arrays"][self.current_array()]
 
