@@ -56,14 +56,14 @@ def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple
     """Draw one view of a trace file into a PNG or SVG, without opening a window."""
     import os
 
-    import gpuviz
     from gpuviz.app.views.table import PICTURE_VIEWS, make_view
+    from gpuviz.core.trace import load
 
     if view not in PICTURE_VIEWS:
         raise GpuvizError(f"unknown view {view!r}; views: {', '.join(PICTURE_VIEWS)}")
     if Path(out).suffix.lower() not in FORMATS:
         raise GpuvizError(f"cannot render to {Path(out).name}: use a .png or .svg file name")
-    trace = gpuviz.load(trace_path)
+    trace = load(trace_path)
     if not is_analysed(trace):  # a trace from a gpuviz that did not store its analysis
         trace.analysis = analyse(trace)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):

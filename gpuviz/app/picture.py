@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt, qInstallMessageHandler
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
@@ -61,9 +62,16 @@ def qt_app() -> QApplication:
     if QApplication.instance() is None:
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        qInstallMessageHandler(_quiet_offscreen)
         pg.setConfigOptions(useOpenGL=False, antialias=True)
         return QApplication([])
     return QApplication.instance()
+
+
+def _quiet_offscreen(kind, context, message: str) -> None:
+    """Keep the offscreen platform's harmless notes out of notebooks and the command line."""
+    if "propagateSizeHints" not in message:
+        print(message, file=sys.stderr)
 
 
 class LegendStrip(QWidget):

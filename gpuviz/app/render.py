@@ -10,7 +10,7 @@ from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.colors import MODES
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace import Trace, load
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,7 @@ def frame_at(at: str | int | float | None, count: int, what: str = "--at") -> in
 def as_trace(trace: Trace | str | Path) -> Trace:
     """A trace, or a trace file loaded, with its analysis (old files did not store it)."""
     if not isinstance(trace, Trace):
-        import gpuviz
-
-        trace = gpuviz.load(trace)
+        trace = load(trace)
     if not is_analysed(trace):
         trace.analysis = analyse(trace)
     return trace
