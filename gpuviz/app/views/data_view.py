@@ -89,11 +89,17 @@ class DataView(QWidget):
 
     def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
         """What the colours mean (pictures put it beside the view)."""
-        lut, mode = _lut(), self.mode.currentText()
+        trace, lut, mode = self.state.trace, _lut(), self.mode.currentText()
+        if trace is None:
+            return []
+        per_block = int(np.prod(trace.block))
+        count = {"block": trace.n_threads // per_block, "warp": trace.n_threads // per_block * ((per_block + 31) // 32),
+                 "thread": trace.n_threads}[mode]  # fmt: skip
+        shown = min(count, len(PALETTE))
+        again = f" (and every {len(PALETTE)}th after)" if count > len(PALETTE) else ""
         rgb = lambda code: tuple(int(c) for c in lut[code, :3])
-        writers = [(rgb(k + 1), f"last written by {mode} {k}") for k in range(3)]
-        return [*writers, (rgb(4), f"... (colours repeat every {len(PALETTE)} {mode}s)"),
-                (rgb(SEVERAL), "written by several threads"), (rgb(NEVER), "never written")]  # fmt: skip
+        writers = [(rgb(k + 1), f"last written by {mode} {k}{again if k == 0 else ''}") for k in range(shown)]
+        return [*writers, (rgb(SEVERAL), "written by several threads"), (rgb(NEVER), "never written")]
 
     def _entry(self):
         return self.state.trace.meta["arrays"][self.current_array()]
