@@ -76,7 +76,7 @@ def test_render_writes_an_svg_of_the_requested_size_with_legend_title_and_select
                  "--select", "300")  # fmt: skip
     root = ElementTree.fromstring(out.read_bytes())
     assert (root.get("width"), root.get("height")) == ("1600", "900")
-    text = " ".join(t.strip() for t in root.itertext())
+    text = " ".join(" ".join(root.itertext()).split())  # wrapped lines are separate text elements
     for wanted in ("wave 0", "histogram_racy", "SM timeline", "thread 300 = block (2, 0, 0) thread (44, 0, 0)"):
         assert wanted in text, wanted
 
@@ -138,6 +138,15 @@ def test_an_mp4_has_the_requested_frames(trace_path, tmp_path):
     video = iio.imread(out, index=None, plugin="FFMPEG").astype(int)
     assert video.shape == (round(0.5 * (count - 1)) + 1, 200, 320, 3)
     assert all(np.abs(video[k + 1] - video[k]).mean() > 0.01 for k in range(len(video) - 1))
+
+
+def test_an_mp4_needs_an_even_size(trace_path, tmp_path, capsys):
+    pytest.importorskip("imageio_ffmpeg", reason="MP4 clips need imageio-ffmpeg (gpuviz[mp4])")
+    assert main(["render", str(trace_path), "--animate", "--size", "320x200", "--scale", "1.5",
+                 "--out", str(tmp_path / "x.mp4")]) == 0  # fmt: skip
+    assert main(["render", str(trace_path), "--animate", "--size", "321x200", "--out", str(tmp_path / "y.mp4")]) == 1
+    assert "an MP4 needs an even width and height; this clip is 321x200 pixels" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.mp4"]
 
 
 def test_a_cancelled_clip_leaves_no_file(trace_path, tmp_path):

@@ -232,9 +232,8 @@ def caption_text(state: AppState) -> str:
     grid, block = "x".join(map(str, trace.grid)), "x".join(map(str, trace.block))
     parts = [f"grid {grid}, block {block}: {trace.n_threads:,} threads on {trace.meta['backend']} "
              f"({trace.meta['device']})"]  # fmt: skip
-    if state.plan.count:
-        done = ": every thread has run" if state.frame == state.plan.count - 1 else ""
-        parts.append(f"frame {state.frame + 1} of {state.plan.count} ({state.order} order){done}")
+    if state.frame < state.plan.count - 1:  # the last frame shows the whole launch: nothing to say
+        parts.append(f"frame {state.frame + 1} of {state.plan.count} ({state.order} order)")
     if state.selected >= 0:
         block, thread = (tuple(int(v) for v in trace.threads[k][state.selected]) for k in ("block_idx", "thread_idx"))
         parts.append(f"selected: thread {state.selected:,} = block {block} thread {thread}")
