@@ -86,7 +86,8 @@ def test_at_is_a_frame_index_or_a_fraction(trace_path, tmp_path):
     count = slide.state.plan.count
     assert count > 4 and slide.state.frame == round(0.5 * (count - 1))
     assert slide_for(trace_path, "grid", Shown(at=3)).state.frame == 3
-    assert f"frame 4 of {count}" in slide_for(trace_path, "grid", Shown(at="3")).caption.text()
+    assert f"frame 4 of {count}" in slide_for(trace_path, "grid", Shown(at="3")).frame_label.text()
+    assert slide_for(trace_path, "grid").frame_label.text() == ""  # the last frame: the whole launch
     half = iio.imread(render(trace_path, tmp_path / "half.png", "--at", "0.5", "--size", "320x200"))
     same = iio.imread(render(trace_path, tmp_path / "same.png", "--at", str(slide.state.frame), "--size", "320x200"))
     assert np.array_equal(half, same)
@@ -182,3 +183,14 @@ def test_the_window_exports_copies_and_animates_its_current_view(qtbot, tmp_path
     clip = picture_actions.save_animation(window, tmp_path / "run.gif", PictureOptions((320, 200)), 8)
     assert iio.imread(clip, index=None).shape[0] == window.state.plan.count
     window.close()
+
+
+def test_the_view_keeps_its_place_in_every_frame_of_a_clip(trace_path):
+    slide = slide_for(trace_path, "grid", Shown(select=3))
+    options = PictureOptions((400, 240))
+    places = set()
+    for frame in frame_range(slide.state.plan.count):
+        slide.state.set_frame(frame)
+        slide.image(options)
+        places.add(slide.view.geometry().getRect())
+    assert len(places) == 1, places

@@ -142,12 +142,15 @@ class Slide(QWidget):
         self.caption = QLabel()
         self.caption.setObjectName("slideCaption")
         self.caption.setWordWrap(True)
+        self.frame_label = QLabel()  # one line of its own, so the view keeps its size from frame to frame
+        self.frame_label.setObjectName("slideCaption")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
         layout.addWidget(self.title)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.legend)
         layout.addWidget(self.caption)
+        layout.addWidget(self.frame_label)
         self.apply_theme(theme)
         for signal in (state.trace_changed, state.frame_changed, state.selection_changed, state.coloring_changed,
                        state.order_changed, state.frames_changed):  # fmt: skip
@@ -161,6 +164,8 @@ class Slide(QWidget):
             f"QLabel#slideTitle {{ font-size: 20px; font-weight: bold; }}"
             f"QLabel#slideCaption {{ color: {theme.muted}; font-size: 14px; }}"
         )
+        self.frame_label.ensurePolished()  # its font from the style sheet
+        self.frame_label.setFixedHeight(QFontMetrics(self.frame_label.font()).lineSpacing() + 4)
         for graphics in self.view.findChildren(pg.GraphicsView):
             graphics.setBackground(theme.plot)
             for item in graphics.scene().items():
@@ -172,6 +177,7 @@ class Slide(QWidget):
         trace = self.state.trace
         self.title.setText(title_text(self.state, BY_NAME[self.name].title) if trace is not None else "No trace")
         self.caption.setText(caption_text(self.state) if trace is not None else "")
+        self.frame_label.setText(frame_text(self.state))
         legend = getattr(self.view, "legend_items", None)
         self.legend.set_items(legend() if legend is not None and trace is not None else [])
 
@@ -227,17 +233,22 @@ def title_text(state: AppState, what: str) -> str:
 
 
 def caption_text(state: AppState) -> str:
-    """What the picture shows, in words: the launch, the frame and the selection (the legend says the colours)."""
+    """What the picture shows, in words: the launch and the selection (the legend says the colours)."""
     trace = state.trace
     grid, block = "x".join(map(str, trace.grid)), "x".join(map(str, trace.block))
     parts = [f"grid {grid}, block {block}: {trace.n_threads:,} threads on {trace.meta['backend']} "
              f"({trace.meta['device']})"]  # fmt: skip
-    if state.frame < state.plan.count - 1:  # the last frame shows the whole launch: nothing to say
-        parts.append(f"frame {state.frame + 1} of {state.plan.count} ({state.order} order)")
     if state.selected >= 0:
         block, thread = (tuple(int(v) for v in trace.threads[k][state.selected]) for k in ("block_idx", "thread_idx"))
         parts.append(f"selected: thread {state.selected:,} = block {block} thread {thread}")
     return "  ·  ".join(parts)
+
+
+def frame_text(state: AppState) -> str:
+    """Which frame of the animation is shown; nothing at the last frame, which shows the whole launch."""
+    if state.frame >= state.plan.count - 1:
+        return ""
+    return f"frame {state.frame + 1} of {state.plan.count} ({state.order} order)"
 
 
 def image_array(image: QImage) -> np.ndarray:
