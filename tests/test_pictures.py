@@ -194,3 +194,34 @@ def test_the_view_keeps_its_place_in_every_frame_of_a_clip(trace_path):
         slide.image(options)
         places.add(slide.view.geometry().getRect())
     assert len(places) == 1, places
+
+
+def test_the_menu_actions_ask_size_scale_theme_and_file(qtbot, tmp_path, monkeypatch, trace_path):
+    from PySide6.QtWidgets import QDialog, QFileDialog
+
+    from gpuviz.app import picture_actions
+    from gpuviz.app.main_window import MainWindow
+
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
+    window = MainWindow()
+    qtbot.addWidget(window)
+    picture_actions.export_picture(window)
+    assert "nothing to export yet" in window.status.text()
+    window.state.set_trace(gpuviz.load(trace_path))
+
+    def answer(dialog):
+        dialog.size_box.setCurrentText("400x300")
+        dialog.scale.setValue(2)
+        dialog.theme.setCurrentText("light")
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(picture_actions.PictureDialog, "exec", answer)
+    chosen = iter([str(tmp_path / "view.svg"), str(tmp_path / "run.gif")])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (next(chosen), ""))
+    window.export_dialog()  # Ctrl+E
+    assert window.status.text() == "exported view.svg"
+    assert b'width="800" height="600"' in (tmp_path / "view.svg").read_bytes()
+    picture_actions.export_animation(window)
+    assert window.status.text() == "exported run.gif"
+    assert iio.imread(tmp_path / "run.gif", index=None).shape == (window.state.plan.count, 600, 800, 3)
+    window.close()
