@@ -7,11 +7,12 @@ from gpuviz.core.launch import LaunchConfig  # noqa: E402
 from gpuviz.core.options import RunOptions  # noqa: E402
 from gpuviz.core.trace import Trace, load  # noqa: E402
 from gpuviz.core.version import __version__  # noqa: E402
+from gpuviz.notebook import load_ipython_extension, show  # noqa: E402  (`%load_ext gpuviz`; Qt only when drawing)
 from gpuviz.run.api import run, trace  # noqa: E402
 
 __all__ = [
     "GpuvizError", "KernelError", "KernelSourceError", "LaunchConfig", "LaunchError",
-    "RunOptions", "Trace", "__version__", "load", "run", "trace",
+    "RunOptions", "Trace", "__version__", "load", "load_ipython_extension", "run", "show", "trace",
 ]  # fmt: skip
 
 

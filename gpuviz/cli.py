@@ -11,7 +11,9 @@ from contextlib import nullcontext
 import gpuviz
 from gpuviz.app.views.table import PICTURE_VIEWS
 from gpuviz.backends.sim.device import VirtualDevice
+from gpuviz.core.colors import MODES
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.frames import ORDERS
 from gpuviz.core.options import BACKEND_CHOICES, LEVELS, SCHEDULES
 
 MAX_MEMORY_HELP = "memory budget for traces, e.g. 4G or 512M (default: 2G, or GPUVIZ_MEMORY_BUDGET)"
@@ -28,6 +30,8 @@ examples:
   gpuviz info traces/000-add_half.npz               what a trace file holds
   gpuviz memory traces/000-matmul.npz               coalescing, bank conflicts, occupancy, divergence
   gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
+  gpuviz render traces/000-k.npz --size 1920x1080 --scale 2 --theme light --at 0.5 --out slide.png
+  gpuviz render traces/000-k.npz --animate --fps 8 --size 640x360 --out run.gif   a clip (or run.mp4)
   gpuviz list                                       the lessons and examples
   gpuviz demo 03 --grid 1 --block 1                 a lesson with another launch, checked
 """
@@ -109,14 +113,31 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     demo.set_defaults(handler=_demo)
 
-    render = commands.add_parser("render", help="draw one view of a trace into a PNG or SVG, without a window")
+    render = commands.add_parser(
+        "render",
+        help="draw one view of a trace into a picture (PNG, SVG) or a clip (GIF, MP4), without a window",
+        description="Draw a view with its title, legend and caption. AT, FROM and TO are frames of the animation: "
+        "an index (0, 1, ...) or a fraction of the run with a point (0.5, 1.0).",
+    )
     render.add_argument("trace", help="a .npz trace written by gpuviz")
     render.add_argument("--view", choices=PICTURE_VIEWS, default="grid")
-    render.add_argument("--out", required=True, help="the picture to write: FILE.png or FILE.svg")
+    render.add_argument("--out", required=True, help="FILE.png or FILE.svg; with --animate FILE.gif or FILE.mp4")
     render.add_argument("--size", default="1600x900", help="WIDTHxHEIGHT in pixels (default: 1600x900)")
-    render.add_argument("--at", help="a frame of the replay: N (after N events), a fraction 0.0-1.0, or t=TIME")
+    render.add_argument("--scale", type=float, default=1.0,
+                        help="pixels per pixel of --size: 2 draws 1920x1080 as 3840x2160 (default: 1)")  # fmt: skip
+    render.add_argument("--theme", choices=("dark", "light"), default="dark", help="colours (default: dark)")
+    render.add_argument("--at", help="the frame to draw: N (in the replay: after N events), a fraction 0.0-1.0, or "
+                        "t=TIME (default: the last, every thread shown)")  # fmt: skip
     render.add_argument("--element", help="an element to pick, e.g. 'array[0]' (the element story view tells it)")
-    render.add_argument("--order", help="replay (default with accesses), logical, as executed, by SM waves")
+    render.add_argument("--select", type=int, default=-1, help="a thread (global id) to select and name")
+    render.add_argument("--colour-by", choices=MODES, default=MODES[0], help="the grid's colours (default: block)")
+    render.add_argument("--order", choices=ORDERS, default=ORDERS[0],
+                        help="replay (the recorded execution; the default where accesses were recorded) or the order "
+                        "threads light up in")  # fmt: skip
+    render.add_argument("--animate", action="store_true", help="write a clip of the animation's frames")
+    render.add_argument("--fps", type=float, default=8, help="clip: frames a second (default: 8)")
+    render.add_argument("--from", dest="start", help="clip: the first frame (default: 0)")
+    render.add_argument("--to", dest="stop", help="clip: the last frame (default: the last)")
     render.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     render.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     render.set_defaults(handler=_render)
@@ -181,10 +202,19 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from gpuviz.app.export import parse_size, render_trace
+    from gpuviz.app.export import parse_size
+    from gpuviz.app.picture import PictureOptions
+    from gpuviz.app.render import Shown, render_clip, render_picture
 
-    path = render_trace(args.trace, args.view, args.out, parse_size(args.size), args.at, args.element, args.order,
-                        **_budget(args))
+    options = PictureOptions(parse_size(args.size), args.scale, args.theme)
+    shown = Shown(args.at, args.select, args.colour_by, args.order, args.element)
+    trace = gpuviz.load(args.trace, **_budget(args))  # within the memory budget, before any window
+    if args.animate:
+        path = render_clip(trace, args.view, args.out, options, shown, args.fps, args.start, args.stop)
+    else:
+        if args.start is not None or args.stop is not None:
+            raise GpuvizError("--from and --to choose the frames of a clip: add --animate")
+        path = render_picture(trace, args.view, args.out, options, shown)
     print(f"wrote {path}")
     return 0
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.app import export
+from gpuviz.app import picture
 from gpuviz.cli import main
 
 SRC = """from numba import cuda
@@ -36,21 +36,21 @@ def picture_files(folder):
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
 def test_a_cut_picture_is_an_error_and_leaves_nothing(trace_path, tmp_path, capsys, monkeypatch, suffix):
     """What a full disk does to Qt: save() succeeds, the file holds only its first bytes."""
-    real = export._write_png if suffix == ".png" else export._write_svg
+    real = picture._write_data
 
-    def write_then_cut(widget, temporary):
-        real(widget, temporary)
+    def write_then_cut(data, temporary):
+        real(data, temporary)
         with open(temporary, "r+b") as stream:
             stream.truncate(40)
 
-    monkeypatch.setattr(export, "_write_png" if suffix == ".png" else "_write_svg", write_then_cut)
+    monkeypatch.setattr(picture, "_write_data", write_then_cut)
     code, lines = render(trace_path, tmp_path / f"p{suffix}", capsys)
     assert code == 1 and len(lines) == 1 and lines[0].startswith("error: cannot write the picture")
     assert picture_files(tmp_path) == []
 
 
 def test_an_empty_picture_is_an_error(trace_path, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(export, "_write_png", lambda widget, temporary: temporary.touch())
+    monkeypatch.setattr(picture, "_write_data", lambda data, temporary: temporary.touch())
     code, lines = render(trace_path, tmp_path / "p.png", capsys)
     assert code == 1 and "came out empty" in lines[0] and picture_files(tmp_path) == []
 

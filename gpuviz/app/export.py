@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import replaced
 
@@ -23,6 +22,11 @@ def export_widget(widget, path: str | Path) -> Path:
     with replaced(path, "picture", check) as temporary:
         write(widget, temporary)
     return path
+
+
+def problem_finder(path: Path):
+    """How to read a written picture back: what is wrong with it, or None."""
+    return _png_problem if path.suffix.lower() == ".png" else _svg_problem
 
 
 def _write_png(widget, temporary: Path) -> None:
@@ -70,61 +74,3 @@ def parse_size(text: str) -> tuple[int, int]:
     if not (100 <= width <= 10000 and 100 <= height <= 10000):
         raise GpuvizError(f"--size {text!r}: width and height must be 100 to 10000 pixels")
     return width, height
-
-
-def render_trace(trace_path: str | Path, view: str, out: str | Path, size: tuple[int, int] = (1600, 900),
-                 at: str | None = None, element: str | None = None, order: str | None = None,
-                 memory_budget: int | None = None) -> Path:  # fmt: skip
-    """Draw one view of a trace file into a PNG or SVG, without opening a window: at the end of the
-    run, or at a frame of the replay (`at`, see core/cursor.py), with an element picked (`element`)."""
-    import os
-
-    import gpuviz
-    from gpuviz.app.views.table import PICTURE_VIEWS, make_view
-
-    if view not in PICTURE_VIEWS:
-        raise GpuvizError(f"unknown view {view!r}; views: {', '.join(PICTURE_VIEWS)}")
-    if Path(out).suffix.lower() not in FORMATS:
-        raise GpuvizError(f"cannot render to {Path(out).name}: use a .png or .svg file name")
-    trace = gpuviz.load(trace_path, memory_budget)
-    if not is_analysed(trace):  # a trace from a gpuviz that did not store its analysis
-        trace.analysis = analyse(trace)
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import pyqtgraph as pg
-    from PySide6.QtWidgets import QApplication
-
-    from gpuviz.app.state import AppState
-
-    app = QApplication.instance() or QApplication([])
-    pg.setConfigOptions(useOpenGL=False, antialias=True)
-    state = AppState()
-    widget = make_view(view, state)
-    widget.resize(*size)
-    widget.show()
-    state.set_trace(trace)  # a new trace shows its last frame: everything
-    _show_moment(state, trace, at, element, order)
-    app.processEvents()
-    widget.resize(*size)
-    app.processEvents()
-    path = export_widget(widget, out)
-    widget.close()
-    return path
-
-
-
-def _show_moment(state, trace, at: str | None, element: str | None, order: str | None) -> None:
-    """Point the state where the picture asks: an order, a frame, an element."""
-    from gpuviz.core.cursor import parse_at, parse_element
-    from gpuviz.core.frames import ORDERS
-
-    if order is not None:
-        if order not in ORDERS:
-            raise GpuvizError(f"--order {order!r}: use one of {', '.join(ORDERS)}")
-        state.set_order(order)
-    if element is not None:
-        aid, index = parse_element(element, trace.meta.get("arrays", []))
-        state.select_element((aid, index, None))
-    if at is not None:
-        times = state.replay.times if state.replay is not None and state.order == "replay" else None
-        state.set_frame(parse_at(at, state.plan.count, times))

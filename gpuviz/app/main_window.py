@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.app import picture_actions
 from gpuviz.app.device_facts import facts_for
 from gpuviz.app.run_controller import RunController
 from gpuviz.app.state import AppState
@@ -26,7 +27,6 @@ from gpuviz.app.views.catalog_panel import CatalogPanel
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.app.views.launch_editor import LaunchEditor
 from gpuviz.app.views.table import VIEWS, view_class
-from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 from gpuviz.core.records import device_summary
 from gpuviz.core.version import __version__
@@ -123,6 +123,8 @@ class MainWindow(QMainWindow):
             ("Run", "Ctrl+R", self.run),
             ("Open...", "Ctrl+O", self.open_dialog),
             ("Export view...", "Ctrl+E", self.export_dialog),
+            ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
+            ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self)),
             ("Full screen", "F11", self.toggle_full_screen),
             ("Play / pause", "Space", animation.toggle),
             ("Step back", "Left", lambda: animation.step(-1)),
@@ -177,15 +179,7 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def export_dialog(self) -> None:
-        from gpuviz.app.export import export_widget
-
-        path, _ = QFileDialog.getSaveFileName(self, "Export the view", "view.png", "PNG or SVG (*.png *.svg)")
-        if path:
-            try:
-                export_widget(self.tabs.currentWidget(), path)
-                self.set_status(f"exported {Path(path).name}")
-            except GpuvizError as exc:
-                self.set_status(f"error: {exc}", error=True)
+        picture_actions.export_picture(self)
 
     def _on_entry_picked(self, entry) -> None:
         self.open_path(entry.path)

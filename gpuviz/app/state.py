@@ -85,9 +85,11 @@ class AppState:
             self.coloring_changed.emit(self.coloring)
 
     def set_order(self, order: str) -> None:
-        if order == REPLAY and self.replay is None:
-            order = ORDERS[1]  # nothing to replay without an access log
+        """The user's choice of order is kept (a later trace gets it too); a trace without an access
+        log cannot replay, so it plays in logical order meanwhile."""
         self.chosen_order = order
+        if order == REPLAY and self.replay is None:
+            order = ORDERS[1]
         if order != self.order:
             self.order = order
             self._plan_frames()

@@ -21,6 +21,7 @@ from gpuviz.app.state import AppState
 from gpuviz.app.views.cell_labels import CellLabels
 from gpuviz.app.views.data_pictures import (
     NEVER,
+    SEVERAL,
     cell_lines,
     element_codes,
     first_writes,
@@ -30,6 +31,7 @@ from gpuviz.app.views.data_pictures import (
     why_empty,
 )
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
+from gpuviz.core.colors import PALETTE
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.trace import READ
 
@@ -104,6 +106,20 @@ class DataView(QWidget):
 
     def current_array(self) -> int:
         return self.array.currentData() if self.array.count() else -1
+
+    def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
+        """What the colours mean (pictures put it beside the view)."""
+        trace, table, mode = self.state.trace, lut(), self.mode.currentText()
+        if trace is None:
+            return []
+        per_block = int(np.prod(trace.block))
+        count = {"block": trace.n_threads // per_block, "warp": trace.n_threads // per_block * ((per_block + 31) // 32),
+                 "thread": trace.n_threads}[mode]  # fmt: skip
+        shown = min(count, len(PALETTE))
+        again = f" (and every {len(PALETTE)}th after)" if count > len(PALETTE) else ""
+        rgb = lambda code: tuple(int(c) for c in table[code, :3])
+        writers = [(rgb(k + 1), f"last written by {mode} {k}{again if k == 0 else ''}") for k in range(shown)]
+        return [*writers, (rgb(SEVERAL), "written by several threads"), (rgb(NEVER), "never written")]
 
     def _entry(self):
         return self.state.trace.meta["arrays"][self.current_array()]

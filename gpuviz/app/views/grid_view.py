@@ -83,6 +83,11 @@ class GridView(QWidget):
     def lit_threads(self) -> int:
         return self._shown
 
+    def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
+        """What the colours mean (pictures put it beside the view)."""
+        colours = self.state.coloring
+        return [((38, 38, 46), "not started yet"), *colours.legend] if colours is not None else []
+
     def layer_threads(self) -> range:
         trace = self.state.trace
         per_layer = trace.n_threads // trace.grid[2]

@@ -87,6 +87,16 @@ class TimelineView(QWidget):
         self.plot.addItem(self.highlight)
         self._on_selection_changed(self.state.selected)
 
+    def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
+        """What the bars' colours mean (pictures put it beside the view)."""
+        if self.spans is None:
+            return []
+        mode = self.mode.currentText()
+        count = int(self.waves.max()) + 1 if mode == "wave" else len(self.spans[0])
+        items = [(tuple(int(c) for c in PALETTE[k]), f"{mode} {k}") for k in range(min(count, len(PALETTE)))]
+        repeat = f" (colours repeat every {len(PALETTE)} {mode}s)" if count > len(PALETTE) else ""
+        return [*items[:-1], (items[-1][0], items[-1][1] + repeat)]
+
     def block_at(self, scene_pos) -> int:
         if self.spans is None:
             return -1

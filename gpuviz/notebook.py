@@ -1,0 +1,136 @@
+"""gpuviz in Jupyter: `gpuviz.show(trace, ...)` gives a picture or a clip to show inline, traces show
+themselves (a summary and the grid), and the `%%gpuviz` cell magic (`%load_ext gpuviz`) runs a cell with
+its launches traced, showing a picture under each launch.
+
+The pictures are the app's slides (gpuviz.app, imported when one is drawn: Qt starts offscreen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from gpuviz.core import display
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.options import LEVELS, RunOptions
+from gpuviz.core.trace import Trace
+
+SIZE, CLIP_SIZE, THEME = (960, 540), (640, 360), "dark"  # the app's colours; a clip stays small
+
+
+def picture(
+    trace: Trace | str | Path, view: str = "grid", at=None, select: int = -1, colour_by: str = "block",
+    order: str = "logical", size=SIZE, scale: float = 1.0, theme: str = THEME, format: str = "png",
+) -> bytes:  # fmt: skip
+    """One view of a trace drawn with its title, legend and caption, as PNG (or SVG) bytes."""
+    from gpuviz.app.picture import PictureOptions, picture_bytes
+    from gpuviz.app.render import Shown, slide_for
+
+    options = PictureOptions(tuple(size), scale, theme)
+    slide = slide_for(trace, view, Shown(at, select, colour_by, order), theme)
+    try:
+        return picture_bytes(slide, f".{format}", options)
+    finally:
+        slide.close()
+
+
+def clip(
+    trace: Trace | str | Path, view: str = "grid", fps: float = 8, start=None, stop=None, colour_by: str = "block",
+    order: str = "logical", size=CLIP_SIZE, theme: str = THEME,
+) -> bytes:  # fmt: skip
+    """The animation's frames from `start` to `stop` as GIF bytes."""
+    import tempfile
+
+    from gpuviz.app.picture import PictureOptions
+    from gpuviz.app.render import Shown, render_clip
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = render_clip(trace, view, Path(folder) / "clip.gif", PictureOptions(tuple(size), 1.0, theme),
+                           Shown(None, -1, colour_by, order), fps, start, stop)  # fmt: skip
+        return path.read_bytes()
+
+
+def show(trace: Trace | str | Path, view: str = "grid", at=None, animate: bool = False, **options):
+    """A picture of a trace (PNG), or with animate=True its animation (GIF), to show in a notebook:
+    an IPython Image where IPython is installed, else the bytes. Options: those of picture() or clip()."""
+    data = clip(trace, view, **options) if animate else picture(trace, view, at, **options)
+    try:
+        from IPython.display import Image
+    except ImportError:
+        return data
+    return Image(data=data, format="gif" if animate else "png")
+
+
+def _grid_png(trace: Trace) -> bytes | None:
+    """How a trace draws itself (Trace._repr_png_): its grid, or nothing where Qt is missing."""
+    try:
+        return picture(trace, size=(800, 450))
+    except ImportError:
+        return None
+
+
+display.set_painter(_grid_png)
+
+
+# ---- the %%gpuviz cell magic ------------------------------------------------------------------------
+def magic_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="%%gpuviz", description="Run the cell with its kernel launches traced.")
+    parser.add_argument("--backend", choices=("sim", "gpu", "auto"), default="sim", help="(default: sim)")
+    parser.add_argument("--view", default="grid", help="the picture under each launch (default: grid)")
+    parser.add_argument("--at", help="the frame shown: an index or a fraction like 0.5 (default: the last)")
+    parser.add_argument("--animate", action="store_true", help="show each launch as a clip (GIF)")
+    parser.add_argument("--level", choices=LEVELS, default="auto")
+    parser.add_argument("--sms", type=int, help="simulator: number of virtual SMs")
+    parser.add_argument("--quiet", action="store_true", help="no picture, only the launch lines")
+    return parser
+
+
+def trace_cell(code: str, namespace: dict, options: RunOptions, on_trace=None) -> list[Trace]:
+    """Run notebook cell code in `namespace` with its launches traced; each trace goes to `on_trace`."""
+    from gpuviz.instrument.source import register_text
+    from gpuviz.program.launcher import activated
+    from gpuviz.program.script import shims_for
+    from gpuviz.run.session import Session
+
+    session = Session(options, keep_traces=True, notify=_print_lines,
+                      on_trace=(lambda _record, trace: on_trace(trace)) if on_trace else None)  # fmt: skip
+    compiled = compile(code, register_text(code, "cell"), "exec")
+    with activated(session), shims_for(session.backend.name):
+        exec(compiled, namespace)
+    return session.traces
+
+
+def _print_lines(event) -> None:
+    from gpuviz.core.events import LogLine
+
+    if isinstance(event, LogLine):
+        print(event.text)
+
+
+def gpuviz_magic(line: str, cell: str, namespace: dict):
+    """%%gpuviz [--view V] [--at A] [--animate] [--backend sim|gpu|auto] [--level L] [--sms N] [--quiet]:
+    the cell's launches are traced, a picture shown under each, and the traces kept in `gpuviz_traces`."""
+    try:
+        args = magic_parser().parse_args(shlex.split(line))
+    except SystemExit:  # argparse printed what was wrong
+        return None
+    from IPython.display import display as show_inline
+
+    def picture_under(trace: Trace) -> None:
+        if not args.quiet:
+            show_inline(show(trace, args.view, args.at, args.animate))
+
+    options = RunOptions(backend=args.backend, level=args.level, sms=args.sms)
+    try:
+        namespace["gpuviz_traces"] = trace_cell(cell, namespace, options, picture_under)
+    except GpuvizError as exc:
+        print(f"error: {exc}")
+    return None
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext gpuviz`: registers the %%gpuviz cell magic."""
+    ipython.register_magic_function(
+        lambda line, cell: gpuviz_magic(line, cell, ipython.user_ns), magic_kind="cell", magic_name="gpuviz"
+    )
