@@ -155,3 +155,17 @@ def test_an_empty_launch_dimension_is_refused(option, capsys):
     assert capsys.readouterr().err.strip().splitlines() == [
         f"error: {option} '': give 1 to 3 positive whole numbers separated by commas, e.g. 16,16"
     ]
+
+
+def test_the_worker_ends_a_run_at_its_timeout(tmp_path):
+    """The app's worker takes the same limit (RunRequest.timeout) and answers with where the run was."""
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.messages import RunFailed, RunFinished, RunRequest
+    from gpuviz.run.service import execute
+
+    messages = []
+    request = RunRequest(script(tmp_path, ENDLESS_KERNEL), str(tmp_path / "out"), RunOptions(backend="sim"), timeout=1)
+    execute(request, messages.append)
+    failed = [m for m in messages if isinstance(m, RunFailed)]
+    assert len(failed) == 1 and failed[0].message.startswith("timed out after 1 s in kernel spin (running ")
+    assert messages[-1] == RunFinished(False)

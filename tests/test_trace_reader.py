@@ -161,7 +161,7 @@ def test_python_objects_and_random_bytes(tmp_path, columns):
     refused(stray, "member 'notes.txt' is not a NumPy array")
 
 
-@pytest.mark.parametrize("command", ["info", "races", "render"])
+@pytest.mark.parametrize("command", ["info", "races", "render", "open"])
 def test_cli_on_corrupt_traces_is_one_line_and_fails(tmp_path, columns, command, capsys):
     bad = write_members(tmp_path / "bad.npz", with_meta(columns, grid=[-5, 1, 1]))
     extra = ["--out", str(tmp_path / "p.png")] if command == "render" else []

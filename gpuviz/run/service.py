@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 from gpuviz.core.events import LogLine, Stage
@@ -21,6 +22,7 @@ def execute(request: RunRequest, send: Callable[[Message], None]) -> None:
     from gpuviz.core.errors import GpuvizError
     from gpuviz.program.script import run_script
     from gpuviz.run.session import Session
+    from gpuviz.run.watchdog import Watchdog
 
     overrides = {index: (grid, block) for index, grid, block in request.overrides}
 
@@ -31,7 +33,8 @@ def execute(request: RunRequest, send: Callable[[Message], None]) -> None:
     ok = False
     try:
         send(Stage("starting", "starting"))
-        run_script(request.script, session)
+        with Watchdog(request.timeout, session, request.script) if request.timeout else nullcontext():
+            run_script(request.script, session)
         if session.records:
             ok = True
         else:
