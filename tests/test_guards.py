@@ -73,6 +73,13 @@ def test_two_to_the_28_threads_are_refused_before_starting():
         check_fits(estimate, 2 << 30)
 
 
+def test_a_gigabyte_trace_is_announced_and_a_small_one_is_not():
+    """2^24 threads wrote a 1 GB trace unannounced: at 52 bytes a thread it is 832 MiB at the least."""
+    big = estimate_trace("fill", 1 << 24, "threads", ())
+    assert big.memory == 832 << 20 and launch_guard.worth_announcing(big, 2 << 30)
+    assert not launch_guard.worth_announcing(estimate_trace("fill", 1 << 16, "accesses", ()), 2 << 30)
+
+
 def test_accesses_that_cannot_fit_suggest_level_threads():
     estimate = estimate_trace("fill", 16384, "accesses", ())
     with pytest.raises(LaunchTooBig, match=r"record with --level threads \(832.0 KiB\) or raise the budget"):

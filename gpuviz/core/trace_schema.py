@@ -164,8 +164,9 @@ def _accesses(columns: dict, meta: dict) -> dict[str, np.ndarray]:
     _within(out["kind"], 0, len(KIND_NAMES), "access.kind")
     _within(out["line"], 0, 2**31, "access.line")
     _within(out["epoch"], 0, 2**31, "access.epoch")
-    if length:
-        _within(out["index"], 0, sizes[out["array"].astype(np.intp)], "access.index")
+    if length:  # one bound for all when the log names one array (the usual case), else one per access
+        bounds = sizes[0] if len(sizes) == 1 else sizes[out["array"].astype(np.intp)]
+        _within(out["index"], 0, bounds, "access.index")
     return {key: out[key].astype(dtype, copy=False) for key, dtype in ACCESS_COLUMNS.items()}
 
 
@@ -234,6 +235,15 @@ def _column(columns: dict, key: str, dtype: type, shape: tuple, kinds: str) -> n
 
 def _within(values: np.ndarray, low: int, high, key: str) -> None:
     """Every value in [low, high): `high` may be a number, one bound per axis, or one per value."""
+    if not values.size:
+        return
+    high = np.asarray(high)
+    per_value = high.shape == values.shape
+    axis = 0 if values.ndim > 1 and high.ndim == 1 else None
+    if values.min(axis=axis).min() >= low and (
+        (values < high).all() if per_value else (values.max(axis=axis) < high).all()
+    ):
+        return  # the usual case: two reductions, no masks the size of the column
     outside = (values < low) | (values >= high)
     if outside.any():
         where = tuple(int(i) for i in np.argwhere(outside)[0])
