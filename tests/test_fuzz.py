@@ -37,6 +37,17 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
     max_leaves=12,
 )
+small_ints = st.integers(-3, 70_000)
+# Values close to what gpuviz writes, so that the checks behind the first type check are reached too.
+near_meta = st.one_of(
+    st.lists(small_ints, min_size=2, max_size=4),
+    st.fixed_dictionaries({"runs": small_ints, "seeds": st.lists(small_ints, max_size=4)}),
+    st.lists(st.fixed_dictionaries({"name": st.sampled_from(["a", "out", "zz"]),
+                                    "space": st.sampled_from(["global", "shared"]),
+                                    "dtype": st.sampled_from(["float32", "int8", "O", "nope", "V0"]),
+                                    "shape": st.lists(st.integers(-1, 100), max_size=3)}), max_size=3),
+    st.lists(st.text(max_size=3), max_size=3),
+)  # fmt: skip
 
 
 @cache
@@ -115,7 +126,7 @@ def damaged(draw) -> tuple[dict, dict]:
         columns[key] = values
     elif kind == "meta":
         meta = json.loads(str(columns["meta"]))
-        meta[draw(st.sampled_from(sorted(META)))] = draw(json_values)
+        meta[draw(st.sampled_from(sorted(META)))] = draw(json_values | near_meta)
         columns["meta"] = np.array(json.dumps(meta))
     elif kind == "header":
         shape = tuple(draw(st.lists(st.integers(0, 10**13), max_size=3)))

@@ -96,6 +96,7 @@ def test_the_budget_comes_from_the_environment(tmp_path, columns, monkeypatch):
         (dict(arrays=[{"name": "a"}]), "meta arrays is"),
         (dict(kernel=None), "meta kernel is null"),
         (dict(truncated="no"), "meta truncated"),
+        (dict(outcomes={"runs": 3, "seeds": []}), "meta outcomes is .*one seed for each"),
     ],
 )
 def test_corrupt_meta_is_one_line(tmp_path, columns, change, match):

@@ -82,7 +82,10 @@ def _array_entry(v: object) -> bool:
 
 
 def _outcome_meta(v: object) -> bool:
-    return isinstance(v, dict) and _whole(1, 10**6)(v.get("runs")) and _list_of(_whole(-(2**63), 2**63))(v.get("seeds"))
+    if not (isinstance(v, dict) and _whole(1, 10**6)(v.get("runs"))):
+        return False
+    seeds = v.get("seeds")
+    return _list_of(_whole(-(2**63), 2**63))(seeds) and len(seeds) == v["runs"]
 
 
 WHOLE = _whole(-(2**63), 2**63 - 1)
@@ -112,7 +115,7 @@ META = {
     "source_lines": (False, lambda v: isinstance(v, list) and len(v) == 2 and all(map(_whole(0, 10**9), v)),
                      "first and last line"),  # fmt: skip
     "device_facts": (False, _is(dict), "a JSON object"),
-    "outcomes": (False, _outcome_meta, "runs and seeds"),
+    "outcomes": (False, _outcome_meta, "a number of runs and one seed for each"),
 }
 
 
