@@ -1,7 +1,9 @@
-"""What checking a trace file costs: the checked reader (gpuviz.load: headers against the budget,
-schema and ranges) against a plain np.load of the same members, on a synthetic trace of 1M threads
-and 4M accesses written by Trace.save. Best of REPEATS, same machine, same run.
-Last line: `load checked=<s> plain=<s> ratio=<checked/plain>`.
+"""What safety costs on a big trace file (a synthetic trace of 1M threads and 4M accesses):
+- reading: the checked reader (gpuviz.load: headers against the budget, schema and ranges) against a
+  plain np.load of the same members;
+- writing: Trace.save (temporary file, fsync, size check, rename) against a plain np.savez.
+Best of REPEATS, same machine, same run. Last lines: `load checked=<s> plain=<s> ratio=<r>` and
+`save safe=<s> plain=<s> ratio=<r>`.
 """
 
 from __future__ import annotations
@@ -61,13 +63,26 @@ def plain(path: Path) -> None:
         {key: npz[key] for key in npz.files}
 
 
+def plain_save(trace, path: Path) -> None:
+    columns = {"format": np.array("x"), "meta": np.array("{}"), **{f"thread.{k}": v for k, v in trace.threads.items()},
+               **{f"access.{k}": v for k, v in trace.accesses.items()}}  # fmt: skip
+    for name, (before, after) in trace.args.items():
+        columns.update({f"arg.{name}.before": before, f"arg.{name}.after": after})
+    with open(path, "wb") as stream:
+        np.savez(stream, **columns)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = synthetic_trace(Path(folder))
         size = path.stat().st_size / 2**20
         checked_s, plain_s = best(lambda: load(path)), best(lambda: plain(path))
+        trace = load(path)
+        safe_save = best(lambda: trace.save(Path(folder) / "safe.npz"))
+        plain_save_s = best(lambda: plain_save(trace, Path(folder) / "plain.npz"))
     print(f"trace {GRID * BLOCK:,} threads, {EVENTS:,} accesses, {size:,.0f} MiB on disk")
     print(f"load checked={checked_s:.3f} plain={plain_s:.3f} ratio={checked_s / plain_s:.2f}")
+    print(f"save safe={safe_save:.3f} plain={plain_save_s:.3f} ratio={safe_save / plain_save_s:.2f}")
 
 
 if __name__ == "__main__":
