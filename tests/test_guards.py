@@ -176,3 +176,30 @@ def test_the_worker_ends_a_run_at_its_timeout(tmp_path):
     failed = [m for m in messages if isinstance(m, RunFailed)]
     assert len(failed) == 1 and failed[0].message.startswith("timed out after 1 s in kernel spin (running ")
     assert messages[-1] == RunFinished(False)
+
+
+def test_a_stuck_worker_answers_before_it_ends(tmp_path):
+    """A run the worker cannot interrupt (as a GPU kernel that never returns): the app still gets
+    one RunFailed line saying where it was, then RunFinished, and the worker ends (exit 124)."""
+    import multiprocessing
+
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.messages import RunFailed, RunFinished, RunRequest
+    from gpuviz.run.service import worker_main
+
+    text = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(1000)\n"
+    request = RunRequest(script(tmp_path, text), str(tmp_path / "out"), RunOptions(backend="sim"), timeout=1)
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    worker = context.Process(target=worker_main, args=(request, queue))
+    worker.start()
+    try:
+        messages = [queue.get(timeout=HANG_GUARD)]
+        while not isinstance(messages[-1], RunFinished):
+            messages.append(queue.get(timeout=HANG_GUARD))
+        worker.join(HANG_GUARD)
+    finally:
+        worker.kill()
+    failed = [m.message for m in messages if isinstance(m, RunFailed)]
+    assert failed == ["timed out after 1 s in s.py line 3, outside any kernel; give it a longer timeout"]
+    assert messages[-1] == RunFinished(False) and worker.exitcode == 124
