@@ -117,7 +117,8 @@ def damaged(draw) -> tuple[dict, dict]:
     elif kind == "shape":
         flat = columns[key].reshape(-1)
         length = draw(st.integers(0, 2 * flat.size + 2))
-        columns[key] = np.resize(flat, length).reshape(draw(st.sampled_from([(length,), (length, 1), (1, length)])))
+        shapes = [(length,), (length, 1), (1, length)] + ([()] if length == 1 else [])
+        columns[key] = np.resize(flat, length).reshape(draw(st.sampled_from(shapes)))
     elif kind == "values" and columns[key].dtype.kind in "iuf" and columns[key].size:
         values = columns[key].copy()
         limits = np.iinfo(values.dtype) if values.dtype.kind in "iu" else np.finfo(values.dtype)

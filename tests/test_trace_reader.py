@@ -127,6 +127,7 @@ def test_missing_meta_fields_and_members(tmp_path, columns):
         ("arg.a.after", np.zeros(3, np.float32), r"arg.a: before is float32\(40,\), after is float32\(3,\)"),
         ("outcome.out.runs", np.zeros((3, 5)), r"outcome.out.runs has shape \(3, 5\)"),
         ("outcome.nothing.runs", np.zeros(3), "not an outcome of an array argument"),
+        ("outcome.a.runs", np.zeros(()), r"outcome.a.runs has shape \(\)"),
         ("format", np.array(3), "format must be text"),
         ("meta", np.array("{not json"), "its meta is broken JSON"),
         ("meta", np.array("[" * 100_000), "its meta is broken JSON"),
