@@ -104,7 +104,7 @@ def damaged(draw) -> tuple[dict, dict]:
     """A good trace's members with one kind of damage; raw members (bytes) where a header lies."""
     columns = dict(good_columns())
     key = draw(st.sampled_from(sorted(columns)))
-    kind = draw(st.sampled_from(["drop", "dtype", "shape", "values", "meta", "header"]))
+    kind = draw(st.sampled_from(["drop", "dtype", "shape", "values", "meta", "text", "header"]))
     raw = {}
     if kind == "drop":
         del columns[key]
@@ -129,6 +129,11 @@ def damaged(draw) -> tuple[dict, dict]:
         meta = json.loads(str(columns["meta"]))
         meta[draw(st.sampled_from(sorted(META)))] = draw(json_values | near_meta)
         columns["meta"] = np.array(json.dumps(meta))
+    elif kind == "text":  # the JSON text itself cut, spliced or replaced
+        text = str(columns.get("meta", ""))
+        cut = draw(st.integers(0, len(text)))
+        splice = draw(st.text(max_size=8) | st.sampled_from(["1" * 5000, "[" * 5000, "NaN", "1e999"]))
+        columns[draw(st.sampled_from(["meta", "analysis"]))] = np.array(text[:cut] + splice + text[cut + 1 :])
     elif kind == "header":
         shape = tuple(draw(st.lists(st.integers(0, 10**13), max_size=3)))
         header = {"descr": draw(st.sampled_from(["<f8", "<i4", "|u1", "|O"])), "fortran_order": False, "shape": shape}

@@ -94,6 +94,7 @@ def test_the_budget_comes_from_the_environment(tmp_path, columns, monkeypatch):
         (dict(block=[16, 1, 1]), r"thread.block_idx has shape \(64, 3\); the launch needs \(32, 3\)"),
         (dict(sm_count="many"), "meta sm_count is \"many\""),
         (dict(arrays=[{"name": "a"}]), "meta arrays is"),
+        (dict(arrays=[{"name": "a", "space": "global", "shape": [40]}]), "meta arrays is"),
         (dict(kernel=None), "meta kernel is null"),
         (dict(truncated="no"), "meta truncated"),
         (dict(outcomes={"runs": 3, "seeds": []}), "meta outcomes is .*one seed for each"),
@@ -131,6 +132,7 @@ def test_missing_meta_fields_and_members(tmp_path, columns):
         ("format", np.array(3), "format must be text"),
         ("meta", np.array("{not json"), "its meta is broken JSON"),
         ("meta", np.array("[" * 100_000), "its meta is broken JSON"),
+        ("meta", np.array('{"grid": ' + "1" * 5000 + "}"), "its meta is broken JSON"),
         ("analysis", np.array('{"races": {"races": [1]}}'), "stored race analysis is broken"),
     ],
 )

@@ -74,8 +74,10 @@ def _array_entry(v: object) -> bool:
         return False
     if not (_list_of(_whole(0, 2**62))(v.get("shape")) and len(v["shape"]) <= 32):
         return False
+    if not isinstance(v.get("dtype"), str):  # np.dtype(None) would be float64
+        return False
     try:
-        dtype = np.dtype(v.get("dtype"))
+        dtype = np.dtype(v["dtype"])
     except (TypeError, ValueError, SyntaxError):
         return False
     return not dtype.hasobject and math.prod(v["shape"]) <= 2**62
@@ -267,7 +269,7 @@ def _json(columns: dict, key: str) -> object:
         raise _Bad(f"incomplete trace, it has no {key!r}")
     try:
         return json.loads(_text(columns, key))
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, too deep, a number of 5000 digits
         raise _Bad(f"incomplete trace, its {key} is broken JSON ({type(exc).__name__})") from None
 
 
