@@ -217,7 +217,8 @@ def test_launch_configurations(grid, block):
 @settings(max_examples=25, deadline=None, suppress_health_check=HEALTH)
 @given(grid=st.text(max_size=8), block=st.text(max_size=8))
 def test_demo_launch_text(grid, block, capsys):
-    code = main(["demo", "01", "--grid", grid, "--block", block, "--backend", "sim", "--out", str(folder() / "d")])
+    # --grid=TEXT: TEXT may start with '-', which argparse would take for an option of its own
+    code = main(["demo", "01", f"--grid={grid}", f"--block={block}", "--backend", "sim", "--out", str(folder() / "d")])
     err = capsys.readouterr().err.strip()
     if code != 0:
         assert code == 1 and err.startswith("error: ") and "\n" not in err, err
