@@ -37,6 +37,17 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
     max_leaves=12,
 )
+small_ints = st.integers(-3, 70_000)
+# Values close to what gpuviz writes, so that the checks behind the first type check are reached too.
+near_meta = st.one_of(
+    st.lists(small_ints, min_size=2, max_size=4),
+    st.fixed_dictionaries({"runs": small_ints, "seeds": st.lists(small_ints, max_size=4)}),
+    st.lists(st.fixed_dictionaries({"name": st.sampled_from(["a", "out", "zz"]),
+                                    "space": st.sampled_from(["global", "shared"]),
+                                    "dtype": st.sampled_from(["float32", "int8", "O", "nope", "V0"]),
+                                    "shape": st.lists(st.integers(-1, 100), max_size=3)}), max_size=3),
+    st.lists(st.text(max_size=3), max_size=3),
+)  # fmt: skip
 
 
 @cache
@@ -93,7 +104,7 @@ def damaged(draw) -> tuple[dict, dict]:
     """A good trace's members with one kind of damage; raw members (bytes) where a header lies."""
     columns = dict(good_columns())
     key = draw(st.sampled_from(sorted(columns)))
-    kind = draw(st.sampled_from(["drop", "dtype", "shape", "values", "meta", "header"]))
+    kind = draw(st.sampled_from(["drop", "dtype", "shape", "values", "meta", "text", "header"]))
     raw = {}
     if kind == "drop":
         del columns[key]
@@ -106,7 +117,8 @@ def damaged(draw) -> tuple[dict, dict]:
     elif kind == "shape":
         flat = columns[key].reshape(-1)
         length = draw(st.integers(0, 2 * flat.size + 2))
-        columns[key] = np.resize(flat, length).reshape(draw(st.sampled_from([(length,), (length, 1), (1, length)])))
+        shapes = [(length,), (length, 1), (1, length)] + ([()] if length == 1 else [])
+        columns[key] = np.resize(flat, length).reshape(draw(st.sampled_from(shapes)))
     elif kind == "values" and columns[key].dtype.kind in "iuf" and columns[key].size:
         values = columns[key].copy()
         limits = np.iinfo(values.dtype) if values.dtype.kind in "iu" else np.finfo(values.dtype)
@@ -115,8 +127,13 @@ def damaged(draw) -> tuple[dict, dict]:
         columns[key] = values
     elif kind == "meta":
         meta = json.loads(str(columns["meta"]))
-        meta[draw(st.sampled_from(sorted(META)))] = draw(json_values)
+        meta[draw(st.sampled_from(sorted(META)))] = draw(json_values | near_meta)
         columns["meta"] = np.array(json.dumps(meta))
+    elif kind == "text":  # the JSON text itself cut, spliced or replaced
+        text = str(columns.get("meta", ""))
+        cut = draw(st.integers(0, len(text)))
+        splice = draw(st.text(max_size=8) | st.sampled_from(["1" * 5000, "[" * 5000, "NaN", "1e999"]))
+        columns[draw(st.sampled_from(["meta", "analysis"]))] = np.array(text[:cut] + splice + text[cut + 1 :])
     elif kind == "header":
         shape = tuple(draw(st.lists(st.integers(0, 10**13), max_size=3)))
         header = {"descr": draw(st.sampled_from(["<f8", "<i4", "|u1", "|O"])), "fortran_order": False, "shape": shape}
@@ -200,7 +217,8 @@ def test_launch_configurations(grid, block):
 @settings(max_examples=25, deadline=None, suppress_health_check=HEALTH)
 @given(grid=st.text(max_size=8), block=st.text(max_size=8))
 def test_demo_launch_text(grid, block, capsys):
-    code = main(["demo", "01", "--grid", grid, "--block", block, "--backend", "sim", "--out", str(folder() / "d")])
+    # --grid=TEXT: TEXT may start with '-', which argparse would take for an option of its own
+    code = main(["demo", "01", f"--grid={grid}", f"--block={block}", "--backend", "sim", "--out", str(folder() / "d")])
     err = capsys.readouterr().err.strip()
     if code != 0:
         assert code == 1 and err.startswith("error: ") and "\n" not in err, err

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import gpuviz
 from gpuviz.core.errors import GpuvizError
 
-from .test_fuzz import BUDGET, HEALTH, damaged, folder
+from .test_fuzz import BUDGET, EXAMPLES, HEALTH, damaged, folder
 from .trace_files import write_raw
 
 pytest.importorskip("PySide6", reason="the views need PySide6")
@@ -31,7 +31,7 @@ def views():
 
 
 @pytest.mark.usefixtures("qapp")
-@settings(max_examples=40, deadline=None, suppress_health_check=HEALTH)
+@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=HEALTH)
 @given(damage=damaged(), thread=st.integers(0, 63), frame=st.integers(-5, 10**6))
 def test_accepted_traces_draw_in_every_view(damage, thread, frame):
     columns, raw = damage

@@ -73,6 +73,13 @@ def test_two_to_the_28_threads_are_refused_before_starting():
         check_fits(estimate, 2 << 30)
 
 
+def test_a_gigabyte_trace_is_announced_and_a_small_one_is_not():
+    """2^24 threads wrote a 1 GB trace unannounced: at 52 bytes a thread it is 832 MiB at the least."""
+    big = estimate_trace("fill", 1 << 24, "threads", ())
+    assert big.memory == 832 << 20 and launch_guard.worth_announcing(big, 2 << 30)
+    assert not launch_guard.worth_announcing(estimate_trace("fill", 1 << 16, "accesses", ()), 2 << 30)
+
+
 def test_accesses_that_cannot_fit_suggest_level_threads():
     estimate = estimate_trace("fill", 16384, "accesses", ())
     with pytest.raises(LaunchTooBig, match=r"record with --level threads \(832.0 KiB\) or raise the budget"):
@@ -155,3 +162,44 @@ def test_an_empty_launch_dimension_is_refused(option, capsys):
     assert capsys.readouterr().err.strip().splitlines() == [
         f"error: {option} '': give 1 to 3 positive whole numbers separated by commas, e.g. 16,16"
     ]
+
+
+def test_the_worker_ends_a_run_at_its_timeout(tmp_path):
+    """The app's worker takes the same limit (RunRequest.timeout) and answers with where the run was."""
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.messages import RunFailed, RunFinished, RunRequest
+    from gpuviz.run.service import execute
+
+    messages = []
+    request = RunRequest(script(tmp_path, ENDLESS_KERNEL), str(tmp_path / "out"), RunOptions(backend="sim"), timeout=1)
+    execute(request, messages.append)
+    failed = [m for m in messages if isinstance(m, RunFailed)]
+    assert len(failed) == 1 and failed[0].message.startswith("timed out after 1 s in kernel spin (running ")
+    assert messages[-1] == RunFinished(False)
+
+
+def test_a_stuck_worker_answers_before_it_ends(tmp_path):
+    """A run the worker cannot interrupt (as a GPU kernel that never returns): the app still gets
+    one RunFailed line saying where it was, then RunFinished, and the worker ends (exit 124)."""
+    import multiprocessing
+
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.messages import RunFailed, RunFinished, RunRequest
+    from gpuviz.run.service import worker_main
+
+    text = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(1000)\n"
+    request = RunRequest(script(tmp_path, text), str(tmp_path / "out"), RunOptions(backend="sim"), timeout=1)
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    worker = context.Process(target=worker_main, args=(request, queue))
+    worker.start()
+    try:
+        messages = [queue.get(timeout=HANG_GUARD)]
+        while not isinstance(messages[-1], RunFinished):
+            messages.append(queue.get(timeout=HANG_GUARD))
+        worker.join(HANG_GUARD)
+    finally:
+        worker.kill()
+    failed = [m.message for m in messages if isinstance(m, RunFailed)]
+    assert failed == ["timed out after 1 s in s.py line 3, outside any kernel; give it a longer timeout"]
+    assert messages[-1] == RunFinished(False) and worker.exitcode == 124

@@ -78,3 +78,12 @@ def test_a_failed_load_caches_nothing(tmp_path, paths):
     assert len(cache) == 0
     with pytest.raises(ValueError):
         TraceCache(max_traces=0)
+
+
+def test_loading_threads_share_one_bounded_cache(paths):
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache = TraceCache(max_traces=2)
+    with ThreadPoolExecutor(4) as pool:
+        traces = list(pool.map(cache.get, paths * 3))
+    assert len(cache) == 2 and all(t.before("a").size == 32 * (i % 4 + 1) for i, t in enumerate(traces))

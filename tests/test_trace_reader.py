@@ -94,8 +94,10 @@ def test_the_budget_comes_from_the_environment(tmp_path, columns, monkeypatch):
         (dict(block=[16, 1, 1]), r"thread.block_idx has shape \(64, 3\); the launch needs \(32, 3\)"),
         (dict(sm_count="many"), "meta sm_count is \"many\""),
         (dict(arrays=[{"name": "a"}]), "meta arrays is"),
+        (dict(arrays=[{"name": "a", "space": "global", "shape": [40]}]), "meta arrays is"),
         (dict(kernel=None), "meta kernel is null"),
         (dict(truncated="no"), "meta truncated"),
+        (dict(outcomes={"runs": 3, "seeds": []}), "meta outcomes is .*one seed for each"),
     ],
 )
 def test_corrupt_meta_is_one_line(tmp_path, columns, change, match):
@@ -126,9 +128,11 @@ def test_missing_meta_fields_and_members(tmp_path, columns):
         ("arg.a.after", np.zeros(3, np.float32), r"arg.a: before is float32\(40,\), after is float32\(3,\)"),
         ("outcome.out.runs", np.zeros((3, 5)), r"outcome.out.runs has shape \(3, 5\)"),
         ("outcome.nothing.runs", np.zeros(3), "not an outcome of an array argument"),
+        ("outcome.a.runs", np.zeros(()), r"outcome.a.runs has shape \(\)"),
         ("format", np.array(3), "format must be text"),
         ("meta", np.array("{not json"), "its meta is broken JSON"),
         ("meta", np.array("[" * 100_000), "its meta is broken JSON"),
+        ("meta", np.array('{"grid": ' + "1" * 5000 + "}"), "its meta is broken JSON"),
         ("analysis", np.array('{"races": {"races": [1]}}'), "stored race analysis is broken"),
     ],
 )
@@ -161,7 +165,7 @@ def test_python_objects_and_random_bytes(tmp_path, columns):
     refused(stray, "member 'notes.txt' is not a NumPy array")
 
 
-@pytest.mark.parametrize("command", ["info", "races", "render"])
+@pytest.mark.parametrize("command", ["info", "races", "render", "open"])
 def test_cli_on_corrupt_traces_is_one_line_and_fails(tmp_path, columns, command, capsys):
     bad = write_members(tmp_path / "bad.npz", with_meta(columns, grid=[-5, 1, 1]))
     extra = ["--out", str(tmp_path / "p.png")] if command == "render" else []

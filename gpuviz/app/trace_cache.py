@@ -4,6 +4,7 @@ not every trace it ever showed. Qt-free, so it is tested without a window."""
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -32,19 +33,22 @@ class TraceCache:
         self.max_bytes = default_memory_budget() if max_bytes is None else max_bytes
         self._load = loader
         self._entries: OrderedDict[Path, tuple[tuple[int, int], Trace, int]] = OrderedDict()
+        self._lock = threading.Lock()  # get() may run on a loading thread while the window reads
 
     def get(self, path: str | Path) -> Trace:
         """The trace of `path`, loaded now or earlier; a load error passes through and caches nothing."""
         key = Path(path).absolute()
         stamp = _stamp(key)
-        entry = self._entries.get(key)
-        if entry is not None and entry[0] == stamp:
-            self._entries.move_to_end(key)
-            return entry[1]
-        self._entries.pop(key, None)
-        trace = self._load(key)
-        self._entries[key] = (stamp, trace, trace_bytes(trace))
-        self._shrink()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] == stamp:
+                self._entries.move_to_end(key)
+                return entry[1]
+        trace = self._load(key)  # outside the lock: other paths stay readable meanwhile
+        with self._lock:
+            self._entries.pop(key, None)
+            self._entries[key] = (stamp, trace, trace_bytes(trace))
+            self._shrink()
         return trace
 
     def _shrink(self) -> None:
@@ -63,10 +67,12 @@ class TraceCache:
         return Path(path).absolute() in self._entries
 
     def discard(self, path: str | Path) -> None:
-        self._entries.pop(Path(path).absolute(), None)
+        with self._lock:
+            self._entries.pop(Path(path).absolute(), None)
 
     def clear(self) -> None:
-        self._entries.clear()
+        with self._lock:
+            self._entries.clear()
 
 
 def _stamp(path: Path) -> tuple[int, int]:

@@ -20,7 +20,7 @@ class WriteError(GpuvizError):
 
 def write_file(path: str | Path, write: Callable[[BinaryIO], object], what: str = "file") -> Path:
     """Write `path` through `write(file)` so that it either holds everything or is left as it was."""
-    with replaced(path, what) as temporary:
+    with replaced(path, what, synced=True) as temporary:
         with _open_new(temporary) as stream:
             write(stream)
             stream.flush()
@@ -37,9 +37,11 @@ def write_text(path: str | Path, text: str, what: str = "file") -> Path:
 
 
 @contextmanager
-def replaced(path: str | Path, what: str = "file", check: Callable[[Path], str | None] | None = None) -> Iterator[Path]:
+def replaced(path: str | Path, what: str = "file", check: Callable[[Path], str | None] | None = None,
+             synced: bool = False) -> Iterator[Path]:  # fmt: skip
     """Yield a temporary path beside `path` for a writer that only takes file names (Qt); once it is
-    written and `check(temporary)` finds nothing wrong (it returns the problem, or None), it replaces `path`."""
+    written and `check(temporary)` finds nothing wrong (it returns the problem, or None), it is synced
+    (unless the writer did: `synced`) and replaces `path`."""
     path = Path(path)
     _check_target(path, what)
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
@@ -48,7 +50,8 @@ def replaced(path: str | Path, what: str = "file", check: Callable[[Path], str |
         problem = _problem_with(temporary, check)
         if problem:
             raise OSError(problem)
-        _sync(temporary)
+        if not synced:
+            _sync(temporary)
         os.replace(temporary, path)
     except OSError as exc:
         raise WriteError(f"cannot write the {what} {path}: {_reason(exc)}; nothing was written") from None

@@ -65,7 +65,8 @@ def _is(*types: type) -> Callable[[object], bool]:
 
 
 def _number(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+    """Any finite number: a GPU's event timer can report a launch as slightly negative."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _array_entry(v: object) -> bool:
@@ -73,15 +74,20 @@ def _array_entry(v: object) -> bool:
         return False
     if not (_list_of(_whole(0, 2**62))(v.get("shape")) and len(v["shape"]) <= 32):
         return False
+    if not isinstance(v.get("dtype"), str):  # np.dtype(None) would be float64
+        return False
     try:
-        dtype = np.dtype(v.get("dtype"))
+        dtype = np.dtype(v["dtype"])
     except (TypeError, ValueError, SyntaxError):
         return False
     return not dtype.hasobject and math.prod(v["shape"]) <= 2**62
 
 
 def _outcome_meta(v: object) -> bool:
-    return isinstance(v, dict) and _whole(1, 10**6)(v.get("runs")) and _list_of(_whole(-(2**63), 2**63))(v.get("seeds"))
+    if not (isinstance(v, dict) and _whole(1, 10**6)(v.get("runs"))):
+        return False
+    seeds = v.get("seeds")
+    return _list_of(_whole(-(2**63), 2**63))(seeds) and len(seeds) == v["runs"]
 
 
 WHOLE = _whole(-(2**63), 2**63 - 1)
@@ -111,7 +117,7 @@ META = {
     "source_lines": (False, lambda v: isinstance(v, list) and len(v) == 2 and all(map(_whole(0, 10**9), v)),
                      "first and last line"),  # fmt: skip
     "device_facts": (False, _is(dict), "a JSON object"),
-    "outcomes": (False, _outcome_meta, "runs and seeds"),
+    "outcomes": (False, _outcome_meta, "a number of runs and one seed for each"),
 }
 
 
@@ -163,8 +169,9 @@ def _accesses(columns: dict, meta: dict) -> dict[str, np.ndarray]:
     _within(out["kind"], 0, len(KIND_NAMES), "access.kind")
     _within(out["line"], 0, 2**31, "access.line")
     _within(out["epoch"], 0, 2**31, "access.epoch")
-    if length:
-        _within(out["index"], 0, sizes[out["array"].astype(np.intp)], "access.index")
+    if length:  # one bound for all when the log names one array (the usual case), else one per access
+        bounds = sizes[0] if len(sizes) == 1 else sizes[out["array"].astype(np.intp)]
+        _within(out["index"], 0, bounds, "access.index")
     return {key: out[key].astype(dtype, copy=False) for key, dtype in ACCESS_COLUMNS.items()}
 
 
@@ -185,11 +192,12 @@ def _outcomes(columns: dict, args: dict) -> dict[str, np.ndarray]:
     outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
     for key, values in outcomes.items():
         name, _, kind = key.rpartition(".")
-        if name not in args or kind not in ("runs", "lost", "sequential") or values.dtype.kind not in "fiub":
+        if name not in args or kind not in ("runs", "lost", "sequential") or values.dtype.kind not in "fiubc":
             raise _Bad(f"outcome.{key} is not an outcome of an array argument of the launch")
         shape = args[name][0].shape
         runs = outcomes.get(f"{name}.runs")
-        wanted = {"runs": values.shape[1:] == shape and len(values) > 0, "sequential": values.shape == shape,
+        wanted = {"runs": values.ndim >= 1 and values.shape[0] > 0 and values.shape[1:] == shape,
+                  "sequential": values.shape == shape,
                   "lost": runs is not None and values.shape == runs.shape}  # fmt: skip
         if not wanted[kind]:
             raise _Bad(f"outcome.{key} has shape {values.shape}, which does not fit {name}{shape}")
@@ -233,6 +241,15 @@ def _column(columns: dict, key: str, dtype: type, shape: tuple, kinds: str) -> n
 
 def _within(values: np.ndarray, low: int, high, key: str) -> None:
     """Every value in [low, high): `high` may be a number, one bound per axis, or one per value."""
+    if not values.size:
+        return
+    high = np.asarray(high)
+    per_value = high.shape == values.shape
+    axis = 0 if values.ndim > 1 and high.ndim == 1 else None
+    if values.min(axis=axis).min() >= low and (
+        (values < high).all() if per_value else (values.max(axis=axis) < high).all()
+    ):
+        return  # the usual case: two reductions, no masks the size of the column
     outside = (values < low) | (values >= high)
     if outside.any():
         where = tuple(int(i) for i in np.argwhere(outside)[0])
@@ -252,7 +269,7 @@ def _json(columns: dict, key: str) -> object:
         raise _Bad(f"incomplete trace, it has no {key!r}")
     try:
         return json.loads(_text(columns, key))
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, too deep, a number of 5000 digits
         raise _Bad(f"incomplete trace, its {key} is broken JSON ({type(exc).__name__})") from None
 
 

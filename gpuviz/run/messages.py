@@ -19,6 +19,7 @@ class RunRequest:
     out_dir: str
     options: RunOptions = field(default_factory=RunOptions)
     overrides: tuple[tuple[int, tuple, tuple], ...] = ()  # (launch index, grid, block)
+    timeout: float | None = None  # seconds; the run then ends with RunFailed saying where it was
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import contextlib
 import io
 import traceback
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 from gpuviz.core.events import LogLine, Stage
@@ -18,11 +19,14 @@ from gpuviz.run.messages import Message, RunFailed, RunFinished, RunRequest, Scr
 __all__ = ["RunRequest", "execute", "worker_main"]
 
 
-def execute(request: RunRequest, send: Callable[[Message], None]) -> None:
-    """Run the script, sending its events, traces and errors through `send`; RunFinished comes last."""
+def execute(request: RunRequest, send: Callable[[Message], None],
+            last_words: Callable[[str], None] | None = None) -> None:  # fmt: skip
+    """Run the script, sending its events, traces and errors through `send`; RunFinished comes last.
+    `last_words(message)` is called when a run past its timeout cannot be interrupted (the process ends)."""
     from gpuviz.core.errors import GpuvizError
     from gpuviz.program.script import run_script
     from gpuviz.run.session import Session
+    from gpuviz.run.watchdog import Watchdog
 
     overrides = {index: (grid, block) for index, grid, block in request.overrides}
 
@@ -34,7 +38,11 @@ def execute(request: RunRequest, send: Callable[[Message], None]) -> None:
     printed = _Printed(send)
     try:
         send(Stage("starting", "starting"))
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        limit = None
+        if request.timeout:
+            limit = Watchdog(request.timeout, session, request.script, on_stuck=last_words,
+                             hint="give it a longer timeout")  # fmt: skip
+        with limit or nullcontext(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
             run_script(request.script, session)
         if session.records:
             ok = True
@@ -80,4 +88,12 @@ def worker_main(request: RunRequest, queue) -> None:
     die_with_parent()
     keep_freed_memory()
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
-    execute(request, queue.put)
+    execute(request, queue.put, lambda message: _last_words(queue, message))
+
+
+def _last_words(queue, message: str) -> None:
+    """Answer the app before the process ends: the queue's feeder thread must deliver first."""
+    queue.put(RunFailed(message))
+    queue.put(RunFinished(False))
+    queue.close()
+    queue.join_thread()

@@ -64,16 +64,16 @@ class Session:
         self._guard(py_func.__name__, config, tuple(args))
         self.notify(Stage("running", f"running {py_func.__name__} ({config.threads:,} threads)"))
         started = time.perf_counter()
-        self.running = (py_func.__name__, started)
+        self.running = (py_func.__name__, started)  # what a timeout reports (run/watchdog.py)
         try:
             trace = self.backend.run(py_func, config, tuple(args), self.options, notify=self.notify)
+            seconds = time.perf_counter() - started
+            if self.options.repeat > 1:
+                repeat_launch(self.backend, py_func, config, trace, self.options)
         finally:
             self.running = None
-        seconds = time.perf_counter() - started
         index = len(self.records)
         trace.meta["launch"] = index
-        if self.options.repeat > 1:
-            repeat_launch(self.backend, py_func, config, trace, self.options)
         self.notify(Stage("analysing", f"analysing {trace.kernel}"))
         trace.analysis = analyse(trace)  # once, here: every reader of the trace reads this
         races = race_summary(trace)

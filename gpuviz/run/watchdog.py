@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
@@ -22,6 +23,7 @@ from gpuviz.core.launch import format_dims
 
 GRACE_SECONDS = 5.0
 EXIT_STUCK = 124  # as timeout(1) exits
+CLI_HINT = "give it longer with --timeout"
 
 
 class RunTimeout(GpuvizError):
@@ -31,11 +33,14 @@ class RunTimeout(GpuvizError):
 class Watchdog:
     """Context manager: interrupts the main thread after `seconds`; `message` says where it was."""
 
-    def __init__(self, seconds: float, session, script: str | Path, grace: float = GRACE_SECONDS):
+    def __init__(self, seconds: float, session, script: str | Path, grace: float = GRACE_SECONDS,
+                 on_stuck: Callable[[str], None] | None = None, hint: str = CLI_HINT):  # fmt: skip
         if not seconds > 0:
             raise GpuvizError(f"--timeout {seconds}: give a number of seconds above 0")
         self.seconds, self.session, self.script, self.grace = seconds, session, os.path.abspath(script), grace
         self.message: str | None = None
+        self.on_stuck = on_stuck or _print_error  # the last words before the process ends
+        self.hint = hint
         self._done = threading.Event()
         self._lock = threading.Lock()  # the run ending and the time running out do not cross
         self._main = threading.main_thread().ident
@@ -60,12 +65,15 @@ class Watchdog:
             if self._done.is_set():
                 return
             frame = sys._current_frames().get(self._main)
-            self.message = f"timed out after {self.seconds:g} s {where(frame, self.session, self.script)}; " \
-                           "give it longer with --timeout"  # fmt: skip
+            self.message = f"timed out after {self.seconds:g} s {where(frame, self.session, self.script)}; {self.hint}"
             _interrupt(self._main)
         if not self._done.wait(self.grace):  # not back in Python: a native call that never returns
-            print(f"error: {self.message}", file=sys.stderr, flush=True)
+            self.on_stuck(self.message)
             os._exit(EXIT_STUCK)
+
+
+def _print_error(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr, flush=True)
 
 
 def _interrupt(thread_id: int) -> None:
