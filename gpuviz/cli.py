@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         "as OUT/NNN-<kernel>.npz.",
     )
     run.add_argument("script", help="a Python script that launches numba-cuda kernels")
+    run.add_argument("--allow-errors", action="store_true",
+                     help="exit 0 even when a launch had memory errors (as a GPU stays silent)")  # fmt: skip
     run.add_argument("script_args", nargs="*", help="arguments for the script, after --")
     run.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                      help="auto (GPU if usable, else simulator), sim or gpu (default: auto)")  # fmt: skip
@@ -121,6 +123,10 @@ def _run(args: argparse.Namespace) -> int:
         raise
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
+    faulty = [r for r in session.records if r.errors]
+    if faulty and not args.allow_errors:
+        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors (exit status 1; --allow-errors gives 0)")
+        return 1
     return 0
 
 
@@ -195,6 +201,8 @@ def _races(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
+    from gpuviz.core.analysis.memcheck import format_errors
+
     trace = gpuviz.load(args.trace)
     meta = trace.meta
     print(f"kernel   {meta['kernel']}  (launch {meta.get('launch', 0)}, backend {meta['backend']})")
@@ -215,6 +223,8 @@ def _info(args: argparse.Namespace) -> int:
         _print_outcomes(trace)
     for warning in meta.get("warnings", []):
         print(f"warning  {warning}")
+    for line in format_errors(trace):
+        print(f"errors   {line}" if line.startswith("memory") else f"         {line}")
     return 0
 
 

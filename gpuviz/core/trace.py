@@ -36,6 +36,7 @@ ACCESS_COLUMNS = {
     "value": np.float64,  # value read or written (atomics: the value after the update)
 }
 READ, WRITE, ATOMIC = 0, 1, 2
+GRID_EPOCH = 1 << 16  # a grid-wide barrier (cooperative groups) adds this to "epoch"; block barriers add 1
 KIND_NAMES = ("read", "write", "atomic")
 
 
@@ -51,6 +52,13 @@ class Trace:
     outcomes: dict[str, np.ndarray] = field(default_factory=dict)
     # What the run computed once about the launch (JSON-able; e.g. "races"): read it, never recompute it.
     analysis: dict = field(default_factory=dict)
+    # Memory errors (out-of-bounds, uninitialised shared reads, barrier divergence), the first ones in
+    # full: {"kind", "thread" (global id), "line", "array", "element"}; meta["error_count"] counts all.
+    errors: list[dict] = field(default_factory=list)
+
+    @property
+    def error_count(self) -> int:
+        return int(self.meta.get("error_count", len(self.errors)))
 
     @property
     def kernel(self) -> str:
@@ -108,6 +116,8 @@ class Trace:
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
         if self.analysis:
             columns["analysis"] = np.array(json.dumps(self.analysis))
+        if self.errors:
+            columns["errors"] = np.array(json.dumps(self.errors))
         for name, values in self.threads.items():
             columns[f"thread.{name}"] = values
         for name, (before, after) in self.args.items():
@@ -160,7 +170,21 @@ def _from_columns(columns: dict[str, np.ndarray], name: str) -> Trace:
     outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
     if fmt == "gpuviz-trace/1" and isinstance(meta, dict) and "args" in meta:
         meta["param_names"] = meta.pop("args")
-    return Trace(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=outcomes, analysis=analysis)
+    trace = Trace(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=outcomes, analysis=analysis)
+    trace.errors = _errors_member(columns, name)
+    return trace
+
+
+def _errors_member(columns: dict[str, np.ndarray], name: str) -> list[dict]:
+    if "errors" not in columns:
+        return []
+    try:
+        errors = json.loads(str(columns["errors"]))
+    except json.JSONDecodeError as exc:
+        raise TraceFormatError(f"{name}: broken 'errors' member: {exc}") from None
+    if not isinstance(errors, list):
+        raise TraceFormatError(f"{name}: the 'errors' member is not a list")
+    return errors
 
 
 def new_trace(
@@ -182,11 +206,14 @@ def new_trace(
     truncated: bool = False,
     warnings: list[str] | None = None,
     seconds: float = 0.0,
+    errors: list[dict] | None = None,
+    error_count: int | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
     `source` is the kernel's source (name, text, filename, first_line, last_line); `values` are the
-    arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend.
+    arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend;
+    `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all.
     """
     meta = {
         "kernel": source.name,
@@ -211,8 +238,9 @@ def new_trace(
         "truncated": bool(truncated),
         "warnings": list(warnings or []),
         "seconds": seconds,
+        "error_count": int(error_count if error_count is not None else len(errors or [])),
     }
-    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
+    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
 
 
 def _real_scalar(value):

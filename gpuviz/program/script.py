@@ -84,7 +84,8 @@ def shims_for(backend_name: str):
     from gpuviz.program.shims import cuda as cuda_shim
     from gpuviz.program.shims import cupy as cupy_shim
 
-    replaced = {"numba.cuda": cuda_shim, "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}
+    replaced = {"numba.cuda": cuda_shim, "numba.cuda.random": cuda_shim.random, "numba.cuda.types": cuda_shim.types,
+                "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}  # fmt: skip
     numba = _numba_module()
     if "numba" not in sys.modules or sys.modules["numba"] is not numba:
         replaced["numba"] = numba

@@ -193,7 +193,8 @@ class PreparedLaunch:
             raise _compile_error(exc, self.compiled.program) from None
 
     def launch(self) -> None:
-        self.compiled.kernel[self.config.grid, self.config.block](*self.all_arguments())
+        config = self.config
+        self.compiled.kernel[config.grid, config.block, 0, config.shared_bytes](*self.all_arguments())
 
     def reset_counter(self) -> None:
         self.counter.copy_to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))

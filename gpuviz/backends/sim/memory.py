@@ -10,6 +10,8 @@ from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
 
 _FLUSH_EVERY = 1 << 18
+MAX_STATIC_SHARED = 48 * 1024  # bytes of static shared memory a kernel may declare per block (ptxas)
+MAX_LOCAL = 512 * 1024  # bytes of local memory per thread (the CUDA limit)
 
 
 class ArrayTable:
@@ -20,6 +22,8 @@ class ArrayTable:
         self.ids: dict[int, int] = {}
         self.names: dict[int, str] = {}  # id(object) -> name, for error messages
         self._sites: dict[str, int] = {}
+        self.static_shared = 0  # bytes of the static shared arrays declared so far, per block
+        self.written: dict[int, np.ndarray] = {}  # id(shared array) -> which elements were written
 
     def add_global(self, name: str, array: np.ndarray) -> int:
         if id(array) in self.ids:
@@ -34,6 +38,15 @@ class ArrayTable:
             self._sites[site] = self._add(name, "shared", dtype, shape)
         return self._sites[site]
 
+    def add_const(self, name: str, array: np.ndarray) -> int:
+        """A read-only array the kernel reads: a module-global array frozen at compile time, or
+        cuda.const.array_like's copy."""
+        if id(array) in self.ids:
+            return self.ids[id(array)]
+        aid = self._add(name, "const", array.dtype, array.shape)
+        self.bind(array, aid, name)
+        return aid
+
     def bind(self, array: np.ndarray, aid: int, name: str) -> None:
         self.ids[id(array)] = aid
         self.names[id(array)] = name
@@ -41,6 +54,7 @@ class ArrayTable:
     def unbind(self, array: np.ndarray) -> None:
         self.ids.pop(id(array), None)
         self.names.pop(id(array), None)
+        self.written.pop(id(array), None)
 
     def _add(self, name: str, space: str, dtype: np.dtype, shape: tuple) -> int:
         self.entries.append(
@@ -125,6 +139,38 @@ class ThreadFault(Exception):
     """An error one thread hit, already worded for people; the engine adds who and where."""
 
 
+class MemoryFault(ThreadFault):
+    """An out-of-bounds access: recorded as a memory error; the thread stops, the launch goes on."""
+
+    def __init__(self, message: str, kind: str, array: str, index: object):
+        super().__init__(message)
+        self.kind, self.array, self.index = kind, array, index
+
+
+class ErrorLog:
+    """Memory errors of one launch, as compute-sanitizer lists them: kind, thread, line, array, element.
+    Every error is counted; the first MAX_ERRORS are kept in full."""
+
+    MAX_ERRORS = 1000
+
+    def __init__(self) -> None:
+        self.errors: list[dict] = []
+        self.count = 0
+
+    def add(self, kind: str, thread: int, line: int | None, array: str | None, index: object) -> None:
+        self.count += 1
+        if len(self.errors) < self.MAX_ERRORS:
+            element = list(index) if isinstance(index, tuple) else index
+            self.errors.append({"kind": kind, "thread": int(thread), "line": line, "array": array,
+                                "element": _plain(element)})  # fmt: skip
+
+
+def _plain(element):
+    if isinstance(element, list):
+        return [_plain(e) for e in element]
+    return element.item() if hasattr(element, "item") else element
+
+
 def _inc(old, limit):
     return 0 if old >= limit else old + 1
 
@@ -150,21 +196,36 @@ ATOMIC_OPS = {
 }
 
 
-def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tuple) -> dict:
-    """The functions and constants an instrumented kernel calls, bound to one launch."""
+def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tuple, shared_bytes: int = 0,
+               errors: ErrorLog | None = None) -> dict:  # fmt: skip
+    """The functions and constants an instrumented kernel calls, bound to one launch. Shared arrays
+    remember which elements were written, so reads of uninitialised shared memory are reported."""
+    errors = errors if errors is not None else ErrorLog()
+    unwritten_shared = arrays.written
     ids_get = arrays.ids.get
     record = log.buffer.extend if log is not None else None
     bdx, bdy, bdz = block
     gdx, gdy, gdz = grid
 
-    def fault(array, index, exc):
-        return ThreadFault(describe_bad_index(array, index, arrays, exc))
+    def fault(array, index, exc, kind="read"):
+        message = describe_bad_index(array, index, arrays, exc)
+        if isinstance(exc, IndexError) and "out of bounds" in str(exc):
+            name = arrays.names.get(id(array), "a local array")
+            return MemoryFault(message, f"out-of-bounds {kind}", name, index)
+        return ThreadFault(message)
+
+    def check_initialised(t, array, index, line):
+        written = unwritten_shared.get(id(array))
+        if written is not None and not written[index]:
+            errors.add("uninitialised shared read", t.gid, line, arrays.names.get(id(array)), index)
 
     def ld(t, array, index, line, _=None):
         try:
             value = array[index]
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc) from None
+        if unwritten_shared:
+            check_initialised(t, array, index, line)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -178,9 +239,12 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         try:
             array[index] = value
         except (IndexError, TypeError) as exc:
-            raise fault(array, index, exc) from None
+            raise fault(array, index, exc, "write") from None
         except ValueError as exc:
             raise ThreadFault(f"cannot store {value!r}: {exc}") from None
+        written = unwritten_shared.get(id(array)) if unwritten_shared else None
+        if written is not None:
+            written[index] = True
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -195,7 +259,10 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             array[index] = ATOMIC_OPS[op](old, *operands)
             new = array[index]
         except (IndexError, TypeError) as exc:
-            raise fault(array, index, exc) from None
+            raise fault(array, index, exc, "atomic") from None
+        written = unwritten_shared.get(id(array)) if unwritten_shared else None
+        if written is not None:
+            written[index] = True
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -207,9 +274,48 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         array = block_arrays.get(site)
         if array is None:
             shape, dtype = _shape_dtype(shape_dtype, keywords)
+            if shape == 0:  # dynamic shared memory: the launch's 4th config item, in bytes
+                shape = shared_bytes // dtype.itemsize
+            elif site not in arrays._sites:
+                _count_static_shared(arrays, shape, dtype)
             array = np.zeros(shape, dtype)
             block_arrays[site] = array
             arrays.bind(array, arrays.shared_site(site, name, dtype, array.shape), name)
+            unwritten_shared[id(array)] = np.zeros(array.shape, bool)  # which elements were written
+        return array
+
+    def local(shape, dtype):
+        dtype = to_dtype(dtype)
+        size = math.prod(shape) if isinstance(shape, tuple) else int(shape)
+        if size * dtype.itemsize > MAX_LOCAL:
+            raise ThreadFault(
+                f"cuda.local.array of {size * dtype.itemsize:,} bytes per thread; a thread has at most "
+                f"{MAX_LOCAL:,} bytes (512 KiB) of local memory, and the GPU refuses the launch"
+            )
+        return np.zeros(shape, dtype)
+
+    def atomic_fn(t, op, line):
+        """cuda.atomic.<op> passed as a value: the atomic, bound to the thread that passed it."""
+        return lambda array, index, *operands: atomic(t, op, array, index, operands, line)
+
+    def ufunc(t, function, *operands):
+        """np.sin(x, r) inside a kernel: one recorded load per input element, one store per output."""
+        *operands, line = operands
+        inputs, outputs = operands[: function.nin], operands[function.nin :]
+        arrays_in = [a for a in inputs if isinstance(a, np.ndarray)]
+        if not arrays_in:
+            return function(*operands)
+        shape = np.broadcast_shapes(*(a.shape for a in arrays_in))
+        out = outputs[0] if outputs else np.zeros(shape, function(*(np.asarray(a).flat[0] for a in inputs)).dtype)
+        for index in np.ndindex(*shape):
+            values = [ld(t, a, index, line) if isinstance(a, np.ndarray) else a for a in inputs]
+            st(t, out, index, function(*values), line)
+        return out
+
+    def const(name, array):
+        if id(array) in arrays.ids:  # an array the table knows (an argument): the same array, as the GPU logs it
+            return array
+        arrays.add_const(name, array)  # a module-global: `environment` froze it already
         return array
 
     def grid(t, ndim):
@@ -230,13 +336,34 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_shared": shared,
         "_gv_grid": grid,
         "_gv_gridsize": gridsize,
-        "_gv_local": lambda shape, dtype: np.zeros(shape, to_dtype(dtype)),
-        "_gv_const": lambda array: array,
+        "_gv_local": local,
+        "_gv_const": const,
+        "_gv_ufunc": ufunc,
+        "_gv_atomic_fn": atomic_fn,
+        "_gv_this_grid": lambda: GRID_GROUP,
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
         **BIT_FUNCTIONS,
     }  # fmt: skip
+
+
+class _GridGroup:
+    """What cuda.cg.this_grid() gives: its .sync() is rewritten into a grid-wide barrier."""
+
+
+GRID_GROUP = _GridGroup()
+
+
+def _count_static_shared(arrays: ArrayTable, shape, dtype: np.dtype) -> None:
+    size = math.prod(shape) if isinstance(shape, tuple) else int(shape)
+    arrays.static_shared += size * dtype.itemsize
+    if arrays.static_shared > MAX_STATIC_SHARED:
+        raise ThreadFault(
+            f"the kernel declares {arrays.static_shared:,} bytes of static shared memory per block; at most "
+            f"{MAX_STATIC_SHARED:,} bytes (48 KiB) are allowed (ptxas: 'uses too much shared data'); "
+            f"use dynamic shared memory, kernel[grid, block, 0, nbytes] with cuda.shared.array(0, dtype)"
+        )
 
 
 def _shape_dtype(positional: tuple, keywords: dict) -> tuple:

@@ -17,7 +17,7 @@ import numpy as np
 
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace import GRID_EPOCH, Trace
 
 R, P, A = 0, 1, 2  # access classes: read, plain write, atomic
 MAX_EXAMPLE_EVENTS = 4096
@@ -53,13 +53,14 @@ class RaceReport:
     truncated: bool = False  # more racy locations than were described
     divergence: list[str] = field(default_factory=list)
     locations: int = 0  # racy locations found (may exceed len(races) when truncated)
+    racy_arrays: list[str] = field(default_factory=list)  # arrays of all racy locations, described or not
 
     @property
     def racy(self) -> bool:
         return self.locations > 0
 
     def arrays(self) -> list[str]:
-        return sorted({race.array for race in self.races})
+        return sorted(set(self.racy_arrays) | {race.array for race in self.races})
 
     def to_json(self) -> dict:
         return {
@@ -68,6 +69,7 @@ class RaceReport:
             "benign": [_race_json(r) for r in self.benign],
             "truncated": self.truncated,
             "locations": self.locations,
+            "racy_arrays": self.arrays(),
             "barrier_divergence": self.divergence,
         }
 
@@ -80,6 +82,7 @@ class RaceReport:
             truncated=bool(data.get("truncated", False)),
             divergence=list(data.get("barrier_divergence", [])),
             locations=int(data.get("locations", 0)),
+            racy_arrays=list(data.get("racy_arrays", [])),
         )
 
     def summary(self) -> str:
@@ -120,7 +123,10 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
     races = [race for race, benign in described if count_benign or not benign]
     benign = [race for race, is_benign in described if is_benign and not count_benign]
     undescribed = len(racy) - len(described)
+    names = [entry["name"] for entry in layout.arrays]
+    unseen = np.unique(racy.element[len(described) :] >> layout.array_shift)
     return RaceReport(
+        racy_arrays=sorted({race.array for race in races} | {names[int(a)] for a in unseen}),
         races=races[:max_locations],
         benign=benign[:max_locations],
         truncated=undescribed > 0 or len(races) > max_locations,
@@ -143,6 +149,10 @@ class _Layout:
         self.arrays = trace.meta.get("arrays", [])
         self.shared = np.array([a["space"] == "shared" for a in self.arrays] or [False], bool)
         self.index_bits = _bits(acc["index"])
+        # Grid-wide barriers order every thread: a location per grid epoch keeps them apart.
+        grid_epochs = acc["epoch"] // GRID_EPOCH
+        self.grid_bits = _bits(grid_epochs) if grid_epochs.any() else 0
+        self.array_shift = self.index_bits + self.grid_bits
         self.widths = [  # block, epoch, thread in block, class
             _bits(np.array([int(acc["thread"].max()) // self.per_block])),
             _bits(acc["epoch"]),
@@ -150,12 +160,15 @@ class _Layout:
             2,
         ]
         self.array_bits = _bits(np.array([len(self.arrays)]))
-        if self.array_bits + self.index_bits + sum(self.widths) > 63:
+        if self.array_bits + self.array_shift + sum(self.widths) > 63:
             raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
 
     def element_keys(self, rows=slice(None)) -> np.ndarray:
         acc = self.trace.accesses
-        return (acc["array"][rows].astype(np.int64) << self.index_bits) | acc["index"][rows]
+        key = (acc["array"][rows].astype(np.int64) << self.index_bits) | acc["index"][rows]
+        if self.grid_bits:
+            key = (key << self.grid_bits) | (acc["epoch"][rows] // GRID_EPOCH)
+        return key
 
     def packed_keys(self) -> np.ndarray:
         """(element, block, epoch, thread in block, class) in one int64 per access; the access
@@ -208,7 +221,7 @@ def _racy_locations(layout: _Layout) -> _Found:
     element, block, epoch, thread, cls, count = (c[keep] for c in (element, block, epoch, thread, cls, count))
     if len(element) == 0:
         return _Found(*(np.zeros(0, np.int64) for _ in range(4)))
-    shared = layout.shared[element >> layout.index_bits]
+    shared = layout.shared[element >> layout.array_shift]
     runs = _Runs(element, block, epoch, thread, shared)
     reads, writes, atomics = (runs.per_thread(count * (cls == c)) for c in (R, P, A))
     pairs = runs.pairs(reads + writes + atomics) - runs.pairs(reads) - runs.pairs(atomics)
