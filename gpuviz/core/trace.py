@@ -32,11 +32,31 @@ ACCESS_COLUMNS = {
     "index": np.int64,  # element, as a C-order linear index into the array's shape
     "kind": np.int8,  # READ, WRITE or ATOMIC
     "line": np.int32,  # source line in the user's file
-    "epoch": np.int32,  # how many barriers the thread had passed
+    "epoch": np.int32,  # barriers the thread had passed, in three fields (EPOCH_FIELDS below)
     "value": np.float64,  # value read or written (atomics: the value after the update)
 }
 READ, WRITE, ATOMIC = 0, 1, 2
-GRID_EPOCH = 1 << 16  # a grid-wide barrier (cooperative groups) adds this to "epoch"; block barriers add 1
+# "epoch" packs three counters, each kept modulo its width (a wrapped counter makes two accesses look
+# unordered, never ordered: the analysis may then over-report a race, never miss one):
+# block barriers (syncthreads, and grid syncs) in bits 0-15, grid-wide barriers in bits 16-23, and
+# whole-warp syncwarps in bits 24-30. A backend that counts only block barriers writes plain counts.
+EPOCH_FIELDS = {"block": (0, 16), "grid": (16, 8), "warp": (24, 7)}  # name: (first bit, width)
+GRID_EPOCH = 1 << 16
+
+
+def epoch_field(epoch, name: str):
+    """One counter of the packed epoch (works on ints and arrays)."""
+    shift, width = EPOCH_FIELDS[name]
+    return (epoch >> shift) & ((1 << width) - 1)
+
+
+def bump_epoch(epoch: int, *names: str) -> int:
+    """The epoch with these counters one higher (each wraps within its field, never carrying)."""
+    for name in names:
+        shift, width = EPOCH_FIELDS[name]
+        mask = ((1 << width) - 1) << shift
+        epoch = (epoch & ~mask) | ((epoch + (1 << shift)) & mask)
+    return epoch
 KIND_NAMES = ("read", "write", "atomic")
 
 
@@ -208,12 +228,14 @@ def new_trace(
     seconds: float = 0.0,
     errors: list[dict] | None = None,
     error_count: int | None = None,
+    printed: list[dict] | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
     `source` is the kernel's source (name, text, filename, first_line, last_line); `values` are the
     arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend;
-    `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all.
+    `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all;
+    `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"].
     """
     meta = {
         "kernel": source.name,
@@ -240,6 +262,8 @@ def new_trace(
         "seconds": seconds,
         "error_count": int(error_count if error_count is not None else len(errors or [])),
     }
+    if printed:
+        meta["printed"] = list(printed)
     return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
 
 

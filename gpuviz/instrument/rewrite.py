@@ -166,7 +166,8 @@ class KernelRewriter(ast.NodeTransformer):
         self._loaded = names.loaded
         self.private = self._private_arrays()
         self.grid_groups = self._grid_groups()
-        self.literal_locals = constant_locals(source.node)
+        # numba specialises a device function on literal arguments: its parameters may be constants
+        self.literal_locals = constant_locals(source.node) | (set() if is_kernel else set(self.params))
         self.cooperative = False
         self._target_name = "shared"
 
@@ -359,8 +360,29 @@ class KernelRewriter(ast.NodeTransformer):
         both = ast.Tuple([call, ast.Yield(None)], ast.Load())
         return ast.Subscript(both, ast.Constant(0), ast.Load())
 
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        value = self.env.get(node.id) if node.id not in self.locals else None
+        if self.yields and isinstance(node.ctx, ast.Load) and is_device_function(value):
+            # a device function passed as a value: callable through `_gv_call` by whoever receives it
+            name = value.py_func.__name__
+            self.devices[name] = value
+            return ast.copy_location(
+                ast.Call(ast.Name("_gv_device_value", ast.Load()), [ast.Name(f"_gv_dev_{name}", ast.Load())], []),
+                node,
+            )
+        return node
+
     def _call_function(self, node: ast.Call) -> ast.expr:
         func = node.func
+        if self.yields and isinstance(func, ast.Name) and func.id in self.locals:
+            # a function held in a variable (a device function or an atomic passed in): it may pause
+            node = self.generic_visit(node)
+            call = ast.Call(ast.Name("_gv_call", ast.Load()), [node.func, ast.Name("_t", ast.Load()), *node.args],
+                            node.keywords)  # fmt: skip
+            return ast.copy_location(ast.YieldFrom(call), node)
+        if self.yields and isinstance(func, ast.Name) and func.id == "print" and func.id not in self.locals:
+            node = self.generic_visit(node)  # print() on a GPU: its text belongs to the thread that printed
+            return ast.copy_location(self._hook("_gv_print", node.args, node.lineno, False), node)
         if isinstance(func, ast.Name) and func.id not in self.locals and func.id in self.env:
             value = self.env[func.id]
             if getattr(value, "_gpuviz_is_kernel", False):

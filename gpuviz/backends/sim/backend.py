@@ -147,5 +147,5 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
         snapshots={n: (before[n], after[n]) for n in before}, arrays=arrays.entries, threads=threads,
         accesses=accesses, level=level, schedule=options.schedule, seed=options.seed,
         truncated=bool(log.truncated) if log else False, warnings=schedule.warnings, seconds=seconds,
-        errors=errors.errors, error_count=errors.count,
+        errors=errors.errors, error_count=errors.count, printed=errors.printed,
     )  # fmt: skip

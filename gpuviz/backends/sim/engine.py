@@ -24,7 +24,7 @@ from gpuviz.backends.sim.memory import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.warp import resolve_collectives
 from gpuviz.core.errors import KernelError
 from gpuviz.core.launch import LaunchConfig, format_dims
-from gpuviz.core.trace import GRID_EPOCH
+from gpuviz.core.trace import bump_epoch
 from gpuviz.instrument.rewrite import BARRIER
 
 RUN, WAIT, RESUME, DONE = 0, 1, 2, 3
@@ -216,7 +216,7 @@ class Executor:
         """Every live thread of the grid reached this.grid().sync(): all go on, one grid epoch later."""
         waiting, self.grid_waiting = self.grid_waiting, []
         for lane in waiting:
-            lane.ep += GRID_EPOCH
+            lane.ep = bump_epoch(lane.ep, "block", "grid")
             lane.state = RESUME
             lane.warp.resume.append((lane, None))
 
@@ -241,7 +241,7 @@ class Executor:
             )
         block.arrived = 0
         for lane in waiting:
-            lane.ep += 1
+            lane.ep = bump_epoch(lane.ep, "block")
             lane.state = RESUME
             lane.warp.resume.append((lane, value))
 

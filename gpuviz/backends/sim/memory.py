@@ -149,13 +149,14 @@ class MemoryFault(ThreadFault):
 
 class ErrorLog:
     """Memory errors of one launch, as compute-sanitizer lists them: kind, thread, line, array, element.
-    Every error is counted; the first MAX_ERRORS are kept in full."""
+    Every error is counted; the first MAX_ERRORS are kept in full. Also what threads print."""
 
     MAX_ERRORS = 1000
 
     def __init__(self) -> None:
         self.errors: list[dict] = []
         self.count = 0
+        self.printed: list[dict] = []  # print() inside the kernel: thread, line, text
 
     def add(self, kind: str, thread: int, line: int | None, array: str | None, index: object) -> None:
         self.count += 1
@@ -214,6 +215,13 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             return MemoryFault(message, f"out-of-bounds {kind}", name, index)
         return ThreadFault(message)
 
+    def mark_written(array, index):
+        written = unwritten_shared.get(id(array))
+        if written is not None:
+            written[index] = True
+        elif array.base is not None and id(array.base) in unwritten_shared:
+            unwritten_shared[id(array.base)][...] = True  # through a slice of it: no longer tracked per element
+
     def check_initialised(t, array, index, line):
         written = unwritten_shared.get(id(array))
         if written is not None and not written[index]:
@@ -242,9 +250,8 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             raise fault(array, index, exc, "write") from None
         except ValueError as exc:
             raise ThreadFault(f"cannot store {value!r}: {exc}") from None
-        written = unwritten_shared.get(id(array)) if unwritten_shared else None
-        if written is not None:
-            written[index] = True
+        if unwritten_shared:
+            mark_written(array, index)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -260,9 +267,8 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             new = array[index]
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc, "atomic") from None
-        written = unwritten_shared.get(id(array)) if unwritten_shared else None
-        if written is not None:
-            written[index] = True
+        if unwritten_shared:
+            mark_written(array, index)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -297,6 +303,13 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
     def atomic_fn(t, op, line):
         """cuda.atomic.<op> passed as a value: the atomic, bound to the thread that passed it."""
         return lambda array, index, *operands: atomic(t, op, array, index, operands, line)
+
+    def kernel_print(t, *values):
+        *values, line = values
+        text = " ".join(str(v) for v in values)
+        if len(errors.printed) < errors.MAX_ERRORS * 10:
+            errors.printed.append({"thread": t.gid, "line": line, "text": text})
+        print(text)
 
     def ufunc(t, function, *operands):
         """np.sin(x, r) inside a kernel: one recorded load per input element, one store per output."""
@@ -339,6 +352,9 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_local": local,
         "_gv_const": const,
         "_gv_ufunc": ufunc,
+        "_gv_print": kernel_print,
+        "_gv_call": call_value,
+        "_gv_device_value": DeviceValue,
         "_gv_atomic_fn": atomic_fn,
         "_gv_this_grid": lambda: GRID_GROUP,
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
@@ -346,6 +362,22 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_warpsize": 32,
         **BIT_FUNCTIONS,
     }  # fmt: skip
+
+
+class DeviceValue:
+    """A device function passed as a value (`cast_func` in numba's atomics tests): `_gv_call` runs it."""
+
+    __slots__ = ("generator_function",)
+
+    def __init__(self, generator_function):
+        self.generator_function = generator_function
+
+
+def call_value(function, t, *args, **kwargs):
+    """A call through a variable: a device function runs as one (it may pause), anything else is called."""
+    if isinstance(function, DeviceValue):
+        return (yield from function.generator_function(t, *args, **kwargs))
+    return function(*args, **kwargs)
 
 
 class _GridGroup:

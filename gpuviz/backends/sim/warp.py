@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from gpuviz.core.trace import bump_epoch
+
 
 def resolve_collectives(waiting: list) -> list[tuple[object, object]]:
     """The value each waiting lane gets back; lanes meet per (operation, source line)."""
@@ -21,6 +23,11 @@ def _args(lane) -> tuple:
 
 
 def _syncwarp(lanes):
+    """Orders memory among the lanes that meet here. Only a syncwarp of every live lane of the warp
+    counts (a warp epoch): for a partial mask the race analysis stays conservative (unordered)."""
+    if len(lanes) == lanes[0].warp.live:
+        for lane in lanes:
+            lane.ep = bump_epoch(lane.ep, "warp")
     return [(lane, None) for lane in lanes]
 
 
