@@ -26,11 +26,12 @@ def refused_argument(value: object) -> str | None:
 
 
 def check_arguments(program, args: tuple) -> None:
-    """One line naming the kernel's definition line and the first argument numba-cuda would refuse."""
-    for name, value in zip(program.params, args):
+    """One line naming the first argument numba-cuda would refuse, at its parameter's line."""
+    parameters = program.kernel.source.node.args.args
+    for parameter, value in zip(parameters, args):
         why = refused_argument(value)
         if why:
-            line = program.kernel.source.first_line
+            name, line = parameter.arg, parameter.lineno
             raise KernelSourceError(
                 f"{program.name}, line {line}: argument '{name}' is {why}; numba-cuda kernels take arrays of "
                 f"numbers (or records), numbers, booleans and tuples of them",

@@ -182,12 +182,12 @@ class KernelRewriter(ast.NodeTransformer):
             what = UNSUPPORTED.get(type(node))
             if what:
                 self._fail(node, f"{what} are not supported in CUDA kernels")
+        for node, message in refusals(self.source.node, self.env, self.is_kernel, self.locals):
+            self._fail(node, message)
         known = self.locals | set(self.env) | set(dir(builtins))
         for node in self._loaded:
             if node.id not in known:
                 self._fail(node, f"name '{node.id}' is not defined")
-        for node, message in refusals(self.source.node, self.env, self.is_kernel, self.locals):
-            self._fail(node, message)
 
     def global_arrays(self) -> dict[str, object]:
         """Module-level (or closed-over) arrays the function reads: numba freezes them as constants."""
