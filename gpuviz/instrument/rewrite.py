@@ -62,6 +62,7 @@ PLAIN_CALLS = {
     "threadfence": ("_gv_noop", False),
     "threadfence_block": ("_gv_noop", False),
     "threadfence_system": ("_gv_noop", False),
+    "nanosleep": ("_gv_noop", False),
     "popc": ("_gv_popc", False),
     "brev": ("_gv_brev", False),
     "clz": ("_gv_clz", False),

@@ -19,6 +19,7 @@ import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
+from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
 from gpuviz.core.errors import KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
@@ -234,12 +235,13 @@ class PreparedLaunch:
             elif hasattr(value, "__cuda_array_interface__"):
                 after[name] = self.cuda.as_cuda_array(value).copy_to_host()
         program = self.compiled.program
+        errors, error_count = recorded_out_of_bounds(accesses, entries)
         return new_trace(
             source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
             param_names=program.params, values=self.args,
             snapshots={name: (self.before[name], after[name]) for name in self.before}, arrays=entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
-            truncated=truncated, seconds=seconds,
+            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count,
         )  # fmt: skip
 
     def _accesses(self):

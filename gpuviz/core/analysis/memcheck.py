@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from gpuviz.core.launch import format_dims
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace import KIND_NAMES, Trace
+
+MAX_KEPT = 1000
 
 NOTE = (
     "gpuviz stops only the faulting threads (reads give 0, writes are dropped) and lets the launch finish; "
@@ -57,3 +61,21 @@ def _element(error: dict) -> str:
         return ""
     shown = format_dims(element) if isinstance(element, list) else str(element)
     return f", element {shown}"
+
+
+def recorded_out_of_bounds(accesses: dict[str, np.ndarray] | None, arrays: list[dict]) -> tuple[list[dict], int]:
+    """Out-of-bounds accesses among those a backend recorded without stopping them (the GPU backend
+    logs the element a thread touched; an element past the array's end is one): the first ones in
+    full, and how many there were."""
+    if accesses is None or not len(accesses["thread"]) or not arrays:
+        return [], 0
+    sizes = np.array([int(np.prod(a["shape"])) if a["shape"] else 1 for a in arrays], np.int64)
+    bad = np.flatnonzero(accesses["index"] >= sizes[accesses["array"].astype(np.int64)])
+    errors = [
+        {"kind": f"out-of-bounds {KIND_NAMES[int(accesses['kind'][row])]}", "thread": int(accesses["thread"][row]),
+         "line": int(accesses["line"][row]), "array": arrays[int(accesses["array"][row])]["name"],
+         "element": int(accesses["index"][row])}
+        for row in bad[:MAX_KEPT]
+    ]  # fmt: skip
+    return errors, len(bad)
+

@@ -8,6 +8,8 @@ docs/simulator.md has the table of every numba.cuda name and what supports it.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice
@@ -42,7 +44,7 @@ class _Intrinsic:
 _INTRINSICS = """
 threadIdx blockIdx blockDim gridDim laneid warpsize grid gridsize syncthreads syncthreads_count
 syncthreads_and syncthreads_or syncwarp activemask shfl_sync shfl_up_sync shfl_down_sync
-shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const threadfence
+shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const threadfence nanosleep
 threadfence_block threadfence_system popc brev clz ffs fma cbrt selp cg
 """.split()
 globals().update({name: _Intrinsic(name) for name in _INTRINSICS})
@@ -85,7 +87,14 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C") -> np.ndarray
     return np.zeros(shape, to_dtype(dtype), order=order)
 
 
-mapped_array = pinned_array
+mapped_array = managed_array = pinned_array
+
+
+def pinned_array_like(ary) -> np.ndarray:
+    return np.zeros_like(np.asarray(ary))
+
+
+mapped_array_like = pinned_array_like
 
 
 def as_cuda_array(obj, sync=True) -> DeviceArray:
@@ -187,9 +196,49 @@ def default_stream() -> _Stream:
     return _Stream()
 
 
+legacy_default_stream = per_thread_default_stream = default_stream
+
+
+def external_stream(ptr) -> _Stream:
+    return _Stream()
+
+
+@contextmanager
+def _nothing(*args, **kwargs):
+    yield args[0] if args else None
+
+
+pinned = mapped = defer_cleanup = profiling = _nothing
+
+
+def profile_start() -> None:
+    """Profiling markers mean nothing on the simulator."""
+
+
+profile_stop = profile_start
+
+
+def event_elapsed_time(start: _Event, end: _Event) -> float:
+    return start.elapsed_time(end)
+
+
+def list_devices() -> list[_Device]:
+    return [get_current_device()]
+
+
+def current_context():
+    return get_current_device()
+
+
+def is_float16_supported() -> bool:
+    return True
+
+
 def event(timing: bool = True) -> _Event:
     return _Event()
 
 
 def __getattr__(name: str):
+    if name == "gpus":  # cuda.gpus: the one simulated device
+        return list_devices()
     raise AttributeError(f"numba.cuda.{name} is not available in gpuviz's simulator")
