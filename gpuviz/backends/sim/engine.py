@@ -24,10 +24,11 @@ from gpuviz.backends.sim.memory import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.warp import resolve_collectives
 from gpuviz.core.errors import KernelError
 from gpuviz.core.launch import LaunchConfig, format_dims
-from gpuviz.core.trace import bump_epoch
+from gpuviz.core.trace import EPOCH_FIELDS, bump_epoch
 from gpuviz.instrument.rewrite import BARRIER
 
 RUN, WAIT, RESUME, DONE = 0, 1, 2, 3
+BLOCK_EPOCHS = (1 << EPOCH_FIELDS["block"][1]) - 1  # the block-barrier counter's bits (the lowest)
 MAX_WARNINGS = 20
 STALL_CHANCE = 0.25
 
@@ -240,8 +241,8 @@ class Executor:
                 f"barriers (lines {', '.join(map(str, lines))})"
             )
         block.arrived = 0
-        for lane in waiting:
-            lane.ep = bump_epoch(lane.ep, "block")
+        for lane in waiting:  # bump_epoch(lane.ep, "block"), inline: barriers are frequent
+            lane.ep = (lane.ep & ~BLOCK_EPOCHS) | ((lane.ep + 1) & BLOCK_EPOCHS)
             lane.state = RESUME
             lane.warp.resume.append((lane, value))
 

@@ -23,7 +23,8 @@ class ArrayTable:
         self.names: dict[int, str] = {}  # id(object) -> name, for error messages
         self._sites: dict[str, int] = {}
         self.static_shared = 0  # bytes of the static shared arrays declared so far, per block
-        self.written: dict[int, np.ndarray] = {}  # id(shared array) -> which elements were written
+        # id(shared array) -> [which elements were written, how many are not yet]; dropped once all are
+        self.written: dict[int, list] = {}
 
     def add_global(self, name: str, array: np.ndarray) -> int:
         if id(array) in self.ids:
@@ -215,16 +216,23 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             return MemoryFault(message, f"out-of-bounds {kind}", name, index)
         return ThreadFault(message)
 
-    def mark_written(array, index):
-        written = unwritten_shared.get(id(array))
-        if written is not None:
-            written[index] = True
-        elif array.base is not None and id(array.base) in unwritten_shared:
-            unwritten_shared[id(array.base)][...] = True  # through a slice of it: no longer tracked per element
+    def mark_written(entry, array, index):
+        if entry is not None:
+            mask = entry[0]
+            seen = mask[index]
+            if type(seen) is not np.bool_:  # a row or a slice at once
+                mask[index] = True
+                entry[1] = mask.size - int(np.count_nonzero(mask))
+            elif not seen:
+                mask[index] = True
+                entry[1] -= 1
+            if entry[1] == 0:  # every element written: its loads need no check any more
+                del unwritten_shared[id(array)]
+        elif array.base is not None:
+            unwritten_shared.pop(id(array.base), None)  # written through a slice: no longer tracked
 
-    def check_initialised(t, array, index, line):
-        written = unwritten_shared.get(id(array))
-        if written is not None and not written[index]:
+    def report_uninitialised(t, array, index, line, entry):
+        if not np.all(entry[0][index]):
             errors.add("uninitialised shared read", t.gid, line, arrays.names.get(id(array)), index)
 
     def ld(t, array, index, line, _=None):
@@ -232,8 +240,10 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             value = array[index]
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc) from None
-        if unwritten_shared:
-            check_initialised(t, array, index, line)
+        if unwritten_shared:  # inline: this is the simulator's hottest code
+            entry = unwritten_shared.get(id(array))
+            if entry is not None:
+                report_uninitialised(t, array, index, line, entry)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -251,7 +261,9 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         except ValueError as exc:
             raise ThreadFault(f"cannot store {value!r}: {exc}") from None
         if unwritten_shared:
-            mark_written(array, index)
+            entry = unwritten_shared.get(id(array))
+            if entry is not None or array.base is not None:
+                mark_written(entry, array, index)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -268,7 +280,9 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc, "atomic") from None
         if unwritten_shared:
-            mark_written(array, index)
+            entry = unwritten_shared.get(id(array))
+            if entry is not None or array.base is not None:
+                mark_written(entry, array, index)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -287,7 +301,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             array = np.zeros(shape, dtype)
             block_arrays[site] = array
             arrays.bind(array, arrays.shared_site(site, name, dtype, array.shape), name)
-            unwritten_shared[id(array)] = np.zeros(array.shape, bool)  # which elements were written
+            unwritten_shared[id(array)] = [np.zeros(array.shape, bool), array.size]
         return array
 
     def local(shape, dtype):
