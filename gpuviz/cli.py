@@ -223,6 +223,12 @@ def _info(args: argparse.Namespace) -> int:
         _print_outcomes(trace)
     for warning in meta.get("warnings", []):
         print(f"warning  {warning}")
+    for note in meta.get("unrecorded", []):
+        print(f"note     {note}")
+    printed = meta.get("printed", [])
+    if printed:
+        print(f"printed  {len(printed):,} line(s) from kernel threads, first: thread {printed[0]['thread']}: "
+              f"{printed[0]['text']}")  # fmt: skip
     for line in format_errors(trace):
         print(f"errors   {line}" if line.startswith("memory") else f"         {line}")
     return 0

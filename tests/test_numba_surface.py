@@ -216,3 +216,61 @@ def test_gpuviz_trace_api_still_takes_kernels():
     a = np.zeros(4)
     gpuviz.trace(kernel, backend="sim")[1, 4](a)
     assert a.sum() == 4
+
+
+def test_match_sync_and_lanemask(sim_run):
+    src = """from numba import cuda
+@cuda.jit
+def k(any_mask, all_mask, lt):
+    i = cuda.threadIdx.x
+    any_mask[i] = cuda.match_any_sync(0xFFFFFFFF, i % 2)
+    m, pred = cuda.match_all_sync(0xFFFFFFFF, 7)
+    all_mask[i] = m * pred
+    lt[i] = cuda.lanemask_lt()
+"""
+    any_mask, all_mask, lt = (np.zeros(32, np.int64) for _ in range(3))
+    sim_run(src, 1, 32, any_mask, all_mask, lt)
+    evens = sum(1 << k for k in range(0, 32, 2))
+    assert list(any_mask[:2]) == [evens, evens << 1]
+    assert (all_mask == 0xFFFFFFFF).all() and list(lt[:4]) == [0, 1, 3, 7]
+
+
+def test_dynamic_shared_declarations_alias_one_buffer(tmp_path):
+    run_text(tmp_path, """
+import numpy as np
+from numba import cuda, int32, float32
+
+@cuda.jit
+def k(out):
+    ints = cuda.shared.array(0, dtype=int32)
+    floats = cuda.shared.array(0, dtype=float32)
+    ints[0] = 1065353216  # the bits of 1.0f
+    cuda.syncthreads()
+    out[0] = floats[0]
+
+out = np.zeros(1, np.float32)
+k[1, 1, 0, 16](out)
+assert out[0] == 1.0
+""")
+
+
+def test_the_trace_says_what_it_did_not_record(tmp_path):
+    session = run_text(tmp_path, """
+import numpy as np
+from numba import cuda
+from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+
+@cuda.jit
+def k(out, states):
+    i = cuda.grid(1)
+    row = out[i:i + 1]
+    row[0] = xoroshiro128p_uniform_float32(states, i)
+
+k[1, 8](np.zeros(8, np.float32), create_xoroshiro128p_states(8, seed=3))
+""")
+    notes = session.traces[0].meta["unrecorded"]
+    assert notes == [
+        "accesses through the slice out[i:i + 1] (line 9) are not recorded",
+        "the RNG state reads and writes of xoroshiro128p_uniform_float32 (line 10) are not recorded",
+    ]
+    assert "states" not in session.traces[0].args  # record arrays have no numbers to snapshot

@@ -229,13 +229,15 @@ def new_trace(
     errors: list[dict] | None = None,
     error_count: int | None = None,
     printed: list[dict] | None = None,
+    unrecorded: list[str] | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
     `source` is the kernel's source (name, text, filename, first_line, last_line); `values` are the
     arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend;
     `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all;
-    `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"].
+    `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"];
+    `unrecorded` says, in words, which accesses the kernel made that the trace does not hold.
     """
     meta = {
         "kernel": source.name,
@@ -264,6 +266,8 @@ def new_trace(
     }
     if printed:
         meta["printed"] = list(printed)
+    if unrecorded:
+        meta["unrecorded"] = list(unrecorded)
     return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
 
 

@@ -49,6 +49,8 @@ COLLECTIVES = {
     "all_sync": "all",
     "any_sync": "any",
     "eq_sync": "eq",
+    "match_any_sync": "match_any",
+    "match_all_sync": "match_all",
 }
 ATOMICS = {
     "add", "sub", "and_", "or_", "xor", "max", "min", "nanmax", "nanmin",
@@ -63,6 +65,7 @@ PLAIN_CALLS = {
     "threadfence_block": ("_gv_noop", False),
     "threadfence_system": ("_gv_noop", False),
     "nanosleep": ("_gv_noop", False),
+    "lanemask_lt": ("_gv_lanemask_lt", True),
     "popc": ("_gv_popc", False),
     "brev": ("_gv_brev", False),
     "clz": ("_gv_clz", False),
@@ -111,6 +114,7 @@ class Rewritten:
     env: dict = field(default_factory=dict, repr=False)  # the globals this function sees
     global_arrays: dict[str, object] = field(default_factory=dict, repr=False)  # module arrays it reads
     cooperative: bool = False  # it syncs the whole grid (cuda.cg.this_grid().sync())
+    unrecorded: list[str] = field(default_factory=list)  # accesses it makes that no hook sees, in words
 
 
 def cuda_path(value: object, rest: list[str]) -> str | None:
@@ -170,6 +174,7 @@ class KernelRewriter(ast.NodeTransformer):
         # numba specialises a device function on literal arguments: its parameters may be constants
         self.literal_locals = constant_locals(source.node) | (set() if is_kernel else set(self.params))
         self.cooperative = False
+        self.unrecorded: list[str] = []
         self._target_name = "shared"
 
     # ---- checks before rewriting -------------------------------------------------------------
@@ -256,7 +261,15 @@ class KernelRewriter(ast.NodeTransformer):
         if isinstance(target, ast.Attribute):  # a.shape[0], a.strides[1]
             return False
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        return not any(isinstance(p, ast.Slice) for p in parts)
+        if any(isinstance(p, ast.Slice) for p in parts):
+            self._note(index, f"accesses through the slice {ast.unparse(target)}[{ast.unparse(index)}]")
+            return False
+        return True
+
+    def _note(self, node: ast.AST, what: str) -> None:
+        note = f"{what} (line {getattr(node, 'lineno', '?')}) are not recorded"
+        if note not in self.unrecorded:
+            self.unrecorded.append(note)
 
     # ---- building blocks ---------------------------------------------------------------------
     def _hook(self, name: str, args: list[ast.expr], line: int, interleave: bool = True):
@@ -399,7 +412,10 @@ class KernelRewriter(ast.NodeTransformer):
                 )
                 new = ast.YieldFrom(call) if self.yields else call
                 return ast.copy_location(new, node)
-        if self.yields and isinstance(self._value_of(func), np.ufunc):
+        called = self._value_of(func)
+        if (getattr(called, "__module__", None) or "").endswith("shims.cuda.random"):
+            self._note(node, f"the RNG state reads and writes of {ast.unparse(func)}")
+        if self.yields and isinstance(called, np.ufunc):
             # a NumPy ufunc on arrays: element by element through the hooks, so each access is recorded
             node = self.generic_visit(node)
             return ast.copy_location(self._hook("_gv_ufunc", [node.func, *node.args], node.lineno, False), node)
@@ -507,7 +523,7 @@ def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **optio
     module = ast.fix_missing_locations(ast.Module([new], []))
     code = compile(module, rewriter.compile_filename(), "exec")
     return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, rewriter.env,
-                     rewriter.global_arrays(), rewriter.cooperative)  # fmt: skip
+                     rewriter.global_arrays(), rewriter.cooperative, rewriter.unrecorded)  # fmt: skip
 
 
 def _drop_final_pauses(body: list[ast.stmt]) -> None:
@@ -537,6 +553,11 @@ class Program:
     @property
     def params(self) -> list[str]:
         return self.kernel.params
+
+    @property
+    def unrecorded(self) -> list[str]:
+        """What the trace of this program cannot show, in words (for the trace's meta)."""
+        return [note for f in self.functions for note in f.unrecorded]
 
     @property
     def cooperative(self) -> bool:

@@ -58,7 +58,8 @@ class SimBackend:
         for function in program.functions:
             for name, array in function.global_arrays.items():
                 arrays.add_const(name, array)
-        before = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
+        # Record arrays (the RNG states) have no numbers to show: no before/after snapshots for them.
+        before = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray) and not v.dtype.names}
         level = options.level_for(config.threads)
         log = AccessLog(options.access_cap) if level == "accesses" else None
         errors = ErrorLog()
@@ -140,12 +141,12 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
         "t_end": schedule.t_end,
     }
     accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
-    after = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
+    after = {n: np.array(v) for n, v in zip(params, host_args) if n in before}
     return new_trace(
         source=program.kernel.source, config=config, backend="sim", device_facts=device.describe(),
         time_unit="tick", param_names=params, values=host_args,
         snapshots={n: (before[n], after[n]) for n in before}, arrays=arrays.entries, threads=threads,
         accesses=accesses, level=level, schedule=options.schedule, seed=options.seed,
         truncated=bool(log.truncated) if log else False, warnings=schedule.warnings, seconds=seconds,
-        errors=errors.errors, error_count=errors.count, printed=errors.printed,
+        errors=errors.errors, error_count=errors.count, printed=errors.printed, unrecorded=program.unrecorded,
     )  # fmt: skip

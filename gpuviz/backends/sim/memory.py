@@ -91,8 +91,8 @@ class AccessLog:
         if self.buffer:
             try:
                 chunk = np.fromiter(self.buffer, dtype=np.float64, count=len(self.buffer))
-            except TypeError:  # complex values: the log keeps their real part
-                chunk = np.array([getattr(v, "real", v) for v in self.buffer], dtype=np.float64)
+            except (TypeError, ValueError):  # complex values: the log keeps their real part; records: NaN
+                chunk = np.array([_as_float(v) for v in self.buffer], dtype=np.float64)
             self.chunks.append(chunk.reshape(-1, 7))
             self.count += len(self.buffer) // 7
         self.buffer.clear()
@@ -103,6 +103,13 @@ class AccessLog:
         return {
             name: rows[:, k].astype(dtype) for k, (name, dtype) in enumerate(ACCESS_COLUMNS.items())
         }
+
+
+def _as_float(value) -> float:
+    try:
+        return float(getattr(value, "real", value))
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def flat_index(array: np.ndarray, index: object) -> int:
@@ -294,14 +301,15 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         array = block_arrays.get(site)
         if array is None:
             shape, dtype = _shape_dtype(shape_dtype, keywords)
-            if shape == 0:  # dynamic shared memory: the launch's 4th config item, in bytes
-                shape = shared_bytes // dtype.itemsize
-            elif site not in arrays._sites:
-                _count_static_shared(arrays, shape, dtype)
-            array = np.zeros(shape, dtype)
+            if shape == 0:  # dynamic shared memory: every such declaration views the block's one buffer
+                array = _dynamic_view(block_arrays, shared_bytes, dtype)
+            else:
+                if site not in arrays._sites:
+                    _count_static_shared(arrays, shape, dtype)
+                array = np.zeros(shape, dtype)
+                unwritten_shared[id(array)] = [np.zeros(array.shape, bool), array.size]
             block_arrays[site] = array
             arrays.bind(array, arrays.shared_site(site, name, dtype, array.shape), name)
-            unwritten_shared[id(array)] = [np.zeros(array.shape, bool), array.size]
         return array
 
     def local(shape, dtype):
@@ -371,6 +379,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_device_value": DeviceValue,
         "_gv_atomic_fn": atomic_fn,
         "_gv_this_grid": lambda: GRID_GROUP,
+        "_gv_lanemask_lt": lambda t: (1 << t.lane) - 1,
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
@@ -392,6 +401,16 @@ def call_value(function, t, *args, **kwargs):
     if isinstance(function, DeviceValue):
         return (yield from function.generator_function(t, *args, **kwargs))
     return function(*args, **kwargs)
+
+
+def _dynamic_view(block_arrays: dict, shared_bytes: int, dtype: np.dtype) -> np.ndarray:
+    """The block's dynamic shared memory seen as `dtype`: declarations alias, as on a GPU (their
+    reads are not checked for initialisation: a write through one view is a write to all)."""
+    buffer = block_arrays.get("<dynamic>")
+    if buffer is None:
+        buffer = block_arrays["<dynamic>"] = np.zeros(shared_bytes, np.uint8)
+    usable = shared_bytes // dtype.itemsize * dtype.itemsize
+    return buffer[:usable].view(dtype)
 
 
 class _GridGroup:

@@ -68,6 +68,19 @@ def _eq(lanes):
     return [(lane, answer) for lane in lanes]
 
 
+def _match_any(lanes):
+    """Each lane gets the mask of the lanes (of its mask) holding the same value."""
+    return [(lane, sum(1 << o.lane for o in lanes if _args(o)[1] == _args(lane)[1]) & int(_args(lane)[0]))
+            for lane in lanes]  # fmt: skip
+
+
+def _match_all(lanes):
+    """(mask, 1) when every lane holds the same value, else (0, 0)."""
+    values = [_args(lane)[1] for lane in lanes]
+    same = all(v == values[0] for v in values)
+    return [(lane, (int(_args(lane)[0]) if same else 0, int(same))) for lane in lanes]
+
+
 OPERATIONS = {
     "syncwarp": _syncwarp,
     "activemask": _activemask,
@@ -79,4 +92,6 @@ OPERATIONS = {
     "all": _vote(all),
     "any": _vote(any),
     "eq": _eq,
+    "match_any": _match_any,
+    "match_all": _match_all,
 }
