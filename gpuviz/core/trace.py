@@ -50,6 +50,13 @@ def epoch_field(epoch, name: str):
     return (epoch >> shift) & ((1 << width) - 1)
 
 
+def set_epoch(epoch: int, name: str, value: int) -> int:
+    """The epoch with one counter set to value (modulo its width)."""
+    shift, width = EPOCH_FIELDS[name]
+    mask = ((1 << width) - 1) << shift
+    return (epoch & ~mask) | ((value << shift) & mask)
+
+
 def bump_epoch(epoch: int, *names: str) -> int:
     """The epoch with these counters one higher (each wraps within its field, never carrying)."""
     for name in names:
@@ -230,6 +237,7 @@ def new_trace(
     error_count: int | None = None,
     printed: list[dict] | None = None,
     unrecorded: list[str] | None = None,
+    partial_syncwarps: list | str | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
@@ -237,7 +245,9 @@ def new_trace(
     arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend;
     `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all;
     `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"];
-    `unrecorded` says, in words, which accesses the kernel made that the trace does not hold.
+    `unrecorded` says, in words, which accesses the kernel made that the trace does not hold;
+    `partial_syncwarps` lists syncwarps of part of a warp ([first thread of the warp, block epoch,
+    [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis.
     """
     meta = {
         "kernel": source.name,
@@ -268,6 +278,8 @@ def new_trace(
         meta["printed"] = list(printed)
     if unrecorded:
         meta["unrecorded"] = list(unrecorded)
+    if partial_syncwarps:
+        meta["partial_syncwarps"] = partial_syncwarps
     return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
 
 

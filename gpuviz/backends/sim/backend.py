@@ -19,6 +19,7 @@ from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.rewrite import Program, build_program
 
 _programs: dict[object, Program] = {}
+MAX_PARTIAL_SYNCS = 20_000  # syncwarps of part of a warp kept for the race analysis
 
 
 def program_for(py_func) -> Program:
@@ -63,10 +64,11 @@ class SimBackend:
         level = options.level_for(config.threads)
         log = AccessLog(options.access_cap) if level == "accesses" else None
         errors = ErrorLog()
+        partial_syncs: list = []
         fn = program.bind(make_hooks(arrays, log, config.grid, config.block, config.shared_bytes, errors))
         filenames = {f.source.filename for f in program.functions}
         executor = Executor(fn, host_args, config, device, program.name, filenames,
-                            on_block_retired=lambda block: _free_shared(block, arrays),
+                            on_block_retired=lambda block: _retired(block, arrays, partial_syncs),
                             on_cycle=log.maybe_flush if log is not None else None, errors=errors)  # fmt: skip
         started = time.perf_counter()
         gc_was_enabled = gc.isenabled()
@@ -81,7 +83,7 @@ class SimBackend:
         for write in write_back:
             write()
         return _trace(program, config, params, args, host_args, before, arrays, log, schedule,
-                      device, options, level, seconds, errors)  # fmt: skip
+                      device, options, level, seconds, errors, partial_syncs)  # fmt: skip
 
 
 def _check_cooperative(name: str, config: LaunchConfig, device, options: RunOptions) -> None:
@@ -97,9 +99,13 @@ def _check_cooperative(name: str, config: LaunchConfig, device, options: RunOpti
         raise LaunchError(f"{name} syncs the whole grid, which needs every block running at once: use schedule gpu")
 
 
-def _free_shared(block, arrays: ArrayTable) -> None:
+def _retired(block, arrays: ArrayTable, partial_syncs: list) -> None:
     for array in block.shared.values():
         arrays.unbind(array)
+    if len(partial_syncs) < MAX_PARTIAL_SYNCS:
+        partial_syncs.extend(block.partial_syncs)
+    elif block.partial_syncs:
+        partial_syncs.append(None)  # too many to keep: the analysis then trusts no warp epoch
 
 
 def _host_arguments(args: tuple) -> tuple[tuple, list]:
@@ -129,7 +135,7 @@ def _copy_back(device_array, host: np.ndarray) -> None:
 
 
 def _trace(program, config, params, args, host_args, before, arrays, log, schedule, device,
-           options, level, seconds, errors: ErrorLog) -> Trace:  # fmt: skip
+           options, level, seconds, errors: ErrorLog, partial_syncs: list) -> Trace:  # fmt: skip
     block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, device.warp_size)
     threads = {
         "block_idx": block_idx,
@@ -149,4 +155,5 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
         accesses=accesses, level=level, schedule=options.schedule, seed=options.seed,
         truncated=bool(log.truncated) if log else False, warnings=schedule.warnings, seconds=seconds,
         errors=errors.errors, error_count=errors.count, printed=errors.printed, unrecorded=program.unrecorded,
+        partial_syncwarps=partial_syncs if None not in partial_syncs else "too many",
     )  # fmt: skip

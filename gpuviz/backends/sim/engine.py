@@ -54,7 +54,8 @@ class Warp:
 
 
 class Block:
-    __slots__ = ("index", "coords", "lanes", "warps", "shared", "alive", "arrived", "exited", "sm", "warned")
+    __slots__ = ("index", "coords", "lanes", "warps", "shared", "alive", "arrived", "exited", "sm", "warned",
+                 "partial_syncs")  # fmt: skip
 
     def __init__(self, index: int, coords: tuple[int, int, int]):
         self.index = index
@@ -63,6 +64,7 @@ class Block:
         self.arrived = 0
         self.exited = 0
         self.warned = False
+        self.partial_syncs: list = []  # syncwarps of part of a warp (warp.py), for the race analysis
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from gpuviz.core.trace import bump_epoch
+from gpuviz.core.trace import bump_epoch, epoch_field, set_epoch
 
 
 def resolve_collectives(waiting: list) -> list[tuple[object, object]]:
@@ -23,12 +23,24 @@ def _args(lane) -> tuple:
 
 
 def _syncwarp(lanes):
-    """Orders memory among the lanes that meet here. Only a syncwarp of every live lane of the warp
-    counts (a warp epoch): for a partial mask the race analysis stays conservative (unordered)."""
-    if len(lanes) == lanes[0].warp.live:
-        for lane in lanes:
-            lane.ep = bump_epoch(lane.ep, "warp")
+    """Orders memory among the lanes that meet here: each gets the highest warp epoch among them, plus
+    one. A syncwarp of part of the warp is noted on the block with the warp epochs of the live lanes
+    it left out: the race analysis trusts the warp's epochs only if none of those lanes accessed
+    memory at that epoch (core/analysis/races.py)."""
+    top = max(epoch_field(lane.ep, "warp") for lane in lanes)
+    for lane in lanes:
+        lane.ep = bump_epoch(set_epoch(lane.ep, "warp", top), "warp")
+    met = {id(lane) for lane in lanes}
+    left_out = [lane for lane in lanes[0].warp.lanes if id(lane) not in met and lane.state != _DONE]
+    if left_out:
+        first = lanes[0]
+        # [global id of the warp's first thread, block epoch, [[lane, warp epoch] of each lane left out]]
+        outside = [[lane.lane, epoch_field(lane.ep, "warp")] for lane in left_out]
+        first.block.partial_syncs.append([first.warp.lanes[0].gid, epoch_field(first.ep, "block"), outside])
     return [(lane, None) for lane in lanes]
+
+
+_DONE = 3  # engine.DONE (the engine imports this module)
 
 
 def _activemask(lanes):

@@ -152,6 +152,7 @@ class _Layout:
         self.arrays = trace.meta.get("arrays", [])
         self.shared = np.array([a["space"] == "shared" for a in self.arrays] or [False], bool)
         self.index_bits = _bits(acc["index"])
+        self.warp_epochs = _trusted_warp_epochs(trace, self.per_block, self.warp_size)
         # Grid-wide barriers order every thread: a location per grid epoch keeps them apart.
         grid_epochs = epoch_field(acc["epoch"], "grid")
         self.grid_bits = _bits(grid_epochs) if grid_epochs.any() else 0
@@ -160,7 +161,7 @@ class _Layout:
             _bits(np.array([int(acc["thread"].max()) // self.per_block])),
             _bits(epoch_field(acc["epoch"], "block")),
             _bits(np.array([(self.per_block - 1) // self.warp_size])),
-            _bits(epoch_field(acc["epoch"], "warp")),
+            _bits(self.warp_epochs),
             _bits(np.array([self.warp_size - 1])),
             2,
         ]
@@ -182,7 +183,7 @@ class _Layout:
         block, thread = np.divmod(acc["thread"].astype(np.int64), self.per_block)
         warp, lane = np.divmod(thread, self.warp_size)
         epoch = acc["epoch"].astype(np.int64)
-        columns = [block, epoch_field(epoch, "block"), warp, epoch_field(epoch, "warp"), lane, acc["kind"]]
+        columns = [block, epoch_field(epoch, "block"), warp, self.warp_epochs, lane, acc["kind"]]
         key = self.element_keys()
         for values, width in zip(columns, self.widths):
             key <<= width
@@ -197,6 +198,28 @@ class _Layout:
             key = key >> width
         cls, lane, warp_epoch, warp, epoch, block = parts
         return key, block, epoch, warp, warp_epoch, lane, cls
+
+
+def _trusted_warp_epochs(trace: Trace, per_block: int, warp_size: int) -> np.ndarray:
+    """Each access's warp epoch, or 0 for every access of a warp whose epochs cannot be trusted: a
+    lane left out of a syncwarp of part of its warp that accessed memory at the warp epoch it had
+    then (its accesses are not ordered with the others' later ones, though the epochs differ)."""
+    acc = trace.accesses
+    epoch = acc["epoch"].astype(np.int64)
+    epochs = epoch_field(epoch, "warp")
+    partial = trace.meta.get("partial_syncwarps")
+    if not partial:
+        return epochs
+    if not isinstance(partial, list):  # too many to keep: trust none
+        return np.zeros_like(epochs)
+    left_out = np.array([((first + lane) << 24) | (block_epoch << 8) | warp_epoch  # as `keys` below
+                         for first, block_epoch, outside in partial
+                         for lane, warp_epoch in outside], np.int64)  # fmt: skip
+    thread = acc["thread"].astype(np.int64)
+    keys = (thread << 24) | (epoch_field(epoch, "block") << 8) | epochs
+    warp = thread // per_block * (per_block // warp_size + 1) + thread % per_block // warp_size
+    untrusted = np.isin(warp, np.unique(warp[np.isin(keys, left_out)]))
+    return np.where(untrusted, 0, epochs)
 
 
 def _bits(values: np.ndarray) -> int:
@@ -354,7 +377,7 @@ def _describe_location(layout: _Layout, rows: np.ndarray, shared_block: int | No
     cls = acc["kind"][rows].astype(np.int64)
     block, epoch = thread // layout.per_block, acc["epoch"][rows].astype(np.int64)
     warp = thread // layout.warp_size  # global warp number: equal only within one block
-    pair = _first_pair(cls, block, epoch_field(epoch, "block"), thread, warp, epoch_field(epoch, "warp"))
+    pair = _first_pair(cls, block, epoch_field(epoch, "block"), thread, warp, layout.warp_epochs[rows])
     if pair is None:
         return None
     i, j = rows[pair[0]], rows[pair[1]]
