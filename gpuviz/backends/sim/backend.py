@@ -9,7 +9,8 @@ import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.engine import Executor
-from gpuviz.backends.sim.memory import AccessLog, ArrayTable, ErrorLog, make_hooks
+from gpuviz.backends.sim.faults import ErrorLog
+from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice
-from gpuviz.backends.sim.memory import ErrorLog, MemoryFault, ThreadFault
+from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.warp import resolve_collectives
 from gpuviz.core.errors import KernelError
 from gpuviz.core.launch import LaunchConfig, format_dims

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
+from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
 
@@ -143,68 +145,6 @@ def _show(index: object) -> str:
     return str(index.item() if hasattr(index, "item") else index)
 
 
-class ThreadFault(Exception):
-    """An error one thread hit, already worded for people; the engine adds who and where."""
-
-
-class MemoryFault(ThreadFault):
-    """An out-of-bounds access: recorded as a memory error; the thread stops, the launch goes on."""
-
-    def __init__(self, message: str, kind: str, array: str, index: object):
-        super().__init__(message)
-        self.kind, self.array, self.index = kind, array, index
-
-
-class ErrorLog:
-    """Memory errors of one launch, as compute-sanitizer lists them: kind, thread, line, array, element.
-    Every error is counted; the first MAX_ERRORS are kept in full. Also what threads print."""
-
-    MAX_ERRORS = 1000
-
-    def __init__(self) -> None:
-        self.errors: list[dict] = []
-        self.count = 0
-        self.printed: list[dict] = []  # print() inside the kernel: thread, line, text
-
-    def add(self, kind: str, thread: int, line: int | None, array: str | None, index: object) -> None:
-        self.count += 1
-        if len(self.errors) < self.MAX_ERRORS:
-            element = list(index) if isinstance(index, tuple) else index
-            self.errors.append({"kind": kind, "thread": int(thread), "line": line, "array": array,
-                                "element": _plain(element)})  # fmt: skip
-
-
-def _plain(element):
-    if isinstance(element, list):
-        return [_plain(e) for e in element]
-    return element.item() if hasattr(element, "item") else element
-
-
-def _inc(old, limit):
-    return 0 if old >= limit else old + 1
-
-
-def _dec(old, limit):
-    return limit if (old == 0 or old > limit) else old - 1
-
-
-ATOMIC_OPS = {
-    "add": lambda old, v: old + v,
-    "sub": lambda old, v: old - v,
-    "and_": lambda old, v: old & v,
-    "or_": lambda old, v: old | v,
-    "xor": lambda old, v: old ^ v,
-    "max": lambda old, v: v if v > old else old,
-    "min": lambda old, v: v if v < old else old,
-    "nanmax": lambda old, v: np.fmax(old, v),
-    "nanmin": lambda old, v: np.fmin(old, v),
-    "inc": _inc,
-    "dec": _dec,
-    "exch": lambda old, v: v,
-    "cas": lambda old, expected, v: v if old == expected else old,
-}
-
-
 def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tuple, shared_bytes: int = 0,
                errors: ErrorLog | None = None) -> dict:  # fmt: skip
     """The functions and constants an instrumented kernel calls, bound to one launch. Shared arrays
@@ -302,7 +242,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         if array is None:
             shape, dtype = _shape_dtype(shape_dtype, keywords)
             if shape == 0:  # dynamic shared memory: every such declaration views the block's one buffer
-                array = _dynamic_view(block_arrays, shared_bytes, dtype)
+                array = dynamic_view(block_arrays, shared_bytes, dtype)
             else:
                 if site not in arrays._sites:
                     _count_static_shared(arrays, shape, dtype)
@@ -387,39 +327,6 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
     }  # fmt: skip
 
 
-class DeviceValue:
-    """A device function passed as a value (`cast_func` in numba's atomics tests): `_gv_call` runs it."""
-
-    __slots__ = ("generator_function",)
-
-    def __init__(self, generator_function):
-        self.generator_function = generator_function
-
-
-def call_value(function, t, *args, **kwargs):
-    """A call through a variable: a device function runs as one (it may pause), anything else is called."""
-    if isinstance(function, DeviceValue):
-        return (yield from function.generator_function(t, *args, **kwargs))
-    return function(*args, **kwargs)
-
-
-def _dynamic_view(block_arrays: dict, shared_bytes: int, dtype: np.dtype) -> np.ndarray:
-    """The block's dynamic shared memory seen as `dtype`: declarations alias, as on a GPU (their
-    reads are not checked for initialisation: a write through one view is a write to all)."""
-    buffer = block_arrays.get("<dynamic>")
-    if buffer is None:
-        buffer = block_arrays["<dynamic>"] = np.zeros(shared_bytes, np.uint8)
-    usable = shared_bytes // dtype.itemsize * dtype.itemsize
-    return buffer[:usable].view(dtype)
-
-
-class _GridGroup:
-    """What cuda.cg.this_grid() gives: its .sync() is rewritten into a grid-wide barrier."""
-
-
-GRID_GROUP = _GridGroup()
-
-
 def _count_static_shared(arrays: ArrayTable, shape, dtype: np.dtype) -> None:
     size = math.prod(shape) if isinstance(shape, tuple) else int(shape)
     arrays.static_shared += size * dtype.itemsize
@@ -435,20 +342,3 @@ def _shape_dtype(positional: tuple, keywords: dict) -> tuple:
     values = dict(zip(("shape", "dtype"), positional))
     values.update(keywords)
     return values["shape"], to_dtype(values["dtype"])
-
-
-def _bits(x) -> int:
-    """The integer width numba works at: the value's own dtype, 64 bits for Python ints."""
-    return x.dtype.itemsize * 8 if hasattr(x, "dtype") else 64
-
-
-BIT_FUNCTIONS = {
-    "_gv_noop": lambda *args: None,
-    "_gv_popc": lambda x: bin(int(x) & ((1 << _bits(x)) - 1)).count("1"),
-    "_gv_brev": lambda x: int(f"{int(x) & ((1 << _bits(x)) - 1):0{_bits(x)}b}"[::-1], 2),
-    "_gv_clz": lambda x: _bits(x) - (int(x) & ((1 << _bits(x)) - 1)).bit_length(),
-    "_gv_ffs": lambda x: (int(x) & -int(x)).bit_length(),
-    "_gv_fma": lambda a, b, c: a * b + c,
-    "_gv_cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
-    "_gv_selp": lambda p, a, b: a if p else b,
-}
