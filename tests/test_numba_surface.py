@@ -274,3 +274,24 @@ k[1, 8](np.zeros(8, np.float32), create_xoroshiro128p_states(8, seed=3))
         "the RNG state reads and writes of xoroshiro128p_uniform_float32 (line 10) are not recorded",
     ]
     assert "states" not in session.traces[0].args  # record arrays have no numbers to snapshot
+
+
+def test_global_device_arrays_are_read_live_and_said_unrecorded(tmp_path):
+    session = run_text(tmp_path, """
+import numpy as np
+from numba import cuda
+
+PRICES = cuda.to_device(np.array([1.0, 2.0]))
+
+@cuda.jit
+def k(out):
+    out[cuda.grid(1)] = PRICES[cuda.grid(1)]
+
+out = np.zeros(2)
+k[1, 2](out)
+PRICES.copy_to_device(np.array([5.0, 6.0]))
+k[1, 2](out)
+assert list(out) == [5.0, 6.0]
+""")
+    note = "accesses to the module-global device array PRICES (line 8) are not recorded"  # the def line
+    assert session.traces[1].meta["unrecorded"] == [note]

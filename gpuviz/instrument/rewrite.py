@@ -198,6 +198,9 @@ class KernelRewriter(ast.NodeTransformer):
     def global_arrays(self) -> dict[str, object]:
         """Module-level (or closed-over) arrays the function reads: numba freezes them as constants."""
         names = {node.id for node in self._loaded if node.id not in self.locals}
+        for name in sorted(names):
+            if getattr(self.env.get(name), "_gpuviz_device_array", False):
+                self._note(self.source.node, f"accesses to the module-global device array {name}")
         return {name: self.env[name] for name in names if is_frozen_array(self.env.get(name))}
 
     def generated_name(self) -> str:
