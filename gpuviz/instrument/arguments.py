@@ -18,8 +18,8 @@ def refused_argument(value: object) -> str | None:
         if dtype.kind in "USV" and dtype.names is None:
             return f"an array of {dtype.kind == 'V' and 'raw bytes' or 'strings'} ({dtype})"
         return None
-    if isinstance(value, _SCALARS) and not isinstance(value, (np.str_, np.bytes_, np.void)):
-        return None
+    if value is None or (isinstance(value, _SCALARS) and not isinstance(value, (np.str_, np.bytes_, np.void))):
+        return None  # numba types None too (types.none)
     if isinstance(value, tuple):
         return next((r for r in map(refused_argument, value) if r), None)
     return f"a {type(value).__name__}"
