@@ -40,3 +40,19 @@ def test_plain_python_helpers_are_refused_as_numba_refuses_them(sim_run):
     src = HEADER + "def helper(x):\n    return x\n@cuda.jit\ndef k(a):\n    a[0] = helper(1)\n"
     with pytest.raises(KernelSourceError, match="line 10: Untyped global name 'helper'"):
         sim_run(src, 1, 1, np.zeros(1))
+
+
+@pytest.mark.parametrize(
+    "value, why",
+    [
+        ("text", "a str"), ([1, 2], "a list"), ({"a": 1}, "a dict"), (object(), "a object"),
+        (np.array([1, "a"], dtype=object), "an array of Python objects (dtype object)"),
+        (np.array(["ab"]), "an array of strings (<U2)"), ((1, "x"), "a str"),
+        (1, None), (2.5, None), (True, None), (1j, None), (np.float32(1), None), (None, None),
+        ((1, 2.0), None), (np.zeros(3), None), (np.zeros(2, [("s0", np.uint64)]), None),
+    ],
+)  # fmt: skip
+def test_argument_types_numba_cuda_can_pass(value, why):
+    from gpuviz.instrument.arguments import refused_argument
+
+    assert refused_argument(value) == why
