@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         "as OUT/NNN-<kernel>.npz.",
     )
     run.add_argument("script", help="a Python script that launches numba-cuda kernels")
+    run.add_argument("--allow-errors", action="store_true",
+                     help="exit 0 even when a launch had memory errors (as a GPU stays silent)")  # fmt: skip
     run.add_argument("script_args", nargs="*", help="arguments for the script, after --")
     run.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                      help="auto (GPU if usable, else simulator), sim or gpu (default: auto)")  # fmt: skip
@@ -173,6 +175,10 @@ def _run(args: argparse.Namespace) -> int:
         raise
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
+    faulty = [r for r in session.records if r.errors]
+    if faulty and not args.allow_errors:
+        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors (exit status 1; --allow-errors gives 0)")
+        return 1
     return 0
 
 
@@ -274,13 +280,14 @@ def _memory(args: argparse.Namespace) -> int:
     from gpuviz.core.analysis.memory_text import format_memory
     from gpuviz.core.analysis.report import memory_analysis
 
-    trace = gpuviz.load(args.trace)
+    trace = gpuviz.load(args.trace, **_budget(args))
     report = memory_analysis(trace)
     print(json.dumps(report) if args.json else format_memory(report, trace.kernel))
     return 0
 
 
 def _info(args: argparse.Namespace) -> int:
+    from gpuviz.core.analysis.memcheck import format_errors
     from gpuviz.core.launch import LaunchConfig
 
     trace = gpuviz.load(args.trace, **_budget(args))
@@ -304,6 +311,14 @@ def _info(args: argparse.Namespace) -> int:
         _print_outcomes(trace)
     for warning in meta.get("warnings", []):
         print(f"warning  {warning}")
+    for note in meta.get("unrecorded", []):
+        print(f"note     {note}")
+    printed = meta.get("printed", [])
+    if printed:
+        print(f"printed  {len(printed):,} line(s) from kernel threads, first: thread {printed[0]['thread']}: "
+              f"{printed[0]['text']}")  # fmt: skip
+    for line in format_errors(trace):
+        print(f"errors   {line}" if line.startswith("memory") else f"         {line}")
     return 0
 
 

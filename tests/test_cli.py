@@ -49,7 +49,7 @@ def write(tmp_path, text, name="s.py"):
         ("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = nope\nk[1, 1](None)\n",
          "error: k, line 4: name 'nope' is not defined"),
         ("from numba import cuda\nimport numpy as np\n@cuda.jit\ndef k(a):\n    a[0] = 1\nk[3, 2048](np.zeros(1))\n",
-         "error: block has 2048 threads; at most 1024 threads per block are allowed"),
+         "error: s.py line 6: block has 2048 threads; at most 1024 threads per block are allowed"),
         ("assert 1 == 2, 'wrong sum'\n", "error: s.py raised AssertionError at line 1: wrong sum"),
     ],
 )  # fmt: skip

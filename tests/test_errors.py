@@ -14,14 +14,13 @@ def add_half(array):
 """
 
 
-def test_out_of_bounds_names_block_thread_line_and_array(sim_run):
-    with pytest.raises(KernelError) as info:
-        sim_run(ADD_HALF, 5, 256, np.zeros(1000, np.float32))
-    message = str(info.value)
-    assert message == (
-        "add_half, block (3,0,0) thread (232,0,0), line 6: index 1000 is out of bounds for 'array' (size 1000)"
-    )
-    assert info.value.line == 6
+def test_out_of_bounds_is_recorded_with_block_thread_line_and_array(sim_run):
+    array = np.zeros(1000, np.float32)
+    trace = sim_run(ADD_HALF, 5, 256, array)
+    assert trace.error_count == 280  # threads 1000..1279 stop at their read; the others finish
+    first = trace.errors[0]
+    assert first == {"kind": "out-of-bounds read", "thread": 1000, "line": 6, "array": "array", "element": 1000}
+    assert (array == 0.5).all()
 
 
 def test_division_by_zero_names_the_thread(sim_run):

@@ -3,6 +3,9 @@
 import numpy as np
 import pytest
 
+pytest.importorskip("PySide6", reason="pictures need PySide6")
+pytest.importorskip("pyqtgraph", reason="pictures need pyqtgraph")
+
 import gpuviz
 from gpuviz.app import picture
 from gpuviz.cli import main

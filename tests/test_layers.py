@@ -71,7 +71,7 @@ def test_gpu_tests_collect_on_a_machine_without_qt(tmp_path):
     """The GPU machine has no PySide6: `pytest -m gpu` must still collect there (Qt tests skip)."""
     for blocked in ("PySide6", "pyqtgraph"):
         (tmp_path / blocked).mkdir()
-        (tmp_path / blocked / "__init__.py").write_text(f"raise ImportError('no {blocked} on this machine')\n")
+        (tmp_path / blocked / "__init__.py").write_text(f"raise ModuleNotFoundError('no {blocked} on this machine')\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     done = subprocess.run([sys.executable, "-m", "pytest", "-m", "gpu", "--collect-only", "-q", "-p", "no:pytest-qt",
                            "-p", "no:cacheprovider", str(ROOT / "tests")], capture_output=True, text=True, cwd=ROOT,

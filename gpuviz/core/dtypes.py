@@ -11,3 +11,15 @@ def to_dtype(dtype: object) -> np.dtype:
         return np.dtype(dtype)
     except TypeError:
         return np.dtype(str(dtype))
+
+
+def dtype_text(dtype: object) -> str:
+    """A dtype as a trace's meta names it: its usual name ('float32'), or for a dtype whose name does
+    not read back (a structured one, e.g. random-number states) its raw form ('|V16', same itemsize)."""
+    dtype = to_dtype(dtype)
+    try:
+        if np.dtype(str(dtype)) == dtype:
+            return str(dtype)
+    except (TypeError, ValueError):
+        pass
+    return dtype.str

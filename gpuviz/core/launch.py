@@ -40,14 +40,17 @@ def _show(items: tuple) -> str:
 
 @dataclass(frozen=True)
 class LaunchConfig:
-    """A validated grid and block, each (x, y, z)."""
+    """A validated grid and block, each (x, y, z), and the dynamic shared memory per block in bytes."""
 
     grid: Dim3
     block: Dim3
+    shared_bytes: int = 0  # kernel[grid, block, stream, shared_bytes]: cuda.shared.array(0, dtype) gets it
 
     @classmethod
-    def of(cls, grid: object, block: object) -> LaunchConfig:
-        config = cls(as_dim3(grid, "grid"), as_dim3(block, "block"))
+    def of(cls, grid: object, block: object, shared_bytes: object = 0) -> LaunchConfig:
+        if isinstance(shared_bytes, bool) or not _is_integer(shared_bytes) or int(shared_bytes) < 0:
+            raise LaunchError(f"dynamic shared memory {shared_bytes!r} must be a whole number of bytes, 0 or more")
+        config = cls(as_dim3(grid, "grid"), as_dim3(block, "block"), int(shared_bytes))
         config.validate()
         return config
 

@@ -32,10 +32,38 @@ ACCESS_COLUMNS = {
     "index": np.int64,  # element, as a C-order linear index into the array's shape
     "kind": np.int8,  # READ, WRITE or ATOMIC
     "line": np.int32,  # source line in the user's file
-    "epoch": np.int32,  # how many barriers the thread had passed
+    "epoch": np.int32,  # barriers the thread had passed, in three fields (EPOCH_FIELDS below)
     "value": np.float64,  # value read or written (atomics: the value after the update)
 }
 READ, WRITE, ATOMIC = 0, 1, 2
+# "epoch" packs three counters, each kept modulo its width (a wrapped counter makes two accesses look
+# unordered, never ordered: the analysis may then over-report a race, never miss one):
+# block barriers (syncthreads, and grid syncs) in bits 0-15, grid-wide barriers in bits 16-23, and
+# whole-warp syncwarps in bits 24-30. A backend that counts only block barriers writes plain counts.
+EPOCH_FIELDS = {"block": (0, 16), "grid": (16, 8), "warp": (24, 7)}  # name: (first bit, width)
+GRID_EPOCH = 1 << 16
+
+
+def epoch_field(epoch, name: str):
+    """One counter of the packed epoch (works on ints and arrays)."""
+    shift, width = EPOCH_FIELDS[name]
+    return (epoch >> shift) & ((1 << width) - 1)
+
+
+def set_epoch(epoch: int, name: str, value: int) -> int:
+    """The epoch with one counter set to value (modulo its width)."""
+    shift, width = EPOCH_FIELDS[name]
+    mask = ((1 << width) - 1) << shift
+    return (epoch & ~mask) | ((value << shift) & mask)
+
+
+def bump_epoch(epoch: int, *names: str) -> int:
+    """The epoch with these counters one higher (each wraps within its field, never carrying)."""
+    for name in names:
+        shift, width = EPOCH_FIELDS[name]
+        mask = ((1 << width) - 1) << shift
+        epoch = (epoch & ~mask) | ((epoch + (1 << shift)) & mask)
+    return epoch
 KIND_NAMES = ("read", "write", "atomic")
 
 
@@ -51,6 +79,13 @@ class Trace:
     outcomes: dict[str, np.ndarray] = field(default_factory=dict)
     # What the run computed once about the launch (JSON-able; e.g. "races"): read it, never recompute it.
     analysis: dict = field(default_factory=dict)
+    # Memory errors (out-of-bounds, uninitialised shared reads, barrier divergence), the first ones in
+    # full: {"kind", "thread" (global id), "line", "array", "element"}; meta["error_count"] counts all.
+    errors: list[dict] = field(default_factory=list)
+
+    @property
+    def error_count(self) -> int:
+        return int(self.meta.get("error_count", len(self.errors)))
 
     @property
     def kernel(self) -> str:
@@ -117,6 +152,8 @@ class Trace:
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
         if self.analysis:
             columns["analysis"] = np.array(json.dumps(self.analysis))
+        if self.errors:
+            columns["errors"] = np.array(json.dumps(self.errors))
         for name, values in self.threads.items():
             columns[f"thread.{name}"] = values
         for name, (before, after) in self.args.items():
@@ -164,11 +201,21 @@ def new_trace(
     truncated: bool = False,
     warnings: list[str] | None = None,
     seconds: float = 0.0,
+    errors: list[dict] | None = None,
+    error_count: int | None = None,
+    printed: list[dict] | None = None,
+    unrecorded: list[str] | None = None,
+    partial_syncwarps: list | str | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
     `source` is the kernel's source (name, text, filename, first_line, last_line); `values` are the
-    arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend.
+    arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend;
+    `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all;
+    `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"];
+    `unrecorded` says, in words, which accesses the kernel made that the trace does not hold;
+    `partial_syncwarps` lists syncwarps of part of a warp ([first thread of the warp, block epoch,
+    [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis.
     """
     meta = {
         "kernel": source.name,
@@ -193,8 +240,15 @@ def new_trace(
         "truncated": bool(truncated),
         "warnings": list(warnings or []),
         "seconds": max(0.0, float(seconds)),  # a timer of numba's CUDA simulator can run backwards
+        "error_count": int(error_count if error_count is not None else len(errors or [])),
     }
-    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses)
+    if printed:
+        meta["printed"] = list(printed)
+    if unrecorded:
+        meta["unrecorded"] = list(unrecorded)
+    if partial_syncwarps:
+        meta["partial_syncwarps"] = partial_syncwarps
+    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
 
 
 def _real_scalar(value):

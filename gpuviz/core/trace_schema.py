@@ -44,7 +44,20 @@ def _parts(columns: dict[str, np.ndarray]) -> dict:
     analysis = _json(columns, "analysis") if "analysis" in columns else {}
     _check_analysis(analysis, meta)
     return dict(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=_outcomes(columns, args),
-                analysis=analysis)  # fmt: skip
+                analysis=analysis, errors=_errors(columns, meta))  # fmt: skip
+
+
+def _errors(columns: dict[str, np.ndarray], meta: dict) -> list[dict]:
+    """The memory errors: a JSON list of objects whose threads are threads of the launch."""
+    errors = _json(columns, "errors") if "errors" in columns else []
+    if not isinstance(errors, list) or not all(isinstance(e, dict) for e in errors):
+        raise _Bad("its 'errors' member is not a list of error records")
+    threads = int(np.prod(meta["grid"])) * int(np.prod(meta["block"]))
+    for error in errors:
+        thread = error.get("thread", 0)
+        if not isinstance(thread, int) or not 0 <= thread < threads:
+            raise _Bad(f"its errors name thread {thread!r}; the launch has threads 0 to {threads - 1}")
+    return errors
 
 
 # ---- meta ------------------------------------------------------------------------------------------

@@ -14,7 +14,10 @@ import itertools
 from dataclasses import dataclass, field
 from types import CodeType
 
+import numpy as np
+
 from gpuviz.core.errors import KernelSourceError
+from gpuviz.instrument.refusals import constant_locals, refusals, refused_shape
 from gpuviz.instrument.source import KernelSource, source_of
 
 CUDA_MODULES = {"numba.cuda", "gpuviz.program.shims.cuda"}
@@ -46,6 +49,8 @@ COLLECTIVES = {
     "all_sync": "all",
     "any_sync": "any",
     "eq_sync": "eq",
+    "match_any_sync": "match_any",
+    "match_all_sync": "match_all",
 }
 ATOMICS = {
     "add", "sub", "and_", "or_", "xor", "max", "min", "nanmax", "nanmin",
@@ -56,10 +61,11 @@ PLAIN_CALLS = {
     "grid": ("_gv_grid", True),
     "gridsize": ("_gv_gridsize", False),
     "local.array": ("_gv_local", False),
-    "const.array_like": ("_gv_const", False),
     "threadfence": ("_gv_noop", False),
     "threadfence_block": ("_gv_noop", False),
     "threadfence_system": ("_gv_noop", False),
+    "nanosleep": ("_gv_noop", False),
+    "lanemask_lt": ("_gv_lanemask_lt", True),
     "popc": ("_gv_popc", False),
     "brev": ("_gv_brev", False),
     "clz": ("_gv_clz", False),
@@ -67,7 +73,9 @@ PLAIN_CALLS = {
     "fma": ("_gv_fma", False),
     "cbrt": ("_gv_cbrt", False),
     "selp": ("_gv_selp", False),
+    "cg.this_grid": ("_gv_this_grid", False),
 }
+ARRAY_DECLARATIONS = {"shared.array", "local.array"}  # their shapes must be compile-time constants
 BARRIER, COLLECTIVE = 0, 1  # first item of what a sync point yields
 
 UNSUPPORTED = {
@@ -104,6 +112,9 @@ class Rewritten:
     params: list[str]
     device_functions: dict[str, object] = field(default_factory=dict)
     env: dict = field(default_factory=dict, repr=False)  # the globals this function sees
+    global_arrays: dict[str, object] = field(default_factory=dict, repr=False)  # module arrays it reads
+    cooperative: bool = False  # it syncs the whole grid (cuda.cg.this_grid().sync())
+    unrecorded: list[str] = field(default_factory=list)  # accesses it makes that no hook sees, in words
 
 
 def cuda_path(value: object, rest: list[str]) -> str | None:
@@ -159,6 +170,11 @@ class KernelRewriter(ast.NodeTransformer):
         self.locals = names.stored | set(self.params)
         self._loaded = names.loaded
         self.private = self._private_arrays()
+        self.grid_groups = self._grid_groups()
+        # numba specialises a device function on literal arguments: its parameters may be constants
+        self.literal_locals = constant_locals(source.node) | (set() if is_kernel else set(self.params))
+        self.cooperative = False
+        self.unrecorded: list[str] = []
         self._target_name = "shared"
 
     # ---- checks before rewriting -------------------------------------------------------------
@@ -172,10 +188,20 @@ class KernelRewriter(ast.NodeTransformer):
             what = UNSUPPORTED.get(type(node))
             if what:
                 self._fail(node, f"{what} are not supported in CUDA kernels")
+        for node, message in refusals(self.source.node, self.env, self.is_kernel, self.locals):
+            self._fail(node, message)
         known = self.locals | set(self.env) | set(dir(builtins))
         for node in self._loaded:
             if node.id not in known:
                 self._fail(node, f"name '{node.id}' is not defined")
+
+    def global_arrays(self) -> dict[str, object]:
+        """Module-level (or closed-over) arrays the function reads: numba freezes them as constants."""
+        names = {node.id for node in self._loaded if node.id not in self.locals}
+        for name in sorted(names):
+            if getattr(self.env.get(name), "_gpuviz_device_array", False):
+                self._note(self.source.node, f"accesses to the module-global device array {name}")
+        return {name: self.env[name] for name in names if is_frozen_array(self.env.get(name))}
 
     def generated_name(self) -> str:
         return f"{'_gv_k_' if self.is_kernel else '_gv_dev_'}{self.source.name}"
@@ -215,13 +241,38 @@ class KernelRewriter(ast.NodeTransformer):
                 private |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         return private
 
+    def _grid_groups(self) -> set[str]:
+        """Names bound to cuda.cg.this_grid(): their .sync() is a grid-wide barrier."""
+        groups = set()
+        for node in ast.walk(self.source.node):
+            is_call = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            if is_call and self.path(node.value.func) == "cg.this_grid":
+                groups |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        return groups
+
+    def _is_grid_sync(self, func: ast.expr) -> bool:
+        if not (isinstance(func, ast.Attribute) and func.attr == "sync"):
+            return False
+        group = func.value
+        if isinstance(group, ast.Name):
+            return group.id in self.grid_groups
+        return isinstance(group, ast.Call) and self.path(group.func) == "cg.this_grid"
+
     def _is_memory(self, target: ast.expr, index: ast.expr) -> bool:
         if isinstance(target, ast.Name) and target.id in self.private:
             return False
         if isinstance(target, ast.Attribute):  # a.shape[0], a.strides[1]
             return False
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        return not any(isinstance(p, ast.Slice) for p in parts)
+        if any(isinstance(p, ast.Slice) for p in parts):
+            self._note(index, f"accesses through the slice {ast.unparse(target)}[{ast.unparse(index)}]")
+            return False
+        return True
+
+    def _note(self, node: ast.AST, what: str) -> None:
+        note = f"{what} (line {getattr(node, 'lineno', '?')}) are not recorded"
+        if note not in self.unrecorded:
+            self.unrecorded.append(note)
 
     # ---- building blocks ---------------------------------------------------------------------
     def _hook(self, name: str, args: list[ast.expr], line: int, interleave: bool = True):
@@ -250,6 +301,10 @@ class KernelRewriter(ast.NodeTransformer):
                 )
             if path in LAUNCH_CONSTANTS:
                 return ast.copy_location(ast.Name(LAUNCH_CONSTANTS[path], ast.Load()), node)
+            if path is not None and path.startswith("atomic.") and path[len("atomic.") :] in ATOMICS:
+                # cuda.atomic.add passed as a value (to a device function): a callable bound to this thread
+                bound = self._hook("_gv_atomic_fn", [ast.Constant(path[len("atomic.") :])], node.lineno, False)
+                return ast.copy_location(bound, node)
             if path is not None:
                 self._fail(node, f"cuda.{path} is not supported here")
         return self.generic_visit(node)
@@ -264,9 +319,14 @@ class KernelRewriter(ast.NodeTransformer):
         return self._hook("_gv_ld", [array, index], line, interleave=False)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
+        if self._is_grid_sync(node.func):
+            self.cooperative = True
+            return ast.copy_location(self._sync_point(BARRIER, "grid", [], node.lineno), node)
         path = self.path(node.func)
         if path is None:
             return self._call_function(node)
+        if path in ARRAY_DECLARATIONS:
+            self._check_shape(node, path)
         args = [self.visit(a) for a in node.args]
         keywords = [ast.keyword(k.arg, self.visit(k.value)) for k in node.keywords]
         line = node.lineno
@@ -283,6 +343,9 @@ class KernelRewriter(ast.NodeTransformer):
             new = self._hook(
                 "_gv_shared", [site, ast.Constant(self._target_name), shape_dtype, kw], line, False
             )
+        elif path == "const.array_like":
+            name = ast.unparse(node.args[0]) if node.args else "const"
+            new = ast.Call(ast.Name("_gv_const", ast.Load()), [ast.Constant(name), *args], keywords)
         elif path in PLAIN_CALLS:
             hook, needs_thread = PLAIN_CALLS[path]
             front = [ast.Name("_t", ast.Load())] if needs_thread else []
@@ -290,6 +353,14 @@ class KernelRewriter(ast.NodeTransformer):
         else:
             self._fail(node, f"cuda.{path} is not supported by gpuviz")
         return ast.copy_location(new, node)
+
+    def _check_shape(self, node: ast.Call, path: str) -> None:
+        shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
+        if shape is None:
+            self._fail(node, f"cuda.{path} needs a shape and a dtype")
+        message = refused_shape(shape, self.env, self.locals, self.literal_locals)
+        if message:
+            self._fail(node, f"cuda.{path}: {message}")
 
     def _atomic(self, node: ast.Call, op: str, args: list[ast.expr]) -> ast.expr:
         if op not in ATOMICS:
@@ -306,8 +377,29 @@ class KernelRewriter(ast.NodeTransformer):
         both = ast.Tuple([call, ast.Yield(None)], ast.Load())
         return ast.Subscript(both, ast.Constant(0), ast.Load())
 
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        value = self.env.get(node.id) if node.id not in self.locals else None
+        if self.yields and isinstance(node.ctx, ast.Load) and is_device_function(value):
+            # a device function passed as a value: callable through `_gv_call` by whoever receives it
+            name = value.py_func.__name__
+            self.devices[name] = value
+            return ast.copy_location(
+                ast.Call(ast.Name("_gv_device_value", ast.Load()), [ast.Name(f"_gv_dev_{name}", ast.Load())], []),
+                node,
+            )
+        return node
+
     def _call_function(self, node: ast.Call) -> ast.expr:
         func = node.func
+        if self.yields and isinstance(func, ast.Name) and func.id in self.locals:
+            # a function held in a variable (a device function or an atomic passed in): it may pause
+            node = self.generic_visit(node)
+            call = ast.Call(ast.Name("_gv_call", ast.Load()), [node.func, ast.Name("_t", ast.Load()), *node.args],
+                            node.keywords)  # fmt: skip
+            return ast.copy_location(ast.YieldFrom(call), node)
+        if self.yields and isinstance(func, ast.Name) and func.id == "print" and func.id not in self.locals:
+            node = self.generic_visit(node)  # print() on a GPU: its text belongs to the thread that printed
+            return ast.copy_location(self._hook("_gv_print", node.args, node.lineno, False), node)
         if isinstance(func, ast.Name) and func.id not in self.locals and func.id in self.env:
             value = self.env[func.id]
             if getattr(value, "_gpuviz_is_kernel", False):
@@ -323,7 +415,27 @@ class KernelRewriter(ast.NodeTransformer):
                 )
                 new = ast.YieldFrom(call) if self.yields else call
                 return ast.copy_location(new, node)
+        called = self._value_of(func)
+        if (getattr(called, "__module__", None) or "").endswith("shims.cuda.random"):
+            self._note(node, f"the RNG state reads and writes of {ast.unparse(func)}")
+        if self.yields and isinstance(called, np.ufunc):
+            # a NumPy ufunc on arrays: element by element through the hooks, so each access is recorded
+            node = self.generic_visit(node)
+            return ast.copy_location(self._hook("_gv_ufunc", [node.func, *node.args], node.lineno, False), node)
         return self.generic_visit(node)
+
+    def _value_of(self, node: ast.expr) -> object:
+        """The global object a dotted name (np.sin) refers to, or None."""
+        chain = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.locals:
+            return None
+        value = self.env.get(node.id)
+        for attr in reversed(chain):
+            value = getattr(value, attr, None)
+        return value
 
     # ---- statements --------------------------------------------------------------------------
     def visit_Assign(self, node: ast.Assign):
@@ -413,7 +525,8 @@ def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **optio
     ast.copy_location(new, node)
     module = ast.fix_missing_locations(ast.Module([new], []))
     code = compile(module, rewriter.compile_filename(), "exec")
-    return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, rewriter.env)
+    return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, rewriter.env,
+                     rewriter.global_arrays(), rewriter.cooperative, rewriter.unrecorded)  # fmt: skip
 
 
 def _drop_final_pauses(body: list[ast.stmt]) -> None:
@@ -444,6 +557,16 @@ class Program:
     def params(self) -> list[str]:
         return self.kernel.params
 
+    @property
+    def unrecorded(self) -> list[str]:
+        """What the trace of this program cannot show, in words (for the trace's meta)."""
+        return [note for f in self.functions for note in f.unrecorded]
+
+    @property
+    def cooperative(self) -> bool:
+        """A grid-wide barrier somewhere: the launch must fit on the device all at once."""
+        return any(f.cooperative for f in self.functions)
+
     def bind(self, hooks: dict, native=lambda env: env, wrap_device=lambda fn: fn) -> object:
         """The instrumented kernel function. Each function runs with its own module's globals
         (`native` may adapt them) plus the hooks, and sees every generated device function."""
@@ -460,12 +583,29 @@ class Program:
 
 
 def environment(func) -> dict:
-    """The names a function sees: its module's globals, and the variables it closes over."""
+    """The names a function sees: its module's globals, and the variables it closes over, as they
+    are now. numba freezes them when it compiles (the first launch): host NumPy arrays become
+    read-only constant copies; device arrays stay live, as numba captures those by pointer."""
     env = dict(func.__globals__)
     for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
         with contextlib.suppress(ValueError):  # a closure variable not assigned yet
             env[name] = cell.cell_contents
+    names = set(func.__code__.co_names) | set(func.__code__.co_freevars)
+    for name in names & set(env):
+        if type(env[name]) is np.ndarray:
+            env[name] = _frozen(env[name])
     return env
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    frozen = array.copy()
+    frozen.flags.writeable = False
+    return frozen
+
+
+def is_frozen_array(value: object) -> bool:
+    """A module-global array frozen at compile time (a read-only copy: see `environment`)."""
+    return type(value) is np.ndarray and not value.flags.writeable
 
 
 def build_program(func, rewriter_class: type[KernelRewriter] = KernelRewriter, **options) -> Program:

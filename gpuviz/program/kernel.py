@@ -8,12 +8,14 @@ from gpuviz.core.errors import GpuvizError, LaunchError
 
 
 class Kernel:
-    """A kernel: `kernel[grid, block](*args)` runs it through the active gpuviz session."""
+    """A kernel: `kernel[grid, block](*args)` (or `[grid, block, stream, shared_bytes]`) runs it
+    through the active gpuviz session."""
 
     _gpuviz_is_kernel = True
 
-    def __init__(self, py_func, **options):
+    def __init__(self, py_func, signatures: tuple = (), **options):
         self.py_func = py_func
+        self.signatures = signatures  # explicit ones, as given: numba compiles them eagerly
         self.options = options
         functools.update_wrapper(self, py_func)
 
@@ -23,38 +25,62 @@ class Kernel:
                 f"launch {self.py_func.__name__} as kernel[grid, block](...), optionally with a "
                 f"stream and shared-memory size after block"
             )
-        if len(config) == 4 and config[3]:
-            raise LaunchError(
-                f"dynamic shared memory ({self.py_func.__name__}[grid, block, stream, {config[3]}]) is not "
-                f"supported by gpuviz yet; give cuda.shared.array a constant size instead"
-            )
-        return Launch(self, config[0], config[1])
+        shared_bytes = config[3] if len(config) == 4 else 0
+        return Launch(self, config[0], config[1], shared_bytes)
 
     def forall(self, ntasks: int, tpb: int = 0) -> Launch:
         block = tpb or 128
         return Launch(self, max(1, -(-int(ntasks) // block)), block)
+
+    @property
+    def overloads(self) -> _Overloads:
+        """`kernel.overloads[signature]`: the compiled kernel for a signature (one per kernel here)."""
+        return _Overloads(self)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize: int = 0) -> int:
+        """How many blocks of this size can be co-resident, as a cooperative (grid-sync) launch needs."""
+        from gpuviz.program.launcher import current
+
+        session = current()
+        backend = session.backend
+        facts = backend.device_facts(session.options) if hasattr(backend, "device_facts") else backend.device()
+        threads = functools.reduce(lambda a, b: a * b, blockdim) if isinstance(blockdim, tuple) else int(blockdim)
+        per_sm = min(facts.get("max_blocks_per_sm", 32), facts.get("max_threads_per_sm", 2048) // max(threads, 1))
+        return per_sm * facts["sm_count"]
 
     def __call__(self, *args):
         name = self.py_func.__name__
         raise GpuvizError(f"{name} is a kernel; launch it with {name}[grid, block](...)")
 
 
+class _Overloads:
+    def __init__(self, kernel: Kernel):
+        self._kernel = kernel
+
+    def __getitem__(self, signature) -> Kernel:
+        return self._kernel
+
+    def __len__(self) -> int:
+        return max(1, len(self._kernel.signatures))
+
+
 class Launch:
-    def __init__(self, kernel: Kernel, grid, block):
-        self.kernel, self.grid, self.block = kernel, grid, block
+    def __init__(self, kernel: Kernel, grid, block, shared_bytes: int = 0):
+        self.kernel, self.grid, self.block, self.shared_bytes = kernel, grid, block, shared_bytes
 
     def __call__(self, *args) -> None:
         from gpuviz.program.launcher import current
 
-        current().launch(self.kernel.py_func, self.grid, self.block, args)
+        current().launch(self.kernel.py_func, self.grid, self.block, args, shared_bytes=self.shared_bytes)
 
 
 class DeviceFunction:
     """A `@cuda.jit(device=True)` function: callable from kernels only, as on a GPU."""
 
-    def __init__(self, py_func, **options):
+    def __init__(self, py_func, signatures: tuple = (), **options):
         self.py_func = py_func
-        self.options = options
+        self.signatures = signatures
+        self.options = options  # inline=, debug=, ...: no effect on what the simulator shows
         functools.update_wrapper(self, py_func)
 
     def __call__(self, *args):
@@ -63,11 +89,26 @@ class DeviceFunction:
 
 
 def jit(func_or_signature=None, device: bool = False, **options):
-    """numba.cuda.jit's forms: @jit, @jit(), @jit('void(float32[:])'), @jit(device=True)."""
+    """numba.cuda.jit's forms: @jit, @jit(), @jit('void(float32[:])'), @jit(void(float32[:])),
+    @jit([sig1, sig2]), @jit((int32[:],)), @jit(sig, device=True, inline=True)."""
+    if _is_function(func_or_signature):
+        return Kernel(func_or_signature, **options) if not device else DeviceFunction(func_or_signature, **options)
+    signatures = _signatures(func_or_signature)
 
     def decorate(func):
-        return DeviceFunction(func, **options) if device else Kernel(func, **options)
+        kind = DeviceFunction if device else Kernel
+        return kind(func, signatures, **options)
 
-    if callable(func_or_signature) and not isinstance(func_or_signature, (str, list, tuple)):
-        return decorate(func_or_signature)
     return decorate
+
+
+def _is_function(value) -> bool:
+    return callable(value) and hasattr(value, "__code__")
+
+
+def _signatures(value) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, list):
+        return tuple(value)
+    return (value,)

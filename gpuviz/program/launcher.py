@@ -14,7 +14,7 @@ class Launcher(Protocol):
     backend: object
     options: object
 
-    def launch(self, py_func, grid, block, args: tuple): ...
+    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0): ...
 
 
 _active: list[Launcher] = []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuviz.core.errors import GpuvizError, KernelSourceError
+from gpuviz.core.errors import GpuvizError, KernelSourceError, LaunchError
 from gpuviz.program.launcher import Launcher, activated
 
 DETAIL_FRAMES = 40  # frames of a failing script's traceback kept for --debug
@@ -51,6 +51,8 @@ def run_script(path: str | Path, session: Launcher, argv: list[str] | None = Non
     try:
         with activated(session), shims_for(session.backend.name):
             runpy.run_path(str(path), run_name="__main__")
+    except LaunchError as exc:
+        raise _at_launch_line(exc, path) from None
     except GpuvizError:
         raise
     except SystemExit as exc:
@@ -64,6 +66,12 @@ def run_script(path: str | Path, session: Launcher, argv: list[str] | None = Non
         sys.argv = old_argv
         if sys.path and sys.path[0] == str(path.parent.resolve()) and sys.path[0] != old_path0:
             sys.path.pop(0)
+
+
+def _at_launch_line(exc: LaunchError, path: Path) -> LaunchError:
+    """A launch the device refuses, named by the script's line that launched it."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    return LaunchError(f"{path.name} line {frames[-1].lineno}: {exc}") if frames else exc
 
 
 def _script_failure(exc: BaseException, path: Path) -> ScriptError:
@@ -97,7 +105,8 @@ def shims_for(backend_name: str):
     from gpuviz.program.shims import cuda as cuda_shim
     from gpuviz.program.shims import cupy as cupy_shim
 
-    replaced = {"numba.cuda": cuda_shim, "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}
+    replaced = {"numba.cuda": cuda_shim, "numba.cuda.random": cuda_shim.random, "numba.cuda.types": cuda_shim.types,
+                "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}  # fmt: skip
     numba = _numba_module()
     if "numba" not in sys.modules or sys.modules["numba"] is not numba:
         replaced["numba"] = numba

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuviz.backends import get_backend
+from gpuviz.core.analysis.memcheck import format_errors
 from gpuviz.core.analysis.report import analyse, race_summary
 from gpuviz.core.events import Event, LogLine, Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
@@ -28,6 +29,7 @@ class LaunchRecord:
     seconds: float
     path: Path | None
     races: str = ""
+    errors: int = 0  # memory errors (out-of-bounds, uninitialised shared reads, barrier divergence)
 
 
 class Session:
@@ -57,10 +59,10 @@ class Session:
             self._backend = get_backend(self.options.backend)
         return self._backend
 
-    def launch(self, py_func, grid, block, args: tuple) -> Trace:
+    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0) -> Trace:
         new_grid, new_block = self.overrides.get(len(self.records), (None, None))
         grid, block = new_grid or grid, new_block or block
-        config = LaunchConfig.of(grid, block)
+        config = LaunchConfig.of(grid, block, shared_bytes)
         self._guard(py_func.__name__, config, tuple(args))
         self.notify(Stage("running", f"running {py_func.__name__} ({config.threads:,} threads)"))
         started = time.perf_counter()
@@ -80,7 +82,8 @@ class Session:
         path = None
         if self.out_dir is not None:
             path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")  # whole or not at all
-        record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races)
+        record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races,
+                              trace.error_count)  # fmt: skip
         self.records.append(record)
         if self.keep_traces:
             self.traces.append(trace)
@@ -101,6 +104,8 @@ class Session:
         self.notify(LogLine(summary_line(record)))
         for warning in trace.meta.get("warnings", []):
             self.notify(LogLine(f"    warning: {warning}"))
+        for line in format_errors(trace):
+            self.notify(LogLine(f"    {line}"))
         if trace.truncated:
             self.notify(LogLine(f"    warning: access log capped at {self.options.access_cap:,} events (truncated)"))
 

@@ -19,6 +19,8 @@ import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
+from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
+from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
@@ -197,7 +199,8 @@ class PreparedLaunch:
             raise _compile_error(exc, self.compiled.program) from None
 
     def launch(self) -> None:
-        self.compiled.kernel[self.config.grid, self.config.block](*self.all_arguments())
+        config = self.config
+        self.compiled.kernel[config.grid, config.block, 0, config.shared_bytes](*self.all_arguments())
 
     def reset_counter(self) -> None:
         self.counter.copy_to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
@@ -237,12 +240,13 @@ class PreparedLaunch:
             elif hasattr(value, "__cuda_array_interface__"):
                 after[name] = self.cuda.as_cuda_array(value).copy_to_host()
         program = self.compiled.program
+        errors, error_count = recorded_out_of_bounds(accesses, entries)
         return new_trace(
             source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
             param_names=program.params, values=self.args,
             snapshots={name: (self.before[name], after[name]) for name in self.before}, arrays=entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
-            truncated=truncated, seconds=seconds,
+            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count,
         )  # fmt: skip
 
     def _accesses(self):
@@ -277,7 +281,7 @@ class PreparedLaunch:
             shape = getattr(value, "shape", None)
             if shape is not None and hasattr(value, "dtype") and k < MAX_PARAM_IDS:
                 remap[k] = len(entries)
-                entries.append({"name": name, "space": "global", "dtype": str(np.dtype(value.dtype)),
+                entries.append({"name": name, "space": "global", "dtype": dtype_text(value.dtype),
                                 "shape": list(shape)})  # fmt: skip
         for site in self.compiled.sites.sites:
             shape, dtype = site.describe()

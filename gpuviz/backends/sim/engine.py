@@ -20,13 +20,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice
-from gpuviz.backends.sim.memory import ThreadFault
+from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.warp import resolve_collectives
 from gpuviz.core.errors import KernelError
 from gpuviz.core.launch import LaunchConfig, format_dims
+from gpuviz.core.trace import EPOCH_FIELDS, bump_epoch
 from gpuviz.instrument.rewrite import BARRIER
 
 RUN, WAIT, RESUME, DONE = 0, 1, 2, 3
+BLOCK_EPOCHS = (1 << EPOCH_FIELDS["block"][1]) - 1  # the block-barrier counter's bits (the lowest)
 MAX_WARNINGS = 20
 STALL_CHANCE = 0.25
 
@@ -52,7 +54,8 @@ class Warp:
 
 
 class Block:
-    __slots__ = ("index", "coords", "lanes", "warps", "shared", "alive", "arrived", "exited", "sm", "warned")
+    __slots__ = ("index", "coords", "lanes", "warps", "shared", "alive", "arrived", "exited", "sm", "warned",
+                 "partial_syncs")  # fmt: skip
 
     def __init__(self, index: int, coords: tuple[int, int, int]):
         self.index = index
@@ -61,6 +64,7 @@ class Block:
         self.arrived = 0
         self.exited = 0
         self.warned = False
+        self.partial_syncs: list = []  # syncwarps of part of a warp (warp.py), for the race analysis
 
 
 @dataclass
@@ -77,17 +81,21 @@ class Executor:
     """Runs one launch of an instrumented kernel function over all its threads."""
 
     def __init__(self, fn, args: tuple, config: LaunchConfig, device: VirtualDevice, kernel_name: str,
-                 filenames: set[str], on_block_retired=None, on_cycle=None):  # fmt: skip
+                 filenames: set[str], on_block_retired=None, on_cycle=None,
+                 errors: ErrorLog | None = None):  # fmt: skip
         self.fn, self.args, self.config, self.device = fn, args, config, device
         self.kernel_name = kernel_name
         self.filenames = filenames
         self.on_block_retired = on_block_retired
         self.on_cycle = on_cycle or (lambda: None)
+        self.errors = errors if errors is not None else ErrorLog()
         n = config.threads
         self.result = Schedule(
             np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64)
         )
         self.tick = 0
+        self.grid_waiting: list[Lane] = []  # lanes at a cooperative-groups grid barrier
+        self.grid_alive = n
         self._thread_template = self._template(config.block)
 
     @staticmethod
@@ -146,7 +154,9 @@ class Executor:
                 changed = True
                 continue
             except Exception as exc:
-                raise self._fault(lane, exc) from None
+                self._stop(lane, exc)
+                changed = True
+                continue
             if request is not None:
                 self._wait(lane, request)
                 changed = True
@@ -165,7 +175,8 @@ class Executor:
             self._finish(lane)
             return
         except Exception as exc:
-            raise self._fault(lane, exc) from None
+            self._stop(lane, exc)
+            return
         if request is not None:
             self._wait(lane, request)
 
@@ -173,10 +184,14 @@ class Executor:
         lane.req = request
         lane.state = WAIT
         if request[0] == BARRIER:
-            lane.block.arrived += 1
+            if request[1] == "grid":
+                self.grid_waiting.append(lane)
+            else:
+                lane.block.arrived += 1
 
     def _finish(self, lane: Lane) -> None:
         lane.state = DONE
+        self.grid_alive -= 1
         self.result.t_end[lane.gid] = self.tick
         lane.warp.live -= 1
         block = lane.block
@@ -197,12 +212,24 @@ class Executor:
         block = warp.block
         if block.arrived and block.arrived == block.alive:
             self._release_barrier(block)
+        if self.grid_waiting and len(self.grid_waiting) == self.grid_alive:
+            self._release_grid()
+
+    def _release_grid(self) -> None:
+        """Every live thread of the grid reached this.grid().sync(): all go on, one grid epoch later."""
+        waiting, self.grid_waiting = self.grid_waiting, []
+        for lane in waiting:
+            lane.ep = bump_epoch(lane.ep, "block", "grid")
+            lane.state = RESUME
+            lane.warp.resume.append((lane, None))
 
     def _release_barrier(self, block: Block) -> None:
         waiting = [lane for lane in block.lanes if lane.state == WAIT and lane.req[0] == BARRIER]
         kind = waiting[0].req[1]
         lines = sorted({lane.req[3] for lane in waiting})
         value = _barrier_value(kind, [lane.req[2] for lane in waiting])
+        if block.exited or len(lines) > 1:
+            self.errors.add("barrier divergence", waiting[0].gid, lines[0], None, None)
         if block.exited and not block.warned:
             block.warned = True
             self._warn(
@@ -216,8 +243,8 @@ class Executor:
                 f"barriers (lines {', '.join(map(str, lines))})"
             )
         block.arrived = 0
-        for lane in waiting:
-            lane.ep += 1
+        for lane in waiting:  # bump_epoch(lane.ep, "block"), inline: barriers are frequent
+            lane.ep = (lane.ep & ~BLOCK_EPOCHS) | ((lane.ep + 1) & BLOCK_EPOCHS)
             lane.state = RESUME
             lane.warp.resume.append((lane, value))
 
@@ -296,6 +323,14 @@ class Executor:
             value = None
 
     # ---- errors ------------------------------------------------------------------------------
+    def _stop(self, lane: Lane, exc: Exception) -> None:
+        """A memory error stops only its thread (recorded, as compute-sanitizer would list it); any
+        other error stops the launch."""
+        if not isinstance(exc, MemoryFault):
+            raise self._fault(lane, exc) from None
+        self.errors.add(exc.kind, lane.gid, _user_line(exc, self.filenames), exc.array, exc.index)
+        self._finish(lane)
+
     def _fault(self, lane: Lane, exc: Exception) -> KernelError:
         line = _user_line(exc, self.filenames)
         where = f"line {line}: " if line else ""

@@ -6,10 +6,14 @@ import math
 
 import numpy as np
 
-from gpuviz.core.dtypes import to_dtype
+from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
+from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
+from gpuviz.core.dtypes import dtype_text, to_dtype
 from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
 
 _FLUSH_EVERY = 1 << 18
+MAX_STATIC_SHARED = 48 * 1024  # bytes of static shared memory a kernel may declare per block (ptxas)
+MAX_LOCAL = 512 * 1024  # bytes of local memory per thread (the CUDA limit)
 
 
 class ArrayTable:
@@ -20,6 +24,9 @@ class ArrayTable:
         self.ids: dict[int, int] = {}
         self.names: dict[int, str] = {}  # id(object) -> name, for error messages
         self._sites: dict[str, int] = {}
+        self.static_shared = 0  # bytes of the static shared arrays declared so far, per block
+        # id(shared array) -> [which elements were written, how many are not yet]; dropped once all are
+        self.written: dict[int, list] = {}
 
     def add_global(self, name: str, array: np.ndarray) -> int:
         if id(array) in self.ids:
@@ -34,6 +41,15 @@ class ArrayTable:
             self._sites[site] = self._add(name, "shared", dtype, shape)
         return self._sites[site]
 
+    def add_const(self, name: str, array: np.ndarray) -> int:
+        """A read-only array the kernel reads: a module-global array frozen at compile time, or
+        cuda.const.array_like's copy."""
+        if id(array) in self.ids:
+            return self.ids[id(array)]
+        aid = self._add(name, "const", array.dtype, array.shape)
+        self.bind(array, aid, name)
+        return aid
+
     def bind(self, array: np.ndarray, aid: int, name: str) -> None:
         self.ids[id(array)] = aid
         self.names[id(array)] = name
@@ -41,10 +57,11 @@ class ArrayTable:
     def unbind(self, array: np.ndarray) -> None:
         self.ids.pop(id(array), None)
         self.names.pop(id(array), None)
+        self.written.pop(id(array), None)
 
     def _add(self, name: str, space: str, dtype: np.dtype, shape: tuple) -> int:
         self.entries.append(
-            {"name": name, "space": space, "dtype": str(np.dtype(dtype)), "shape": list(shape)}
+            {"name": name, "space": space, "dtype": dtype_text(dtype), "shape": list(shape)}
         )
         return len(self.entries) - 1
 
@@ -76,8 +93,8 @@ class AccessLog:
         if self.buffer:
             try:
                 chunk = np.fromiter(self.buffer, dtype=np.float64, count=len(self.buffer))
-            except TypeError:  # complex values: the log keeps their real part
-                chunk = np.array([getattr(v, "real", v) for v in self.buffer], dtype=np.float64)
+            except (TypeError, ValueError):  # complex values: the log keeps their real part; records: NaN
+                chunk = np.array([_as_float(v) for v in self.buffer], dtype=np.float64)
             self.chunks.append(chunk.reshape(-1, 7))
             self.count += len(self.buffer) // 7
         self.buffer.clear()
@@ -88,6 +105,13 @@ class AccessLog:
         return {
             name: rows[:, k].astype(dtype) for k, (name, dtype) in enumerate(ACCESS_COLUMNS.items())
         }
+
+
+def _as_float(value) -> float:
+    try:
+        return float(getattr(value, "real", value))
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def flat_index(array: np.ndarray, index: object) -> int:
@@ -121,50 +145,52 @@ def _show(index: object) -> str:
     return str(index.item() if hasattr(index, "item") else index)
 
 
-class ThreadFault(Exception):
-    """An error one thread hit, already worded for people; the engine adds who and where."""
-
-
-def _inc(old, limit):
-    return 0 if old >= limit else old + 1
-
-
-def _dec(old, limit):
-    return limit if (old == 0 or old > limit) else old - 1
-
-
-ATOMIC_OPS = {
-    "add": lambda old, v: old + v,
-    "sub": lambda old, v: old - v,
-    "and_": lambda old, v: old & v,
-    "or_": lambda old, v: old | v,
-    "xor": lambda old, v: old ^ v,
-    "max": lambda old, v: v if v > old else old,
-    "min": lambda old, v: v if v < old else old,
-    "nanmax": lambda old, v: np.fmax(old, v),
-    "nanmin": lambda old, v: np.fmin(old, v),
-    "inc": _inc,
-    "dec": _dec,
-    "exch": lambda old, v: v,
-    "cas": lambda old, expected, v: v if old == expected else old,
-}
-
-
-def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tuple) -> dict:
-    """The functions and constants an instrumented kernel calls, bound to one launch."""
+def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tuple, shared_bytes: int = 0,
+               errors: ErrorLog | None = None) -> dict:  # fmt: skip
+    """The functions and constants an instrumented kernel calls, bound to one launch. Shared arrays
+    remember which elements were written, so reads of uninitialised shared memory are reported."""
+    errors = errors if errors is not None else ErrorLog()
+    unwritten_shared = arrays.written
     ids_get = arrays.ids.get
     record = log.buffer.extend if log is not None else None
     bdx, bdy, bdz = block
     gdx, gdy, gdz = grid
 
-    def fault(array, index, exc):
-        return ThreadFault(describe_bad_index(array, index, arrays, exc))
+    def fault(array, index, exc, kind="read"):
+        message = describe_bad_index(array, index, arrays, exc)
+        if isinstance(exc, IndexError) and "out of bounds" in str(exc):
+            name = arrays.names.get(id(array), "a local array")
+            return MemoryFault(message, f"out-of-bounds {kind}", name, index)
+        return ThreadFault(message)
+
+    def mark_written(entry, array, index):
+        if entry is not None:
+            mask = entry[0]
+            seen = mask[index]
+            if type(seen) is not np.bool_:  # a row or a slice at once
+                mask[index] = True
+                entry[1] = mask.size - int(np.count_nonzero(mask))
+            elif not seen:
+                mask[index] = True
+                entry[1] -= 1
+            if entry[1] == 0:  # every element written: its loads need no check any more
+                del unwritten_shared[id(array)]
+        elif array.base is not None:
+            unwritten_shared.pop(id(array.base), None)  # written through a slice: no longer tracked
+
+    def report_uninitialised(t, array, index, line, entry):
+        if not np.all(entry[0][index]):
+            errors.add("uninitialised shared read", t.gid, line, arrays.names.get(id(array)), index)
 
     def ld(t, array, index, line, _=None):
         try:
             value = array[index]
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc) from None
+        if unwritten_shared:  # inline: this is the simulator's hottest code
+            entry = unwritten_shared.get(id(array))
+            if entry is not None:
+                report_uninitialised(t, array, index, line, entry)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -178,9 +204,13 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         try:
             array[index] = value
         except (IndexError, TypeError) as exc:
-            raise fault(array, index, exc) from None
+            raise fault(array, index, exc, "write") from None
         except ValueError as exc:
             raise ThreadFault(f"cannot store {value!r}: {exc}") from None
+        if unwritten_shared:
+            entry = unwritten_shared.get(id(array))
+            if entry is not None or array.base is not None:
+                mark_written(entry, array, index)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -195,7 +225,11 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             array[index] = ATOMIC_OPS[op](old, *operands)
             new = array[index]
         except (IndexError, TypeError) as exc:
-            raise fault(array, index, exc) from None
+            raise fault(array, index, exc, "atomic") from None
+        if unwritten_shared:
+            entry = unwritten_shared.get(id(array))
+            if entry is not None or array.base is not None:
+                mark_written(entry, array, index)
         if record is not None:
             aid = ids_get(id(array))
             if aid is not None:
@@ -207,9 +241,56 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         array = block_arrays.get(site)
         if array is None:
             shape, dtype = _shape_dtype(shape_dtype, keywords)
-            array = np.zeros(shape, dtype)
+            if shape == 0:  # dynamic shared memory: every such declaration views the block's one buffer
+                array = dynamic_view(block_arrays, shared_bytes, dtype)
+            else:
+                if site not in arrays._sites:
+                    _count_static_shared(arrays, shape, dtype)
+                array = np.zeros(shape, dtype)
+                unwritten_shared[id(array)] = [np.zeros(array.shape, bool), array.size]
             block_arrays[site] = array
             arrays.bind(array, arrays.shared_site(site, name, dtype, array.shape), name)
+        return array
+
+    def local(shape, dtype):
+        dtype = to_dtype(dtype)
+        size = math.prod(shape) if isinstance(shape, tuple) else int(shape)
+        if size * dtype.itemsize > MAX_LOCAL:
+            raise ThreadFault(
+                f"cuda.local.array of {size * dtype.itemsize:,} bytes per thread; a thread has at most "
+                f"{MAX_LOCAL:,} bytes (512 KiB) of local memory, and the GPU refuses the launch"
+            )
+        return np.zeros(shape, dtype)
+
+    def atomic_fn(t, op, line):
+        """cuda.atomic.<op> passed as a value: the atomic, bound to the thread that passed it."""
+        return lambda array, index, *operands: atomic(t, op, array, index, operands, line)
+
+    def kernel_print(t, *values):
+        *values, line = values
+        text = " ".join(str(v) for v in values)
+        if len(errors.printed) < errors.MAX_ERRORS * 10:
+            errors.printed.append({"thread": t.gid, "line": line, "text": text})
+        print(text)
+
+    def ufunc(t, function, *operands):
+        """np.sin(x, r) inside a kernel: one recorded load per input element, one store per output."""
+        *operands, line = operands
+        inputs, outputs = operands[: function.nin], operands[function.nin :]
+        arrays_in = [a for a in inputs if isinstance(a, np.ndarray)]
+        if not arrays_in:
+            return function(*operands)
+        shape = np.broadcast_shapes(*(a.shape for a in arrays_in))
+        out = outputs[0] if outputs else np.zeros(shape, function(*(np.asarray(a).flat[0] for a in inputs)).dtype)
+        for index in np.ndindex(*shape):
+            values = [ld(t, a, index, line) if isinstance(a, np.ndarray) else a for a in inputs]
+            st(t, out, index, function(*values), line)
+        return out
+
+    def const(name, array):
+        if id(array) in arrays.ids:  # an array the table knows (an argument): the same array, as the GPU logs it
+            return array
+        arrays.add_const(name, array)  # a module-global: `environment` froze it already
         return array
 
     def grid(t, ndim):
@@ -230,8 +311,15 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_shared": shared,
         "_gv_grid": grid,
         "_gv_gridsize": gridsize,
-        "_gv_local": lambda shape, dtype: np.zeros(shape, to_dtype(dtype)),
-        "_gv_const": lambda array: array,
+        "_gv_local": local,
+        "_gv_const": const,
+        "_gv_ufunc": ufunc,
+        "_gv_print": kernel_print,
+        "_gv_call": call_value,
+        "_gv_device_value": DeviceValue,
+        "_gv_atomic_fn": atomic_fn,
+        "_gv_this_grid": lambda: GRID_GROUP,
+        "_gv_lanemask_lt": lambda t: (1 << t.lane) - 1,
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
@@ -239,24 +327,18 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
     }  # fmt: skip
 
 
+def _count_static_shared(arrays: ArrayTable, shape, dtype: np.dtype) -> None:
+    size = math.prod(shape) if isinstance(shape, tuple) else int(shape)
+    arrays.static_shared += size * dtype.itemsize
+    if arrays.static_shared > MAX_STATIC_SHARED:
+        raise ThreadFault(
+            f"the kernel declares {arrays.static_shared:,} bytes of static shared memory per block; at most "
+            f"{MAX_STATIC_SHARED:,} bytes (48 KiB) are allowed (ptxas: 'uses too much shared data'); "
+            f"use dynamic shared memory, kernel[grid, block, 0, nbytes] with cuda.shared.array(0, dtype)"
+        )
+
+
 def _shape_dtype(positional: tuple, keywords: dict) -> tuple:
     values = dict(zip(("shape", "dtype"), positional))
     values.update(keywords)
     return values["shape"], to_dtype(values["dtype"])
-
-
-def _bits(x) -> int:
-    """The integer width numba works at: the value's own dtype, 64 bits for Python ints."""
-    return x.dtype.itemsize * 8 if hasattr(x, "dtype") else 64
-
-
-BIT_FUNCTIONS = {
-    "_gv_noop": lambda *args: None,
-    "_gv_popc": lambda x: bin(int(x) & ((1 << _bits(x)) - 1)).count("1"),
-    "_gv_brev": lambda x: int(f"{int(x) & ((1 << _bits(x)) - 1):0{_bits(x)}b}"[::-1], 2),
-    "_gv_clz": lambda x: _bits(x) - (int(x) & ((1 << _bits(x)) - 1)).bit_length(),
-    "_gv_ffs": lambda x: (int(x) & -int(x)).bit_length(),
-    "_gv_fma": lambda a, b, c: a * b + c,
-    "_gv_cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
-    "_gv_selp": lambda p, a, b: a if p else b,
-}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from gpuviz.core.trace import bump_epoch, epoch_field, set_epoch
+
 
 def resolve_collectives(waiting: list) -> list[tuple[object, object]]:
     """The value each waiting lane gets back; lanes meet per (operation, source line)."""
@@ -21,7 +23,24 @@ def _args(lane) -> tuple:
 
 
 def _syncwarp(lanes):
+    """Orders memory among the lanes that meet here: each gets the highest warp epoch among them, plus
+    one. A syncwarp of part of the warp is noted on the block with the warp epochs of the live lanes
+    it left out: the race analysis trusts the warp's epochs only if none of those lanes accessed
+    memory at that epoch (core/analysis/races.py)."""
+    top = max(epoch_field(lane.ep, "warp") for lane in lanes)
+    for lane in lanes:
+        lane.ep = bump_epoch(set_epoch(lane.ep, "warp", top), "warp")
+    met = {id(lane) for lane in lanes}
+    left_out = [lane for lane in lanes[0].warp.lanes if id(lane) not in met and lane.state != _DONE]
+    if left_out:
+        first = lanes[0]
+        # [global id of the warp's first thread, block epoch, [[lane, warp epoch] of each lane left out]]
+        outside = [[lane.lane, epoch_field(lane.ep, "warp")] for lane in left_out]
+        first.block.partial_syncs.append([first.warp.lanes[0].gid, epoch_field(first.ep, "block"), outside])
     return [(lane, None) for lane in lanes]
+
+
+_DONE = 3  # engine.DONE (the engine imports this module)
 
 
 def _activemask(lanes):
@@ -61,6 +80,19 @@ def _eq(lanes):
     return [(lane, answer) for lane in lanes]
 
 
+def _match_any(lanes):
+    """Each lane gets the mask of the lanes (of its mask) holding the same value."""
+    return [(lane, sum(1 << o.lane for o in lanes if _args(o)[1] == _args(lane)[1]) & int(_args(lane)[0]))
+            for lane in lanes]  # fmt: skip
+
+
+def _match_all(lanes):
+    """(mask, 1) when every lane holds the same value, else (0, 0)."""
+    values = [_args(lane)[1] for lane in lanes]
+    same = all(v == values[0] for v in values)
+    return [(lane, (int(_args(lane)[0]) if same else 0, int(same))) for lane in lanes]
+
+
 OPERATIONS = {
     "syncwarp": _syncwarp,
     "activemask": _activemask,
@@ -72,4 +104,6 @@ OPERATIONS = {
     "all": _vote(all),
     "any": _vote(any),
     "eq": _eq,
+    "match_any": _match_any,
+    "match_all": _match_all,
 }

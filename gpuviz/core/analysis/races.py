@@ -17,7 +17,7 @@ import numpy as np
 
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace import Trace, epoch_field
 
 R, P, A = 0, 1, 2  # access classes: read, plain write, atomic
 MAX_EXAMPLE_EVENTS = 4096
@@ -53,13 +53,14 @@ class RaceReport:
     truncated: bool = False  # more racy locations than were described
     divergence: list[str] = field(default_factory=list)
     locations: int = 0  # racy locations found (may exceed len(races) when truncated)
+    racy_arrays: list[str] = field(default_factory=list)  # arrays of all racy locations, described or not
 
     @property
     def racy(self) -> bool:
         return self.locations > 0
 
     def arrays(self) -> list[str]:
-        return sorted({race.array for race in self.races})
+        return sorted(set(self.racy_arrays) | {race.array for race in self.races})
 
     def to_json(self) -> dict:
         return {
@@ -68,6 +69,7 @@ class RaceReport:
             "benign": [_race_json(r) for r in self.benign],
             "truncated": self.truncated,
             "locations": self.locations,
+            "racy_arrays": self.arrays(),
             "barrier_divergence": self.divergence,
         }
 
@@ -80,6 +82,7 @@ class RaceReport:
             truncated=bool(data.get("truncated", False)),
             divergence=list(data.get("barrier_divergence", [])),
             locations=int(data.get("locations", 0)),
+            racy_arrays=list(data.get("racy_arrays", [])),
         )
 
     def summary(self) -> str:
@@ -120,7 +123,10 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
     races = [race for race, benign in described if count_benign or not benign]
     benign = [race for race, is_benign in described if is_benign and not count_benign]
     undescribed = len(racy) - len(described)
+    names = [entry["name"] for entry in layout.arrays]
+    unseen = np.unique(racy.element[len(described) :] >> layout.array_shift)
     return RaceReport(
+        racy_arrays=sorted({race.array for race in races} | {names[int(a)] for a in unseen}),
         races=races[:max_locations],
         benign=benign[:max_locations],
         truncated=undescribed > 0 or len(races) > max_locations,
@@ -133,49 +139,87 @@ class _Layout:
     """How an access maps to a location and to a packed int64 sort key.
 
     A location is (array, element) for global arrays and (array, element, block) for shared ones;
-    `element_key` = array << index_bits | element, and the block completes it where needed.
+    `element_key` = array << index_bits | element (and the grid epoch, where grid-wide barriers
+    ordered the threads), and the block completes it where needed. Within a block, a thread is
+    (warp, warp epoch, lane): syncwarp orders the lanes of a warp without ordering other warps.
     """
 
     def __init__(self, trace: Trace):
         self.trace = trace
         acc = trace.accesses
         self.per_block = int(np.prod(trace.block))
+        self.warp_size = int(trace.meta.get("warp_size", 32))
         self.arrays = trace.meta.get("arrays", [])
         self.shared = np.array([a["space"] == "shared" for a in self.arrays] or [False], bool)
         self.index_bits = _bits(acc["index"])
-        self.widths = [  # block, epoch, thread in block, class
+        self.warp_epochs = _trusted_warp_epochs(trace, self.per_block, self.warp_size)
+        # Grid-wide barriers order every thread: a location per grid epoch keeps them apart.
+        grid_epochs = epoch_field(acc["epoch"], "grid")
+        self.grid_bits = _bits(grid_epochs) if grid_epochs.any() else 0
+        self.array_shift = self.index_bits + self.grid_bits
+        self.widths = [  # block, block epoch, warp, warp epoch, lane, class
             _bits(np.array([int(acc["thread"].max()) // self.per_block])),
-            _bits(acc["epoch"]),
-            _bits(np.array([self.per_block - 1])),
+            _bits(epoch_field(acc["epoch"], "block")),
+            _bits(np.array([(self.per_block - 1) // self.warp_size])),
+            _bits(self.warp_epochs),
+            _bits(np.array([self.warp_size - 1])),
             2,
         ]
         self.array_bits = _bits(np.array([len(self.arrays)]))
-        if self.array_bits + self.index_bits + sum(self.widths) > 63:
+        if self.array_bits + self.array_shift + sum(self.widths) > 63:
             raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
 
     def element_keys(self, rows=slice(None)) -> np.ndarray:
         acc = self.trace.accesses
-        return (acc["array"][rows].astype(np.int64) << self.index_bits) | acc["index"][rows]
+        key = (acc["array"][rows].astype(np.int64) << self.index_bits) | acc["index"][rows]
+        if self.grid_bits:
+            key = (key << self.grid_bits) | epoch_field(acc["epoch"][rows].astype(np.int64), "grid")
+        return key
 
     def packed_keys(self) -> np.ndarray:
-        """(element, block, epoch, thread in block, class) in one int64 per access; the access
-        kind (read 0, write 1, atomic 2) is the class."""
+        """(element, block, block epoch, warp, warp epoch, lane, class) in one int64 per access;
+        the access kind (read 0, write 1, atomic 2) is the class."""
         acc = self.trace.accesses
         block, thread = np.divmod(acc["thread"].astype(np.int64), self.per_block)
+        warp, lane = np.divmod(thread, self.warp_size)
+        epoch = acc["epoch"].astype(np.int64)
+        columns = [block, epoch_field(epoch, "block"), warp, self.warp_epochs, lane, acc["kind"]]
         key = self.element_keys()
-        for values, width in zip([block, acc["epoch"], thread, acc["kind"]], self.widths):
+        for values, width in zip(columns, self.widths):
             key <<= width
             key |= values
         return key
 
     def unpack(self, key: np.ndarray) -> tuple[np.ndarray, ...]:
-        """element key, block, epoch, thread in block, class."""
+        """element key, block, block epoch, warp, warp epoch, lane, class."""
         parts = []
         for width in reversed(self.widths):
             parts.append(key & ((1 << width) - 1))
             key = key >> width
-        cls, thread, epoch, block = parts
-        return key, block, epoch, thread, cls
+        cls, lane, warp_epoch, warp, epoch, block = parts
+        return key, block, epoch, warp, warp_epoch, lane, cls
+
+
+def _trusted_warp_epochs(trace: Trace, per_block: int, warp_size: int) -> np.ndarray:
+    """Each access's warp epoch, or 0 for every access of a warp whose epochs cannot be trusted: a
+    lane left out of a syncwarp of part of its warp that accessed memory at the warp epoch it had
+    then (its accesses are not ordered with the others' later ones, though the epochs differ)."""
+    acc = trace.accesses
+    epoch = acc["epoch"].astype(np.int64)
+    epochs = epoch_field(epoch, "warp")
+    partial = trace.meta.get("partial_syncwarps")
+    if not partial:
+        return epochs
+    if not isinstance(partial, list):  # too many to keep: trust none
+        return np.zeros_like(epochs)
+    left_out = np.array([((first + lane) << 24) | (block_epoch << 8) | warp_epoch  # as `keys` below
+                         for first, block_epoch, outside in partial
+                         for lane, warp_epoch in outside], np.int64)  # fmt: skip
+    thread = acc["thread"].astype(np.int64)
+    keys = (thread << 24) | (epoch_field(epoch, "block") << 8) | epochs
+    warp = thread // per_block * (per_block // warp_size + 1) + thread % per_block // warp_size
+    untrusted = np.isin(warp, np.unique(warp[np.isin(keys, left_out)]))
+    return np.where(untrusted, 0, epochs)
 
 
 def _bits(values: np.ndarray) -> int:
@@ -203,13 +247,14 @@ def _racy_locations(layout: _Layout) -> _Found:
     key = np.sort(layout.packed_keys())
     starts = np.flatnonzero(_runs(key))
     count = np.diff(np.append(starts, len(key)))  # how many times each distinct access happened
-    element, block, epoch, thread, cls = layout.unpack(key[starts])
-    keep = _shared_and_written(element, block, thread, cls)
-    element, block, epoch, thread, cls, count = (c[keep] for c in (element, block, epoch, thread, cls, count))
+    columns = layout.unpack(key[starts])
+    keep = _shared_and_written(*columns)
+    element, block, epoch, warp, warp_epoch, lane, cls = (c[keep] for c in columns)
+    count = count[keep]
     if len(element) == 0:
         return _Found(*(np.zeros(0, np.int64) for _ in range(4)))
-    shared = layout.shared[element >> layout.index_bits]
-    runs = _Runs(element, block, epoch, thread, shared)
+    shared = layout.shared[element >> layout.array_shift]
+    runs = _Runs(element, block, epoch, warp, warp_epoch, lane, shared)
     reads, writes, atomics = (runs.per_thread(count * (cls == c)) for c in (R, P, A))
     pairs = runs.pairs(reads + writes + atomics) - runs.pairs(reads) - runs.pairs(atomics)
     racy = pairs > 0
@@ -222,18 +267,23 @@ class _Runs:
     """Run boundaries of sorted distinct accesses, for counting pairs of accesses per location.
 
     Two accesses of a location pair up when they come from different threads and no barrier orders
-    them: same block and same epoch (counted per group of a block and an epoch), or, for global
-    arrays, different blocks (counted over the location, less the pairs within each block).
-    Sums start per thread (a run of rows that differ only in the kind of access) and go up.
+    them: same block and same block epoch, unless the same warp's syncwarp lies between them (other
+    warp epochs), or, for global arrays, different blocks (counted over the location, less the pairs
+    within each block). Within a group of a block and an epoch the pairs are those of the group,
+    less those within each warp, plus those within each warp epoch of a warp (inclusion-exclusion;
+    a thread's accesses in two warp epochs cancel out). Sums start per thread row and go up.
     """
 
-    def __init__(self, element, block, epoch, thread, shared):
+    def __init__(self, element, block, epoch, warp, warp_epoch, lane, shared):
         location = _runs(element) | (shared & _runs(element, block))
         self.location_rows = np.flatnonzero(location)
-        self.threads = np.flatnonzero(_runs(element, block, epoch, thread))
-        groups = _runs(element, block, epoch)
-        self.groups_of_threads = np.flatnonzero(groups[self.threads])
-        self.locations_of_groups = np.flatnonzero(location[np.flatnonzero(groups)])
+        self.threads = np.flatnonzero(_runs(element, block, epoch, warp, warp_epoch, lane))
+        self.levels = []  # (rows of thread runs starting a group, groups starting a location, sign)
+        for columns, sign in (((element, block, epoch), 1), ((element, block, epoch, warp), -1),
+                              ((element, block, epoch, warp, warp_epoch), 1)):  # fmt: skip
+            groups = _runs(*columns)
+            self.levels.append((np.flatnonzero(groups[self.threads]),
+                                np.flatnonzero(location[np.flatnonzero(groups)]), sign))  # fmt: skip
         blocks = _runs(element, block)
         self.blocks_of_threads = np.flatnonzero(blocks[self.threads])
         self.locations_of_blocks = np.flatnonzero(location[np.flatnonzero(blocks)])
@@ -244,9 +294,11 @@ class _Runs:
 
     def pairs(self, per_thread: np.ndarray) -> np.ndarray:
         """Per location: pairs of counted accesses by different threads that no barrier orders."""
-        per_group = np.add.reduceat(per_thread, self.groups_of_threads)
-        squares = np.add.reduceat(per_thread * per_thread, self.groups_of_threads)
-        within = np.add.reduceat((per_group * per_group - squares) // 2, self.locations_of_groups)
+        within = np.zeros(len(self.location_rows), np.int64)
+        for groups_of_threads, locations_of_groups, sign in self.levels:
+            per_group = np.add.reduceat(per_thread, groups_of_threads)
+            squares = np.add.reduceat(per_thread * per_thread, groups_of_threads)
+            within += sign * np.add.reduceat((per_group * per_group - squares) // 2, locations_of_groups)
         per_block = np.add.reduceat(per_thread, self.blocks_of_threads)
         total = np.add.reduceat(per_block, self.locations_of_blocks)
         block_squares = np.add.reduceat(per_block * per_block, self.locations_of_blocks)
@@ -254,13 +306,13 @@ class _Runs:
         return within + across
 
 
-def _shared_and_written(element, block, thread, cls) -> np.ndarray:
+def _shared_and_written(element, block, epoch, warp, warp_epoch, lane, cls) -> np.ndarray:
     """Rows of elements that two threads touch and someone writes: only these can race, and
     most elements of most kernels are one thread's own, so this drops most rows, cheaply."""
     starts = np.flatnonzero(_runs(element))
     ends = np.append(starts[1:], len(element)) - 1
     other = np.zeros(len(element), np.int64)
-    other[1:] = (block[1:] != block[:-1]) | (thread[1:] != thread[:-1])
+    other[1:] = (block[1:] != block[:-1]) | (warp[1:] != warp[:-1]) | (lane[1:] != lane[:-1])
     other[starts] = 0  # a new element is not another thread of the same element
     seen_other = np.cumsum(other)
     seen_write = np.cumsum(cls != R)
@@ -324,7 +376,8 @@ def _describe_location(layout: _Layout, rows: np.ndarray, shared_block: int | No
     thread = acc["thread"][rows].astype(np.int64)
     cls = acc["kind"][rows].astype(np.int64)
     block, epoch = thread // layout.per_block, acc["epoch"][rows].astype(np.int64)
-    pair = _first_pair(cls, block, epoch, thread)
+    warp = thread // layout.warp_size  # global warp number: equal only within one block
+    pair = _first_pair(cls, block, epoch_field(epoch, "block"), thread, warp, layout.warp_epochs[rows])
     if pair is None:
         return None
     i, j = rows[pair[0]], rows[pair[1]]
@@ -343,7 +396,7 @@ def _describe_location(layout: _Layout, rows: np.ndarray, shared_block: int | No
     return race, benign
 
 
-def _first_pair(cls, block, epoch, thread) -> tuple[int, int] | None:
+def _first_pair(cls, block, epoch, thread, warp, warp_epoch) -> tuple[int, int] | None:
     """The first racing pair in time: the earliest event that races with an earlier one. Every
     racing pair holds a write or an atomic, so the search starts at the first one."""
     writes = np.flatnonzero(cls != R)
@@ -352,7 +405,8 @@ def _first_pair(cls, block, epoch, thread) -> tuple[int, int] | None:
     start = max(1, int(writes[0]))
     for j in range(start, min(len(cls), start + MAX_EXAMPLE_EVENTS)):
         earlier = slice(0, j)
-        concurrent = (block[earlier] != block[j]) | (epoch[earlier] == epoch[j])
+        ordered_in_warp = (warp[earlier] == warp[j]) & (warp_epoch[earlier] != warp_epoch[j])
+        concurrent = (block[earlier] != block[j]) | ((epoch[earlier] == epoch[j]) & ~ordered_in_warp)
         other = thread[earlier] != thread[j]
         if cls[j] == P:
             clash = np.ones(j, bool)

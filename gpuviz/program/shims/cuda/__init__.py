@@ -1,10 +1,14 @@
-"""A stand-in for `numba.cuda` on the simulator: kernels, intrinsics and device-array helpers.
+"""A stand-in for `numba.cuda` on the simulator: kernels, intrinsics, types and device-array helpers.
 
 Intrinsics (threadIdx, syncthreads, atomic.add, ...) are never executed from here: the kernel
 rewrite recognises them by name and replaces them. Called outside a kernel they say so.
+Types (float32, int32, void, ...) are numba's own, as `numba.cuda` re-exports them.
+docs/simulator.md has the table of every numba.cuda name and what supports it.
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -12,6 +16,11 @@ from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.errors import GpuvizError
 from gpuviz.program.kernel import jit  # noqa: F401  (numba.cuda.jit)
+from gpuviz.program.shims.cuda import random  # noqa: F401  (numba.cuda.random)
+from gpuviz.program.shims.cuda.reduction import Reduce, reduce  # noqa: F401
+from gpuviz.program.shims.cuda.types import TYPE_NAMES, types  # noqa: F401  (numba.cuda.types)
+
+globals().update(TYPE_NAMES)
 
 
 class _Intrinsic:
@@ -35,14 +44,16 @@ class _Intrinsic:
 _INTRINSICS = """
 threadIdx blockIdx blockDim gridDim laneid warpsize grid gridsize syncthreads syncthreads_count
 syncthreads_and syncthreads_or syncwarp activemask shfl_sync shfl_up_sync shfl_down_sync
-shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const threadfence
-threadfence_block threadfence_system popc brev clz ffs fma cbrt selp
+shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const threadfence nanosleep
+threadfence_block threadfence_system popc brev clz ffs fma cbrt selp cg
 """.split()
 globals().update({name: _Intrinsic(name) for name in _INTRINSICS})
 
 
 class DeviceArray(np.ndarray):
-    """A host array that plays the part of a numba device array."""
+    """A host array that plays the part of a numba device array (kernels see it live, never frozen)."""
+
+    _gpuviz_device_array = True
 
     def copy_to_host(self, ary=None, stream=0):
         if ary is None:
@@ -76,7 +87,14 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C") -> np.ndarray
     return np.zeros(shape, to_dtype(dtype), order=order)
 
 
-mapped_array = pinned_array
+mapped_array = managed_array = pinned_array
+
+
+def pinned_array_like(ary) -> np.ndarray:
+    return np.zeros_like(np.asarray(ary))
+
+
+mapped_array_like = pinned_array_like
 
 
 def as_cuda_array(obj, sync=True) -> DeviceArray:
@@ -85,6 +103,13 @@ def as_cuda_array(obj, sync=True) -> DeviceArray:
 
 def is_cuda_array(obj) -> bool:
     return isinstance(obj, np.ndarray)
+
+
+def In(ary):  # noqa: N802  (numba.cuda.In/Out/InOut: transfer hints, meaningless here)
+    return ary
+
+
+Out = InOut = In
 
 
 def synchronize() -> None:
@@ -132,8 +157,13 @@ def close() -> None:
 
 
 class _Stream:
+    handle = None
+
     def synchronize(self) -> None:
         pass
+
+    def auto_synchronize(self):
+        return self
 
     def __enter__(self):
         return self
@@ -166,9 +196,49 @@ def default_stream() -> _Stream:
     return _Stream()
 
 
+legacy_default_stream = per_thread_default_stream = default_stream
+
+
+def external_stream(ptr) -> _Stream:
+    return _Stream()
+
+
+@contextmanager
+def _nothing(*args, **kwargs):
+    yield args[0] if args else None
+
+
+pinned = mapped = defer_cleanup = profiling = _nothing
+
+
+def profile_start() -> None:
+    """Profiling markers mean nothing on the simulator."""
+
+
+profile_stop = profile_start
+
+
+def event_elapsed_time(start: _Event, end: _Event) -> float:
+    return start.elapsed_time(end)
+
+
+def list_devices() -> list[_Device]:
+    return [get_current_device()]
+
+
+def current_context():
+    return get_current_device()
+
+
+def is_float16_supported() -> bool:
+    return True
+
+
 def event(timing: bool = True) -> _Event:
     return _Event()
 
 
 def __getattr__(name: str):
+    if name == "gpus":  # cuda.gpus: the one simulated device
+        return list_devices()
     raise AttributeError(f"numba.cuda.{name} is not available in gpuviz's simulator")

@@ -1,0 +1,40 @@
+"""What goes wrong in a simulated thread: faults that stop it, and the launch's memory-error log."""
+
+from __future__ import annotations
+
+
+class ThreadFault(Exception):
+    """An error one thread hit, already worded for people; the engine adds who and where."""
+
+
+class MemoryFault(ThreadFault):
+    """An out-of-bounds access: recorded as a memory error; the thread stops, the launch goes on."""
+
+    def __init__(self, message: str, kind: str, array: str, index: object):
+        super().__init__(message)
+        self.kind, self.array, self.index = kind, array, index
+
+
+class ErrorLog:
+    """Memory errors of one launch, as compute-sanitizer lists them: kind, thread, line, array, element.
+    Every error is counted; the first MAX_ERRORS are kept in full. Also what threads print."""
+
+    MAX_ERRORS = 1000
+
+    def __init__(self) -> None:
+        self.errors: list[dict] = []
+        self.count = 0
+        self.printed: list[dict] = []  # print() inside the kernel: thread, line, text
+
+    def add(self, kind: str, thread: int, line: int | None, array: str | None, index: object) -> None:
+        self.count += 1
+        if len(self.errors) < self.MAX_ERRORS:
+            element = list(index) if isinstance(index, tuple) else index
+            self.errors.append({"kind": kind, "thread": int(thread), "line": line, "array": array,
+                                "element": _plain(element)})  # fmt: skip
+
+
+def _plain(element):
+    if isinstance(element, list):
+        return [_plain(e) for e in element]
+    return element.item() if hasattr(element, "item") else element

@@ -1,0 +1,81 @@
+"""Memory errors of a launch listed like compute-sanitizer's memcheck: pure functions of a trace."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from gpuviz.core.launch import format_dims
+from gpuviz.core.trace import KIND_NAMES, Trace
+
+MAX_KEPT = 1000
+
+NOTE = (
+    "gpuviz stops only the faulting threads (reads give 0, writes are dropped) and lets the launch finish; "
+    "on a GPU an out-of-bounds access either aborts the launch with an illegal-address error or silently "
+    "touches neighbouring memory"
+)
+
+
+def error_groups(trace: Trace) -> list[tuple[tuple, int, dict]]:
+    """(kind, array, line), how many kept errors share it, and the first of them, in first-seen order."""
+    counts = Counter((e["kind"], e.get("array"), e.get("line")) for e in trace.errors)
+    first: dict[tuple, dict] = {}
+    for error in trace.errors:
+        first.setdefault((error["kind"], error.get("array"), error.get("line")), error)
+    return [(key, counts[key], first[key]) for key in first]
+
+
+def format_errors(trace: Trace, max_groups: int = 10) -> list[str]:
+    """Lines for a report: a header with the count, one line per kind/array/line, and the note."""
+    total = trace.error_count
+    if not total:
+        return []
+    lines = [f"memory errors: {total:,} in {trace.kernel} ({NOTE})"]
+    groups = error_groups(trace)
+    for (kind, array, line), count, error in groups[:max_groups]:
+        what = f"{kind} of '{array}'" if array else kind
+        where = f" at line {line}" if line else ""
+        lines.append(f"  {what}{where}: {count:,} thread(s), first {_thread(trace, error)}{_element(error)}")
+    if len(groups) > max_groups:
+        lines.append(f"  ... {len(groups) - max_groups} more kinds of error")
+    kept = len(trace.errors)
+    if kept < total:
+        lines.append(f"  (the first {kept:,} errors are kept in the trace)")
+    return lines
+
+
+def _thread(trace: Trace, error: dict) -> str:
+    gid = int(error["thread"])
+    if not 0 <= gid < trace.n_threads:
+        return f"thread {gid}"
+    block = trace.threads["block_idx"][gid]
+    thread = trace.threads["thread_idx"][gid]
+    return f"block {format_dims(block)} thread {format_dims(thread)}"
+
+
+def _element(error: dict) -> str:
+    element = error.get("element")
+    if element is None:
+        return ""
+    shown = format_dims(element) if isinstance(element, list) else str(element)
+    return f", element {shown}"
+
+
+def recorded_out_of_bounds(accesses: dict[str, np.ndarray] | None, arrays: list[dict]) -> tuple[list[dict], int]:
+    """Out-of-bounds accesses among those a backend recorded without stopping them (the GPU backend
+    logs the element a thread touched; an element past the array's end is one): the first ones in
+    full, and how many there were."""
+    if accesses is None or not len(accesses["thread"]) or not arrays:
+        return [], 0
+    sizes = np.array([int(np.prod(a["shape"])) if a["shape"] else 1 for a in arrays], np.int64)
+    bad = np.flatnonzero(accesses["index"] >= sizes[accesses["array"].astype(np.int64)])
+    errors = [
+        {"kind": f"out-of-bounds {KIND_NAMES[int(accesses['kind'][row])]}", "thread": int(accesses["thread"][row]),
+         "line": int(accesses["line"][row]), "array": arrays[int(accesses["array"][row])]["name"],
+         "element": int(accesses["index"][row])}
+        for row in bad[:MAX_KEPT]
+    ]  # fmt: skip
+    return errors, len(bad)
+

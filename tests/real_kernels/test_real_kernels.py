@@ -1,0 +1,70 @@
+"""Real numba-cuda kernels (README.md names their sources), run unmodified as scripts.
+
+Each script checks its own results against NumPy and says, in GPUVIZ_EXPECT, which launches race
+("kernel@launch"), which have memory errors, or which refusal (message and line) numba-cuda gives.
+The simulator half runs here; the GPU half (marker `gpu`) runs the same scripts on a GPU.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.options import RunOptions
+from gpuviz.program.script import run_script
+from gpuviz.run.session import Session
+
+SCRIPTS = sorted((Path(__file__).parent / "scripts").glob("*.py"))
+
+
+def expectation(path: Path) -> dict:
+    """The GPUVIZ_EXPECT dict a script declares (read from its source; the script never uses it)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "GPUVIZ_EXPECT":
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{path.name} declares no GPUVIZ_EXPECT")
+
+
+def run(path: Path, backend: str) -> Session:
+    session = Session(RunOptions(backend=backend, level="accesses"), keep_traces=True)
+    run_script(path, session)
+    return session
+
+
+def launches(session: Session, verdict) -> set[str]:
+    return {f"{t.kernel}@{t.meta['launch']}" for t in session.traces if verdict(t)}
+
+
+@pytest.mark.parametrize("path", [p for p in SCRIPTS if "refused" not in expectation(p)], ids=lambda p: p.stem)
+def test_runs_on_the_simulator_with_correct_results_and_verdicts(path):
+    expected = expectation(path)
+    session = run(path, "sim")  # the script asserts its own results
+    assert session.traces, f"{path.name} launched nothing"
+    assert launches(session, lambda t: t.analysis["races"]["racy"]) == set(expected["races"])
+    assert launches(session, lambda t: t.error_count > 0) == set(expected["errors"])
+
+
+@pytest.mark.parametrize("path", [p for p in SCRIPTS if "refused" in expectation(p)], ids=lambda p: p.stem)
+def test_refused_as_numba_cuda_refuses_naming_the_line(path):
+    message, line = expectation(path)["refused"]
+    with pytest.raises(GpuvizError) as info:
+        run(path, "sim")
+    assert message in str(info.value)
+    assert f"line {line}" in str(info.value)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", [p for p in SCRIPTS if "refused" not in expectation(p)], ids=lambda p: p.stem)
+def test_runs_on_the_gpu_with_correct_results(path):
+    session = run(path, "gpu")  # the script asserts its own results
+    assert session.traces
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", [p for p in SCRIPTS if "refused" in expectation(p)], ids=lambda p: p.stem)
+def test_refused_on_the_gpu_too(path):
+    with pytest.raises(Exception):  # noqa: B017, PT011  (numba-cuda's own typing or launch error)
+        run(path, "gpu")
