@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import gc
 import time
+from dataclasses import replace
 
 import numpy as np
 
-from gpuviz.backends.sim.device import VirtualDevice
-from gpuviz.backends.sim.engine import Executor
+from gpuviz.backends.sim.device import VirtualDevice, preset
+from gpuviz.backends.sim.engine import MAX_WARNINGS, Executor
 from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
+from gpuviz.backends.sim.simt_engine import VectorExecutor
+from gpuviz.backends.sim.simt_hooks import vector_hooks
+from gpuviz.backends.sim.simt_memory import LaneFault, VectorLog, VectorMemory
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.rewrite import Program, build_program
+from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_program, shared_bytes
 
 _programs: dict[object, Program] = {}
+_vector_programs: dict[object, Program | VectorUnsupported] = {}
+BYTES_PER_EVENT = 39  # the access columns while recording (31 bytes) plus the time column (8)
 
 
 def program_for(py_func) -> Program:
@@ -24,6 +31,22 @@ def program_for(py_func) -> Program:
     program = _programs.get(py_func)
     if program is None:
         program = _programs[py_func] = build_program(py_func)
+    return program
+
+
+def vector_program_for(py_func) -> Program:
+    """The kernel in the vector flavour, compiled once; VectorUnsupported (remembered) if it cannot be."""
+    program = _vector_programs.get(py_func)
+    if program is None:
+        try:
+            program = build_vector_program(py_func)
+        except VectorUnsupported as exc:
+            program = exc
+        except Exception as exc:  # noqa: BLE001 - the reference rewrite words the kernel's own errors
+            program = VectorUnsupported(f"{type(exc).__name__}: {exc}")
+        _vector_programs[py_func] = program
+    if isinstance(program, VectorUnsupported):
+        raise program
     return program
 
 
@@ -37,7 +60,8 @@ class SimBackend:
         return self.device(options).describe()
 
     def device(self, options: RunOptions) -> VirtualDevice:
-        return VirtualDevice(sm_count=options.sms) if options.sms else VirtualDevice()
+        device = preset(options.device)
+        return replace(device, sm_count=options.sms) if options.sms else device
 
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         program = program_for(py_func)
@@ -46,32 +70,103 @@ class SimBackend:
         params = program.params
         check_argument_count(program.name, params, args)
         host_args, write_back = _host_arguments(args)
-        arrays = ArrayTable()
-        for name, value in zip(params, host_args):
-            if isinstance(value, np.ndarray):
-                arrays.add_global(name, value)
         before = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
         level = options.level_for(config.threads)
-        log = AccessLog(options.access_cap) if level == "accesses" else None
-        fn = program.bind(make_hooks(arrays, log, config.grid, config.block))
-        filenames = {f.source.filename for f in program.functions}
-        executor = Executor(fn, host_args, config, device, program.name, filenames,
-                            on_block_retired=lambda block: _free_shared(block, arrays),
-                            on_cycle=log.maybe_flush if log is not None else None)  # fmt: skip
-        started = time.perf_counter()
+        engine, note = _engine_for(py_func, options)
         gc_was_enabled = gc.isenabled()
-        gc.disable()  # millions of short-lived generators: collection passes only cost time
+        gc.disable()  # millions of short-lived objects: collection passes only cost time
         try:
             with np.errstate(all="ignore"):
-                schedule = executor.run(options.schedule, options.seed)
+                if engine == "vector":
+                    try:
+                        result = _run_vector(py_func, config, params, host_args, device, options, level, notify)
+                    except Exception as exc:  # noqa: BLE001 - anything it cannot run goes to the reference engine
+                        _restore(params, host_args, before)
+                        engine, note = "reference", f"vector engine stopped: {fallback_reason(exc)}"
+                if engine == "reference":
+                    result = _run_reference(program, config, params, host_args, device, options, level)
         finally:
             if gc_was_enabled:
                 gc.enable()
-        seconds = time.perf_counter() - started
         for write in write_back:
             write()
-        return _trace(program, config, params, args, host_args, before, arrays, log, schedule,
-                      device, options, level, seconds)  # fmt: skip
+        arrays, accesses, truncated, schedule, seconds = result
+        trace = _trace(program, config, params, args, host_args, before, arrays, accesses, truncated, schedule,
+                       device, options, level, seconds)  # fmt: skip
+        trace.meta["engine"] = engine
+        trace.meta["engine_note"] = note
+        return trace
+
+
+def fallback_reason(exc: Exception) -> str:
+    if isinstance(exc, VectorUnsupported):
+        return str(exc)
+    if isinstance(exc, (LaneFault, ZeroDivisionError)):
+        return "a thread faulted; the reference engine reports where"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _engine_for(py_func, options: RunOptions) -> tuple[str, str]:
+    if options.engine == "reference":
+        return "reference", "chosen"
+    if options.schedule != "gpu":
+        return "reference", f"the {options.schedule} schedule runs one thread at a time"
+    try:
+        vector_program_for(py_func)
+    except VectorUnsupported as exc:
+        return "reference", f"the vector engine cannot run {exc}"
+    return "vector", ""
+
+
+def _run_vector(py_func, config, params, host_args, device, options, level, notify):
+    program = vector_program_for(py_func)
+    arrays = _global_arrays(params, host_args)
+    log = VectorLog(_event_cap(options), timed=True) if level == "accesses" else None
+    memory = VectorMemory(arrays, log, config.grid, config.block)
+    warnings: list[str] = []
+    fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block))
+    executor = VectorExecutor(fn, host_args, config, device, memory, notify, shared_bytes(program))
+    started = time.perf_counter()
+    schedule = executor.run(options.seed)
+    schedule.warnings = warnings[:MAX_WARNINGS]
+    seconds = time.perf_counter() - started
+    accesses = log.columns() if log is not None else None
+    return arrays, accesses, bool(log.truncated) if log else False, schedule, seconds
+
+
+def _event_cap(options: RunOptions) -> int:
+    """Events the log may hold: the event cap, and the memory budget at the bytes an event takes."""
+    return min(options.access_cap, options.memory_budget // BYTES_PER_EVENT)
+
+
+def _run_reference(program, config, params, host_args, device, options, level):
+    arrays = _global_arrays(params, host_args)
+    log = AccessLog(options.access_cap) if level == "accesses" else None
+    fn = program.bind(make_hooks(arrays, log, config.grid, config.block))
+    filenames = {f.source.filename for f in program.functions}
+    executor = Executor(fn, host_args, config, device, program.name, filenames,
+                        on_block_retired=lambda block: _free_shared(block, arrays),
+                        on_cycle=log.maybe_flush if log is not None else None)  # fmt: skip
+    started = time.perf_counter()
+    schedule = executor.run(options.schedule, options.seed)
+    seconds = time.perf_counter() - started
+    accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
+    return arrays, accesses, bool(log.truncated) if log else False, schedule, seconds
+
+
+def _global_arrays(params, host_args) -> ArrayTable:
+    arrays = ArrayTable()
+    for name, value in zip(params, host_args):
+        if isinstance(value, np.ndarray):
+            arrays.add_global(name, value)
+    return arrays
+
+
+def _restore(params, host_args, before) -> None:
+    """Undo what a stopped vector run wrote, so the reference engine starts from the same inputs."""
+    for name, value in zip(params, host_args):
+        if name in before:
+            np.copyto(value, before[name])
 
 
 def _free_shared(block, arrays: ArrayTable) -> None:
@@ -105,7 +200,7 @@ def _copy_back(device_array, host: np.ndarray) -> None:
         device_array.set(host)
 
 
-def _trace(program, config, params, args, host_args, before, arrays, log, schedule, device,
+def _trace(program, config, params, args, host_args, before, arrays, accesses, truncated, schedule, device,
            options, level, seconds) -> Trace:  # fmt: skip
     block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, device.warp_size)
     threads = {
@@ -117,12 +212,11 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
         "t_start": schedule.t_start,
         "t_end": schedule.t_end,
     }
-    accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
     after = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray)}
     return new_trace(
         source=program.kernel.source, config=config, backend="sim", device_facts=device.describe(),
         time_unit="tick", param_names=params, values=host_args,
         snapshots={n: (before[n], after[n]) for n in before}, arrays=arrays.entries, threads=threads,
         accesses=accesses, level=level, schedule=options.schedule, seed=options.seed,
-        truncated=bool(log.truncated) if log else False, warnings=schedule.warnings, seconds=seconds,
+        truncated=truncated, warnings=schedule.warnings, seconds=seconds,
     )  # fmt: skip

@@ -1,0 +1,244 @@
+"""Memory for the vectorised engine: gathers, scatters, ordered atomics, shared and local arrays,
+and the access log in typed columns.
+
+A load gathers one element per active lane; a store scatters them, all lanes after all reads of the
+statement (so a read-modify-write by many lanes loses updates, as lockstep hardware does; when two
+lanes store to one element, the higher lane's value stays). Atomics run in lane order, one after
+another per element, and return each lane's old value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.backends.sim.memory import ATOMIC_OPS, ArrayTable, _shape_dtype
+from gpuviz.core.dtypes import to_dtype
+from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
+from gpuviz.instrument.vector_rewrite import VectorUnsupported
+
+
+class LaneFault(Exception):
+    """A lane did something a GPU would fault on; the reference engine reruns the launch to word it."""
+
+
+class SharedArray:
+    """One `cuda.shared.array` declaration: a copy per block of the batch (axis 0)."""
+
+    def __init__(self, data: np.ndarray, aid: int | None):
+        self.data, self.aid = data, aid
+
+    shape = property(lambda self: self.data.shape[1:])
+    ndim = property(lambda self: self.data.ndim - 1)
+    dtype = property(lambda self: self.data.dtype)
+    size = property(lambda self: int(np.prod(self.data.shape[1:])))
+
+    def __len__(self) -> int:
+        return self.data.shape[1]
+
+
+class LocalArray(SharedArray):
+    """One `cuda.local.array`: a copy per lane (axis 0), never logged."""
+
+
+class VectorLog:
+    """Access events as typed column chunks, capped at `cap` events."""
+
+    def __init__(self, cap: int, timed: bool) -> None:
+        self.cap, self.count, self.truncated = cap, 0, False
+        self.chunks: dict[str, list[np.ndarray]] = {name: [] for name in ACCESS_COLUMNS}
+        if timed:
+            self.chunks["time"] = []
+
+    def add(self, thread, aid: int, index, kind: int, line: int, epoch, value, time=None) -> None:
+        n = len(thread)
+        room = self.cap - self.count
+        if n > room:
+            self.truncated = True
+            n = max(room, 0)
+        if n == 0:
+            return
+        columns = {"thread": thread, "index": index, "epoch": epoch, "value": value}
+        for name, values in columns.items():
+            values = np.broadcast_to(np.asarray(values), (len(thread),))[:n]
+            self.chunks[name].append(_real(values).astype(ACCESS_COLUMNS[name]))
+        self.chunks["array"].append(np.full(n, aid, ACCESS_COLUMNS["array"]))
+        self.chunks["kind"].append(np.full(n, kind, ACCESS_COLUMNS["kind"]))
+        self.chunks["line"].append(np.full(n, line, ACCESS_COLUMNS["line"]))
+        if "time" in self.chunks:
+            self.chunks["time"].append(np.broadcast_to(np.asarray(time), (len(thread),))[:n].astype(np.int64))
+        self.count += n
+
+    def columns(self) -> dict[str, np.ndarray]:
+        out = {}
+        for name, chunks in self.chunks.items():
+            dtype = ACCESS_COLUMNS.get(name, np.int64)
+            out[name] = np.concatenate(chunks) if chunks else np.zeros(0, dtype)
+        return out
+
+
+def _real(values: np.ndarray) -> np.ndarray:
+    return values.real if np.iscomplexobj(values) else values
+
+
+class VectorMemory:
+    """The memory hooks of one launch; `lanes` is the batch running now (set by the engine)."""
+
+    def __init__(self, arrays: ArrayTable, log: VectorLog | None, grid: tuple, block: tuple):
+        self.arrays, self.log = arrays, log
+        self.grid, self.block = grid, block
+        self.lanes = None
+
+    # ---- where an element lives --------------------------------------------------------------
+    def _storage(self, t, array) -> tuple[np.ndarray, np.ndarray | None, int | None, str]:
+        if isinstance(array, np.ndarray):
+            return array, None, self.arrays.ids.get(id(array)), "global"
+        if isinstance(array, LocalArray):
+            return array.data, t.positions, None, "local"
+        if isinstance(array, SharedArray):
+            return array.data, t.blk, array.aid, "shared"
+        raise VectorUnsupported(f"indexing a {type(array).__name__}")
+
+    def _key(self, t, array, index, lanes):
+        """(data, index tuple into data, flat element numbers of the active lanes, aid, space)."""
+        data, prefix, aid, space = self._storage(t, array)
+        parts = index if type(index) is tuple else (index,)
+        shape = data.shape if prefix is None else data.shape[1:]
+        if len(parts) != len(shape):
+            raise VectorUnsupported("a row of an array (an index with fewer parts than the array has axes)")
+        checked = [_checked(p, n, lanes) for p, n in zip(parts, shape)]
+        flat = 0
+        for k, n in zip(checked, shape):
+            flat = flat * n + k
+        if prefix is not None:
+            checked.insert(0, prefix if lanes is None else prefix[lanes])
+        return data, tuple(checked), flat, aid, space
+
+    # ---- hooks -------------------------------------------------------------------------------
+    def load(self, t, array, index, line):
+        if type(array) is tuple:
+            return array[index]
+        lanes = None if t.full else t.lanes()
+        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        values = data[key]
+        t.charge(f"{space}_load")
+        if self.log is not None and aid is not None and t.active:
+            self._record(t, lanes, aid, flat, READ, line, values)
+        if lanes is None or not isinstance(values, np.ndarray):
+            return values
+        out = np.zeros(t.n, values.dtype)
+        out[lanes] = values
+        return out
+
+    def store(self, t, array, index, value, line):
+        if not t.active:
+            return
+        lanes = None if t.full else t.lanes()
+        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        if isinstance(value, np.ndarray) and value.shape == (t.n,) and lanes is not None:
+            value = value[lanes]
+        try:
+            stored = np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value).astype(data.dtype)
+        except (TypeError, ValueError) as exc:
+            raise LaneFault(f"cannot store {value!r}: {exc}") from None
+        if stored.ndim and all(np.ndim(k) == 0 for k in key):
+            data[key] = stored[-1]  # every lane stores to one element: the last lane's value stays
+        else:
+            data[key] = stored
+        t.charge(f"{space}_store")
+        if self.log is not None and aid is not None:
+            self._record(t, lanes, aid, flat, WRITE, line, stored)
+
+    def atomic(self, t, op, array, index, operands, line):
+        if not t.active:
+            return 0
+        lanes = t.lanes()
+        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        values = [_per_lane(v, lanes, t.n) for v in operands]
+        if op in ("add", "sub") and data.dtype.kind in "iu":
+            old, new = _ordered_add(data, key, values[0].astype(data.dtype), op == "sub")
+        else:
+            old, new = _ordered_serial(data, key, op, values)
+        t.charge("atomic", key=np.broadcast_to(flat, lanes.shape))
+        if self.log is not None and aid is not None:
+            self._record(t, lanes, aid, flat, ATOMIC, line, new)
+        out = np.zeros(t.n, data.dtype)
+        out[lanes] = old
+        return out
+
+    def shared(self, t, site, name, shape_dtype, keywords, line):
+        array = t.shared.get(site)
+        if array is None:
+            shape, dtype = _shape_dtype(shape_dtype, keywords)
+            shape = tuple(np.atleast_1d(shape).tolist())
+            aid = self.arrays.shared_site(site, name, dtype, shape)
+            array = t.shared[site] = SharedArray(np.zeros((t.n_blocks, *shape), dtype), aid)
+        return array
+
+    def local(self, shape, dtype):
+        shape = tuple(np.atleast_1d(shape).tolist())
+        return LocalArray(np.zeros((self.lanes.n, *shape), to_dtype(dtype)), None)
+
+    def _record(self, t, lanes, aid, flat, kind, line, values):
+        pick = (lambda a: a) if lanes is None else (lambda a: a[lanes])
+        count = t.n if lanes is None else len(lanes)
+        flat = np.broadcast_to(flat, (count,)) if np.ndim(flat) == 0 else flat
+        times = pick(t.clock.lane_times()) if t.clock is not None else None
+        self.log.add(pick(t.gid), aid, flat, kind, line, pick(t.ep), values, times)
+
+
+def _checked(part, n: int, lanes):
+    """One index part for the active lanes, negative values wrapped; LaneFault when out of range."""
+    if isinstance(part, np.ndarray):
+        if part.dtype.kind not in "iub":
+            raise LaneFault("a float index")
+        if lanes is not None:
+            part = part[lanes]
+        if part.size:
+            low, high = part.min(), part.max()
+            if low < -n or high >= n:
+                raise LaneFault("an index out of bounds")
+            if low < 0:
+                part = np.where(part < 0, part + n, part)
+        return part.astype(np.int64, copy=False)
+    if isinstance(part, (float, np.floating)) or not hasattr(part, "__index__"):
+        raise LaneFault("a float index")
+    k = int(part)
+    if not -n <= k < n:
+        raise LaneFault("an index out of bounds")
+    return k + n if k < 0 else k
+
+
+def _per_lane(value, lanes: np.ndarray, n: int) -> np.ndarray:
+    if isinstance(value, np.ndarray) and value.shape == (n,):
+        return value[lanes]
+    return np.broadcast_to(np.asarray(value), lanes.shape)
+
+
+def _ordered_add(data: np.ndarray, key: tuple, values: np.ndarray, subtract: bool):
+    """Integer atomic add in lane order: each lane's old value is the start plus the earlier lanes' adds."""
+    values = -values if subtract else values
+    key = tuple(np.broadcast_to(k, values.shape) for k in key)
+    linear = np.ravel_multi_index(key, data.shape)
+    order = np.argsort(linear, kind="stable")
+    ordered, added = linear[order], values[order]
+    inclusive = np.cumsum(added)
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    group_start = np.repeat(inclusive[first] - added[first], np.diff(np.r_[first, len(ordered)]))
+    before = inclusive - added - group_start
+    start = data[np.unravel_index(ordered, data.shape)]
+    old = np.empty_like(values)
+    old[order] = start + before
+    np.add.at(data, key, values)
+    return old, old + values
+
+
+def _ordered_serial(data: np.ndarray, key: tuple, op: str, values: list[np.ndarray]):
+    keys = list(zip(*(np.broadcast_to(k, values[0].shape if values else ()) for k in key)))
+    old = np.zeros(len(keys), data.dtype)
+    new = np.zeros(len(keys), data.dtype)
+    apply = ATOMIC_OPS[op]
+    for k, where in enumerate(keys):
+        old[k] = data[where]
+        data[where] = apply(data[where], *(v[k] for v in values))
+        new[k] = data[where]
+    return old, new
