@@ -8,7 +8,7 @@ import traceback
 
 import gpuviz
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.options import BACKEND_CHOICES, LEVELS, SCHEDULES
+from gpuviz.core.options import BACKEND_CHOICES, DEVICES, ENGINES, LEVELS, SCHEDULES
 
 EXAMPLES = """\
 examples:
@@ -16,6 +16,7 @@ examples:
   gpuviz open examples/racy_counter.py              open the app with a script, ready to run
   gpuviz run examples/vector_add.py                 trace every launch into ./traces/
   gpuviz run examples/racy_counter.py --schedule sequential
+  gpuviz run examples/tiled_matmul.py --device t4 --engine reference
   gpuviz run my_script.py --backend sim --sms 4 --out run1 -- --size 100
   gpuviz run examples/racy_counter.py --repeat 20   outcomes of 20 runs from the same inputs
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
@@ -53,7 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--schedule", choices=SCHEDULES, default="gpu",
                      help="simulator: gpu (lockstep warps, waves) or sequential (default: gpu)")  # fmt: skip
     run.add_argument("--seed", type=int, default=0, help="simulator: schedule seed (default: 0)")
-    run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: 132)")
+    run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: the device's)")
+    run.add_argument("--device", choices=DEVICES, default="h200",
+                     help="simulator: the GPU to model (NVIDIA compute-capability tables; default: h200)")  # fmt: skip
+    run.add_argument("--engine", choices=ENGINES, default="vector",
+                     help="simulator: vector (whole blocks at once) or reference (a generator per thread)")  # fmt: skip
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     run.set_defaults(handler=_run)
 
@@ -112,7 +117,8 @@ def _run(args: argparse.Namespace) -> int:
     from gpuviz.run.session import Session, print_events, print_report
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
-                         seed=args.seed, sms=args.sms, repeat=args.repeat)  # fmt: skip
+                         seed=args.seed, sms=args.sms, repeat=args.repeat, device=args.device,
+                         engine=args.engine)  # fmt: skip
     session = Session(options, out_dir=args.out, notify=print_events)
     try:
         run_script(args.script, session, args.script_args)

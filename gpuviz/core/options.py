@@ -10,6 +10,7 @@ from gpuviz.core.errors import GpuvizError
 BACKEND_CHOICES = ("auto", "sim", "gpu")
 LEVELS = ("auto", "threads", "accesses")
 SCHEDULES = ("gpu", "sequential")
+DEVICES = ("h200", "h100", "a100", "t4", "rtx3060-laptop", "rtx4060-laptop")  # simulator presets (sim/device.py)
 ENGINES = ("vector", "reference")  # simulator: the vectorised engine, or the per-thread reference engine
 AUTO_ACCESS_LIMIT = 1 << 21  # above this many threads, `auto` records threads only
 
@@ -32,6 +33,7 @@ class RunOptions:
         _check("level", self.level, LEVELS)
         _check("schedule", self.schedule, SCHEDULES)
         _check("engine", self.engine, ENGINES)
+        _check("device", self.device, DEVICES)
         if self.sms is not None and not 1 <= self.sms <= 100_000:
             raise GpuvizError(f"sms is {self.sms}; use a number of SMs from 1 to 100000")
         if self.access_cap < 0:

@@ -28,6 +28,7 @@ class LaunchRecord:
     seconds: float
     path: Path | None
     races: str = ""
+    engine: str = ""  # simulator: which engine ran the launch, and why the reference one if it did
 
 
 class Session:
@@ -78,7 +79,8 @@ class Session:
                 path = trace.save(target)
             except OSError as exc:
                 raise GpuvizError(f"cannot write the trace to {target}: {exc.strerror or exc}") from None
-        record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races)
+        record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races,
+                              engine_label(trace.meta))  # fmt: skip
         self.records.append(record)
         if self.keep_traces:
             self.traces.append(trace)
@@ -101,8 +103,17 @@ def summary_line(record: LaunchRecord) -> str:
     races = f" {record.races};" if record.races else ""
     return (
         f"[gpuviz] {record.index:03d} {record.kernel} {c.describe()} threads={c.threads:,} "
-        f"backend={record.backend} time={_duration(record.seconds)};{races}{saved}"
+        f"backend={record.backend}{record.engine} time={_duration(record.seconds)};{races}{saved}"
     )
+
+
+def engine_label(meta: dict) -> str:
+    """' engine=vector', or ' engine=reference (why)' when the simulator did not use its default engine."""
+    engine = meta.get("engine")
+    if not engine:
+        return ""
+    note = meta.get("engine_note") or ""
+    return f" engine={engine} ({note})" if note and note != "chosen" else f" engine={engine}"
 
 
 def _duration(seconds: float) -> str:
