@@ -34,7 +34,7 @@ COSTS = {
 ATOMIC_SERIAL = 4  # per earlier lane on the same address
 GLOBAL_WINDOW = COSTS["global_load"]  # a block that starts this much later sees the earlier ones' stores
 BLOCK_LAUNCH = 2 * GLOBAL_WINDOW  # between two blocks dispatched to the same SM (assumed; see docs)
-LATE_JITTER = BLOCK_LAUNCH  # blocks of later waves start up to this much late (seeded)
+LATE_JITTER = GLOBAL_WINDOW // 2  # blocks of later waves start up to this much late (seeded)
 
 
 class WarpClock:

@@ -36,6 +36,7 @@ class VectorExecutor:
         n = config.threads
         self.result = Schedule(np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64))
         self._last_progress = 0.0
+        self._layouts: dict[int, dict[str, np.ndarray]] = {}
 
     def run(self, seed: int = 0) -> Schedule:
         rng = np.random.default_rng(seed)
@@ -89,27 +90,33 @@ class VectorExecutor:
         return ends.reshape(len(blocks), tpb).max(axis=1)
 
     def _lanes(self, blocks: np.ndarray, starts: np.ndarray) -> Lanes:
-        (bdx, bdy, _), (gx, gy, _) = self.config.block, self.config.grid
         tpb = self.config.threads_per_block
         count = len(blocks)
-        local = np.tile(np.arange(tpb, dtype=np.int64), count)
-        blk = np.repeat(np.arange(count, dtype=np.int64), tpb)
-        linear = blocks.astype(np.int64)[blk]
+        layout = self._layout(count)
         warps_per_block = -(-tpb // WARP)
-        warp_in_block = local // WARP
-        warp_key = blk * warps_per_block + warp_in_block
-        clock = WarpClock(warp_key, np.repeat(starts, warps_per_block))
+        clock = WarpClock(layout["warp_key"], np.repeat(starts, warps_per_block))
         t = Lanes(count * tpb, clock)
-        t.tx, t.ty, t.tz = local % bdx, (local // bdx) % bdy, local // (bdx * bdy)
-        t.bx, t.by, t.bz = linear % gx, (linear // gx) % gy, linear // (gx * gy)
-        t.gid, t.blk, t.lane, t.positions = linear * tpb + local, blk, local % WARP, np.arange(count * tpb)
+        t.__dict__.update(layout)
+        t.blocks, t.config = blocks.astype(np.int64), self.config
+        t.gid = np.repeat(t.blocks * tpb, tpb) + layout["local"]
         t.ep = np.zeros(count * tpb, np.int32)
-        t.warp_key, t.n_warps = warp_key, count * warps_per_block
-        t.warp_base = blk * tpb + warp_in_block * WARP
-        t.warp_len = np.minimum(WARP, tpb - warp_in_block * WARP)
-        t.n_blocks, t.per_block, t.shared, t.warned = count, tpb, {}, set()
-        t.block_coords = [(int(b % gx), int((b // gx) % gy), int(b // (gx * gy))) for b in blocks]
+        t.n_warps, t.n_blocks, t.per_block, t.shared, t.warned = count * warps_per_block, count, tpb, {}, set()
         return t
+
+    def _layout(self, count: int) -> dict[str, np.ndarray]:
+        """Where each lane of a batch of `count` blocks sits: the same for every batch of that size."""
+        cached = self._layouts.get(count)
+        if cached is None:
+            tpb = self.config.threads_per_block
+            local = np.tile(np.arange(tpb, dtype=np.int64), count)
+            blk = np.repeat(np.arange(count, dtype=np.int64), tpb)
+            warp_in_block = local // WARP
+            cached = self._layouts[count] = {
+                "local": local, "blk": blk, "lane": local % WARP, "positions": np.arange(count * tpb),
+                "warp_key": blk * -(-tpb // WARP) + warp_in_block, "warp_base": blk * tpb + warp_in_block * WARP,
+                "warp_len": np.minimum(WARP, tpb - warp_in_block * WARP),
+            }  # fmt: skip
+        return cached
 
     def _progress(self, done: int, total: int) -> None:
         now = time.perf_counter()

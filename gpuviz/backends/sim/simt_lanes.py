@@ -42,6 +42,20 @@ class Lanes:
         self.depth = 0  # calls in progress: the kernel's frame is the outermost
         self.clock = clock  # the cost model's clock, charged per issued instruction (simt_cost.py)
 
+    def __getattr__(self, name: str) -> object:
+        """Thread and block indices, computed the first time the kernel asks for them."""
+        index = _INDICES.get(name)
+        if index is None:
+            raise AttributeError(name)
+        value = index(self)
+        setattr(self, name, value)
+        return value
+
+    @property
+    def block_coords(self) -> list[tuple[int, int, int]]:
+        gx, gy, _ = self.config.grid
+        return [(int(b % gx), int((b // gx) % gy), int(b // (gx * gy))) for b in self.blocks]
+
     def set_mask(self, mask: np.ndarray) -> None:
         self.mask = mask
         count = int(np.count_nonzero(mask))
@@ -154,6 +168,30 @@ class Lanes:
         """The cost model's clock advances for the warps with active lanes (`key`: atomic addresses)."""
         if self.clock is not None and self.active:
             self.clock.issue(what, self.mask, key)
+
+
+def _coordinate(linear: np.ndarray, dims: tuple[int, int, int], axis: int) -> np.ndarray:
+    """One axis of (x, y, z) coordinates of linear numbers in a box of `dims` (x fastest)."""
+    below = (1, dims[0], dims[0] * dims[1])[axis]
+    if below == 1 and dims[0] * dims[1] * dims[2] == dims[0]:
+        return linear  # a 1D box: x is the number itself
+    shifted = linear // below if below > 1 else linear
+    return shifted % dims[axis] if axis < 2 else shifted
+
+
+def _block(t: Lanes, axis: int) -> np.ndarray:
+    per_block = np.repeat(_coordinate(t.blocks, t.config.grid, axis), t.per_block)
+    return per_block
+
+
+def _thread(t: Lanes, axis: int) -> np.ndarray:
+    return _coordinate(t.local, t.config.block, axis)
+
+
+_INDICES = {
+    "tx": lambda t: _thread(t, 0), "ty": lambda t: _thread(t, 1), "tz": lambda t: _thread(t, 2),
+    "bx": lambda t: _block(t, 0), "by": lambda t: _block(t, 1), "bz": lambda t: _block(t, 2),
+}  # fmt: skip
 
 
 class _Frame:
