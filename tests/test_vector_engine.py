@@ -188,3 +188,17 @@ def test_progress_is_reported_per_wave():
     session.launch(python_function(src, "k"), 64, 1024, (np.zeros(64 * 1024),))
     progress = [e for e in events if isinstance(e, Progress)]
     assert progress and progress[-1] == Progress(64, 64)
+
+
+def test_access_times_are_recorded_and_survive_a_round_trip(tmp_path):
+    source, grid, block, make, _ = CONSTRUCTS["shared_reduction"]
+    trace = gpuviz.trace(source, name="k", backend="sim", level="accesses")[grid, block](*make())
+    assert trace.meta["time_unit"] == "tick" and trace.meta["time_source"] == "cost-model"
+    assert not trace.meta["times_inferred"]
+    loaded = gpuviz.load(trace.save(tmp_path / "t.npz"))
+    times, threads = loaded.accesses["time"], loaded.accesses["thread"]
+    assert len(times) == len(threads)
+    for thread in (0, 5, 70):  # each thread's accesses in issue order, within its lifetime
+        mine = times[threads == thread]
+        assert (np.diff(mine) > 0).all()
+        assert loaded.threads["t_start"][thread] <= mine[0] and mine[-1] <= loaded.threads["t_end"][thread]

@@ -35,6 +35,8 @@ ACCESS_COLUMNS = {
     "epoch": np.int32,  # how many barriers the thread had passed
     "value": np.float64,  # value read or written (atomics: the value after the update)
 }
+# Columns a backend may add: "time" is when the access was issued, in meta["time_unit"].
+OPTIONAL_ACCESS_COLUMNS = {"time": np.int64}
 READ, WRITE, ATOMIC = 0, 1, 2
 KIND_NAMES = ("read", "write", "atomic")
 
@@ -156,7 +158,8 @@ def _from_columns(columns: dict[str, np.ndarray], name: str) -> Trace:
             args[arg] = (columns[key], columns.get(f"arg.{arg}.after", columns[key]))
     accesses = None
     if "access.thread" in columns:
-        accesses = {key: columns[f"access.{key}"] for key in ACCESS_COLUMNS if f"access.{key}" in columns}
+        known = [*ACCESS_COLUMNS, *OPTIONAL_ACCESS_COLUMNS]
+        accesses = {key: columns[f"access.{key}"] for key in known if f"access.{key}" in columns}
     outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
     if fmt == "gpuviz-trace/1" and isinstance(meta, dict) and "args" in meta:
         meta["param_names"] = meta.pop("args")

@@ -23,6 +23,7 @@ from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_pro
 
 _programs: dict[object, Program] = {}
 _vector_programs: dict[object, Program | VectorUnsupported] = {}
+TIME_SOURCES = {"vector": "cost-model", "reference": "scheduler-steps"}
 BYTES_PER_EVENT = 39  # the access columns while recording (31 bytes) plus the time column (8)
 
 
@@ -95,6 +96,8 @@ class SimBackend:
                        device, options, level, seconds)  # fmt: skip
         trace.meta["engine"] = engine
         trace.meta["engine_note"] = note
+        trace.meta["time_source"] = TIME_SOURCES[engine]
+        trace.meta["times_inferred"] = False  # every time was produced by the run itself (docs/trace-format.md)
         return trace
 
 

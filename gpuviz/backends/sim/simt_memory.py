@@ -120,9 +120,9 @@ class VectorMemory:
         lanes = None if t.full else t.lanes()
         data, key, flat, aid, space = self._key(t, array, index, lanes)
         values = data[key]
-        t.charge(f"{space}_load")
         if self.log is not None and aid is not None and t.active:
             self._record(t, lanes, aid, flat, READ, line, values)
+        t.charge(f"{space}_load")  # after recording: an access's time is when its warp issued it
         if lanes is None or not isinstance(values, np.ndarray):
             return values
         out = np.zeros(t.n, values.dtype)
@@ -144,9 +144,9 @@ class VectorMemory:
             data[key] = stored[-1]  # every lane stores to one element: the last lane's value stays
         else:
             data[key] = stored
-        t.charge(f"{space}_store")
         if self.log is not None and aid is not None:
             self._record(t, lanes, aid, flat, WRITE, line, stored)
+        t.charge(f"{space}_store")
 
     def atomic(self, t, op, array, index, operands, line):
         if not t.active:
@@ -158,9 +158,9 @@ class VectorMemory:
             old, new = _ordered_add(data, key, values[0].astype(data.dtype), op == "sub")
         else:
             old, new = _ordered_serial(data, key, op, values)
-        t.charge("atomic", key=np.broadcast_to(flat, lanes.shape))
         if self.log is not None and aid is not None:
             self._record(t, lanes, aid, flat, ATOMIC, line, new)
+        t.charge("atomic", key=np.broadcast_to(flat, lanes.shape))
         out = np.zeros(t.n, data.dtype)
         out[lanes] = old
         return out
