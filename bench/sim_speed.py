@@ -1,10 +1,15 @@
 """Simulator speed against numba's own CUDA simulator (NUMBA_ENABLE_CUDASIM=1), measured in one run.
 
-Workloads: (a) vector add over 2^16 threads, (b) a shared-memory tree reduction with syncthreads
-over 2^14 threads, both with blocks of 256. gpuviz records its full trace (threads and accesses);
-numba's simulator records nothing. gpuviz's time is the median of 5 launches (the first included,
-rewrite and compile too); numba's simulator, at 30-60 s a launch, is timed once.
-Last line: `speedup vecadd=<ratio> reduction=<ratio>`.
+Ratios (the baseline measured in this run):
+- vecadd: vector add over 2^16 threads, blocks of 256, level `accesses`;
+- matmul: the shared-memory tiled matmul (16x16 tiles, syncthreads) of 64x64 matrices, level `accesses`.
+gpuviz's time is a whole launch (the engine, the trace, the race analysis), median of 3 after one
+launch that rewrites and compiles the kernel; numba's simulator records nothing and is timed once,
+in a subprocess.
+Rates, on gpuviz's default engine with the cost model and per-access times, no fallback:
+- threads_per_s: vector add over 2^22 threads recorded at level `threads` (backend run: engine + trace);
+- events_per_s: vector add over 2^20 threads at level `accesses` (3 events a thread).
+Last line: `speedup vecadd=<x> matmul=<x> threads_per_s=<n> events_per_s=<n>`.
 """
 
 from __future__ import annotations
@@ -20,30 +25,36 @@ from pathlib import Path
 import numpy as np
 
 KERNELS = Path(__file__).with_name("speed_kernels.py")
-WORKLOADS = {"vecadd": 1 << 16, "reduction": 1 << 14}
+SIZES = {"vecadd": 1 << 16, "matmul": 64}
+KERNEL_OF = {"vecadd": "vecadd", "matmul": "matmul_tiled"}
 
 
 def arguments(name: str, n: int) -> tuple:
     if name == "vecadd":
         a = np.arange(n, dtype=np.float32)
         return a, a.copy(), np.zeros(n, np.float32)
-    return np.ones(n, np.float32), np.zeros(n // 256, np.float32)
+    rng = np.random.default_rng(0)
+    return rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32), np.zeros((n, n), np.float32)
 
 
-KERNEL_OF = {"vecadd": "vecadd", "reduction": "tree_reduction"}
+def launch_shape(name: str, n: int) -> tuple:
+    return (n // 256, 256) if name == "vecadd" else ((n // 16, n // 16), (16, 16))
 
 
-def time_gpuviz(name: str, n: int) -> float:
-    import gpuviz
+def check(name: str, args: tuple) -> None:
+    expected = args[0] + args[1] if name == "vecadd" else args[0] @ args[1]
+    np.testing.assert_allclose(args[2], expected, rtol=1e-4)
 
-    tracer = gpuviz.trace(KERNELS.read_text(), name=KERNEL_OF[name], backend="sim")
+
+def time_gpuviz(tracer, name: str, n: int) -> tuple[float, int]:
     args = arguments(name, n)
+    grid, block = launch_shape(name, n)
     started = time.perf_counter()
-    trace = tracer[n // 256, 256](*args)
+    trace = tracer[grid, block](*args)
     seconds = time.perf_counter() - started
-    assert trace.meta["level"] == "accesses" and trace.accesses is not None
-    _check(name, n, args)
-    return seconds
+    assert trace.meta["engine"] == "vector", trace.meta["engine_note"]
+    check(name, args)
+    return seconds, len(trace.accesses["thread"])
 
 
 def time_numba_simulator(name: str, n: int) -> float:
@@ -52,11 +63,12 @@ import json, sys, time
 sys.path.insert(0, {str(KERNELS.parent)!r})
 import speed_kernels, sim_speed
 args = sim_speed.arguments({name!r}, {n})
+grid, block = sim_speed.launch_shape({name!r}, {n})
 kernel = getattr(speed_kernels, {KERNEL_OF[name]!r})
 started = time.perf_counter()
-kernel[{n} // 256, 256](*args)
+kernel[grid, block](*args)
 seconds = time.perf_counter() - started
-sim_speed._check({name!r}, {n}, args)
+sim_speed.check({name!r}, args)
 print(json.dumps(seconds))
 """
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
@@ -64,22 +76,43 @@ print(json.dumps(seconds))
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _check(name: str, n: int, args: tuple) -> None:
-    if name == "vecadd":
-        np.testing.assert_allclose(args[2], args[0] + args[1])
-    else:
-        np.testing.assert_allclose(args[1], np.full(n // 256, 256.0))
+def recording_rate(n: int, level: str) -> tuple[float, int]:
+    """Seconds for the simulator backend to run vector add over n threads and build its trace; events."""
+    from gpuviz.backends.sim.backend import SimBackend
+    from gpuviz.core.launch import LaunchConfig
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.api import python_function
+
+    func = python_function(KERNELS.read_text(), "vecadd")
+    args = arguments("vecadd", n)
+    started = time.perf_counter()
+    trace = SimBackend().run(func, LaunchConfig.of(n // 256, 256), args, RunOptions(backend="sim", level=level))
+    seconds = time.perf_counter() - started
+    assert trace.meta["engine"] == "vector" and not trace.truncated
+    check("vecadd", args)
+    return seconds, 0 if trace.accesses is None else len(trace.accesses["thread"])
 
 
 def main() -> None:
+    import gpuviz
+
     ratios = {}
-    for name, n in WORKLOADS.items():
-        ours = statistics.median(time_gpuviz(name, n) for _ in range(5))
+    for name, n in SIZES.items():
+        tracer = gpuviz.trace(KERNELS.read_text(), name=KERNEL_OF[name], backend="sim", level="accesses")
+        time_gpuviz(tracer, name, n)
+        ours = statistics.median(time_gpuviz(tracer, name, n)[0] for _ in range(3))
         theirs = time_numba_simulator(name, n)
         ratios[name] = theirs / ours
-        print(f"{name:9s} threads={n:6d}  gpuviz {ours:7.3f} s ({n / ours:9,.0f} threads/s)   "
-              f"numba cudasim {theirs:7.2f} s ({n / theirs:7,.0f} threads/s)   x{ratios[name]:.1f}")  # fmt: skip
-    print(" ".join(["speedup"] + [f"{k}={v:.1f}" for k, v in ratios.items()]))
+        print(f"{name:7s} n={n:6d}  gpuviz {ours:7.3f} s   numba cudasim {theirs:7.2f} s   x{ratios[name]:,.0f}")
+    recording_rate(1 << 12, "threads")  # compile once, outside the timings
+    seconds, _ = recording_rate(1 << 22, "threads")
+    threads_per_s = (1 << 22) / seconds
+    print(f"vecadd 2^22 threads, level threads: {seconds:.3f} s  ({threads_per_s:,.0f} threads/s)")
+    seconds, events = recording_rate(1 << 20, "accesses")
+    events_per_s = events / seconds
+    print(f"vecadd 2^20 threads, level accesses: {seconds:.3f} s  {events:,} events ({events_per_s:,.0f} events/s)")
+    print(f"speedup vecadd={ratios['vecadd']:.0f} matmul={ratios['matmul']:.0f} "
+          f"threads_per_s={threads_per_s:.0f} events_per_s={events_per_s:.0f}")  # fmt: skip
 
 
 if __name__ == "__main__":
