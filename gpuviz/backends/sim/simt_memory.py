@@ -41,38 +41,46 @@ class LocalArray(SharedArray):
 
 
 class VectorLog:
-    """Access events as typed column chunks, capped at `cap` events."""
+    """Access events, capped at `cap`, kept as references to the lane arrays that produced them.
+
+    A statement's lanes share their thread ids, epochs and warp clocks: an entry holds those arrays
+    (never changed in place afterwards) and the lanes' own indices and values, so recording costs
+    little more than the values themselves; `columns()` lays the typed columns out once, at the end.
+    """
 
     def __init__(self, cap: int, timed: bool) -> None:
-        self.cap, self.count, self.truncated = cap, 0, False
-        self.chunks: dict[str, list[np.ndarray]] = {name: [] for name in ACCESS_COLUMNS}
-        if timed:
-            self.chunks["time"] = []
+        self.cap, self.count, self.truncated, self.timed = cap, 0, False, timed
+        self.entries: list[tuple] = []
 
-    def add(self, thread, aid: int, index, kind: int, line: int, epoch, value, time=None) -> None:
-        n = len(thread)
+    def add(self, t, lanes, aid: int, index, kind: int, line: int, value) -> None:
+        n = t.n if lanes is None else len(lanes)
         room = self.cap - self.count
         if n > room:
             self.truncated = True
             n = max(room, 0)
         if n == 0:
             return
-        columns = {"thread": thread, "index": index, "epoch": epoch, "value": value}
-        for name, values in columns.items():
-            values = np.broadcast_to(np.asarray(values), (len(thread),))[:n]
-            self.chunks[name].append(_real(values).astype(ACCESS_COLUMNS[name]))
-        self.chunks["array"].append(np.full(n, aid, ACCESS_COLUMNS["array"]))
-        self.chunks["kind"].append(np.full(n, kind, ACCESS_COLUMNS["kind"]))
-        self.chunks["line"].append(np.full(n, line, ACCESS_COLUMNS["line"]))
-        if "time" in self.chunks:
-            self.chunks["time"].append(np.broadcast_to(np.asarray(time), (len(thread),))[:n].astype(np.int64))
+        clock = (t.clock.time.copy(), t.warp_key) if self.timed and t.clock is not None else None
+        self.entries.append((n, lanes, t.gid, t.ep, aid, index, kind, line, value, clock))
         self.count += n
 
     def columns(self) -> dict[str, np.ndarray]:
-        out = {}
-        for name, chunks in self.chunks.items():
-            dtype = ACCESS_COLUMNS.get(name, np.int64)
-            out[name] = np.concatenate(chunks) if chunks else np.zeros(0, dtype)
+        names = [*ACCESS_COLUMNS, "time"] if self.timed else list(ACCESS_COLUMNS)
+        dtypes = {**ACCESS_COLUMNS, "time": np.int64}
+        out = {name: np.empty(self.count, dtypes[name]) for name in names}
+        at = 0
+        for n, lanes, gid, ep, aid, index, kind, line, value, clock in self.entries:
+            span = slice(at, at + n)
+            pick = (lambda a, n=n: a[:n]) if lanes is None else (lambda a, lanes=lanes, n=n: a[lanes[:n]])
+            out["thread"][span] = pick(gid)
+            out["epoch"][span] = pick(ep)
+            out["array"][span], out["kind"][span], out["line"][span] = aid, kind, line
+            out["index"][span] = index[:n] if np.ndim(index) else index
+            out["value"][span] = _real(np.asarray(value))[:n] if np.ndim(value) else _real(np.asarray(value))
+            if self.timed:
+                out["time"][span] = pick(clock[0][clock[1]]) if clock is not None else 0
+            at += n
+        self.entries = []
         return out
 
 
@@ -179,11 +187,7 @@ class VectorMemory:
         return LocalArray(np.zeros((self.lanes.n, *shape), to_dtype(dtype)), None)
 
     def _record(self, t, lanes, aid, flat, kind, line, values):
-        pick = (lambda a: a) if lanes is None else (lambda a: a[lanes])
-        count = t.n if lanes is None else len(lanes)
-        flat = np.broadcast_to(flat, (count,)) if np.ndim(flat) == 0 else flat
-        times = pick(t.clock.lane_times()) if t.clock is not None else None
-        self.log.add(pick(t.gid), aid, flat, kind, line, pick(t.ep), values, times)
+        self.log.add(t, lanes, aid, flat, kind, line, values)
 
 
 def _checked(part, n: int, lanes):

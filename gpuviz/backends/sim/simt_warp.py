@@ -28,7 +28,7 @@ def sync(warnings: list[str], t, kind: int, op: str, args: tuple, line: int):
 def _barrier(warnings: list[str], t, op: str, args: tuple, line: int):
     t.charge("barrier")
     mask = t.mask
-    t.ep[mask] += 1
+    t.ep = t.ep + mask  # a new array: the access log keeps the old one
     blocks = t.n_blocks
     arrived = np.bincount(t.blk[mask], minlength=blocks)
     exited = np.bincount(t.blk[t.exited], minlength=blocks)
