@@ -3,9 +3,10 @@
 Ratios (the baseline measured in this run):
 - vecadd: vector add over 2^16 threads, blocks of 256, level `accesses`;
 - matmul: the shared-memory tiled matmul (16x16 tiles, syncthreads) of 64x64 matrices, level `accesses`.
-gpuviz's time is a whole launch (the engine, the trace, the race analysis), median of 3 after one
-launch that rewrites and compiles the kernel; numba's simulator records nothing and is timed once,
-in a subprocess.
+gpuviz is timed two ways, each the median of 3 after one launch that rewrites and compiles the
+kernel: `record` is the simulator backend's run (the engine and the trace: what numba's simulator
+is compared with in the last line) and `launch` a whole session launch, which also analyses the
+trace for races. numba's simulator records nothing and is timed once, in a subprocess.
 Rates, on gpuviz's default engine with the cost model and per-access times, no fallback:
 - threads_per_s: vector add over 2^22 threads recorded at level `threads` (backend run: engine + trace);
 - events_per_s: vector add over 2^20 threads at level `accesses` (3 events a thread).
@@ -46,15 +47,27 @@ def check(name: str, args: tuple) -> None:
     np.testing.assert_allclose(args[2], expected, rtol=1e-4)
 
 
-def time_gpuviz(tracer, name: str, n: int) -> tuple[float, int]:
+def time_gpuviz(name: str, n: int, analyse: bool) -> float:
+    """Seconds for one launch at level accesses: the backend's run alone, or a session's whole launch."""
+    from gpuviz.backends.sim.backend import SimBackend
+    from gpuviz.core.launch import LaunchConfig
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.api import python_function
+    from gpuviz.run.session import Session
+
+    func = python_function(KERNELS.read_text(), KERNEL_OF[name])
     args = arguments(name, n)
     grid, block = launch_shape(name, n)
+    options = RunOptions(backend="sim", level="accesses")
     started = time.perf_counter()
-    trace = tracer[grid, block](*args)
+    if analyse:
+        trace = Session(options).launch(func, grid, block, args)
+    else:
+        trace = SimBackend().run(func, LaunchConfig.of(grid, block), args, options)
     seconds = time.perf_counter() - started
     assert trace.meta["engine"] == "vector", trace.meta["engine_note"]
     check(name, args)
-    return seconds, len(trace.accesses["thread"])
+    return seconds
 
 
 def time_numba_simulator(name: str, n: int) -> float:
@@ -94,16 +107,15 @@ def recording_rate(n: int, level: str) -> tuple[float, int]:
 
 
 def main() -> None:
-    import gpuviz
-
     ratios = {}
     for name, n in SIZES.items():
-        tracer = gpuviz.trace(KERNELS.read_text(), name=KERNEL_OF[name], backend="sim", level="accesses")
-        time_gpuviz(tracer, name, n)
-        ours = statistics.median(time_gpuviz(tracer, name, n)[0] for _ in range(3))
+        time_gpuviz(name, n, analyse=False)
+        record = statistics.median(time_gpuviz(name, n, analyse=False) for _ in range(3))
+        launch = statistics.median(time_gpuviz(name, n, analyse=True) for _ in range(3))
         theirs = time_numba_simulator(name, n)
-        ratios[name] = theirs / ours
-        print(f"{name:7s} n={n:6d}  gpuviz {ours:7.3f} s   numba cudasim {theirs:7.2f} s   x{ratios[name]:,.0f}")
+        ratios[name] = theirs / record
+        print(f"{name:7s} n={n:6d}  gpuviz record {record:6.3f} s (x{ratios[name]:,.0f})   "
+              f"launch with race analysis {launch:6.3f} s (x{theirs / launch:,.0f})   numba cudasim {theirs:6.2f} s")
     recording_rate(1 << 12, "threads")  # compile once, outside the timings
     seconds, _ = recording_rate(1 << 22, "threads")
     threads_per_s = (1 << 22) / seconds

@@ -58,13 +58,16 @@ def _method(name: str, args: list[ast.expr], owner: str = "_t") -> ast.Call:
 
 
 def _thunk(expr: ast.expr) -> ast.Lambda:
+    if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in ast.walk(expr)):
+        raise VectorUnsupported("an atomic or a device function call inside `and`, `or` or `x if c else y`")
     empty = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     return ast.Lambda(empty, expr)
 
 
 class VectorRewriter(KernelRewriter):
     def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True):
-        super().__init__(source, env, is_kernel=is_kernel, yields=False)
+        # yields: the kernel pauses around stores and atomics, where other batches may go first
+        super().__init__(source, env, is_kernel=is_kernel, yields=True)
         self.private = set()  # local arrays carry a lane axis: their accesses are hooks too
 
     def check(self) -> None:
@@ -87,7 +90,8 @@ class VectorRewriter(KernelRewriter):
                  for n in sorted(self.locals - set(self.params))]  # fmt: skip
         enter = ast.Assign([ast.Name(FRAME, ast.Store())], _method("enter", []))
         leave = ast.Return(_method("leave", [ast.Name(FRAME, ast.Load())]))
-        return args, [*unset, enter, *body, leave]
+        generator = ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], [])  # even with no store
+        return args, [*unset, enter, *body, generator, leave]
 
     def _sync_point(self, kind: int, op: str, args: list[ast.expr], line: int) -> ast.expr:
         return _call("_gv_sync", [ast.Name("_t", ast.Load()), ast.Constant(kind), ast.Constant(op),

@@ -64,6 +64,5 @@ class WarpClock:
 
     def finish(self) -> np.ndarray:
         """Every lane's end time (lanes that never returned end with their warp)."""
-        left = self.end < 0
-        self.end[left] = self.time[self.warp_key[left]]
-        return self.end
+        at_end = self.time[self.warp_key]
+        return np.where(self.end < 0, at_end, self.end)

@@ -10,6 +10,8 @@ store lands. A batch that starts later sees the earlier batches' stores.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 
 import numpy as np
@@ -23,6 +25,17 @@ from gpuviz.core.launch import LaunchConfig
 
 PROGRESS_EVERY = 0.1  # seconds between progress events
 WARP = 32
+
+
+class _Batch:
+    """Blocks that run in lockstep: their lanes, the kernel's generator, where they sit."""
+
+    def __init__(self, t: Lanes, gen, blocks: np.ndarray, starts: np.ndarray, slots: list[int]):
+        self.t, self.gen, self.blocks, self.starts, self.slots = t, gen, blocks, starts, slots
+        self.ends = starts
+
+    def now(self) -> int:
+        return int(self.t.clock.time.max())
 
 
 class VectorExecutor:
@@ -39,55 +52,72 @@ class VectorExecutor:
         self._layouts: dict[int, dict[str, np.ndarray]] = {}
 
     def run(self, seed: int = 0) -> Schedule:
-        rng = np.random.default_rng(seed)
+        """Batches run interleaved in time order: at every pause (around each store and atomic) the
+        batch whose clock is earliest goes on, and blocks are dispatched as slots free."""
         sms = self.device.sm_count
         slots = sms * self.per_sm
-        free_at = np.zeros(slots, np.int64)
+        total = self.config.blocks
+        late = np.random.default_rng(seed).integers(0, LATE_JITTER + 1, total)
+        late[: min(slots, total)] = 0  # the first wave starts as dispatched; later blocks start unevenly
+        free = [(0, slot) for slot in range(slots)]  # (time the slot is free, slot); slot % sms is its SM
         last_dispatch = np.full(sms, -BLOCK_LAUNCH, np.int64)  # an SM takes a new block every BLOCK_LAUNCH
-        done, total = 0, self.config.blocks
+        running: list[tuple[int, int, _Batch]] = []
+        next_block, done, order = 0, 0, itertools.count()
         while done < total:
-            count = min(slots, total - done)
-            order = np.argsort(free_at, kind="stable")[:count]
-            late = rng.integers(0, LATE_JITTER + 1, count) if done else np.zeros(count, np.int64)
-            starts = self._dispatch(free_at[order], late, order % sms, last_dispatch)
-            blocks = np.arange(done, done + count)
-            self.result.block_sm[blocks] = order % sms
-            free_at[order] = self._run_wave(blocks, starts)
-            done += count
-            self._progress(done, total)
+            start = self._next_start(free, last_dispatch, late, next_block, sms) if next_block < total else None
+            if start is not None and (not running or start <= running[0][0]):
+                batch = self._admit(free, last_dispatch, late, next_block, sms)
+                next_block += len(batch.blocks)
+            else:
+                _, _, batch = heapq.heappop(running)
+            if self._step(batch):
+                heapq.heappush(running, (batch.now(), next(order), batch))
+            else:
+                done += len(batch.blocks)
+                for slot, end in zip(batch.slots, batch.ends):
+                    heapq.heappush(free, (int(end), slot))
+                self._progress(done, total)
         return self.result
 
-    @staticmethod
-    def _dispatch(ready: np.ndarray, late: np.ndarray, sm: np.ndarray, last_dispatch: np.ndarray) -> np.ndarray:
-        """Start times of blocks dispatched in order: when their slot is ready and their SM can take one,
-        plus how late this one is (seeded: later waves start unevenly, as memory latency varies)."""
-        starts = np.empty_like(ready)
-        for k in range(len(ready)):
-            starts[k] = max(ready[k], last_dispatch[sm[k]] + BLOCK_LAUNCH) + late[k]
-            last_dispatch[sm[k]] = starts[k]
-        return starts
+    def _next_start(self, free, last_dispatch, late, block: int, sms: int) -> int | None:
+        if not free:
+            return None
+        ready, slot = free[0]
+        return max(ready, int(last_dispatch[slot % sms]) + BLOCK_LAUNCH) + int(late[block])
 
-    def _run_wave(self, blocks: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """Run one wave in generations of blocks that start close together; their end times."""
-        ends = np.zeros(len(blocks), np.int64)
-        by_start = np.argsort(starts, kind="stable")
-        first = 0
-        for k in range(1, len(by_start) + 1):
-            if k == len(by_start) or starts[by_start[k]] > starts[by_start[first]] + GLOBAL_WINDOW:
-                chosen = np.sort(by_start[first:k])
-                ends[chosen] = self._run_batch(blocks[chosen], starts[chosen])
-                first = k
-        return ends
-
-    def _run_batch(self, blocks: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    def _admit(self, free, last_dispatch, late, first: int, sms: int) -> _Batch:
+        """The next blocks that start within one global round trip of the first: one lockstep batch."""
+        blocks, starts, slots = [], [], []
+        limit = None
+        while first + len(blocks) < self.config.blocks and free:
+            start = self._next_start(free, last_dispatch, late, first + len(blocks), sms)
+            if limit is not None and start > limit:
+                break
+            limit = start + GLOBAL_WINDOW if limit is None else limit
+            _, slot = heapq.heappop(free)
+            last_dispatch[slot % sms] = start
+            blocks.append(first + len(blocks))
+            starts.append(start)
+            slots.append(slot)
+        blocks, starts = np.array(blocks, np.int64), np.array(starts, np.int64)
+        self.result.block_sm[blocks] = np.array(slots) % sms
         t = self._lanes(blocks, starts)
-        self.memory.lanes = t
-        self.fn(t, *self.args)
+        return _Batch(t, self.fn(t, *self.args), blocks, starts, slots)
+
+    def _step(self, batch: _Batch) -> bool:
+        """Run a batch to its next pause; False when it has finished (its ends are then set)."""
+        self.memory.lanes = batch.t
+        try:
+            next(batch.gen)
+            return True
+        except StopIteration:
+            pass
+        t, tpb = batch.t, self.config.threads_per_block
         ends = t.clock.finish()
-        tpb = self.config.threads_per_block
-        self.result.t_start[t.gid] = np.repeat(starts, tpb)
+        self.result.t_start[t.gid] = np.repeat(batch.starts, tpb)
         self.result.t_end[t.gid] = ends
-        return ends.reshape(len(blocks), tpb).max(axis=1)
+        batch.ends = ends.reshape(len(batch.blocks), tpb).max(axis=1)
+        return False
 
     def _lanes(self, blocks: np.ndarray, starts: np.ndarray) -> Lanes:
         tpb = self.config.threads_per_block

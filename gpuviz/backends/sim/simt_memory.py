@@ -137,7 +137,7 @@ class VectorMemory:
         out[lanes] = values
         return out
 
-    def store(self, t, array, index, value, line):
+    def store(self, t, array, index, value, line, _pause=None):
         if not t.active:
             return
         lanes = None if t.full else t.lanes()
@@ -156,7 +156,7 @@ class VectorMemory:
             self._record(t, lanes, aid, flat, WRITE, line, stored)
         t.charge(f"{space}_store")
 
-    def atomic(self, t, op, array, index, operands, line):
+    def atomic(self, t, op, array, index, operands, line, _pause=None):
         if not t.active:
             return 0
         lanes = t.lanes()
