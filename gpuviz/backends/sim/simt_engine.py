@@ -49,7 +49,8 @@ class VectorExecutor:
         n = config.threads
         self.result = Schedule(np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64))
         self._last_progress = 0.0
-        self._layouts: dict[int, dict[str, np.ndarray]] = {}
+        self._full_layout: dict[str, np.ndarray] | None = None
+        self.total = config.blocks
 
     def run(self, seed: int = 0) -> Schedule:
         """Batches run interleaved in time order: at every pause (around each store and atomic) the
@@ -89,7 +90,7 @@ class VectorExecutor:
         """The next blocks that start within one global round trip of the first: one lockstep batch."""
         blocks, starts, slots = [], [], []
         limit = None
-        while first + len(blocks) < self.config.blocks and free:
+        while first + len(blocks) < self.total and free:
             start = self._next_start(free, last_dispatch, late, first + len(blocks), sms)
             if limit is not None and start > limit:
                 break
@@ -114,8 +115,9 @@ class VectorExecutor:
             pass
         t, tpb = batch.t, self.config.threads_per_block
         ends = t.clock.finish()
-        self.result.t_start[t.gid] = np.repeat(batch.starts, tpb)
-        self.result.t_end[t.gid] = ends
+        lanes = slice(int(batch.blocks[0]) * tpb, (int(batch.blocks[-1]) + 1) * tpb)  # a batch's blocks are consecutive
+        self.result.t_start[lanes].reshape(len(batch.blocks), tpb)[:] = batch.starts[:, None]
+        self.result.t_end[lanes] = ends
         batch.ends = ends.reshape(len(batch.blocks), tpb).max(axis=1)
         return False
 
@@ -134,19 +136,19 @@ class VectorExecutor:
         return t
 
     def _layout(self, count: int) -> dict[str, np.ndarray]:
-        """Where each lane of a batch of `count` blocks sits: the same for every batch of that size."""
-        cached = self._layouts.get(count)
-        if cached is None:
-            tpb = self.config.threads_per_block
-            local = np.tile(np.arange(tpb, dtype=np.int64), count)
-            blk = np.repeat(np.arange(count, dtype=np.int64), tpb)
+        """Where each lane of a batch of `count` blocks sits: a prefix of the layout of the largest batch."""
+        tpb = self.config.threads_per_block
+        if self._full_layout is None or len(self._full_layout["local"]) < count * tpb:
+            most = max(count, self.device.sm_count * self.per_sm)
+            local = np.tile(np.arange(tpb, dtype=np.int64), most)
+            blk = np.repeat(np.arange(most, dtype=np.int64), tpb)
             warp_in_block = local // WARP
-            cached = self._layouts[count] = {
-                "local": local, "blk": blk, "lane": local % WARP, "positions": np.arange(count * tpb),
+            self._full_layout = {
+                "local": local, "blk": blk, "lane": local % WARP, "positions": np.arange(most * tpb),
                 "warp_key": blk * -(-tpb // WARP) + warp_in_block, "warp_base": blk * tpb + warp_in_block * WARP,
                 "warp_len": np.minimum(WARP, tpb - warp_in_block * WARP),
             }  # fmt: skip
-        return cached
+        return {name: values[: count * tpb] for name, values in self._full_layout.items()}
 
     def _progress(self, done: int, total: int) -> None:
         now = time.perf_counter()
