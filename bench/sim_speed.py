@@ -48,15 +48,26 @@ def check(name: str, args: tuple) -> None:
     np.testing.assert_allclose(args[2], expected, rtol=1e-4)
 
 
+_functions: dict[str, object] = {}
+
+
+def kernel_function(name: str):
+    """The kernel's Python function, made once (gpuviz rewrites and compiles it once per function)."""
+    from gpuviz.run.api import python_function
+
+    if name not in _functions:
+        _functions[name] = python_function(KERNELS.read_text(), name)
+    return _functions[name]
+
+
 def time_gpuviz(name: str, n: int, analyse: bool) -> float:
     """Seconds for one launch at level accesses: the backend's run alone, or a session's whole launch."""
     from gpuviz.backends.sim.backend import SimBackend
     from gpuviz.core.launch import LaunchConfig
     from gpuviz.core.options import RunOptions
-    from gpuviz.run.api import python_function
     from gpuviz.run.session import Session
 
-    func = python_function(KERNELS.read_text(), KERNEL_OF[name])
+    func = kernel_function(KERNEL_OF[name])
     args = arguments(name, n)
     grid, block = launch_shape(name, n)
     options = RunOptions(backend="sim", level="accesses")
@@ -95,9 +106,8 @@ def recording_rate(n: int, level: str) -> tuple[float, int]:
     from gpuviz.backends.sim.backend import SimBackend
     from gpuviz.core.launch import LaunchConfig
     from gpuviz.core.options import RunOptions
-    from gpuviz.run.api import python_function
 
-    func = python_function(KERNELS.read_text(), "vecadd")
+    func = kernel_function("vecadd")
     args = arguments("vecadd", n)
     started = time.perf_counter()
     trace = SimBackend().run(func, LaunchConfig.of(n // 256, 256), args, RunOptions(backend="sim", level=level))

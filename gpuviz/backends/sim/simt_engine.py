@@ -139,7 +139,7 @@ class VectorExecutor:
         """Where each lane of a batch of `count` blocks sits: a prefix of the layout of the largest batch."""
         tpb = self.config.threads_per_block
         if self._full_layout is None or len(self._full_layout["local"]) < count * tpb:
-            most = max(count, self.device.sm_count * self.per_sm)
+            most = max(count, min(self.total, self.device.sm_count * self.per_sm))
             local = np.tile(np.arange(tpb, dtype=np.int64), most)
             blk = np.repeat(np.arange(most, dtype=np.int64), tpb)
             warp_in_block = local // WARP
