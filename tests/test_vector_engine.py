@@ -202,3 +202,13 @@ def test_access_times_are_recorded_and_survive_a_round_trip(tmp_path):
         mine = times[threads == thread]
         assert (np.diff(mine) > 0).all()
         assert loaded.threads["t_start"][thread] <= mine[0] and mine[-1] <= loaded.threads["t_end"][thread]
+
+
+def test_the_memory_budget_caps_the_access_log_and_says_so():
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = a[i] + 1\n"
+    a = np.zeros(1 << 16)
+    # 8 MiB: the threads' columns and the snapshots take about 4.4 MiB, room for ~67k of the 131k events
+    trace = gpuviz.trace(src, backend="sim", level="accesses", memory_budget=8 << 20)[256, 256](a)
+    assert trace.truncated and 0 < len(trace.accesses["thread"]) < 2 * len(a)
+    assert any("memory budget" in w for w in trace.meta["warnings"])
+    assert (a == 1).all() and len(trace.threads["t_end"]) == len(a)  # every thread ran and is recorded

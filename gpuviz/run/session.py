@@ -93,7 +93,7 @@ class Session:
         self.notify(LogLine(summary_line(record)))
         for warning in trace.meta.get("warnings", []):
             self.notify(LogLine(f"    warning: {warning}"))
-        if trace.truncated:
+        if trace.truncated and not any("access log capped" in w for w in trace.meta.get("warnings", [])):
             self.notify(LogLine(f"    warning: access log capped at {self.options.access_cap:,} events (truncated)"))
 
 

@@ -14,6 +14,7 @@ from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
 from gpuviz.backends.sim.simt_engine import VectorExecutor
 from gpuviz.backends.sim.simt_hooks import vector_hooks
 from gpuviz.backends.sim.simt_memory import LaneFault, VectorLog, VectorMemory
+from gpuviz.core.budget import format_bytes
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
@@ -24,7 +25,10 @@ from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_pro
 _programs: dict[object, Program] = {}
 _vector_programs: dict[object, Program | VectorUnsupported] = {}
 TIME_SOURCES = {"vector": "cost-model", "reference": "scheduler-steps"}
-BYTES_PER_EVENT = 39  # the access columns while recording (31 bytes) plus the time column (8)
+# What a recording holds, for the memory budget: an event while recording (its lanes' indices and
+# values, ~17 bytes) and in the trace's columns (39 bytes with its time); a thread's columns (52 bytes).
+BYTES_PER_EVENT = 17 + 39
+BYTES_PER_THREAD = 52
 
 
 def program_for(py_func) -> Program:
@@ -124,7 +128,7 @@ def _engine_for(py_func, options: RunOptions) -> tuple[str, str]:
 def _run_vector(py_func, config, params, host_args, device, options, level, notify):
     program = vector_program_for(py_func)
     arrays = _global_arrays(params, host_args)
-    log = VectorLog(_event_cap(options), timed=True) if level == "accesses" else None
+    log = VectorLog(_event_cap(options, config, host_args), timed=True) if level == "accesses" else None
     memory = VectorMemory(arrays, log, config.grid, config.block)
     warnings: list[str] = []
     fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block))
@@ -134,12 +138,18 @@ def _run_vector(py_func, config, params, host_args, device, options, level, noti
     schedule.warnings = warnings[:MAX_WARNINGS]
     seconds = time.perf_counter() - started
     accesses = log.columns() if log is not None else None
+    if log is not None and log.truncated:
+        schedule.warnings.append(f"access log capped at {log.cap:,} events by the access cap and the memory budget "
+                                 f"({format_bytes(options.memory_budget)}); threads are all recorded")  # fmt: skip
     return arrays, accesses, bool(log.truncated) if log else False, schedule, seconds
 
 
-def _event_cap(options: RunOptions) -> int:
-    """Events the log may hold: the event cap, and the memory budget at the bytes an event takes."""
-    return min(options.access_cap, options.memory_budget // BYTES_PER_EVENT)
+def _event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:
+    """Events the log may hold: the event cap, and what the memory budget leaves after the threads'
+    columns and the arrays' before/after snapshots, at the bytes an event takes."""
+    snapshots = sum(2 * a.nbytes for a in host_args if isinstance(a, np.ndarray))
+    left = options.memory_budget - config.threads * BYTES_PER_THREAD - snapshots
+    return max(0, min(options.access_cap, left // BYTES_PER_EVENT))
 
 
 def _run_reference(program, config, params, host_args, device, options, level):
