@@ -212,3 +212,10 @@ def test_the_memory_budget_caps_the_access_log_and_says_so():
     assert trace.truncated and 0 < len(trace.accesses["thread"]) < 2 * len(a)
     assert any("memory budget" in w for w in trace.meta["warnings"])
     assert (a == 1).all() and len(trace.threads["t_end"]) == len(a)  # every thread ran and is recorded
+
+
+def test_progress_bar_line():
+    from gpuviz.run.session import progress_bar
+
+    assert progress_bar(Progress(512, 1024), width=10) == "\r[gpuviz] [#####.....] 512/1,024 blocks"
+    assert progress_bar(Progress(3, 3), width=4).endswith("[####] 3/3 blocks")

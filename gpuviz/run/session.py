@@ -11,7 +11,7 @@ from pathlib import Path
 from gpuviz.backends import get_backend
 from gpuviz.core.analysis.report import analyse, race_summary
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.events import Event, LogLine, Notify, Stage, ignore
+from gpuviz.core.events import Event, LogLine, Notify, Progress, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace
@@ -134,3 +134,11 @@ def print_events(event: Event) -> None:
         print_report(event.text)
     elif isinstance(event, Stage) and event.stage == "compiling":
         print_report(f"[gpuviz] {event.detail}")
+    elif isinstance(event, Progress) and sys.stderr.isatty():
+        print(progress_bar(event), end="\n" if event.done >= event.total else "", file=sys.stderr, flush=True)
+
+
+def progress_bar(progress: Progress, width: int = 30) -> str:
+    """One terminal line, redrawn in place: `[gpuviz] [#####.....] 512/1,024 blocks`."""
+    filled = width * progress.done // max(progress.total, 1)
+    return f"\r[gpuviz] [{'#' * filled}{'.' * (width - filled)}] {progress.done:,}/{progress.total:,} blocks"
