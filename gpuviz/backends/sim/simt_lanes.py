@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.instrument.vector_rewrite import VectorUnsupported
+
+LOCKSTEP_LIMIT = 10_000  # iterations of one while loop before the vector engine gives the launch up
+
 
 class _Unset:
     def __repr__(self) -> str:
@@ -239,7 +243,15 @@ class _Loop:
 
 
 class _WhileLoop(_Loop):
-    pass
+    """A while loop; one that runs very long in lockstep is most likely lanes waiting for each other
+    (a spin lock across blocks), which only independent thread scheduling resolves."""
+
+    def test(self, condition: object) -> bool:
+        self.iterations = getattr(self, "iterations", 0) + 1
+        if self.iterations > LOCKSTEP_LIMIT:
+            raise VectorUnsupported(f"a while loop still running after {LOCKSTEP_LIMIT:,} iterations in lockstep "
+                                    "(threads waiting for each other need one generator per thread)")  # fmt: skip
+        return super().test(condition)
 
 
 class _RangeLoop(_Loop):
