@@ -184,8 +184,7 @@ def _coordinate(linear: np.ndarray, dims: tuple[int, int, int], axis: int) -> np
 
 
 def _block(t: Lanes, axis: int) -> np.ndarray:
-    per_block = np.repeat(_coordinate(t.blocks, t.config.grid, axis), t.per_block)
-    return per_block
+    return np.repeat(_coordinate(t.blocks, t.config.grid, axis), t.per_block)
 
 
 def _thread(t: Lanes, axis: int) -> np.ndarray:
@@ -246,8 +245,12 @@ class _WhileLoop(_Loop):
     """A while loop; one that runs very long in lockstep is most likely lanes waiting for each other
     (a spin lock across blocks), which only independent thread scheduling resolves."""
 
+    def __init__(self, lanes: Lanes):
+        super().__init__(lanes)
+        self.iterations = 0
+
     def test(self, condition: object) -> bool:
-        self.iterations = getattr(self, "iterations", 0) + 1
+        self.iterations += 1
         if self.iterations > LOCKSTEP_LIMIT:
             raise VectorUnsupported(f"a while loop still running after {LOCKSTEP_LIMIT:,} iterations in lockstep "
                                     "(threads waiting for each other need one generator per thread)")  # fmt: skip
