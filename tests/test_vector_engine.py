@@ -298,3 +298,25 @@ def test_more_control_flow_matches_the_reference(name):
     assert vector.meta["engine"] == expected_engine, vector.meta["engine_note"]
     for mine, theirs in zip(vector_args, reference_args):
         np.testing.assert_array_equal(mine, theirs)
+
+
+def test_warps_share_their_sms_schedulers_for_arithmetic_not_for_memory_latency():
+    compute = """
+from numba import cuda
+@cuda.jit
+def k(out):
+    i = cuda.grid(1)
+    x = 0
+    for j in range(50):
+        x = x + j
+    out[i] = x
+"""
+    memory = "from numba import cuda\n@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    out[i] = a[i]\n"
+
+    def duration(source, blocks, *arrays):
+        trace = gpuviz.trace(source, name="k", backend="sim", level="threads")[blocks, 1024](*arrays)
+        return int((trace.threads["t_end"] - trace.threads["t_start"])[0])
+
+    n1, n2 = 132 * 1024, 264 * 1024  # one block of 32 warps per SM, then two
+    assert duration(compute, 264, np.zeros(n2)) > 1.8 * duration(compute, 132, np.zeros(n1))
+    assert duration(memory, 264, np.zeros(n2), np.zeros(n2)) < 1.2 * duration(memory, 132, np.zeros(n1), np.zeros(n1))

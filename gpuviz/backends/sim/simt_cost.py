@@ -2,8 +2,11 @@
 
 Every warp has a clock. An instruction issued with any lane of the warp active advances it by the
 instruction's cost, so a divergent warp pays for both paths and lasts as long as its slowest lane;
-a lane's end time is its warp's clock when it returned. Atomics to one address serialise. Warps do
-not hide each other's latency in this model yet (each warp's clock counts its full latencies).
+a lane's end time is its warp's clock when it returned. Atomics to one address serialise. Warps
+hide each other's memory latency (their clocks run side by side), but they share their SM's warp
+schedulers: an arithmetic or branch instruction takes `issue_share` cycles per cycle of its cost,
+the resident warps of an SM over its schedulers (64 warps on 4 schedulers: 16x), so compute-bound
+kernels slow down with occupancy and memory-bound ones do not.
 
 Constants (cycles, H100/H200 class; see docs/simulator.md for the sources):
 - global load ~ 480: pointer-chasing latency of HBM3 global memory measured on H100 (arXiv
@@ -37,16 +40,25 @@ BLOCK_LAUNCH = 2 * GLOBAL_WINDOW  # between two blocks dispatched to the same SM
 LATE_JITTER = GLOBAL_WINDOW // 2  # blocks of later waves start up to this much late (seeded)
 
 
+ISSUE_BOUND = ("alu", "branch")  # instructions whose time is the scheduler's, not memory latency
+
+
+def issue_share(resident_warps_per_sm: int, schedulers_per_sm: int) -> float:
+    """How many cycles an SM's warps wait for a scheduler slot per instruction."""
+    return max(1.0, resident_warps_per_sm / schedulers_per_sm)
+
+
 class WarpClock:
     """Clocks of the warps of one batch; `warp_key` maps each lane to its warp."""
 
-    def __init__(self, warp_key: np.ndarray, starts: np.ndarray):
+    def __init__(self, warp_key: np.ndarray, starts: np.ndarray, share: float = 1.0):
         self.warp_key = warp_key
         self.time = starts.astype(np.int64).copy()
         self.end = np.full(len(warp_key), -1, np.int64)
+        self.costs = {what: round(cost * share) if what in ISSUE_BOUND else cost for what, cost in COSTS.items()}
 
     def issue(self, what: str, mask: np.ndarray, key: np.ndarray | None = None) -> None:
-        cost = COSTS[what]
+        cost = self.costs[what]
         warps = slice(None) if mask.all() else np.bincount(self.warp_key[mask], minlength=len(self.time)) > 0
         if key is None:
             self.time[warps] += cost

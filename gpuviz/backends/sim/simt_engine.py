@@ -18,7 +18,7 @@ import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.engine import Schedule
-from gpuviz.backends.sim.simt_cost import BLOCK_LAUNCH, GLOBAL_WINDOW, LATE_JITTER, WarpClock
+from gpuviz.backends.sim.simt_cost import BLOCK_LAUNCH, GLOBAL_WINDOW, LATE_JITTER, WarpClock, issue_share
 from gpuviz.backends.sim.simt_lanes import Lanes
 from gpuviz.core.events import Notify, Progress, ignore
 from gpuviz.core.launch import LaunchConfig
@@ -51,6 +51,9 @@ class VectorExecutor:
         self._last_progress = 0.0
         self._full_layout: dict[str, np.ndarray] | None = None
         self.total = config.blocks
+        warps_per_block = -(-config.threads_per_block // WARP)
+        resident_blocks = min(self.per_sm, -(-config.blocks // device.sm_count))
+        self.share = issue_share(resident_blocks * warps_per_block, device.schedulers_per_sm)
 
     def run(self, seed: int = 0) -> Schedule:
         """Batches run interleaved in time order: at every pause (around each store and atomic) the
@@ -126,7 +129,7 @@ class VectorExecutor:
         count = len(blocks)
         layout = self._layout(count)
         warps_per_block = -(-tpb // WARP)
-        clock = WarpClock(layout["warp_key"], np.repeat(starts, warps_per_block))
+        clock = WarpClock(layout["warp_key"], np.repeat(starts, warps_per_block), self.share)
         t = Lanes(count * tpb, clock)
         t.__dict__.update(layout)
         t.blocks, t.config = blocks.astype(np.int64), self.config
