@@ -10,6 +10,7 @@ store lands. A batch that starts later sees the earlier batches' stores.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import time
@@ -49,7 +50,6 @@ class VectorExecutor:
         n = config.threads
         self.result = Schedule(np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64))
         self._last_progress = 0.0
-        self._full_layout: dict[str, np.ndarray] | None = None
         self.total = config.blocks
         warps_per_block = -(-config.threads_per_block // WARP)
         resident_blocks = min(self.per_sm, -(-config.blocks // device.sm_count))
@@ -141,20 +141,28 @@ class VectorExecutor:
     def _layout(self, count: int) -> dict[str, np.ndarray]:
         """Where each lane of a batch of `count` blocks sits: a prefix of the layout of the largest batch."""
         tpb = self.config.threads_per_block
-        if self._full_layout is None or len(self._full_layout["local"]) < count * tpb:
-            most = max(count, min(self.total, self.device.sm_count * self.per_sm))
-            local = np.tile(np.arange(tpb, dtype=np.int64), most)
-            blk = np.repeat(np.arange(most, dtype=np.int64), tpb)
-            warp_in_block = local // WARP
-            self._full_layout = {
-                "local": local, "blk": blk, "lane": local % WARP, "positions": np.arange(most * tpb),
-                "warp_key": blk * -(-tpb // WARP) + warp_in_block, "warp_base": blk * tpb + warp_in_block * WARP,
-                "warp_len": np.minimum(WARP, tpb - warp_in_block * WARP),
-            }  # fmt: skip
-        return {name: values[: count * tpb] for name, values in self._full_layout.items()}
+        most = max(count, min(self.total, self.device.sm_count * self.per_sm))
+        full = _full_layout(tpb, most)
+        return {name: values[: count * tpb] for name, values in full.items()}
 
     def _progress(self, done: int, total: int) -> None:
         now = time.perf_counter()
         if done == total or now - self._last_progress >= PROGRESS_EVERY:
             self._last_progress = now
             self.notify(Progress(done, total))
+
+
+@functools.lru_cache(maxsize=2)
+def _full_layout(tpb: int, blocks: int) -> dict[str, np.ndarray]:
+    """Lane positions for `blocks` blocks of `tpb` threads (kept for the next launch of the same shape)."""
+    local = np.tile(np.arange(tpb, dtype=np.int64), blocks)
+    blk = np.repeat(np.arange(blocks, dtype=np.int64), tpb)
+    warp_in_block = local // WARP
+    layout = {
+        "local": local, "blk": blk, "lane": local % WARP, "positions": np.arange(blocks * tpb),
+        "warp_key": blk * -(-tpb // WARP) + warp_in_block, "warp_base": blk * tpb + warp_in_block * WARP,
+        "warp_len": np.minimum(WARP, tpb - warp_in_block * WARP),
+    }  # fmt: skip
+    for values in layout.values():
+        values.flags.writeable = False  # shared by every batch and launch of this shape
+    return layout

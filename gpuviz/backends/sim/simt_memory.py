@@ -78,10 +78,17 @@ class VectorLog:
             out["index"][span] = index[:n] if np.ndim(index) else index
             out["value"][span] = _real(np.asarray(value))[:n] if np.ndim(value) else _real(np.asarray(value))
             if self.timed:
-                out["time"][span] = pick(clock[0][clock[1]]) if clock is not None else 0
+                out["time"][span] = pick(_lane_times(*clock)) if clock is not None else 0
             at += n
         self.entries = []
         return out
+
+
+def _lane_times(warp_times: np.ndarray, warp_key: np.ndarray) -> np.ndarray:
+    """Each lane's time from its warp's: a repeat when every warp is 32 consecutive lanes."""
+    if len(warp_key) == 32 * len(warp_times):
+        return np.repeat(warp_times, 32)
+    return warp_times[warp_key]
 
 
 def _real(values: np.ndarray) -> np.ndarray:
