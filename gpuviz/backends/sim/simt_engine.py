@@ -63,8 +63,9 @@ class VectorExecutor:
         total = self.config.blocks
         late = np.random.default_rng(seed).integers(0, LATE_JITTER + 1, total)
         late[: min(slots, total)] = 0  # the first wave starts as dispatched; later blocks start unevenly
+        late = late.tolist()  # read one at a time: plain ints are faster
         free = [(0, slot) for slot in range(slots)]  # (time the slot is free, slot); slot % sms is its SM
-        last_dispatch = np.full(sms, -BLOCK_LAUNCH, np.int64)  # an SM takes a new block every BLOCK_LAUNCH
+        last_dispatch = [-BLOCK_LAUNCH] * sms  # an SM takes a new block every BLOCK_LAUNCH
         running: list[tuple[int, int, _Batch]] = []
         next_block, done, order = 0, 0, itertools.count()
         while done < total:
@@ -87,7 +88,7 @@ class VectorExecutor:
         if not free:
             return None
         ready, slot = free[0]
-        return max(ready, int(last_dispatch[slot % sms]) + BLOCK_LAUNCH) + int(late[block])
+        return max(ready, last_dispatch[slot % sms] + BLOCK_LAUNCH) + late[block]
 
     def _admit(self, free, last_dispatch, late, first: int, sms: int) -> _Batch:
         """The next blocks that start within one global round trip of the first: one lockstep batch."""
