@@ -320,3 +320,20 @@ def k(out):
     n1, n2 = 132 * 1024, 264 * 1024  # one block of 32 warps per SM, then two
     assert duration(compute, 264, np.zeros(n2)) > 1.8 * duration(compute, 132, np.zeros(n1))
     assert duration(memory, 264, np.zeros(n2), np.zeros(n2)) < 1.2 * duration(memory, 132, np.zeros(n1), np.zeros(n1))
+
+
+def test_a_guarded_division_stays_on_the_vector_engine():
+    src = """
+from numba import cuda
+@cuda.jit
+def k(d, out):
+    i = cuda.grid(1)
+    if d[i] != 0:
+        out[i] = 100 // d[i] + 100 % d[i]
+"""
+    d = np.arange(-4, 4, dtype=np.int64)
+    out = np.zeros(8, np.int64)
+    trace = gpuviz.trace(src, name="k", backend="sim")[1, 8](d, out)
+    assert trace.meta["engine"] == "vector"
+    assert list(out) == [100 // v + 100 % v if v else 0 for v in d.tolist()]
+    # an active lane dividing by zero: the reference engine reruns it and says which thread (test_errors.py)

@@ -26,7 +26,7 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple) -> dict
         return sizes[0] if ndim == 1 else sizes[:ndim]
 
     return {
-        **operation_hooks(BIT_FUNCTIONS),
+        **operation_hooks(BIT_FUNCTIONS, active=lambda: memory.lanes.mask),
         "_gv_UNSET": UNSET,
         "_gv_ld": memory.load,
         "_gv_st": memory.store,

@@ -18,10 +18,6 @@ _ARITHMETIC = {
 _BITWISE = {"or", "xor", "and"}
 
 
-class LaneDivisionByZero(ZeroDivisionError):
-    """An integer division or modulo by zero in an active lane (the reference engine words it)."""
-
-
 def numba_type(value: object) -> np.dtype:
     """The type numba computes a value at: Python ints int64, Python floats float64, small ints int64."""
     if isinstance(value, (bool, np.bool_)):
@@ -58,25 +54,40 @@ def _as(value: object, dtype: np.dtype) -> object:
     return dtype.type(value)
 
 
-def binary(name: str):
+class LaneDivisionByZero(ZeroDivisionError):
+    """An integer division by zero in an active lane: the reference engine reruns the launch to word it."""
+
+
+def _check_divisor(divisor, active) -> None:
+    """Lanes switched off (by a guard such as `if d != 0`) compute garbage nobody keeps; an active
+    lane dividing an integer by zero is the kernel's error."""
+    zero = np.asarray(divisor) == 0
+    if np.any(zero & active()) if zero.ndim else (zero and np.any(active())):
+        raise LaneDivisionByZero("division by zero")
+
+
+def binary(name: str, active=lambda: True):
+    """A lane-wise operator; `active()` is the running batch's mask (integer division checks it)."""
     ufunc = _ARITHMETIC[name]
 
     def apply(a, b):
         a, b, common = _operands(name, a, b)
-        if name in ("floordiv", "mod") and common.kind in "iu" and np.any(np.asarray(b) == 0):
-            raise LaneDivisionByZero("division by zero")
+        if name in ("floordiv", "mod") and common.kind in "iu":
+            _check_divisor(b, active)
         return ufunc(a, b)
 
     return apply
 
 
-def true_divide(a, b):
-    a, b, common = _operands("truediv", a, b)
-    if common.kind in "iub":
-        if np.any(np.asarray(b) == 0):
-            raise LaneDivisionByZero("division by zero")
-        a, b = _as(a, np.dtype(np.float64)), _as(b, np.dtype(np.float64))
-    return np.true_divide(a, b)
+def true_division(active=lambda: True):
+    def true_divide(a, b):
+        a, b, common = _operands("truediv", a, b)
+        if common.kind in "iub":
+            _check_divisor(b, active)
+            a, b = _as(a, np.dtype(np.float64)), _as(b, np.dtype(np.float64))
+        return np.true_divide(a, b)
+
+    return true_divide
 
 
 def logical_not(value: object) -> object:
@@ -170,10 +181,10 @@ def _vectorise_scalar(fn):
     return apply
 
 
-def operation_hooks(bit_functions: dict) -> dict:
+def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     """Every `_gv_op_*`, `_gv_fn_*`, `_gv_cast_*` and bit-intrinsic hook of the vector flavour."""
-    hooks = {f"_gv_op_{name}": binary(name) for name in _ARITHMETIC}
-    hooks["_gv_op_truediv"] = true_divide
+    hooks = {f"_gv_op_{name}": binary(name, active) for name in _ARITHMETIC}
+    hooks["_gv_op_truediv"] = true_division(active)
     hooks["_gv_not"] = logical_not
     hooks.update({f"_gv_fn_{name}": fn for name, fn in LANEWISE.items()})
     hooks.update({f"_gv_cast_{name}": _cast(name) for name in CAST_TYPES})
