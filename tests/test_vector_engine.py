@@ -127,6 +127,9 @@ def k(out):
     cuda.syncthreads()
     out[cuda.grid(1)] = s[0]
 """
+    reference = gpuviz.trace(src, name="k", backend="sim", sms=1, engine="reference")[10, 128](np.zeros(1280))
+    first_starts = reference.threads["t_start"].reshape(10, 128)[:, 0]
+    assert (first_starts[:5] == 0).all() and (first_starts[5:] > 0).all()  # the reference engine too: 5 at once
     trace = gpuviz.trace(src, name="k", backend="sim", sms=1, level="threads")[10, 128](np.zeros(1280, np.float32))
     starts = np.unique(trace.threads["t_start"].reshape(10, 128)[:, 0])
     sm_blocks = trace.threads["sm"].reshape(10, 128)[:, 0]

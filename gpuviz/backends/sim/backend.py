@@ -159,7 +159,8 @@ def _run_reference(program, config, params, host_args, device, options, level):
     filenames = {f.source.filename for f in program.functions}
     executor = Executor(fn, host_args, config, device, program.name, filenames,
                         on_block_retired=lambda block: _free_shared(block, arrays),
-                        on_cycle=log.maybe_flush if log is not None else None)  # fmt: skip
+                        on_cycle=log.maybe_flush if log is not None else None,
+                        shared_bytes=shared_bytes(program))  # fmt: skip
     started = time.perf_counter()
     schedule = executor.run(options.schedule, options.seed)
     seconds = time.perf_counter() - started
