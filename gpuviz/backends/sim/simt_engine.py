@@ -1,11 +1,12 @@
 """The vectorised engine: runs a kernel rewritten in the vector flavour for whole blocks at once.
 
-Blocks become resident on virtual SMs up to the residency limit, in waves. Each block gets a start
-time from the cost model: blocks on one SM are dispatched BLOCK_LAUNCH apart, a block of a later
-wave starts when its slot frees (plus a seeded jitter, as memory latency varies run to run). Blocks
-whose starts lie within one global-memory round trip of each other run as one batch in lockstep:
-every lane reads before any lane of the batch writes, as many warps do on hardware before the first
-store lands. A batch that starts later sees the earlier batches' stores.
+Blocks become resident on virtual SMs up to the residency limit. Each block gets a start time from
+the cost model: an SM takes blocks BLOCK_LAUNCH apart, in block order, when a slot is free; blocks
+after the first wave start a seeded jitter late (memory latency varies run to run). Blocks whose
+starts lie within one global-memory round trip of each other run as one batch in lockstep: every
+lane reads before any lane of the batch writes, as many warps do on hardware before the first store
+lands. Batches run interleaved in time: the kernel pauses around every store and atomic, and the
+batch whose clock is earliest goes on, so a batch sees another's store only once it has happened.
 """
 
 from __future__ import annotations
