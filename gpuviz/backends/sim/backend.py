@@ -20,7 +20,8 @@ from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.rewrite import Program, build_program
-from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_program, shared_bytes
+from gpuviz.instrument.shared_memory import shared_bytes
+from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_program
 
 _programs: dict[object, Program] = {}
 _vector_programs: dict[object, Program | VectorUnsupported] = {}
