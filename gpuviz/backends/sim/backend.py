@@ -147,8 +147,8 @@ def _run_vector(py_func, config, params, host_args, device, options, level, noti
 
 def _event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:
     """Events the log may hold: the event cap, and what the memory budget leaves after the threads'
-    columns and the arrays' before/after snapshots, at the bytes an event takes."""
-    snapshots = sum(2 * a.nbytes for a in host_args if isinstance(a, np.ndarray))
+    columns and the arrays (the launch's own, and their before/after snapshots), at an event's bytes."""
+    snapshots = sum(3 * a.nbytes for a in host_args if isinstance(a, np.ndarray))
     left = options.memory_budget - config.threads * BYTES_PER_THREAD - snapshots
     return max(0, min(options.access_cap, left // BYTES_PER_EVENT))
 
