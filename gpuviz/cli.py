@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: the device's)")
     run.add_argument("--device", choices=DEVICES, default="h200",
                      help="simulator: the GPU to model (NVIDIA compute-capability tables; default: h200)")  # fmt: skip
+    run.add_argument("--blocks", default="",
+                     help="simulator: record accesses of these blocks only, e.g. 0,1,-1 (default: all)")  # fmt: skip
     run.add_argument("--engine", choices=ENGINES, default="vector",
                      help="simulator: vector (whole blocks at once) or reference (a generator per thread)")  # fmt: skip
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
@@ -111,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _block_list(text: str) -> tuple[int, ...]:
+    """'0,1,-1' as linear block numbers; one clear line otherwise."""
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise GpuvizError(f"--blocks {text!r}: give linear block numbers separated by commas, e.g. 0,1,-1") from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
@@ -118,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
                          seed=args.seed, sms=args.sms, repeat=args.repeat, device=args.device,
-                         engine=args.engine)  # fmt: skip
+                         engine=args.engine, blocks=_block_list(args.blocks))  # fmt: skip
     session = Session(options, out_dir=args.out, notify=print_events)
     try:
         run_script(args.script, session, args.script_args)

@@ -7,6 +7,7 @@ import pytest
 import gpuviz
 from gpuviz.backends.sim.device import PRESETS, VirtualDevice
 from gpuviz.catalog import catalog
+from gpuviz.cli import main
 from gpuviz.core.analysis.races import find_races
 from gpuviz.core.errors import GpuvizError, KernelError
 from gpuviz.core.events import Progress
@@ -207,14 +208,33 @@ def test_access_times_are_recorded_and_survive_a_round_trip(tmp_path):
         assert loaded.threads["t_start"][thread] <= mine[0] and mine[-1] <= loaded.threads["t_end"][thread]
 
 
-def test_the_memory_budget_caps_the_access_log_and_says_so():
+def test_over_budget_the_first_and_last_blocks_keep_their_accesses():
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = a[i] + 1\n"
     a = np.zeros(1 << 16)
-    # 8 MiB: the threads' columns and the snapshots take about 4.4 MiB, room for ~67k of the 131k events
+    # 8 MiB: the threads' columns and the arrays take about 5 MiB, room for ~55k of the 131k events
     trace = gpuviz.trace(src, backend="sim", level="accesses", memory_budget=8 << 20)[256, 256](a)
-    assert trace.truncated and 0 < len(trace.accesses["thread"]) < 2 * len(a)
-    assert any("memory budget" in w for w in trace.meta["warnings"])
+    assert list(np.unique(trace.accesses["thread"] // 256)) == [0, 255]
+    assert len(trace.accesses["thread"]) == 2 * 2 * 256 and not trace.truncated
+    assert trace.meta["recorded_blocks"] == [0, 255]
+    assert any("first and last block" in w for w in trace.meta["warnings"])
     assert (a == 1).all() and len(trace.threads["t_end"]) == len(a)  # every thread ran and is recorded
+
+
+def test_a_cap_smaller_than_the_chosen_blocks_truncates_and_says_so():
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = a[i] + 1\n"
+    trace = gpuviz.trace(src, backend="sim", level="accesses", access_cap=100)[4, 256](np.zeros(1024))
+    assert trace.truncated and len(trace.accesses["thread"]) == 100
+    assert any("access log capped at 100" in w for w in trace.meta["warnings"])
+
+
+def test_chosen_blocks_record_their_accesses_only(tmp_path, capsys):
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = a[i] + 1\n"
+    trace = gpuviz.trace(src, backend="sim", level="accesses", blocks=(1, -2))[8, 32](np.zeros(256))
+    assert set((trace.accesses["thread"] // 32).tolist()) == {1, 6}
+    script = tmp_path / "s.py"
+    script.write_text("import numpy as np\n" + src + "k[8, 32](np.zeros(256))\n")
+    assert main(["run", str(script), "--backend", "sim", "--blocks", "0,x", "--out", str(tmp_path)]) == 1
+    assert "error: --blocks '0,x'" in capsys.readouterr().err
 
 
 def test_progress_bar_line():

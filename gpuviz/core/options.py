@@ -27,6 +27,7 @@ class RunOptions:
     memory_budget: int = field(default_factory=default_memory_budget)  # bytes (core/budget.py)
     engine: str = "vector"  # simulator engine (falls back to `reference` per kernel where it must)
     device: str = "h200"  # simulator: a device preset (backends/sim/device.py)
+    blocks: tuple[int, ...] = ()  # record accesses of these linear blocks only (negative: from the end); () all
 
     def __post_init__(self) -> None:
         _check("backend", self.backend, BACKEND_CHOICES)

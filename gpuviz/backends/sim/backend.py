@@ -96,13 +96,14 @@ class SimBackend:
                 gc.enable()
         for write in write_back:
             write()
-        arrays, accesses, truncated, schedule, seconds = result
+        arrays, accesses, truncated, schedule, seconds, recorded = result
         trace = _trace(program, config, params, args, host_args, before, arrays, accesses, truncated, schedule,
                        device, options, level, seconds)  # fmt: skip
         trace.meta["engine"] = engine
         trace.meta["engine_note"] = note
         trace.meta["time_source"] = TIME_SOURCES[engine]
         trace.meta["times_inferred"] = False  # every time was produced by the run itself (docs/trace-format.md)
+        trace.meta["recorded_blocks"] = recorded  # None: every block's accesses (up to the cap)
         return trace
 
 
@@ -129,7 +130,10 @@ def _engine_for(py_func, options: RunOptions) -> tuple[str, str]:
 def _run_vector(py_func, config, params, host_args, device, options, level, notify):
     program = vector_program_for(py_func)
     arrays = _global_arrays(params, host_args)
-    log = VectorLog(_event_cap(options, config, host_args), timed=True) if level == "accesses" else None
+    log = None
+    if level == "accesses":
+        log = VectorLog(_event_cap(options, config, host_args), timed=True, blocks=options.blocks,
+                        n_blocks=config.blocks, per_block=config.threads_per_block)  # fmt: skip
     memory = VectorMemory(arrays, log, config.grid, config.block)
     warnings: list[str] = []
     fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block))
@@ -139,10 +143,15 @@ def _run_vector(py_func, config, params, host_args, device, options, level, noti
     schedule.warnings = warnings[:MAX_WARNINGS]
     seconds = time.perf_counter() - started
     accesses = log.columns() if log is not None else None
+    if log is not None and log.narrowed:
+        schedule.warnings.append(f"accesses recorded for the first and last block only: every access would not fit the "
+                                 f"memory budget ({format_bytes(options.memory_budget)}); threads are all recorded; "
+                                 "--blocks chooses others")  # fmt: skip
     if log is not None and log.truncated:
         schedule.warnings.append(f"access log capped at {log.cap:,} events by the access cap and the memory budget "
                                  f"({format_bytes(options.memory_budget)}); threads are all recorded")  # fmt: skip
-    return arrays, accesses, bool(log.truncated) if log else False, schedule, seconds
+    recorded = log.recorded_blocks() if log is not None else None
+    return arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, recorded
 
 
 def _event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:
@@ -166,7 +175,7 @@ def _run_reference(program, config, params, host_args, device, options, level):
     schedule = executor.run(options.schedule, options.seed)
     seconds = time.perf_counter() - started
     accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
-    return arrays, accesses, bool(log.truncated) if log else False, schedule, seconds
+    return arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, None
 
 
 def _global_arrays(params, host_args) -> ArrayTable:

@@ -48,21 +48,52 @@ class VectorLog:
     little more than the values themselves; `columns()` lays the typed columns out once, at the end.
     """
 
-    def __init__(self, cap: int, timed: bool) -> None:
+    def __init__(self, cap: int, timed: bool, blocks: tuple[int, ...] = (), n_blocks: int = 1,
+                 per_block: int = 1) -> None:  # fmt: skip
         self.cap, self.count, self.truncated, self.timed = cap, 0, False, timed
         self.entries: list[tuple] = []
+        self.n_blocks, self.per_block = n_blocks, per_block
+        self.chosen = _block_mask(blocks, n_blocks) if blocks else None  # blocks whose accesses are kept
+        self.narrowed = False  # the budget made the log keep the first and last blocks only
 
     def add(self, t, lanes, aid: int, index, kind: int, line: int, value) -> None:
         n = t.n if lanes is None else len(lanes)
-        room = self.cap - self.count
+        clock = (t.clock.time.copy(), t.warp_key) if self.timed and t.clock is not None else None
+        entry = (n, lanes, t.gid, t.ep, aid, index, kind, line, value, clock)
+        if self.chosen is not None:
+            entry = self._keep_chosen(entry)
+        if entry[0] > self.cap - self.count and self.chosen is None:
+            self._narrow()
+            entry = self._keep_chosen(entry)
+        n, room = entry[0], self.cap - self.count
         if n > room:
             self.truncated = True
             n = max(room, 0)
-        if n == 0:
-            return
-        clock = (t.clock.time.copy(), t.warp_key) if self.timed and t.clock is not None else None
-        self.entries.append((n, lanes, t.gid, t.ep, aid, index, kind, line, value, clock))
-        self.count += n
+            entry = (n, *entry[1:])
+        if n > 0:
+            self.entries.append(entry)
+            self.count += n
+
+    def recorded_blocks(self) -> list[int] | None:
+        """The blocks whose accesses the log kept, when it kept only some."""
+        return None if self.chosen is None else np.flatnonzero(self.chosen).tolist()
+
+    def _narrow(self) -> None:
+        """Over budget: keep the first and the last block's accesses (and drop the others already kept)."""
+        self.narrowed = True
+        self.chosen = _block_mask((0, -1), self.n_blocks)
+        self.entries = [e for e in (self._keep_chosen(e) for e in self.entries) if e[0]]
+        self.count = sum(e[0] for e in self.entries)
+
+    def _keep_chosen(self, entry: tuple) -> tuple:
+        n, lanes, gid, ep, aid, index, kind, line, value, clock = entry
+        positions = np.arange(n) if lanes is None else lanes[:n]
+        keep = np.flatnonzero(self.chosen[gid[positions] // self.per_block])
+        if len(keep) == n:
+            return entry
+        index = index[:n][keep] if np.ndim(index) else index
+        value = value[:n][keep] if np.ndim(value) else value
+        return (len(keep), positions[keep], gid, ep, aid, index, kind, line, value, clock)
 
     def columns(self) -> dict[str, np.ndarray]:
         names = [*ACCESS_COLUMNS, "time"] if self.timed else list(ACCESS_COLUMNS)
@@ -82,6 +113,15 @@ class VectorLog:
             at += n
         self.entries = []
         return out
+
+
+def _block_mask(blocks: tuple[int, ...], n_blocks: int) -> np.ndarray:
+    """Linear block numbers (negative ones count from the end) as a mask over the launch's blocks."""
+    mask = np.zeros(n_blocks, bool)
+    for b in blocks:
+        if -n_blocks <= b < n_blocks:
+            mask[b] = True
+    return mask
 
 
 def _lane_times(warp_times: np.ndarray, warp_key: np.ndarray) -> np.ndarray:
