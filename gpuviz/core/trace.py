@@ -185,6 +185,8 @@ def new_trace(
     truncated: bool = False,
     warnings: list[str] | None = None,
     seconds: float = 0.0,
+    time_source: str | None = None,
+    times_inferred: bool = False,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
@@ -204,6 +206,8 @@ def new_trace(
         "sm_count": device_facts["sm_count"],
         "warp_size": device_facts["warp_size"],
         "time_unit": time_unit,
+        "time_source": time_source,  # cost-model, scheduler-steps or globaltimer (docs/trace-format.md)
+        "times_inferred": bool(times_inferred),
         "launch": 0,
         "param_names": list(param_names),
         "scalars": {n: v for n, v in ((n, _real_scalar(v)) for n, v in zip(param_names, values)) if v is not None},

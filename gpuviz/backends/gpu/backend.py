@@ -238,7 +238,7 @@ class PreparedLaunch:
             param_names=program.params, values=self.args,
             snapshots={name: (self.before[name], after[name]) for name in self.before}, arrays=entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
-            truncated=truncated, seconds=seconds,
+            truncated=truncated, seconds=seconds, time_source="globaltimer",
         )  # fmt: skip
 
     def _accesses(self):

@@ -101,8 +101,7 @@ class SimBackend:
                        device, options, level, seconds)  # fmt: skip
         trace.meta["engine"] = engine
         trace.meta["engine_note"] = note
-        trace.meta["time_source"] = TIME_SOURCES[engine]
-        trace.meta["times_inferred"] = False  # every time was produced by the run itself (docs/trace-format.md)
+        trace.meta["time_source"] = TIME_SOURCES[engine]  # known only now: the engine may have fallen back
         trace.meta["recorded_blocks"] = recorded  # None: every block's accesses (up to the cap)
         return trace
 
