@@ -1,17 +1,24 @@
 """Simulator speed against numba's own CUDA simulator (NUMBA_ENABLE_CUDASIM=1), measured in one run.
 
-Workloads: (a) vector add over 2^16 threads, (b) a shared-memory tree reduction with syncthreads
-over 2^14 threads, both with blocks of 256. gpuviz records its full trace (threads and accesses);
-numba's simulator records nothing. gpuviz's time is the median of 5 launches (the first included,
-rewrite and compile too); numba's simulator, at 30-60 s a launch, is timed once.
-Last line: `speedup vecadd=<ratio> reduction=<ratio>`.
+Ratios (the baseline measured in this run):
+- vecadd: vector add over 2^16 threads, blocks of 256, level `accesses`;
+- matmul: the shared-memory tiled matmul (16x16 tiles, syncthreads) of 64x64 matrices, level `accesses`.
+gpuviz is timed two ways, each the best of 5 after one launch that rewrites and compiles the
+kernel (best, not median: the machine is shared, and a short run is easily interrupted): `record`
+is the simulator backend's run (the engine and the trace: what numba's simulator is compared with
+in the last line) and `launch` a whole session launch, which also analyses the trace for races.
+numba's simulator records nothing and is timed once, in a subprocess.
+Rates, on gpuviz's default engine with the cost model and per-access times, no fallback:
+- threads_per_s: vector add over 2^22 threads recorded at level `threads` (backend run: engine + trace),
+  best of 3;
+- events_per_s: vector add over 2^20 threads at level `accesses` (3 events a thread), best of 3.
+Last line: `speedup vecadd=<x> matmul=<x> threads_per_s=<n> events_per_s=<n>`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -20,29 +27,58 @@ from pathlib import Path
 import numpy as np
 
 KERNELS = Path(__file__).with_name("speed_kernels.py")
-WORKLOADS = {"vecadd": 1 << 16, "reduction": 1 << 14}
+SIZES = {"vecadd": 1 << 16, "matmul": 64}
+KERNEL_OF = {"vecadd": "vecadd", "matmul": "matmul_tiled"}
 
 
 def arguments(name: str, n: int) -> tuple:
     if name == "vecadd":
         a = np.arange(n, dtype=np.float32)
         return a, a.copy(), np.zeros(n, np.float32)
-    return np.ones(n, np.float32), np.zeros(n // 256, np.float32)
+    rng = np.random.default_rng(0)
+    return rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32), np.zeros((n, n), np.float32)
 
 
-KERNEL_OF = {"vecadd": "vecadd", "reduction": "tree_reduction"}
+def launch_shape(name: str, n: int) -> tuple:
+    return (n // 256, 256) if name == "vecadd" else ((n // 16, n // 16), (16, 16))
 
 
-def time_gpuviz(name: str, n: int) -> float:
-    import gpuviz
+def check(name: str, args: tuple) -> None:
+    expected = args[0] + args[1] if name == "vecadd" else args[0] @ args[1]
+    np.testing.assert_allclose(args[2], expected, rtol=1e-4)
 
-    tracer = gpuviz.trace(KERNELS.read_text(), name=KERNEL_OF[name], backend="sim")
+
+_functions: dict[str, object] = {}
+
+
+def kernel_function(name: str):
+    """The kernel's Python function, made once (gpuviz rewrites and compiles it once per function)."""
+    from gpuviz.run.api import python_function
+
+    if name not in _functions:
+        _functions[name] = python_function(KERNELS.read_text(), name)
+    return _functions[name]
+
+
+def time_gpuviz(name: str, n: int, analyse: bool) -> float:
+    """Seconds for one launch at level accesses: the backend's run alone, or a session's whole launch."""
+    from gpuviz.backends.sim.backend import SimBackend
+    from gpuviz.core.launch import LaunchConfig
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.session import Session
+
+    func = kernel_function(KERNEL_OF[name])
     args = arguments(name, n)
+    grid, block = launch_shape(name, n)
+    options = RunOptions(backend="sim", level="accesses")
     started = time.perf_counter()
-    trace = tracer[n // 256, 256](*args)
+    if analyse:
+        trace = Session(options).launch(func, grid, block, args)
+    else:
+        trace = SimBackend().run(func, LaunchConfig.of(grid, block), args, options)
     seconds = time.perf_counter() - started
-    assert trace.meta["level"] == "accesses" and trace.accesses is not None
-    _check(name, n, args)
+    assert trace.meta["engine"] == "vector", trace.meta["engine_note"]
+    check(name, args)
     return seconds
 
 
@@ -52,11 +88,12 @@ import json, sys, time
 sys.path.insert(0, {str(KERNELS.parent)!r})
 import speed_kernels, sim_speed
 args = sim_speed.arguments({name!r}, {n})
+grid, block = sim_speed.launch_shape({name!r}, {n})
 kernel = getattr(speed_kernels, {KERNEL_OF[name]!r})
 started = time.perf_counter()
-kernel[{n} // 256, 256](*args)
+kernel[grid, block](*args)
 seconds = time.perf_counter() - started
-sim_speed._check({name!r}, {n}, args)
+sim_speed.check({name!r}, args)
 print(json.dumps(seconds))
 """
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
@@ -64,22 +101,42 @@ print(json.dumps(seconds))
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _check(name: str, n: int, args: tuple) -> None:
-    if name == "vecadd":
-        np.testing.assert_allclose(args[2], args[0] + args[1])
-    else:
-        np.testing.assert_allclose(args[1], np.full(n // 256, 256.0))
+def recording_rate(n: int, level: str) -> tuple[float, int]:
+    """Seconds for the simulator backend to run vector add over n threads and build its trace; events."""
+    from gpuviz.backends.sim.backend import SimBackend
+    from gpuviz.core.launch import LaunchConfig
+    from gpuviz.core.options import RunOptions
+
+    func = kernel_function("vecadd")
+    args = arguments("vecadd", n)
+    started = time.perf_counter()
+    trace = SimBackend().run(func, LaunchConfig.of(n // 256, 256), args, RunOptions(backend="sim", level=level))
+    seconds = time.perf_counter() - started
+    assert trace.meta["engine"] == "vector" and not trace.truncated
+    check("vecadd", args)
+    return seconds, 0 if trace.accesses is None else len(trace.accesses["thread"])
 
 
 def main() -> None:
     ratios = {}
-    for name, n in WORKLOADS.items():
-        ours = statistics.median(time_gpuviz(name, n) for _ in range(5))
+    for name, n in SIZES.items():
+        time_gpuviz(name, n, analyse=False)
+        record = min(time_gpuviz(name, n, analyse=False) for _ in range(5))
+        launch = min(time_gpuviz(name, n, analyse=True) for _ in range(5))
         theirs = time_numba_simulator(name, n)
-        ratios[name] = theirs / ours
-        print(f"{name:9s} threads={n:6d}  gpuviz {ours:7.3f} s ({n / ours:9,.0f} threads/s)   "
-              f"numba cudasim {theirs:7.2f} s ({n / theirs:7,.0f} threads/s)   x{ratios[name]:.1f}")  # fmt: skip
-    print(" ".join(["speedup"] + [f"{k}={v:.1f}" for k, v in ratios.items()]))
+        ratios[name] = theirs / record
+        print(f"{name:7s} n={n:6d}  gpuviz record {record:6.3f} s (x{ratios[name]:,.0f})   "
+              f"launch with race analysis {launch:6.3f} s (x{theirs / launch:,.0f})   numba cudasim {theirs:6.2f} s")
+    recording_rate(1 << 12, "threads")  # compile once, outside the timings
+    seconds = min(recording_rate(1 << 22, "threads")[0] for _ in range(3))
+    threads_per_s = (1 << 22) / seconds
+    print(f"vecadd 2^22 threads, level threads: {seconds:.3f} s  ({threads_per_s:,.0f} threads/s)")
+    runs = [recording_rate(1 << 20, "accesses") for _ in range(3)]
+    seconds, events = min(runs)
+    events_per_s = events / seconds
+    print(f"vecadd 2^20 threads, level accesses: {seconds:.3f} s  {events:,} events ({events_per_s:,.0f} events/s)")
+    print(f"speedup vecadd={ratios['vecadd']:.0f} matmul={ratios['matmul']:.0f} "
+          f"threads_per_s={threads_per_s:.0f} events_per_s={events_per_s:.0f}")  # fmt: skip
 
 
 if __name__ == "__main__":

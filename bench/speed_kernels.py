@@ -26,3 +26,29 @@ def tree_reduction(values, sums):
         step //= 2
     if t == 0:
         sums[cuda.blockIdx.x] = partial[0]
+
+
+TILE = 16
+
+
+@cuda.jit
+def matmul_tiled(A, B, C):
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = 0.0
+    for t in range((A.shape[1] + TILE - 1) // TILE):
+        sA[tx, ty] = 0.0
+        sB[tx, ty] = 0.0
+        if x < A.shape[0] and t * TILE + ty < A.shape[1]:
+            sA[tx, ty] = A[x, t * TILE + ty]
+        if y < B.shape[1] and t * TILE + tx < B.shape[0]:
+            sB[tx, ty] = B[t * TILE + tx, y]
+        cuda.syncthreads()
+        for k in range(TILE):
+            acc += sA[tx, k] * sB[k, ty]
+        cuda.syncthreads()
+    if x < C.shape[0] and y < C.shape[1]:
+        C[x, y] = acc

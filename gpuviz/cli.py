@@ -10,11 +10,10 @@ from contextlib import nullcontext
 
 import gpuviz
 from gpuviz.app.views.table import PICTURE_VIEWS
-from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.core.colors import MODES
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS
-from gpuviz.core.options import BACKEND_CHOICES, LEVELS, SCHEDULES
+from gpuviz.core.options import BACKEND_CHOICES, DEVICES, ENGINES, LEVELS, SCHEDULES
 
 MAX_MEMORY_HELP = "memory budget for traces, e.g. 4G or 512M (default: 2G, or GPUVIZ_MEMORY_BUDGET)"
 EXAMPLES = """\
@@ -23,6 +22,7 @@ examples:
   gpuviz open examples/racy_counter.py              open the app with a script, ready to run
   gpuviz run examples/vector_add.py                 trace every launch into ./traces/
   gpuviz run examples/racy_counter.py --schedule sequential
+  gpuviz run examples/tiled_matmul.py --device t4 --engine reference
   gpuviz run my_script.py --backend sim --sms 4 --out run1 -- --size 100
   gpuviz run examples/racy_counter.py --repeat 20   outcomes of 20 runs from the same inputs
   gpuviz run my_script.py --timeout 60 --max-memory 4G   stop a hung run; a bigger trace budget
@@ -66,8 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--schedule", choices=SCHEDULES, default="gpu",
                      help="simulator: gpu (lockstep warps, waves) or sequential (default: gpu)")  # fmt: skip
     run.add_argument("--seed", type=int, default=0, help="simulator: schedule seed (default: 0)")
-    run.add_argument("--sms", type=int, default=None,
-                     help=f"simulator: number of virtual SMs (default: {VirtualDevice().sm_count})")  # fmt: skip
+    run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: the device's)")
+    run.add_argument("--device", choices=DEVICES, default="h200",
+                     help="simulator: the GPU to model (NVIDIA compute-capability tables; default: h200)")  # fmt: skip
+    run.add_argument("--blocks", default="",
+                     help="simulator: record accesses of these blocks only, e.g. 0,1,-1 (default: all)")  # fmt: skip
+    run.add_argument("--engine", choices=ENGINES, default="vector",
+                     help="simulator: vector (whole blocks at once) or reference (a generator per thread)")  # fmt: skip
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     run.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     run.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -158,14 +163,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _block_list(text: str) -> tuple[int, ...]:
+    """'0,1,-1' as linear block numbers; one clear line otherwise."""
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise GpuvizError(f"--blocks {text!r}: give linear block numbers separated by commas, e.g. 0,1,-1") from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
     from gpuviz.run.session import Session, print_events, print_report
     from gpuviz.run.watchdog import Watchdog
 
-    options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule, seed=args.seed,
-                         sms=args.sms, repeat=args.repeat, **_budget(args))  # fmt: skip
+    options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
+                         seed=args.seed, sms=args.sms, repeat=args.repeat, device=args.device,
+                         engine=args.engine, blocks=_block_list(args.blocks), **_budget(args))  # fmt: skip
     session = Session(options, out_dir=args.out, notify=print_events)
     try:
         with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext():

@@ -117,18 +117,18 @@ def test_run_prints_races_and_repeat_keeps_outcomes(tmp_path, capsys):
     script.write_text(
         "import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1\n"
         "@cuda.jit\ndef ok(a):\n    a[cuda.grid(1)] = 1\n"
-        "a = np.zeros(1, np.int64)\nk[16, 256](a)\nb = np.zeros(64, np.int64)\nok[1, 64](b)\n"
+        "a = np.zeros(1, np.int64)\nk[64, 256](a)\nb = np.zeros(64, np.int64)\nok[1, 64](b)\n"
     )
-    assert main(["run", str(script), "--backend", "sim", "--sms", "1", "--repeat", "6", "--out", str(tmp_path)]) == 0
+    assert main(["run", str(script), "--backend", "sim", "--sms", "2", "--repeat", "6", "--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "races: 1 location in 1 array" in err and "races: none found" in err
     trace = gpuviz.load(tmp_path / "000-k.npz")
     runs = trace.outcomes["a.runs"]
     assert runs.shape == (6, 1) and len(set(runs[:, 0].tolist())) > 1  # the seed changes the outcome
-    assert trace.outcomes["a.sequential"][0] == 16 * 256
-    assert (trace.outcomes["a.lost"][:, 0] == 16 * 256 - runs[:, 0]).all()
+    assert trace.outcomes["a.sequential"][0] == 64 * 256
+    assert (trace.outcomes["a.lost"][:, 0] == 64 * 256 - runs[:, 0]).all()
     assert main(["info", str(tmp_path / "000-k.npz")]) == 0
-    assert "a[0]: serial 4096; seen" in capsys.readouterr().out
+    assert "a[0]: serial 16384; seen" in capsys.readouterr().out
 
 
 def test_races_command_text_and_json(tmp_path, capsys):

@@ -31,10 +31,10 @@ def test_racy_counter_loses_updates_on_gpu_schedule_only(sim_run):
     assert list(exact) == [2048.0, 2048.0]
 
 
-def test_first_wave_reads_the_initial_value(sim_run):
+def test_first_wave_reads_the_initial_value_on_the_reference_engine(sim_run):
     # 2 SMs x 2048 resident threads: exactly the first wave (4096 threads) reads the initial 0.
     a = np.zeros(1, np.int64)
-    trace = sim_run(COUNT_ONE, 32, 256, a, sms=2, level="accesses")
+    trace = sim_run(COUNT_ONE, 32, 256, a, sms=2, level="accesses", engine="reference")
     acc = trace.accesses
     reads = acc["kind"] == READ
     first_readers = acc["thread"][reads & (acc["value"] == 0)]
@@ -107,3 +107,23 @@ def test_a_store_in_a_device_function_lands_for_the_whole_warp_like_inline_code(
         out = np.zeros(32, np.int64)
         sim_run(source, 1, 32, np.zeros(1, np.int64), out, name="k")
         assert set(out.tolist()) == {31}  # every lane stored before any lane read back
+
+
+def test_vector_engine_first_block_of_each_sm_reads_the_initial_value(sim_run):
+    # An SM takes its blocks one dispatch apart, more than a global round trip: on 2 SMs, blocks 0 and 1
+    # (one per SM, starting together) read the initial 0; every later block sees earlier stores.
+    a = np.zeros(1, np.int64)
+    trace = sim_run(COUNT_ONE, 32, 256, a, sms=2, level="accesses")
+    assert trace.meta["engine"] == "vector"
+    acc = trace.accesses
+    first_readers = acc["thread"][(acc["kind"] == READ) & (acc["value"] == 0)]
+    assert set(first_readers.tolist()) == set(range(512))
+    assert 2 <= a[0] < 32
+
+
+def test_one_wave_launch_reads_the_initial_value_everywhere(sim_run):
+    # lesson 02's launch on an H100-class device: 64 blocks on 132 SMs start together (hardware: a[0] = 0.5)
+    a = np.zeros(2, np.float32)
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
+    sim_run(src, 64, 1024, a, level="threads")
+    assert list(a) == [0.5, 0.5]

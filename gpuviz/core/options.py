@@ -10,6 +10,8 @@ from gpuviz.core.errors import GpuvizError
 BACKEND_CHOICES = ("auto", "sim", "gpu")
 LEVELS = ("auto", "threads", "accesses")
 SCHEDULES = ("gpu", "sequential")
+DEVICES = ("h200", "h100", "a100", "t4", "rtx3060-laptop", "rtx4060-laptop")  # simulator presets (sim/device.py)
+ENGINES = ("vector", "reference")  # simulator: the vectorised engine, or the per-thread reference engine
 AUTO_ACCESS_LIMIT = 1 << 21  # above this many threads, `auto` records threads only
 
 
@@ -23,11 +25,16 @@ class RunOptions:
     access_cap: int = 1 << 26  # events; 64 Mi
     repeat: int = 1  # run each launch this many times from the same inputs (outcome distributions)
     memory_budget: int = field(default_factory=default_memory_budget)  # bytes (core/budget.py)
+    engine: str = "vector"  # simulator engine (falls back to `reference` per kernel where it must)
+    device: str = "h200"  # simulator: a device preset (backends/sim/device.py)
+    blocks: tuple[int, ...] = ()  # record accesses of these linear blocks only (negative: from the end); () all
 
     def __post_init__(self) -> None:
         _check("backend", self.backend, BACKEND_CHOICES)
         _check("level", self.level, LEVELS)
         _check("schedule", self.schedule, SCHEDULES)
+        _check("engine", self.engine, ENGINES)
+        _check("device", self.device, DEVICES)
         if self.sms is not None and not 1 <= self.sms <= 100_000:
             raise GpuvizError(f"sms is {self.sms}; use a number of SMs from 1 to 100000")
         if self.access_cap < 0:

@@ -35,6 +35,8 @@ ACCESS_COLUMNS = {
     "epoch": np.int32,  # barriers the thread had passed, in three fields (EPOCH_FIELDS below)
     "value": np.float64,  # value read or written (atomics: the value after the update)
 }
+# Columns a backend may add: "time" is when the access was issued, in meta["time_unit"].
+OPTIONAL_ACCESS_COLUMNS = {"time": np.int64}
 READ, WRITE, ATOMIC = 0, 1, 2
 # "epoch" packs three counters, each kept modulo its width (a wrapped counter makes two accesses look
 # unordered, never ordered: the analysis may then over-report a race, never miss one):
@@ -206,6 +208,8 @@ def new_trace(
     printed: list[dict] | None = None,
     unrecorded: list[str] | None = None,
     partial_syncwarps: list | str | None = None,
+    time_source: str | None = None,
+    times_inferred: bool = False,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
@@ -230,6 +234,8 @@ def new_trace(
         "sm_count": device_facts["sm_count"],
         "warp_size": device_facts["warp_size"],
         "time_unit": time_unit,
+        "time_source": time_source,  # cost-model, scheduler-steps or globaltimer (docs/trace-format.md)
+        "times_inferred": bool(times_inferred),
         "launch": 0,
         "param_names": list(param_names),
         "scalars": {n: v for n, v in ((n, _real_scalar(v)) for n, v in zip(param_names, values)) if v is not None},

@@ -12,7 +12,7 @@ import numpy as np
 
 from gpuviz.core.errors import TraceFormatError
 from gpuviz.core.launch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, MAX_THREADS_PER_BLOCK
-from gpuviz.core.trace import ACCESS_COLUMNS, KIND_NAMES, READABLE_FORMATS, THREAD_COLUMNS
+from gpuviz.core.trace import ACCESS_COLUMNS, KIND_NAMES, OPTIONAL_ACCESS_COLUMNS, READABLE_FORMATS, THREAD_COLUMNS
 
 
 class _Bad(Exception):
@@ -185,7 +185,11 @@ def _accesses(columns: dict, meta: dict) -> dict[str, np.ndarray]:
     if length:  # one bound for all when the log names one array (the usual case), else one per access
         bounds = sizes[0] if len(sizes) == 1 else sizes[out["array"].astype(np.intp)]
         _within(out["index"], 0, bounds, "access.index")
-    return {key: out[key].astype(dtype, copy=False) for key, dtype in ACCESS_COLUMNS.items()}
+    result = {key: out[key].astype(dtype, copy=False) for key, dtype in ACCESS_COLUMNS.items()}
+    for key, dtype in OPTIONAL_ACCESS_COLUMNS.items():  # a time per access, where the backend recorded one
+        if f"access.{key}" in columns:
+            result[key] = _column(columns, f"access.{key}", dtype, (length,), "iu").astype(dtype, copy=False)
+    return result
 
 
 def _snapshots(columns: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from gpuviz.backends import get_backend
 from gpuviz.core.analysis.memcheck import format_errors
 from gpuviz.core.analysis.report import analyse, race_summary
-from gpuviz.core.events import Event, LogLine, Notify, Stage, ignore
+from gpuviz.core.events import Event, LogLine, Notify, Progress, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.launch_guard import check_fits, estimate_trace, worth_announcing
 from gpuviz.core.options import RunOptions
@@ -30,6 +30,7 @@ class LaunchRecord:
     path: Path | None
     races: str = ""
     errors: int = 0  # memory errors (out-of-bounds, uninitialised shared reads, barrier divergence)
+    engine: str = ""  # simulator: which engine ran the launch, and why the reference one if it did
 
 
 class Session:
@@ -83,7 +84,7 @@ class Session:
         if self.out_dir is not None:
             path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")  # whole or not at all
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races,
-                              trace.error_count)  # fmt: skip
+                              trace.error_count, engine_label(trace.meta))  # fmt: skip
         self.records.append(record)
         if self.keep_traces:
             self.traces.append(trace)
@@ -106,7 +107,7 @@ class Session:
             self.notify(LogLine(f"    warning: {warning}"))
         for line in format_errors(trace):
             self.notify(LogLine(f"    {line}"))
-        if trace.truncated:
+        if trace.truncated and not any("access log capped" in w for w in trace.meta.get("warnings", [])):
             self.notify(LogLine(f"    warning: access log capped at {self.options.access_cap:,} events (truncated)"))
 
 
@@ -116,8 +117,17 @@ def summary_line(record: LaunchRecord) -> str:
     races = f" {record.races};" if record.races else ""
     return (
         f"[gpuviz] {record.index:03d} {record.kernel} {c.describe()} threads={c.threads:,} "
-        f"backend={record.backend} time={_duration(record.seconds)};{races}{saved}"
+        f"backend={record.backend}{record.engine} time={_duration(record.seconds)};{races}{saved}"
     )
+
+
+def engine_label(meta: dict) -> str:
+    """' engine=vector', or ' engine=reference (why)' when the simulator did not use its default engine."""
+    engine = meta.get("engine")
+    if not engine:
+        return ""
+    note = meta.get("engine_note") or ""
+    return f" engine={engine} ({note})" if note and note != "chosen" else f" engine={engine}"
 
 
 def _duration(seconds: float) -> str:
@@ -138,3 +148,11 @@ def print_events(event: Event) -> None:
         print_report(event.text)
     elif isinstance(event, Stage) and event.stage == "compiling":
         print_report(f"[gpuviz] {event.detail}")
+    elif isinstance(event, Progress) and sys.stderr.isatty():
+        print(progress_bar(event), end="\n" if event.done >= event.total else "", file=sys.stderr, flush=True)
+
+
+def progress_bar(progress: Progress, width: int = 30) -> str:
+    """One terminal line, redrawn in place: `[gpuviz] [#####.....] 512/1,024 blocks`."""
+    filled = width * progress.done // max(progress.total, 1)
+    return f"\r[gpuviz] [{'#' * filled}{'.' * (width - filled)}] {progress.done:,}/{progress.total:,} blocks"

@@ -246,7 +246,7 @@ class PreparedLaunch:
             param_names=program.params, values=self.args,
             snapshots={name: (self.before[name], after[name]) for name in self.before}, arrays=entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
-            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count,
+            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
         )  # fmt: skip
 
     def _accesses(self):

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import gc
-import time
+from dataclasses import replace
 
 import numpy as np
 
-from gpuviz.backends.sim.device import VirtualDevice
-from gpuviz.backends.sim.engine import Executor
-from gpuviz.backends.sim.faults import ErrorLog
-from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
+from gpuviz.backends.sim.device import VirtualDevice, preset
+from gpuviz.backends.sim.memory import MAX_STATIC_SHARED
+from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
+from gpuviz.backends.sim.simt_memory import LaneFault
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
@@ -18,9 +18,12 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.rewrite import Program, build_program
+from gpuviz.instrument.shared_memory import shared_bytes
+from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_program
 
 _programs: dict[object, Program] = {}
-MAX_PARTIAL_SYNCS = 20_000  # syncwarps of part of a warp kept for the race analysis
+_vector_programs: dict[object, Program | VectorUnsupported] = {}
+TIME_SOURCES = {"vector": "cost-model", "reference": "scheduler-steps"}
 
 
 def program_for(py_func) -> Program:
@@ -28,6 +31,22 @@ def program_for(py_func) -> Program:
     program = _programs.get(py_func)
     if program is None:
         program = _programs[py_func] = build_program(py_func)
+    return program
+
+
+def vector_program_for(py_func) -> Program:
+    """The kernel in the vector flavour, compiled once; VectorUnsupported (remembered) if it cannot be."""
+    program = _vector_programs.get(py_func)
+    if program is None:
+        try:
+            program = build_vector_program(py_func)
+        except VectorUnsupported as exc:
+            program = exc
+        except Exception as exc:  # noqa: BLE001 - the reference rewrite words the kernel's own errors
+            program = VectorUnsupported(f"{type(exc).__name__}: {exc}")
+        _vector_programs[py_func] = program
+    if isinstance(program, VectorUnsupported):
+        raise program
     return program
 
 
@@ -41,7 +60,8 @@ class SimBackend:
         return self.device(options).describe()
 
     def device(self, options: RunOptions) -> VirtualDevice:
-        return VirtualDevice(sm_count=options.sms) if options.sms else VirtualDevice()
+        device = preset(options.device)
+        return replace(device, sm_count=options.sms) if options.sms else device
 
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         program = program_for(py_func)
@@ -53,38 +73,58 @@ class SimBackend:
         if program.cooperative:
             _check_cooperative(program.name, config, device, options)
         host_args, write_back = _host_arguments(args)
-        arrays = ArrayTable()
-        for name, value in zip(params, host_args):
-            if isinstance(value, np.ndarray):
-                arrays.add_global(name, value)
-        for function in program.functions:
-            for name, array in function.global_arrays.items():
-                arrays.add_const(name, array)
         # Record arrays (the RNG states) have no numbers to show: no before/after snapshots for them.
         before = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray) and not v.dtype.names}
         level = options.level_for(config.threads)
-        log = AccessLog(options.access_cap) if level == "accesses" else None
-        errors = ErrorLog()
-        partial_syncs: list = []
-        fn = program.bind(make_hooks(arrays, log, config.grid, config.block, config.shared_bytes, errors))
-        filenames = {f.source.filename for f in program.functions}
-        executor = Executor(fn, host_args, config, device, program.name, filenames,
-                            on_block_retired=lambda block: _retired(block, arrays, partial_syncs),
-                            on_cycle=log.maybe_flush if log is not None else None, errors=errors)  # fmt: skip
-        started = time.perf_counter()
+        engine, note = _engine_for(py_func, program, config, options)
         gc_was_enabled = gc.isenabled()
-        gc.disable()  # millions of short-lived generators: collection passes only cost time
+        gc.disable()  # millions of short-lived objects: collection passes only cost time
         try:
             with np.errstate(all="ignore"):
-                schedule = executor.run(options.schedule, options.seed)
+                if engine == "vector":
+                    try:
+                        recording = run_vector(vector_program_for(py_func), config, params, host_args, device,
+                                               options, level, notify)  # fmt: skip
+                    except Exception as exc:  # noqa: BLE001 - anything it cannot run goes to the reference engine
+                        _restore(params, host_args, before)
+                        engine, note = "reference", f"vector engine stopped: {fallback_reason(exc)}"
+                if engine == "reference":
+                    recording = run_reference(program, config, params, host_args, device, options, level)
         finally:
             if gc_was_enabled:
                 gc.enable()
-        seconds = time.perf_counter() - started
         for write in write_back:
             write()
-        return _trace(program, config, params, args, host_args, before, arrays, log, schedule,
-                      device, options, level, seconds, errors, partial_syncs)  # fmt: skip
+        trace = _trace(program, config, params, host_args, before, recording, device, options, level)
+        trace.meta["engine"] = engine
+        trace.meta["engine_note"] = note
+        trace.meta["time_source"] = TIME_SOURCES[engine]  # known only now: the engine may have fallen back
+        trace.meta["recorded_blocks"] = recording.recorded_blocks  # None: every block's accesses (up to the cap)
+        return trace
+
+
+def fallback_reason(exc: Exception) -> str:
+    if isinstance(exc, VectorUnsupported):
+        return str(exc)
+    if isinstance(exc, (LaneFault, ZeroDivisionError)):
+        return "a thread faulted; the reference engine reports where"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _engine_for(py_func, program: Program, config: LaunchConfig, options: RunOptions) -> tuple[str, str]:
+    if options.engine == "reference":
+        return "reference", "chosen"
+    if options.schedule != "gpu":
+        return "reference", f"the {options.schedule} schedule runs one thread at a time"
+    if program.cooperative or config.shared_bytes or program.unrecorded:
+        return "reference", "grid syncs, dynamic shared memory and module arrays run on the reference engine"
+    if shared_bytes(program) > MAX_STATIC_SHARED:
+        return "reference", "over the static shared-memory limit: the reference engine words the refusal"
+    try:
+        vector_program_for(py_func)
+    except VectorUnsupported as exc:
+        return "reference", f"the vector engine cannot run {exc}"
+    return "vector", ""
 
 
 def _check_cooperative(name: str, config: LaunchConfig, device, options: RunOptions) -> None:
@@ -100,13 +140,11 @@ def _check_cooperative(name: str, config: LaunchConfig, device, options: RunOpti
         raise LaunchError(f"{name} syncs the whole grid, which needs every block running at once: use schedule gpu")
 
 
-def _retired(block, arrays: ArrayTable, partial_syncs: list) -> None:
-    for array in block.shared.values():
-        arrays.unbind(array)
-    if len(partial_syncs) < MAX_PARTIAL_SYNCS:
-        partial_syncs.extend(block.partial_syncs)
-    elif block.partial_syncs:
-        partial_syncs.append(None)  # too many to keep: the analysis then trusts no warp epoch
+def _restore(params, host_args, before) -> None:
+    """Undo what a stopped vector run wrote, so the reference engine starts from the same inputs."""
+    for name, value in zip(params, host_args):
+        if name in before:
+            np.copyto(value, before[name])
 
 
 def _host_arguments(args: tuple) -> tuple[tuple, list]:
@@ -135,9 +173,9 @@ def _copy_back(device_array, host: np.ndarray) -> None:
         device_array.set(host)
 
 
-def _trace(program, config, params, args, host_args, before, arrays, log, schedule, device,
-           options, level, seconds, errors: ErrorLog, partial_syncs: list) -> Trace:  # fmt: skip
+def _trace(program, config, params, host_args, before, recording: Recording, device, options, level) -> Trace:
     block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, device.warp_size)
+    schedule = recording.schedule
     threads = {
         "block_idx": block_idx,
         "thread_idx": thread_idx,
@@ -147,14 +185,14 @@ def _trace(program, config, params, args, host_args, before, arrays, log, schedu
         "t_start": schedule.t_start,
         "t_end": schedule.t_end,
     }
-    accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
     after = {n: np.array(v) for n, v in zip(params, host_args) if n in before}
+    errors, syncs = recording.errors, recording.partial_syncs
     return new_trace(
         source=program.kernel.source, config=config, backend="sim", device_facts=device.describe(),
         time_unit="tick", param_names=params, values=host_args,
-        snapshots={n: (before[n], after[n]) for n in before}, arrays=arrays.entries, threads=threads,
-        accesses=accesses, level=level, schedule=options.schedule, seed=options.seed,
-        truncated=bool(log.truncated) if log else False, warnings=schedule.warnings, seconds=seconds,
+        snapshots={n: (before[n], after[n]) for n in before}, arrays=recording.arrays.entries, threads=threads,
+        accesses=recording.accesses, level=level, schedule=options.schedule, seed=options.seed,
+        truncated=recording.truncated, warnings=schedule.warnings, seconds=recording.seconds,
         errors=errors.errors, error_count=errors.count, printed=errors.printed, unrecorded=program.unrecorded,
-        partial_syncwarps=partial_syncs if None not in partial_syncs else "too many",
+        partial_syncwarps=syncs if None not in syncs else "too many",
     )  # fmt: skip

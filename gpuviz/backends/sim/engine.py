@@ -82,13 +82,14 @@ class Executor:
 
     def __init__(self, fn, args: tuple, config: LaunchConfig, device: VirtualDevice, kernel_name: str,
                  filenames: set[str], on_block_retired=None, on_cycle=None,
-                 errors: ErrorLog | None = None):  # fmt: skip
+                 errors: ErrorLog | None = None, shared_bytes: int = 0):  # fmt: skip
         self.fn, self.args, self.config, self.device = fn, args, config, device
         self.kernel_name = kernel_name
         self.filenames = filenames
         self.on_block_retired = on_block_retired
         self.on_cycle = on_cycle or (lambda: None)
         self.errors = errors if errors is not None else ErrorLog()
+        self.shared_bytes = shared_bytes  # static shared memory per block: limits blocks per SM
         n = config.threads
         self.result = Schedule(
             np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64)
@@ -255,7 +256,7 @@ class Executor:
     # ---- schedules ---------------------------------------------------------------------------
     def _run_gpu(self, rng: random.Random, jitter: int) -> None:
         device, config = self.device, self.config
-        per_sm = device.blocks_per_sm(config.threads_per_block)
+        per_sm = device.blocks_per_sm(config.threads_per_block, self.shared_bytes)
         free_sms = deque(sm for _ in range(per_sm) for sm in range(device.sm_count))
         next_block, n_blocks = 0, config.blocks
         resident: list[Warp] = []

@@ -1,0 +1,120 @@
+"""The two engines' runs of one launch, each ending in a Recording the backend turns into a trace.
+
+The vector engine (masked SIMT, timed by the cost model) is the default; the generator engine is the
+reference, for what the vector one cannot run, for the `sequential` schedule and for memory errors
+(a fault stops the vector run, and the reference engine reports where, without stopping the launch).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpuviz.backends.sim.engine import MAX_WARNINGS, Executor
+from gpuviz.backends.sim.faults import ErrorLog
+from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
+from gpuviz.backends.sim.simt_engine import VectorExecutor
+from gpuviz.backends.sim.simt_hooks import vector_hooks
+from gpuviz.backends.sim.simt_memory import VectorLog, VectorMemory
+from gpuviz.core.budget import format_bytes
+from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.options import RunOptions
+from gpuviz.instrument.shared_memory import shared_bytes
+
+# What a recording holds, for the memory budget: an event while recording (its lanes' indices and
+# values, ~17 bytes) and in the trace's columns (39 bytes with its time); a thread's columns (52 bytes).
+BYTES_PER_EVENT = 17 + 39
+BYTES_PER_THREAD = 52
+MAX_PARTIAL_SYNCS = 20_000  # syncwarps of part of a warp kept for the race analysis
+
+
+@dataclass
+class Recording:
+    arrays: ArrayTable
+    accesses: dict | None
+    truncated: bool
+    schedule: object  # the engine's schedule: block_sm, t_start, t_end, warnings
+    seconds: float
+    recorded_blocks: list | None = None  # None: every block's accesses (up to the cap)
+    errors: ErrorLog = field(default_factory=ErrorLog)
+    partial_syncs: list = field(default_factory=list)
+
+
+def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
+               notify) -> Recording:  # fmt: skip
+    arrays = global_arrays(params, host_args, program)
+    log = None
+    if level == "accesses":
+        log = VectorLog(_event_cap(options, config, host_args), timed=True, blocks=options.blocks,
+                        n_blocks=config.blocks, per_block=config.threads_per_block)  # fmt: skip
+    memory = VectorMemory(arrays, log, config.grid, config.block)
+    warnings: list[str] = []
+    partial_syncs: list = []
+    errors = ErrorLog()
+    fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block, partial_syncs, errors))
+    executor = VectorExecutor(fn, host_args, config, device, memory, notify, shared_bytes(program))
+    started = time.perf_counter()
+    schedule = executor.run(options.seed)
+    schedule.warnings = warnings[:MAX_WARNINGS]
+    seconds = time.perf_counter() - started
+    accesses = log.columns() if log is not None else None
+    if log is not None and log.narrowed:
+        schedule.warnings.append(f"accesses recorded for the first and last block only: every access would not fit the "
+                                 f"memory budget ({format_bytes(options.memory_budget)}); threads are all recorded; "
+                                 "--blocks chooses others")  # fmt: skip
+    if log is not None and log.truncated:
+        schedule.warnings.append(f"access log capped at {log.cap:,} events by the access cap and the memory budget "
+                                 f"({format_bytes(options.memory_budget)}); threads are all recorded")  # fmt: skip
+    recorded = log.recorded_blocks() if log is not None else None
+    return Recording(arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, recorded, errors,
+                     partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None])  # fmt: skip
+
+
+def run_reference(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level) -> Recording:
+    arrays = global_arrays(params, host_args, program)
+    log = AccessLog(options.access_cap) if level == "accesses" else None
+    errors = ErrorLog()
+    partial_syncs: list = []
+    fn = program.bind(make_hooks(arrays, log, config.grid, config.block, config.shared_bytes, errors))
+    filenames = {f.source.filename for f in program.functions}
+    executor = Executor(fn, host_args, config, device, program.name, filenames,
+                        on_block_retired=lambda block: _retired(block, arrays, partial_syncs),
+                        on_cycle=log.maybe_flush if log is not None else None, errors=errors,
+                        shared_bytes=shared_bytes(program))  # fmt: skip
+    started = time.perf_counter()
+    schedule = executor.run(options.schedule, options.seed)
+    seconds = time.perf_counter() - started
+    accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
+    truncated = bool(log.truncated) if log else False
+    return Recording(arrays, accesses, truncated, schedule, seconds, None, errors, partial_syncs)
+
+
+def _event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:
+    """Events the log may hold: the event cap, and what the memory budget leaves after the threads'
+    columns and the arrays (the launch's own, and their before/after snapshots), at an event's bytes."""
+    snapshots = sum(3 * a.nbytes for a in host_args if isinstance(a, np.ndarray))
+    left = options.memory_budget - config.threads * BYTES_PER_THREAD - snapshots
+    return max(0, min(options.access_cap, left // BYTES_PER_EVENT))
+
+
+def global_arrays(params, host_args, program) -> ArrayTable:
+    """The launch's arrays (its arguments) and the module arrays the kernel reads (as constants)."""
+    arrays = ArrayTable()
+    for name, value in zip(params, host_args):
+        if isinstance(value, np.ndarray):
+            arrays.add_global(name, value)
+    for function in program.functions:
+        for name, array in getattr(function, "global_arrays", {}).items():
+            arrays.add_const(name, array)
+    return arrays
+
+
+def _retired(block, arrays: ArrayTable, partial_syncs: list) -> None:
+    for array in block.shared.values():
+        arrays.unbind(array)
+    if len(partial_syncs) < MAX_PARTIAL_SYNCS:
+        partial_syncs.extend(block.partial_syncs)
+    elif block.partial_syncs:
+        partial_syncs.append(None)  # too many to keep: the analysis then trusts no warp epoch

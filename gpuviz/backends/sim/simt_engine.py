@@ -1,0 +1,170 @@
+"""The vectorised engine: runs a kernel rewritten in the vector flavour for whole blocks at once.
+
+Blocks become resident on virtual SMs up to the residency limit. Each block gets a start time from
+the cost model: an SM takes blocks BLOCK_LAUNCH apart, in block order, when a slot is free; blocks
+after the first wave start a seeded jitter late (memory latency varies run to run). Blocks whose
+starts lie within one global-memory round trip of each other run as one batch in lockstep: every
+lane reads before any lane of the batch writes, as many warps do on hardware before the first store
+lands. Batches run interleaved in time: the kernel pauses around every store and atomic, and the
+batch whose clock is earliest goes on, so a batch sees another's store only once it has happened.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import itertools
+import time
+
+import numpy as np
+
+from gpuviz.backends.sim.device import VirtualDevice
+from gpuviz.backends.sim.engine import Schedule
+from gpuviz.backends.sim.simt_cost import BLOCK_LAUNCH, GLOBAL_WINDOW, LATE_JITTER, WarpClock, issue_share
+from gpuviz.backends.sim.simt_lanes import Lanes
+from gpuviz.core.events import Notify, Progress, ignore
+from gpuviz.core.launch import LaunchConfig
+
+PROGRESS_EVERY = 0.1  # seconds between progress events
+WARP = 32
+
+
+class _Batch:
+    """Blocks that run in lockstep: their lanes, the kernel's generator, where they sit."""
+
+    def __init__(self, t: Lanes, gen, blocks: np.ndarray, starts: np.ndarray, slots: list[int]):
+        self.t, self.gen, self.blocks, self.starts, self.slots = t, gen, blocks, starts, slots
+        self.ends = starts
+
+    def now(self) -> int:
+        return int(self.t.clock.time.max())
+
+
+class VectorExecutor:
+    """One launch of a vector-flavour kernel function over all its blocks."""
+
+    def __init__(self, fn, args: tuple, config: LaunchConfig, device: VirtualDevice, memory,
+                 notify: Notify = ignore, shared_bytes: int = 0):  # fmt: skip
+        self.fn, self.args, self.config, self.device, self.memory = fn, args, config, device, memory
+        self.notify = notify
+        self.per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes)
+        n = config.threads
+        self.result = Schedule(np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64))
+        self._last_progress = 0.0
+        self.total = config.blocks
+        warps_per_block = -(-config.threads_per_block // WARP)
+        resident_blocks = min(self.per_sm, -(-config.blocks // device.sm_count))
+        self.share = issue_share(resident_blocks * warps_per_block, device.schedulers_per_sm)
+
+    def run(self, seed: int = 0) -> Schedule:
+        """Batches run interleaved in time order: at every pause (around each store and atomic) the
+        batch whose clock is earliest goes on, and blocks are dispatched as slots free."""
+        sms = self.device.sm_count
+        slots = sms * self.per_sm
+        total = self.config.blocks
+        late = np.random.default_rng(seed).integers(0, LATE_JITTER + 1, total)
+        late[: min(slots, total)] = 0  # the first wave starts as dispatched; later blocks start unevenly
+        late = late.tolist()  # read one at a time: plain ints are faster
+        free = [(0, slot) for slot in range(slots)]  # (time the slot is free, slot); slot % sms is its SM
+        last_dispatch = [-BLOCK_LAUNCH] * sms  # an SM takes a new block every BLOCK_LAUNCH
+        running: list[tuple[int, int, _Batch]] = []
+        next_block, done, order = 0, 0, itertools.count()
+        while done < total:
+            start = self._next_start(free, last_dispatch, late, next_block, sms) if next_block < total else None
+            if start is not None and (not running or start <= running[0][0]):
+                batch = self._admit(free, last_dispatch, late, next_block, sms)
+                next_block += len(batch.blocks)
+            else:
+                _, _, batch = heapq.heappop(running)
+            if self._step(batch):
+                heapq.heappush(running, (batch.now(), next(order), batch))
+            else:
+                done += len(batch.blocks)
+                for slot, end in zip(batch.slots, batch.ends):
+                    heapq.heappush(free, (int(end), slot))
+                self._progress(done, total)
+        return self.result
+
+    def _next_start(self, free, last_dispatch, late, block: int, sms: int) -> int | None:
+        if not free:
+            return None
+        ready, slot = free[0]
+        return max(ready, last_dispatch[slot % sms] + BLOCK_LAUNCH) + late[block]
+
+    def _admit(self, free, last_dispatch, late, first: int, sms: int) -> _Batch:
+        """The next blocks that start within one global round trip of the first: one lockstep batch."""
+        blocks, starts, slots = [], [], []
+        limit = None
+        while first + len(blocks) < self.total and free:
+            start = self._next_start(free, last_dispatch, late, first + len(blocks), sms)
+            if limit is not None and start > limit:
+                break
+            limit = start + GLOBAL_WINDOW if limit is None else limit
+            _, slot = heapq.heappop(free)
+            last_dispatch[slot % sms] = start
+            blocks.append(first + len(blocks))
+            starts.append(start)
+            slots.append(slot)
+        blocks, starts = np.array(blocks, np.int64), np.array(starts, np.int64)
+        self.result.block_sm[blocks] = np.array(slots) % sms
+        t = self._lanes(blocks, starts)
+        return _Batch(t, self.fn(t, *self.args), blocks, starts, slots)
+
+    def _step(self, batch: _Batch) -> bool:
+        """Run a batch to its next pause; False when it has finished (its ends are then set)."""
+        self.memory.lanes = batch.t
+        try:
+            next(batch.gen)
+            return True
+        except StopIteration:
+            pass
+        t, tpb = batch.t, self.config.threads_per_block
+        ends = t.clock.finish()
+        lanes = slice(int(batch.blocks[0]) * tpb, (int(batch.blocks[-1]) + 1) * tpb)  # a batch's blocks are consecutive
+        self.result.t_start[lanes].reshape(len(batch.blocks), tpb)[:] = batch.starts[:, None]
+        self.result.t_end[lanes] = ends
+        batch.ends = ends.reshape(len(batch.blocks), tpb).max(axis=1)
+        return False
+
+    def _lanes(self, blocks: np.ndarray, starts: np.ndarray) -> Lanes:
+        tpb = self.config.threads_per_block
+        count = len(blocks)
+        layout = self._layout(count)
+        warps_per_block = -(-tpb // WARP)
+        clock = WarpClock(layout["warp_key"], np.repeat(starts, warps_per_block), self.share)
+        t = Lanes(count * tpb, clock)
+        t.__dict__.update(layout)
+        t.blocks, t.config = blocks.astype(np.int64), self.config
+        t.gid = np.repeat(t.blocks * tpb, tpb) + layout["local"]
+        t.ep = np.zeros(count * tpb, np.int32)
+        t.n_warps, t.n_blocks, t.per_block, t.shared, t.warned = count * warps_per_block, count, tpb, {}, set()
+        return t
+
+    def _layout(self, count: int) -> dict[str, np.ndarray]:
+        """Where each lane of a batch of `count` blocks sits: a prefix of the layout of the largest batch."""
+        tpb = self.config.threads_per_block
+        most = max(count, min(self.total, self.device.sm_count * self.per_sm))
+        full = _full_layout(tpb, most)
+        return {name: values[: count * tpb] for name, values in full.items()}
+
+    def _progress(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done == total or now - self._last_progress >= PROGRESS_EVERY:
+            self._last_progress = now
+            self.notify(Progress(done, total))
+
+
+@functools.lru_cache(maxsize=2)
+def _full_layout(tpb: int, blocks: int) -> dict[str, np.ndarray]:
+    """Lane positions for `blocks` blocks of `tpb` threads (kept for the next launch of the same shape)."""
+    local = np.tile(np.arange(tpb, dtype=np.int64), blocks)
+    blk = np.repeat(np.arange(blocks, dtype=np.int64), tpb)
+    warp_in_block = local // WARP
+    layout = {
+        "local": local, "blk": blk, "lane": local % WARP, "positions": np.arange(blocks * tpb),
+        "warp_key": blk * -(-tpb // WARP) + warp_in_block, "warp_base": blk * tpb + warp_in_block * WARP,
+        "warp_len": np.minimum(WARP, tpb - warp_in_block * WARP),
+    }  # fmt: skip
+    for values in layout.values():
+        values.flags.writeable = False  # shared by every batch and launch of this shape
+    return layout

@@ -1,0 +1,324 @@
+"""Memory for the vectorised engine: gathers, scatters, ordered atomics, shared and local arrays,
+and the access log in typed columns.
+
+A load gathers one element per active lane; a store scatters them, all lanes after all reads of the
+statement (so a read-modify-write by many lanes loses updates, as lockstep hardware does; when two
+lanes store to one element, the higher lane's value stays). Atomics run in lane order, one after
+another per element, and return each lane's old value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.backends.sim.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
+from gpuviz.core.dtypes import to_dtype
+from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
+from gpuviz.instrument.vector_rewrite import VectorUnsupported
+
+
+class LaneFault(Exception):
+    """A lane did something a GPU would fault on; the reference engine reruns the launch to word it."""
+
+
+class SharedArray:
+    """One `cuda.shared.array` declaration: a copy per block of the batch (axis 0)."""
+
+    def __init__(self, data: np.ndarray, aid: int | None):
+        self.data, self.aid = data, aid
+        self.written = np.zeros(data.shape, bool)  # shared memory starts uninitialised, as on a GPU
+        self.complete = False  # every element written: no more reads to check
+
+    def check_read(self, key) -> None:
+        """A read of an element no thread of the block wrote yet is a memory error: the reference
+        engine reruns the launch and records it (where, and what the thread got)."""
+        if not self.complete and not self.written[key].all():
+            raise LaneFault("a read of uninitialised shared memory")
+
+    def mark_written(self, key) -> None:
+        if not self.complete:
+            self.written[key] = True
+            self.complete = bool(self.written.all())
+
+    shape = property(lambda self: self.data.shape[1:])
+    ndim = property(lambda self: self.data.ndim - 1)
+    dtype = property(lambda self: self.data.dtype)
+    size = property(lambda self: int(np.prod(self.data.shape[1:])))
+
+    def __len__(self) -> int:
+        return self.data.shape[1]
+
+
+class LocalArray(SharedArray):
+    """One `cuda.local.array`: a copy per lane (axis 0), never logged."""
+
+
+class VectorLog:
+    """Access events, capped at `cap`, kept as references to the lane arrays that produced them.
+
+    A statement's lanes share their thread ids, epochs and warp clocks: an entry holds those arrays
+    (never changed in place afterwards) and the lanes' own indices and values, so recording costs
+    little more than the values themselves; `columns()` lays the typed columns out once, at the end.
+    """
+
+    def __init__(self, cap: int, timed: bool, blocks: tuple[int, ...] = (), n_blocks: int = 1,
+                 per_block: int = 1) -> None:  # fmt: skip
+        self.cap, self.count, self.truncated, self.timed = cap, 0, False, timed
+        self.entries: list[tuple] = []
+        self.n_blocks, self.per_block = n_blocks, per_block
+        self.chosen = _block_mask(blocks, n_blocks) if blocks else None  # blocks whose accesses are kept
+        self.narrowed = False  # the budget made the log keep the first and last blocks only
+
+    def add(self, t, lanes, aid: int, index, kind: int, line: int, value) -> None:
+        n = t.n if lanes is None else len(lanes)
+        clock = (t.clock.time.copy(), t.warp_key) if self.timed and t.clock is not None else None
+        entry = (n, lanes, t.gid, t.ep, aid, index, kind, line, value, clock)
+        if self.chosen is not None:
+            entry = self._keep_chosen(entry)
+        if entry[0] > self.cap - self.count and self.chosen is None:
+            self._narrow()
+            entry = self._keep_chosen(entry)
+        n, room = entry[0], self.cap - self.count
+        if n > room:
+            self.truncated = True
+            n = max(room, 0)
+            entry = (n, *entry[1:])
+        if n > 0:
+            self.entries.append(entry)
+            self.count += n
+
+    def recorded_blocks(self) -> list[int] | None:
+        """The blocks whose accesses the log kept, when it kept only some."""
+        return None if self.chosen is None else np.flatnonzero(self.chosen).tolist()
+
+    def _narrow(self) -> None:
+        """Over budget: keep the first and the last block's accesses (and drop the others already kept)."""
+        self.narrowed = True
+        self.chosen = _block_mask((0, -1), self.n_blocks)
+        self.entries = [e for e in (self._keep_chosen(e) for e in self.entries) if e[0]]
+        self.count = sum(e[0] for e in self.entries)
+
+    def _keep_chosen(self, entry: tuple) -> tuple:
+        n, lanes, gid, ep, aid, index, kind, line, value, clock = entry
+        positions = np.arange(n) if lanes is None else lanes[:n]
+        keep = np.flatnonzero(self.chosen[gid[positions] // self.per_block])
+        if len(keep) == n:
+            return entry
+        index = index[:n][keep] if np.ndim(index) else index
+        value = value[:n][keep] if np.ndim(value) else value
+        return (len(keep), positions[keep], gid, ep, aid, index, kind, line, value, clock)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        names = [*ACCESS_COLUMNS, "time"] if self.timed else list(ACCESS_COLUMNS)
+        dtypes = {**ACCESS_COLUMNS, "time": np.int64}
+        out = {name: np.empty(self.count, dtypes[name]) for name in names}
+        at = 0
+        for n, lanes, gid, ep, aid, index, kind, line, value, clock in self.entries:
+            span = slice(at, at + n)
+            pick = (lambda a, n=n: a[:n]) if lanes is None else (lambda a, lanes=lanes, n=n: a[lanes[:n]])
+            out["thread"][span] = pick(gid)
+            out["epoch"][span] = pick(ep)
+            out["array"][span], out["kind"][span], out["line"][span] = aid, kind, line
+            out["index"][span] = index[:n] if np.ndim(index) else index
+            out["value"][span] = _real(np.asarray(value))[:n] if np.ndim(value) else _real(np.asarray(value))
+            if self.timed:
+                out["time"][span] = pick(_lane_times(*clock)) if clock is not None else 0
+            at += n
+        self.entries = []
+        return out
+
+
+def _block_mask(blocks: tuple[int, ...], n_blocks: int) -> np.ndarray:
+    """Linear block numbers (negative ones count from the end) as a mask over the launch's blocks."""
+    mask = np.zeros(n_blocks, bool)
+    for b in blocks:
+        if -n_blocks <= b < n_blocks:
+            mask[b] = True
+    return mask
+
+
+def _lane_times(warp_times: np.ndarray, warp_key: np.ndarray) -> np.ndarray:
+    """Each lane's time from its warp's: a repeat when every warp is 32 consecutive lanes."""
+    if len(warp_key) == 32 * len(warp_times):
+        return np.repeat(warp_times, 32)
+    return warp_times[warp_key]
+
+
+def _real(values: np.ndarray) -> np.ndarray:
+    return values.real if np.iscomplexobj(values) else values
+
+
+class VectorMemory:
+    """The memory hooks of one launch; `lanes` is the batch running now (set by the engine)."""
+
+    def __init__(self, arrays: ArrayTable, log: VectorLog | None, grid: tuple, block: tuple):
+        self.arrays, self.log = arrays, log
+        self.grid, self.block = grid, block
+        self.lanes = None
+
+    # ---- where an element lives --------------------------------------------------------------
+    def _storage(self, t, array) -> tuple[np.ndarray, np.ndarray | None, int | None, str]:
+        if isinstance(array, np.ndarray):
+            return array, None, self.arrays.ids.get(id(array)), "global"
+        if isinstance(array, LocalArray):
+            return array.data, t.positions, None, "local"
+        if isinstance(array, SharedArray):
+            return array.data, t.blk, array.aid, "shared"
+        raise VectorUnsupported(f"indexing a {type(array).__name__}")
+
+    def _key(self, t, array, index, lanes):
+        """(data, index tuple into data, flat element numbers of the active lanes, aid, space)."""
+        data, prefix, aid, space = self._storage(t, array)
+        parts = index if type(index) is tuple else (index,)
+        shape = data.shape if prefix is None else data.shape[1:]
+        if len(parts) != len(shape):
+            raise VectorUnsupported("a row of an array (an index with fewer parts than the array has axes)")
+        checked = [_checked(p, n, lanes) for p, n in zip(parts, shape)]
+        flat = 0
+        for k, n in zip(checked, shape):
+            flat = flat * n + k
+        if prefix is not None:
+            checked.insert(0, prefix if lanes is None else prefix[lanes])
+        return data, tuple(checked), flat, aid, space
+
+    # ---- hooks -------------------------------------------------------------------------------
+    def load(self, t, array, index, line):
+        if type(array) is tuple:
+            return array[index]
+        lanes = None if t.full else t.lanes()
+        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        if isinstance(array, SharedArray) and t.active:
+            array.check_read(key)
+        values = data[key]
+        if self.log is not None and aid is not None and t.active:
+            self._record(t, lanes, aid, flat, READ, line, values)
+        t.charge(f"{space}_load")  # after recording: an access's time is when its warp issued it
+        if lanes is None or not isinstance(values, np.ndarray):
+            return values
+        out = np.zeros(t.n, values.dtype)
+        out[lanes] = values
+        return out
+
+    def store(self, t, array, index, value, line, _pause=None):
+        if not t.active:
+            return
+        lanes = None if t.full else t.lanes()
+        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        if isinstance(value, np.ndarray) and value.shape == (t.n,) and lanes is not None:
+            value = value[lanes]
+        try:
+            stored = np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value).astype(data.dtype)
+        except (TypeError, ValueError) as exc:
+            raise LaneFault(f"cannot store {value!r}: {exc}") from None
+        if stored.ndim and all(np.ndim(k) == 0 for k in key):
+            data[key] = stored[-1]  # every lane stores to one element: the last lane's value stays
+        else:
+            data[key] = stored
+        if isinstance(array, SharedArray):
+            array.mark_written(key)
+        if self.log is not None and aid is not None:
+            self._record(t, lanes, aid, flat, WRITE, line, stored)
+        t.charge(f"{space}_store")
+
+    def atomic(self, t, op, array, index, operands, line, _pause=None):
+        if not t.active:
+            return 0
+        lanes = t.lanes()
+        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        if isinstance(array, SharedArray):
+            array.check_read(key)
+            array.mark_written(key)
+        values = [_per_lane(v, lanes, t.n) for v in operands]
+        if op in ("add", "sub") and data.dtype.kind in "iu":
+            old, new = _ordered_add(data, key, values[0].astype(data.dtype), op == "sub")
+        else:
+            old, new = _ordered_serial(data, key, op, values)
+        if self.log is not None and aid is not None:
+            self._record(t, lanes, aid, flat, ATOMIC, line, new)
+        t.charge("atomic", key=np.broadcast_to(flat, lanes.shape))
+        out = np.zeros(t.n, data.dtype)
+        out[lanes] = old
+        return out
+
+    def shared(self, t, site, name, shape_dtype, keywords, line):
+        array = t.shared.get(site)
+        if array is None:
+            shape, dtype = _shape_dtype(shape_dtype, keywords)
+            shape = tuple(np.atleast_1d(shape).tolist())
+            aid = self.arrays.shared_site(site, name, dtype, shape)
+            array = t.shared[site] = SharedArray(np.zeros((t.n_blocks, *shape), dtype), aid)
+        return array
+
+    def const(self, name: str, array):
+        """`cuda.const.array_like`: the same array (an argument), or a module array logged as constant."""
+        if isinstance(array, np.ndarray) and id(array) not in self.arrays.ids:
+            self.arrays.add_const(name, array)
+        return array
+
+    def local(self, shape, dtype):
+        shape = tuple(np.atleast_1d(shape).tolist())
+        dtype = to_dtype(dtype)
+        if int(np.prod(shape)) * dtype.itemsize > MAX_LOCAL:  # the reference engine words the refusal
+            raise LaneFault("a local array over the per-thread limit")
+        return LocalArray(np.zeros((self.lanes.n, *shape), dtype), None)
+
+    def _record(self, t, lanes, aid, flat, kind, line, values):
+        self.log.add(t, lanes, aid, flat, kind, line, values)
+
+
+def _checked(part, n: int, lanes):
+    """One index part for the active lanes, negative values wrapped; LaneFault when out of range."""
+    if isinstance(part, np.ndarray):
+        if part.dtype.kind not in "iub":
+            raise LaneFault("a float index")
+        if lanes is not None:
+            part = part[lanes]
+        if part.size:
+            low, high = part.min(), part.max()
+            if low < -n or high >= n:
+                raise LaneFault("an index out of bounds")
+            if low < 0:
+                part = np.where(part < 0, part + n, part)
+        return part.astype(np.int64, copy=False)
+    if isinstance(part, (float, np.floating)) or not hasattr(part, "__index__"):
+        raise LaneFault("a float index")
+    k = int(part)
+    if not -n <= k < n:
+        raise LaneFault("an index out of bounds")
+    return k + n if k < 0 else k
+
+
+def _per_lane(value, lanes: np.ndarray, n: int) -> np.ndarray:
+    if isinstance(value, np.ndarray) and value.shape == (n,):
+        return value[lanes]
+    return np.broadcast_to(np.asarray(value), lanes.shape)
+
+
+def _ordered_add(data: np.ndarray, key: tuple, values: np.ndarray, subtract: bool):
+    """Integer atomic add in lane order: each lane's old value is the start plus the earlier lanes' adds."""
+    values = -values if subtract else values
+    key = tuple(np.broadcast_to(k, values.shape) for k in key)
+    linear = np.ravel_multi_index(key, data.shape)
+    order = np.argsort(linear, kind="stable")
+    ordered, added = linear[order], values[order]
+    inclusive = np.cumsum(added)
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    group_start = np.repeat(inclusive[first] - added[first], np.diff(np.r_[first, len(ordered)]))
+    before = inclusive - added - group_start
+    start = data[np.unravel_index(ordered, data.shape)]
+    old = np.empty_like(values)
+    old[order] = start + before
+    np.add.at(data, key, values)
+    return old, old + values
+
+
+def _ordered_serial(data: np.ndarray, key: tuple, op: str, values: list[np.ndarray]):
+    keys = list(zip(*(np.broadcast_to(k, values[0].shape if values else ()) for k in key)))
+    old = np.zeros(len(keys), data.dtype)
+    new = np.zeros(len(keys), data.dtype)
+    apply = ATOMIC_OPS[op]
+    for k, where in enumerate(keys):
+        old[k] = data[where]
+        data[where] = apply(data[where], *(v[k] for v in values))
+        new[k] = data[where]
+    return old, new
