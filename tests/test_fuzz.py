@@ -15,6 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("hypothesis", reason="fuzzing needs Hypothesis (the test extras)")
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+
+pytest.importorskip("hypothesis", reason="fuzzing needs Hypothesis (the test extras)")
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

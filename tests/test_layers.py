@@ -68,14 +68,15 @@ def test_running_on_the_simulator_imports_no_qt_and_no_cuda(tmp_path):
 
 
 def test_gpu_tests_collect_on_a_machine_without_qt(tmp_path):
-    """The GPU machine has no PySide6: `pytest -m gpu` must still collect there (Qt tests skip)."""
-    for blocked in ("PySide6", "pyqtgraph"):
+    """The GPU machine has no PySide6 (nor the app's and the test extras' other libraries): `pytest -m gpu`
+    must still collect there (the tests that need them skip)."""
+    for blocked in ("PySide6", "pyqtgraph", "psygnal", "hypothesis", "imageio", "nbclient"):
         (tmp_path / blocked).mkdir()
         (tmp_path / blocked / "__init__.py").write_text(f"raise ModuleNotFoundError('no {blocked} on this machine')\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-m", "gpu", "--collect-only", "-q", "-p", "no:pytest-qt",
-                           "-p", "no:cacheprovider", str(ROOT / "tests")], capture_output=True, text=True, cwd=ROOT,
-                          env=env)  # fmt: skip
+    plugins = ["-p", "no:pytest-qt", "-p", "no:hypothesispytest", "-p", "no:cacheprovider"]  # absent there too
+    command = [sys.executable, "-m", "pytest", "-m", "gpu", "--collect-only", "-q", *plugins, str(ROOT / "tests")]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "error" not in done.stdout.lower().split("collected")[-1]
     assert "tests/test_gpu.py::" in done.stdout
