@@ -23,3 +23,12 @@ def dtype_text(dtype: object) -> str:
     except (TypeError, ValueError):
         pass
     return dtype.str
+
+
+def itemsize_of(text: object, default: int | None = None) -> int | None:
+    """Bytes per element of a dtype named in a trace's meta; `default` when the name means nothing
+    (a GPU trace names a dynamic shared array 'unknown')."""
+    try:
+        return np.dtype(text).itemsize
+    except (TypeError, ValueError):
+        return default

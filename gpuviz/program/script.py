@@ -131,10 +131,23 @@ def shims_for(backend_name: str):
 @contextmanager
 def _gpuviz_jit_on_real_cuda():
     from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
-    from gpuviz.program.kernel import jit
+    from gpuviz.program.kernel import _is_function, jit
 
     cuda = import_numba_cuda()
-    cuda.jit = jit
+    real = numba_jit()
+
+    def jit_for_scripts(func_or_signature=None, device: bool = False, **options):
+        """gpuviz's jit for the script's kernels; numba's own (cuda.reduce, ...) stay numba's, untraced."""
+        def decorate(func):
+            if (getattr(func, "__module__", None) or "").startswith("numba."):
+                given = () if _is_function(func_or_signature) or func_or_signature is None else (func_or_signature,)
+                return real(*given, device=device, **options)(func)
+            chosen = jit(None if _is_function(func_or_signature) else func_or_signature, device=device, **options)
+            return chosen(func)
+
+        return decorate(func_or_signature) if _is_function(func_or_signature) else decorate
+
+    cuda.jit = jit_for_scripts
     try:
         yield
     finally:

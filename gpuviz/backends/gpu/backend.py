@@ -13,7 +13,7 @@ import os
 import re
 import types
 from dataclasses import dataclass
-from functools import reduce
+from functools import cache, reduce
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.gpu_rewrite import MAX_PARAM_IDS, GpuRewriter, SharedSites
 from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
+from gpuviz.instrument.shared_memory import check_declared_memory
 
 DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, 1 GiB of device memory at most
 SIMULATOR_ACCESS_CAP = 1 << 16  # under numba's CUDA simulator (tests), where buffers are host arrays
@@ -109,6 +110,7 @@ class GpuBackend:
         level = options.level_for(config.threads)
         ndims = {name: value.ndim for name, value in zip(_parameters(py_func), args) if hasattr(value, "ndim")}
         compiled = self.compile(py_func, level, notify, ndims)
+        check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
@@ -127,8 +129,14 @@ def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
     function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=numba_jit()(device=True))
-    kernel = numba_jit()(cache=True)(function)
+    # numba cannot cache a kernel that references a global device array: compile those every time.
+    cached = not any(_is_device_array(v) for f in program.functions for v in f.env.values())
+    kernel = numba_jit()(cache=cached)(function)
     return Compiled(program, kernel, sites, level)
+
+
+def _is_device_array(value) -> bool:
+    return hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray)
 
 
 def _native(env: dict, cuda) -> dict:
@@ -139,8 +147,15 @@ def _native(env: dict, cuda) -> dict:
             value = cuda
         elif type(value).__name__ == "_Intrinsic":
             value = reduce(getattr, value._gpuviz_path.split("."), cuda)
+        elif type(value).__name__ == "DeviceFunction" and hasattr(value, "py_func"):
+            value = _native_device(value.py_func)  # passed as a value: compiled as numba would, untraced
         native[name] = value
     return native
+
+
+@cache
+def _native_device(py_func):
+    return numba_jit()(device=True)(py_func)
 
 
 class PreparedLaunch:

@@ -8,7 +8,6 @@ from dataclasses import replace
 import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice, preset
-from gpuviz.backends.sim.memory import MAX_STATIC_SHARED
 from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
 from gpuviz.backends.sim.simt_memory import LaneFault
 from gpuviz.core.errors import LaunchError
@@ -18,7 +17,7 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.rewrite import Program, build_program
-from gpuviz.instrument.shared_memory import shared_bytes
+from gpuviz.instrument.shared_memory import MAX_STATIC_SHARED, shared_bytes
 from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_program
 
 _programs: dict[object, Program] = {}

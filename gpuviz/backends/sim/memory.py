@@ -10,10 +10,9 @@ from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.core.dtypes import dtype_text, to_dtype
 from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
+from gpuviz.instrument.shared_memory import MAX_LOCAL, MAX_STATIC_SHARED
 
 _FLUSH_EVERY = 1 << 18
-MAX_STATIC_SHARED = 48 * 1024  # bytes of static shared memory a kernel may declare per block (ptxas)
-MAX_LOCAL = 512 * 1024  # bytes of local memory per thread (the CUDA limit)
 
 
 class ArrayTable:

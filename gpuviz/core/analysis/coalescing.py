@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuviz.core.analysis.requests import Requests, pack
+from gpuviz.core.dtypes import itemsize_of
 from gpuviz.core.trace import Trace
 
 SECTOR, CACHE_LINE = 32, 128
@@ -28,7 +29,7 @@ class RequestCost:
 
 def itemsizes(trace: Trace) -> np.ndarray:
     """Bytes per element of every array in meta["arrays"]."""
-    return np.array([np.dtype(a["dtype"]).itemsize for a in trace.meta.get("arrays", [])] or [1], np.int64)
+    return np.array([itemsize_of(a["dtype"], 4) for a in trace.meta.get("arrays", [])] or [1], np.int64)
 
 
 def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> RequestCost:

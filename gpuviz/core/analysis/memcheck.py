@@ -70,6 +70,7 @@ def recorded_out_of_bounds(accesses: dict[str, np.ndarray] | None, arrays: list[
     if accesses is None or not len(accesses["thread"]) or not arrays:
         return [], 0
     sizes = np.array([int(np.prod(a["shape"])) if a["shape"] else 1 for a in arrays], np.int64)
+    sizes[sizes == 0] = np.iinfo(np.int64).max  # dynamic shared memory (declared size 0): sized by the launch
     bad = np.flatnonzero(accesses["index"] >= sizes[accesses["array"].astype(np.int64)])
     errors = [
         {"kind": f"out-of-bounds {KIND_NAMES[int(accesses['kind'][row])]}", "thread": int(accesses["thread"][row]),

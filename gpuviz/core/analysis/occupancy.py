@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.timeline import block_spans
+from gpuviz.core.dtypes import itemsize_of
 from gpuviz.core.trace import Trace
 
 WARP = 32
@@ -35,7 +36,7 @@ def shared_bytes_per_block(trace: Trace) -> int:
     total = 0
     for entry in trace.meta.get("arrays", []):
         if entry.get("space") == "shared":
-            total += int(np.prod(entry["shape"], dtype=np.int64)) * np.dtype(entry["dtype"]).itemsize
+            total += int(np.prod(entry["shape"], dtype=np.int64)) * itemsize_of(entry["dtype"], 0)
     return total
 
 
