@@ -131,21 +131,19 @@ def shims_for(backend_name: str):
 @contextmanager
 def _gpuviz_jit_on_real_cuda():
     from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
-    from gpuviz.program.kernel import _is_function, jit
+    from gpuviz.program.kernel import jit
 
     cuda = import_numba_cuda()
     real = numba_jit()
 
     def jit_for_scripts(func_or_signature=None, device: bool = False, **options):
-        """gpuviz's jit for the script's kernels; numba's own (cuda.reduce, ...) stay numba's, untraced."""
-        def decorate(func):
-            if (getattr(func, "__module__", None) or "").startswith("numba."):
-                given = () if _is_function(func_or_signature) or func_or_signature is None else (func_or_signature,)
-                return real(*given, device=device, **options)(func)
-            chosen = jit(None if _is_function(func_or_signature) else func_or_signature, device=device, **options)
-            return chosen(func)
-
-        return decorate(func_or_signature) if _is_function(func_or_signature) else decorate
+        """gpuviz's jit for the script's kernels; numba's own (cuda.reduce and the functions it wraps)
+        stay numba's, untraced: what calls jit from inside numba gets numba's jit."""
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller.startswith("numba.") or caller.startswith("numba_cuda."):
+            return real(func_or_signature, device=device, **options) if func_or_signature is not None \
+                else real(device=device, **options)
+        return jit(func_or_signature, device=device, **options)
 
     cuda.jit = jit_for_scripts
     try:
