@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.core.analysis.outcomes import lost_per_element
 from gpuviz.core.trace import ATOMIC, READ, Trace
 
 MAX_CHAIN_EVENTS = 200_000  # beyond this many events on one element, lost writes are counted, not named
@@ -50,7 +51,7 @@ class ElementStory:
     groups: list[StoryGroup]
 
     def summary(self) -> str:
-        lost = "unknown" if self.lost < 0 else f"{self.lost:,} update{'s' * (self.lost != 1)} lost"
+        lost = "lost updates unknown" if self.lost < 0 else f"{self.lost:,} update{'s' * (self.lost != 1)} lost"
         return (f"{self.name}[{self.index}]: {self.reads:,} reads, {self.writes:,} writes, {lost}; "
                 f"{self.initial:g} before the launch, {self.final:g} after")  # fmt: skip
 
@@ -80,6 +81,8 @@ def element_story(trace: Trace, array: int, index: int, block: int | None = None
     initial, final = _ends(trace, entry, index, acc, rows)
     writes = int((kinds != READ).sum())
     lost = int(lost_rows.sum()) if lost_rows is not None else -1
+    if lost_rows is None and ordered and len(rows):  # too many to name each lost write: count them
+        lost = int(lost_per_element(np.zeros(len(rows), np.int64), kinds, acc["thread"][rows])[1][0])
     starts = _group_starts(acc, rows)
     ends = np.append(starts[1:], len(rows))
     lost_in = np.add.reduceat(lost_flags.astype(np.int64), starts) if len(rows) else np.zeros(0, np.int64)

@@ -31,13 +31,13 @@ def lost_updates(trace: Trace) -> dict[str, np.ndarray]:
             _lost_from_values(lost, acc["index"][mask], acc["kind"][mask], acc["thread"][mask],
                               acc["value"][mask], before, after)  # fmt: skip
         elif mask.any():
-            elements, counts = _lost_per_element(acc["index"][mask], acc["kind"][mask], acc["thread"][mask])
+            elements, counts = lost_per_element(acc["index"][mask], acc["kind"][mask], acc["thread"][mask])
             lost[elements] = counts
         result[entry["name"]] = lost.reshape(entry["shape"]) if entry["shape"] else lost
     return result
 
 
-def _lost_per_element(index: np.ndarray, kind: np.ndarray, thread: np.ndarray):
+def lost_per_element(index: np.ndarray, kind: np.ndarray, thread: np.ndarray):
     order = np.argsort(index, kind="stable")  # by element, then time
     element, kind, thread = index[order].astype(np.int64), kind[order], thread[order].astype(np.int64)
     n = len(element)
