@@ -79,6 +79,10 @@ def main() -> None:
     zoom(window, "grid", -0.5, -0.5, 14.5, 1.5, app)
     save(window, app, "replay-barrier.png", 0)
 
+    window = open_and_run(app, "10")  # the racy and the atomic histogram side by side, mid-run
+    window.state.set_frame(int(0.6 * (window.state.plan.count - 1)))
+    save(window, app, "replay-compare.png", 3)
+
     window = open_and_run(app, "06")  # values in the data view, mid-run
     window.state.set_frame(int(0.5 * (window.state.plan.count - 1)))
     zoom(window, "data", -1, -1, 14, 5, app)

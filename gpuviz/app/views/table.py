@@ -25,6 +25,7 @@ VIEWS = (
     ViewSpec("grid", "gpuviz.app.views.grid_view:GridView", "Threads", "tab", True),
     ViewSpec("data", "gpuviz.app.views.data_view:DataView", "Data", "tab", True),
     ViewSpec("timeline", "gpuviz.app.views.timeline_view:TimelineView", "SM timeline", "tab", True),
+    ViewSpec("compare", "gpuviz.app.views.compare_view:CompareView", "Compare", "tab", True),
     ViewSpec("memory", "gpuviz.app.views.memory_view:MemoryView", "Memory", "tab", True),
     ViewSpec("lesson", "gpuviz.app.views.lesson_view:LessonView", "Lesson", "right", False),
     ViewSpec("races", "gpuviz.app.views.race_view:RaceView", "Races", "right", True),

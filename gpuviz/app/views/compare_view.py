@@ -1,0 +1,99 @@
+"""Two launches side by side: this launch and another of the run (racy vs fixed, naive vs tiled),
+their grids at the same point of their runs (one shared cursor, as a fraction of each run) and a
+table of what differs."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.app.state import AppState
+from gpuviz.app.views.grid_view import GridView
+from gpuviz.core.analysis.compare import compare_launches
+
+
+class CompareView(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.other = QComboBox()
+        self.other.setToolTip("the launch to put beside the one shown (another launch of the same run)")
+        self.note = QLabel("Run a script with two launches (a racy and a fixed kernel, say) to compare them.")
+        self.note.setWordWrap(True)
+        self.mirrors = (AppState(), AppState())  # this launch and the other, each in its own grid
+        self.grids = [GridView(mirror) for mirror in self.mirrors]
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["", "this launch", "the other"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self._lay_out()
+        self.other.currentIndexChanged.connect(lambda *_: self._show())
+        state.launches_changed.connect(self._on_launches_changed)
+        state.trace_changed.connect(lambda *_: self._show())
+        state.frame_changed.connect(self._on_frame_changed)
+        state.colour_mode_changed.connect(lambda mode: [m.set_colour_mode(mode) for m in self.mirrors])
+
+    def _lay_out(self) -> None:
+        top = QHBoxLayout()
+        top.addWidget(QLabel("compare with"))
+        top.addWidget(self.other, 1)
+        pictures = QSplitter()
+        for grid in self.grids:
+            pictures.addWidget(grid)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.note)
+        layout.addWidget(pictures, 3)
+        layout.addWidget(self.table, 2)
+
+    def _on_launches_changed(self, launches) -> None:
+        self.other.blockSignals(True)
+        self.other.clear()
+        for index, trace in enumerate(launches):
+            self.other.addItem(f"launch {trace.meta.get('launch', index)}: {trace.kernel}", index)
+        self.other.blockSignals(False)
+
+    def _other(self):
+        """The chosen launch, or the first other launch of the run."""
+        launches, trace = self.state.launches, self.state.trace
+        chosen = self.other.currentData()
+        if chosen is not None and 0 <= chosen < len(launches) and launches[chosen] is not trace:
+            return launches[chosen]
+        return next((t for t in launches if t is not trace), None)
+
+    def _show(self) -> None:
+        trace, other = self.state.trace, self._other()
+        if trace is None or other is None:
+            self.table.setRowCount(0)
+            self.note.setVisible(True)
+            return
+        self.note.setVisible(False)
+        for mirror, shown in zip(self.mirrors, (trace, other)):
+            mirror.set_colour_mode(self.state.colour_mode)
+            mirror.set_trace(shown)
+        rows = compare_launches(trace, other)
+        self.table.setRowCount(len(rows))
+        for r, cells in enumerate(rows):
+            for c, text in enumerate(cells):
+                self.table.setItem(r, c, QTableWidgetItem(text))
+        self._on_frame_changed(self.state.frame)
+
+    def _on_frame_changed(self, frame: int) -> None:
+        """One cursor for both: the same fraction of each run."""
+        fraction = frame / max(1, self.state.plan.count - 1)
+        for mirror in self.mirrors:
+            if mirror.trace is not None:
+                mirror.set_frame(round(fraction * (mirror.plan.count - 1)))
+
+    def rows(self) -> list[list[str]]:
+        """The table as text (for tests and pictures)."""
+        return [[self.table.item(r, c).text() for c in range(3)] for r in range(self.table.rowCount())]

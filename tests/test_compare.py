@@ -1,0 +1,47 @@
+"""Two launches side by side: the differences a teacher reads, and both grids following one cursor."""
+
+import pytest
+
+from gpuviz.catalog import find
+from gpuviz.core.analysis.compare import compare_launches
+from gpuviz.run.demo import run_demo
+
+
+@pytest.fixture(scope="module")
+def histogram(tmp_path_factory):
+    """Lesson 10: the racy histogram (launch 0) and the atomic one (launch 1)."""
+    return run_demo(find("10"), tmp_path_factory.mktemp("h"), backend="sim").session.traces
+
+
+def test_the_differences_of_a_racy_and_a_fixed_launch(histogram):
+    racy, fixed = histogram
+    rows = {what: (this, other) for what, this, other in compare_launches(racy, fixed)}
+    assert rows["kernel"] == (racy.kernel, fixed.kernel)
+    assert rows["races"][0].startswith("races: ") and rows["races"][0] != "races: none found"
+    assert rows["races"][1] == "races: none found"
+    assert "elements differ" in rows["bins after"][0]
+    assert rows["bins after"][1] == f"sum {fixed.after('bins').sum():g}"
+    assert "over" in rows["global sectors per request"][0]
+
+
+def test_a_launch_compared_with_itself_differs_in_nothing(histogram):
+    rows = {what: (this, other) for what, this, other in compare_launches(histogram[1], histogram[1])}
+    assert rows["bins after"][0].endswith("the same")
+
+
+def test_the_compare_view_shows_both_at_one_cursor(qtbot, histogram):
+    pytest.importorskip("PySide6", reason="the view needs PySide6")
+    from gpuviz.app.state import AppState
+    from gpuviz.app.views.table import make_view
+
+    state = AppState()
+    view = make_view("compare", state)
+    qtbot.addWidget(view)
+    racy, fixed = histogram
+    state.set_trace(racy, [racy, fixed])
+    assert [row[0] for row in view.rows()][:2] == ["kernel", "launch"]
+    assert view.mirrors[0].trace is racy and view.mirrors[1].trace is fixed
+    state.set_frame(0)
+    assert view.mirrors[0].frame == 0 and view.mirrors[1].frame == 0
+    state.set_frame(state.plan.count - 1)
+    assert view.mirrors[1].frame == view.mirrors[1].plan.count - 1  # both at the end of their runs
