@@ -123,8 +123,15 @@ def _simulated_thread(frame: FrameType | None) -> tuple[tuple | None, int | None
 
 
 def _coords(context) -> tuple | None:
+    """blockIdx and threadIdx of a thread; of the vector engine's lanes, the first active one."""
     values = tuple(getattr(context, name, None) for name in ("bx", "by", "bz", "tx", "ty", "tz"))
-    return values if all(isinstance(v, int) for v in values) else None
+    if all(isinstance(v, int) for v in values):
+        return values
+    mask = getattr(context, "mask", None)
+    if all(hasattr(v, "__len__") or isinstance(v, int) for v in values) and mask is not None and mask.any():
+        first = int(mask.argmax())
+        return tuple(int(v[first]) if hasattr(v, "__len__") else int(v) for v in values)
+    return None
 
 
 def _suspended_line(generator) -> int | None:
