@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--block", help="block for the entry's first launch, e.g. 256 or 16,16")
     demo.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help="auto, sim or gpu")
     demo.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
+    demo.add_argument("--check-fix", metavar="FILE", help="run your edited copy of a lesson and check its fix")
     demo.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     demo.set_defaults(handler=_demo)
 
@@ -207,10 +208,14 @@ def _list(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
-    from gpuviz.run.demo import parse_dims, run_demo
+    from gpuviz.run.demo import check_fix, lesson_checks, parse_dims, run_demo
     from gpuviz.run.session import print_events
 
     entry = find(args.name)
+    if args.check_fix is not None:
+        fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend)
+        print("\n".join(fixed.lines()))
+        return 0 if fixed.passed else 1
     grid = parse_dims(args.grid, "grid") if args.grid is not None else None  # --block '' is refused, not ignored
     block = parse_dims(args.block, "block") if args.block is not None else None
     result = run_demo(entry, args.out, print_events, grid, block, args.backend)
@@ -218,6 +223,13 @@ def _demo(args: argparse.Namespace) -> int:
         print("\n".join(result.races))
     else:
         print(result.reference)
+    outcomes = lesson_checks(entry, result)
+    if outcomes:
+        held = sum(outcome.passed for outcome in outcomes)
+        print(f"the lesson's numbers: {held} of {len(outcomes)} hold")
+        for outcome in outcomes:
+            if not outcome.passed:
+                print(f"  {outcome}")
     return 0
 
 

@@ -40,7 +40,7 @@ def test_text_names_the_limiter_and_the_conflicts(tmp_path, capsys):
     capsys.readouterr()
     assert main(["memory", str(tiled)]) == 0
     out = capsys.readouterr().out
-    assert "limited by threads and blocks" in out and "2-way" in out and "divergence 0 of 12 warps" in out
+    assert "limited by threads;" in out and "32-way" in out and "divergence 0 of 192 warps" in out
 
 
 def test_a_trace_without_stored_memory_analysis_is_analysed_on_the_way(tmp_path, capsys):

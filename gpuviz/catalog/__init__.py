@@ -2,7 +2,10 @@
 package data and found with importlib.resources, so a wheel install has them all.
 
 A lesson is a plain numba-cuda script that checks its own result against NumPy, and a Markdown
-text beside it: title, a line of description, then `## Question`, `## Answer`, `## Explanation`.
+text beside it: title, a line of description (neither may give the answer away), then `## Question`,
+`## Answer`, `## Explanation`, `## Checks` (the numbers the text states, as lines checks.py parses
+and tests hold against a run), and for a lesson with a bug `## Fix` (what to change) and `## Fix checks`
+(what the student's fixed script must show: `gpuviz demo NN --check-fix FILE`).
 A script's `# gpuviz: race, sms=8, launch=0` line says how to run and judge it (a race lesson, on 8
 virtual SMs) and which of its launches the text explains.
 """
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
+from gpuviz.catalog.checks import Check, parse_checks
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 
@@ -50,6 +54,14 @@ class CatalogEntry:
         """How this entry runs, decided here for the app and `gpuviz demo` alike: race lessons record
         every access (they are judged by their races), and a lesson may ask for fewer SMs (waves)."""
         return RunOptions(backend=backend, sms=self.sms, level="accesses" if self.racy else "auto", repeat=repeat)
+
+    @property
+    def checks(self) -> list[Check]:
+        return parse_checks(self.sections.get("checks", ""))
+
+    @property
+    def fix_checks(self) -> list[Check]:
+        return parse_checks(self.sections.get("fix checks", ""))
 
 
 def catalog() -> list[CatalogEntry]:
