@@ -16,8 +16,9 @@ LESSONS = lessons()
 
 
 COURSE = ["one-thread", "one-cell-per-thread", "vector-add-bounds", "too-many-threads", "add-arrays", "grid-stride",
-          "warps", "the-race", "histogram", "grid-3d", "matmul", "segmented-reduction", "missing-syncthreads",
-          "transpose", "mandelbrot"]  # fmt: skip
+          "host-and-device", "warps", "sms-and-waves", "the-race", "histogram", "grid-3d", "matmul",
+          "segmented-reduction", "missing-syncthreads", "barrier-divergence", "coalescing", "transpose",
+          "mandelbrot"]  # fmt: skip
 
 
 def test_the_lessons_cover_the_course_in_order():
@@ -53,7 +54,7 @@ def test_lesson_runs_at_its_default_launch(entry, tmp_path):
         assert report.racy, entry.name
         if any(race.space == "global" for race in report.races):  # a global race loses updates
             assert sum(int(lost.sum()) for lost in lost_updates(first).values()) > 0
-        # (lesson 13's race is in shared memory: its sum may well come out right, which is its point)
+        # (the missing barrier's race is in shared memory: its sum may well come out right, which is its point)
     else:
         assert result.reference == "reference: ok", result.reference
     print(f"{entry.name}: {seconds:.2f} s")

@@ -9,9 +9,13 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
     cycles(max) == 1808              the slowest thread's time from start to end (min: the fastest), in the
                                      trace's time unit (simulator: cycles; so mark it `sim:`)
     blocks == 16                     blocks of the launch (warps: warps of the launch)
+    resident_blocks == 2             the most blocks the run had on one SM at once (measured occupancy)
+    sm_blocks == 8                   the most blocks one SM ran over the whole launch
+    barrier_divergence == 0          blocks where not every thread reached a barrier
     races == 16                      racy locations the race analysis found
     races(same block) == 0           ... of one scope: same warp, same block or different blocks
     reads(A) == 9216                 reads of an array in the launch (every thread, every loop trip)
+    atomics(bins) == 256             atomic updates of an array in the launch
     lost(array) >= 60000             updates lost on an array (writes not in its final value)
     sectors(16, A) == 8              32-byte sectors per warp request at source line 16, array A
     sectors(17, C, write) == 8       ... of one kind (read, write or atomic) where a line has several
@@ -132,8 +136,12 @@ def _blocks(trace: Trace) -> float:
 
 
 def _warps(trace: Trace) -> float:
-    blocks = np.unique(trace.threads["block_idx"], axis=0, return_inverse=True)[1].reshape(-1)
-    return float(len(np.unique(np.stack([blocks, trace.threads["warp"]]), axis=1).T))
+    return float(np.unique(np.stack([_block_ids(trace), trace.threads["warp"]]), axis=1).shape[1])
+
+
+def _block_ids(trace: Trace) -> np.ndarray:
+    """Each thread's block as one number."""
+    return np.unique(trace.threads["block_idx"], axis=0, return_inverse=True)[1].reshape(-1)
 
 
 def _races(trace: Trace, scope: str | None = None) -> float | None:
@@ -145,12 +153,34 @@ def _races(trace: Trace, scope: str | None = None) -> float | None:
     return float(sum(1 for race in report.races if race.scope == scope))
 
 
-def _reads(trace: Trace, name: str) -> float | None:
+def _accesses(trace: Trace, name: str, kind: str) -> float | None:
     if trace.accesses is None or name not in trace.array_names():
         return None
     acc = trace.accesses
     mine = acc["array"] == trace.array_names().index(name)
-    return float(np.count_nonzero(mine & (acc["kind"] == KIND_NAMES.index("read"))))
+    return float(np.count_nonzero(mine & (acc["kind"] == KIND_NAMES.index(kind))))
+
+
+def _reads(trace: Trace, name: str) -> float | None:
+    return _accesses(trace, name, "read")
+
+
+def _atomics(trace: Trace, name: str) -> float | None:
+    return _accesses(trace, name, "atomic")
+
+
+def _resident_blocks(trace: Trace) -> float:
+    return float(memory_analysis(trace)["occupancy"]["measured"]["blocks"])
+
+
+def _sm_blocks(trace: Trace) -> float:
+    pairs = np.unique(np.stack([_block_ids(trace), trace.threads["sm"]]), axis=1)
+    return float(np.bincount(pairs[1]).max())
+
+
+def _barrier_divergence(trace: Trace) -> float | None:
+    report = race_report(trace)
+    return None if report is None else float(len(report.divergence))
 
 
 def _lost(trace: Trace, name: str) -> float | None:
@@ -186,7 +216,8 @@ def _occupancy(trace: Trace) -> float | None:
     return memory_analysis(trace)["occupancy_theoretical"]
 
 
-MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "warps": _warps, "races": _races, "reads": _reads, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
+MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
+            "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
             "conflicts": _conflicts, "occupancy": _occupancy}  # fmt: skip
 
 
