@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import element_story
 from gpuviz.core.frames import REPLAY
@@ -36,8 +37,8 @@ class LessonView(QWidget):
             self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}" if entry else "")
             return
         question = entry.sections.get("question", "")
-        self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}\n\n"
-                              "*Then press Run (Ctrl+R).*")  # fmt: skip
+        shown = f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}"
+        self.text.setMarkdown(f"{shown}\n\n*Then press Run (Ctrl+R).*\n\n{glossary_markdown(shown)}")
 
     def _on_trace_changed(self, trace) -> None:
         entry = self.state.entry
@@ -46,9 +47,12 @@ class LessonView(QWidget):
     def show_answer(self) -> None:
         entry, trace = self.state.entry, self.state.trace
         sections = entry.sections
-        self.text.setMarkdown(f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n"
-                              f"### Answer\n\n{sections.get('answer', '')}\n\n"
-                              f"### Why\n\n{sections.get('explanation', '')}")  # fmt: skip
+        text = (f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n"
+                f"### Answer\n\n{sections.get('answer', '')}\n\n### Why\n\n{sections.get('explanation', '')}")
+        if "fix" in sections:  # the fix step: the edit to make, and the command that checks it
+            number = entry.name.split("-")[0]
+            text += f"\n\n### Fix it\n\n{sections['fix']}\n\nCheck your copy: `gpuviz demo {number} --check-fix FILE`."
+        self.text.setMarkdown(f"{text}\n\n{glossary_markdown(text)}")
         self.evidence.setText(self._point_at_evidence(entry, trace))
 
     def _point_at_evidence(self, entry, trace) -> str:
