@@ -62,7 +62,7 @@ def main() -> None:
     zoom(window, "data", -1, -1, 14, 5, app)
     save(window, app, "replay-one-thread.png", 1)
 
-    window = open_and_run(app, "13")  # threads and warps of the matrix multiply, labelled
+    window = open_and_run(app, "14")  # threads and warps of the matrix multiply, labelled
     window.views["animation"].colour.setCurrentText("warp")
     window.state.set_frame(int(0.3 * (window.state.plan.count - 1)))
     zoom(window, "grid", -0.5, -0.5, 17.5, 9.5, app)
@@ -72,7 +72,7 @@ def main() -> None:
     window.views["lesson"].show_answer()
     save(window, app, "replay-race.png", 1, dock="Element story")
 
-    window = open_and_run(app, "14")  # a barrier: threads of a block wait for the others
+    window = open_and_run(app, "15")  # a barrier: threads of a block wait for the others
     replay = window.state.replay
     frame = next(k for k in range(replay.events) if replay.thread_states(k).count(AT_BARRIER) >= 2)
     window.state.set_frame(frame)

@@ -16,9 +16,9 @@ LESSONS = lessons()
 
 
 COURSE = ["one-thread", "one-cell-per-thread", "vector-add-bounds", "too-many-threads", "add-arrays", "grid-stride",
-          "host-and-device", "warps", "sms-and-waves", "the-race", "histogram", "grid-3d", "matmul",
-          "segmented-reduction", "missing-syncthreads", "barrier-divergence", "coalescing", "transpose",
-          "mandelbrot"]  # fmt: skip
+          "host-and-device", "warps", "sms-and-waves", "the-race", "histogram", "privatised-histogram", "grid-3d",
+          "matmul", "segmented-reduction", "two-level-reduction", "missing-syncthreads", "barrier-divergence",
+          "coalescing", "transpose", "occupancy", "divergence-cost", "scan", "mandelbrot"]  # fmt: skip
 
 
 def test_the_lessons_cover_the_course_in_order():

@@ -58,7 +58,7 @@ def test_a_check_on_a_launch_the_script_never_made_fails(tmp_path):
 
 
 def test_the_cli_checks_a_fix_and_says_pass_or_not(tmp_path, capsys):
-    lesson, fixed = find("missing-syncthreads"), str(FIXES / "15-missing-syncthreads.py")
+    lesson, fixed = find("missing-syncthreads"), str(FIXES / "17-missing-syncthreads.py")
     options = ["--backend", "sim", "--out", str(tmp_path / "t")]
     assert main(["demo", lesson.name, "--check-fix", fixed, *options]) == 0
     assert "fix check: passed" in capsys.readouterr().out

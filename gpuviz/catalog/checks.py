@@ -22,6 +22,9 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
     lanes(13, out) == 16             lanes per warp request at that line (fewer than 32: a branch or the bounds)
     conflicts(30, tile) == 2         the worst shared-memory bank conflict degree of that line's requests
     occupancy == 1.0                 theoretical occupancy
+    blocks_per_sm == 4               the blocks one SM can hold in theory (the smallest of the limits)
+    limit(shared memory) == 4        the blocks one SM could hold by one resource: threads, blocks, shared memory
+    writes(warp_sums) == 32          writes of an array in the launch
 
 OP is one of == != >= <= > <. A check applies to every backend unless marked `sim:` (the simulator
 only) or `gpu:` (hardware only). The launch defaults to the lesson's `launch=N` flag, else 0.
@@ -165,6 +168,10 @@ def _reads(trace: Trace, name: str) -> float | None:
     return _accesses(trace, name, "read")
 
 
+def _writes(trace: Trace, name: str) -> float | None:
+    return _accesses(trace, name, "write")
+
+
 def _atomics(trace: Trace, name: str) -> float | None:
     return _accesses(trace, name, "atomic")
 
@@ -216,9 +223,19 @@ def _occupancy(trace: Trace) -> float | None:
     return memory_analysis(trace)["occupancy_theoretical"]
 
 
+def _blocks_per_sm(trace: Trace) -> float:
+    return float(memory_analysis(trace)["occupancy"]["theoretical"]["blocks"])
+
+
+def _limit(trace: Trace, resource: str) -> float | None:
+    limit = memory_analysis(trace)["occupancy"]["theoretical"]["limits"].get(resource)
+    return None if limit is None else float(limit)
+
+
 MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
             "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
-            "conflicts": _conflicts, "occupancy": _occupancy}  # fmt: skip
+            "conflicts": _conflicts, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
+            "writes": _writes}  # fmt: skip
 
 
 def _number(value: float | None) -> str:

@@ -1,11 +1,8 @@
-"""Histogram: many threads add to the same bins. Racy with +=, correct with cuda.atomic.add, and with
-fewer global atomics when each block first counts in shared memory (privatisation)."""
+"""Histogram: many threads add to the same bins. Racy with +=, correct with cuda.atomic.add."""
 # gpuviz: race
 
 import numpy as np
-from numba import cuda, int32
-
-BINS = 16
+from numba import cuda
 
 
 @cuda.jit
@@ -22,21 +19,6 @@ def histogram_atomic(data, bins):
         cuda.atomic.add(bins, data[i] % bins.size, 1)
 
 
-@cuda.jit
-def histogram_private(data, bins):
-    counts = cuda.shared.array(BINS, int32)  # the block's own bins
-    t = cuda.threadIdx.x
-    if t < BINS:
-        counts[t] = 0
-    cuda.syncthreads()
-    i = cuda.grid(1)
-    if i < data.size:
-        cuda.atomic.add(counts, data[i] % BINS, 1)  # contention within the block only
-    cuda.syncthreads()
-    if t < BINS:
-        cuda.atomic.add(bins, t, counts[t])  # one global atomic per bin per block
-
-
 data = np.random.default_rng(0).integers(0, 1000, 4096).astype(np.int32)
 expected = np.bincount(data % 16, minlength=16)
 racy = np.zeros(16, np.int32)
@@ -44,7 +26,4 @@ histogram_racy[16, 256](data, racy)
 fixed = np.zeros(16, np.int32)
 histogram_atomic[16, 256](data, fixed)
 assert (fixed == expected).all()
-private = np.zeros(16, np.int32)
-histogram_private[16, 256](data, private)
-assert (private == expected).all()
-print("racy:", racy.sum(), "counted of", data.size, "; atomic:", fixed.sum(), "; privatised:", private.sum())
+print("racy:", racy.sum(), "counted of", data.size, "; atomic:", fixed.sum())
