@@ -2,6 +2,7 @@
 lesson with a bug has a fix (tests/lesson_fixes/) that passes its `## Fix checks` where the lesson
 itself does not. The checks are parsed from the text; nothing here is filled in from a run."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,17 @@ def test_every_number_a_lesson_states_holds_on_the_simulator(entry, tmp_path):
     outcomes = lesson_checks(entry, run_demo(entry, tmp_path, backend="sim"))
     failed = [str(outcome) for outcome in outcomes if not outcome.passed]
     assert not failed, f"{entry.name}: " + "; ".join(failed)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+def test_every_number_a_lesson_gives_for_hardware_holds_on_the_gpu(entry, tmp_path):
+    """The checks not marked `sim:` (numbers that follow from the code, and measured hardware figures)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        pytest.skip("lessons launch up to 65,536 threads: too slow for numba's CUDA simulator")
+    outcomes = lesson_checks(entry, run_demo(entry, tmp_path, backend="gpu"))
+    failed = [str(outcome) for outcome in outcomes if not outcome.passed]
+    assert not failed, f"{entry.name} on the GPU: " + "; ".join(failed)
 
 
 @pytest.mark.parametrize("entry", WITH_FIX, ids=lambda e: e.name)
