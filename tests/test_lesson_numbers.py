@@ -78,3 +78,52 @@ def test_the_cli_checks_a_fix_and_says_pass_or_not(tmp_path, capsys):
     assert "FAILED: races == 0" in capsys.readouterr().out
     assert main(["demo", "01", "--check-fix", fixed, *options]) == 1
     assert "has no fix to check" in capsys.readouterr().err
+
+
+TEACHER_SCRIPT = """from numba import cuda
+import numpy as np
+
+
+@cuda.jit
+def fill(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = i
+
+
+a = np.zeros(100, np.float32)
+fill[1, 128](a)
+"""
+TEACHER_TEXT = """# Filling an array
+One thread per element, one block of 128.
+
+## Question
+What is a[99]?
+
+## Answer
+99.
+
+## Explanation
+Thread i writes i.
+
+## Checks
+a[99] == {value}
+sum(a) == 4950
+"""
+
+
+def test_a_teachers_lessons_are_listed_run_and_checked(tmp_path, capsys):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "01-fill.py").write_text(TEACHER_SCRIPT)
+    (folder / "01-fill.md").write_text(TEACHER_TEXT.format(value=99))
+    assert main(["list", "--lessons", str(folder)]) == 0
+    assert any(line.startswith("01-fill") and "lesson" in line for line in capsys.readouterr().out.splitlines())
+    options = ["--lessons", str(folder), "--backend", "sim", "--out", str(tmp_path / "t")]
+    assert main(["demo", "01-fill", *options]) == 0
+    assert "the lesson's numbers: 2 of 2 hold" in capsys.readouterr().out
+    (folder / "01-fill.md").write_text(TEACHER_TEXT.format(value=98))  # a wrong text fails its check
+    assert main(["demo", "01-fill", *options]) == 0
+    assert "FAILED: a[99] == 98 (the run: 99)" in capsys.readouterr().out
+    assert main(["list", "--lessons", str(tmp_path / "nope")]) == 1
+    assert "no such folder" in capsys.readouterr().err

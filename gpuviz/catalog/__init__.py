@@ -48,7 +48,7 @@ class CatalogEntry:
 
     @property
     def is_lesson(self) -> bool:
-        return self.path.parent == LESSONS
+        return self.path.parent != EXAMPLES  # a built-in lesson or one from a teacher's folder
 
     def run_options(self, backend: str = "auto", repeat: int = 1) -> RunOptions:
         """How this entry runs, decided here for the app and `gpuviz demo` alike: race lessons record
@@ -64,9 +64,15 @@ class CatalogEntry:
         return parse_checks(self.sections.get("fix checks", ""))
 
 
-def catalog() -> list[CatalogEntry]:
-    """The lessons in course order, then the examples."""
-    return lessons() + examples()
+def catalog(teacher: Path | str | None = None) -> list[CatalogEntry]:
+    """The lessons in course order, a teacher's lessons (NN-name.py + .md in their folder), then the examples."""
+    return lessons() + (teacher_lessons(Path(teacher)) if teacher else []) + examples()
+
+
+def teacher_lessons(folder: Path) -> list[CatalogEntry]:
+    if not folder.is_dir():
+        raise GpuvizError(f"--lessons {folder}: no such folder; give a folder of NN-name.py lessons with their .md texts")
+    return lessons(folder)
 
 
 def lessons(folder: Path = LESSONS) -> list[CatalogEntry]:
@@ -88,9 +94,10 @@ def examples(folder: Path = EXAMPLES) -> list[CatalogEntry]:
     return entries
 
 
-def find(name: str) -> CatalogEntry:
-    """An entry by name, number ("02") or the name without its number ("the-race")."""
-    entries = catalog()
+def find(name: str, teacher: Path | str | None = None) -> CatalogEntry:
+    """An entry by name, number ("02") or the name without its number ("the-race"); the built-in
+    lessons come first, so a teacher's lesson numbered like a built-in one is found by its full name."""
+    entries = catalog(teacher)
     for entry in entries:
         if name in (entry.name, entry.name.split("-", 1)[0], entry.name.split("-", 1)[-1]):
             return entry
