@@ -1,7 +1,7 @@
 """The glossary defines the words lessons use; the lesson panel lists the ones its text uses."""
 
-from gpuviz.app.state import AppState
-from gpuviz.app.views.lesson_view import LessonView
+import pytest
+
 from gpuviz.catalog import find
 from gpuviz.catalog.glossary import glossary, glossary_markdown, terms_used
 from gpuviz.run.demo import run_demo
@@ -29,6 +29,10 @@ def test_the_race_lesson_finds_its_terms():
 
 
 def test_the_lesson_panel_lists_the_words_and_the_fix(qtbot, tmp_path):
+    pytest.importorskip("PySide6", reason="the lesson panel needs PySide6")
+    from gpuviz.app.state import AppState
+    from gpuviz.app.views.lesson_view import LessonView
+
     state = AppState()
     view = LessonView(state)
     qtbot.addWidget(view)

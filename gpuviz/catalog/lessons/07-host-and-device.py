@@ -1,5 +1,5 @@
 """Host and device memory: explicit copies with cuda.to_device and copy_to_host, then NumPy arrays
-passed straight to the kernel (copied for you), and a print() inside the kernel."""
+passed straight to the kernel (copied for you)."""
 
 import numpy as np
 from numba import cuda
@@ -8,8 +8,6 @@ from numba import cuda
 @cuda.jit
 def double(a, out):
     i = cuda.grid(1)
-    if i == 0:
-        print("thread 0 reads", a[0])  # print() works inside a numba-cuda kernel
     if i < a.size:
         out[i] = 2.0 * a[i]
 
