@@ -7,7 +7,9 @@ text beside it: title, a line of description (neither may give the answer away),
 and tests hold against a run), and for a lesson with a bug `## Fix` (what to change) and `## Fix checks`
 (what the student's fixed script must show: `gpuviz demo NN --check-fix FILE`).
 A script's `# gpuviz: race, sms=8, launch=0` line says how to run and judge it (a race lesson, on 8
-virtual SMs) and which of its launches the text explains.
+virtual SMs) and which of its launches the text explains. `glossary.md` defines the words the texts
+use (glossary.py). A teacher's folder of lessons in the same format joins the built-in ones
+(`catalog(teacher=DIR)`, `gpuviz list --lessons DIR`). docs/lessons.md describes the format.
 """
 
 from __future__ import annotations
