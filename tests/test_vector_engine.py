@@ -156,7 +156,8 @@ def test_a_fault_falls_back_so_the_reference_engine_words_it():
     a = np.zeros(64)
     trace = gpuviz.trace(src, backend="sim")[1, 64](a)  # a memory error is recorded, the launch goes on
     assert trace.meta["engine"] == "reference" and "faulted" in trace.meta["engine_note"]
-    assert trace.error_count == 1 and trace.errors[0]["kind"] == "out-of-bounds write" and trace.errors[0]["thread"] == 63
+    assert trace.error_count == 1
+    assert trace.errors[0]["kind"] == "out-of-bounds write" and trace.errors[0]["thread"] == 63
 
 
 def test_unsupported_constructs_fall_back_and_say_why():
