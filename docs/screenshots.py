@@ -12,14 +12,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).parent
 TABS = {"app-timeline-waves.png": 2, "app-data-histogram.png": 1}  # shots of another central tab
 SHOTS = [  # (file, catalog entry, colour mode, selected thread, frame fraction); -2: show the answer
-    ("app-timeline-waves.png", "02. a race", "SM", 5000, 1.0),
-    ("app-data-histogram.png", "10. histogram", "block", 130, 1.0),
-    ("app-lesson-race.png", "02. a race", "value written", -2, 1.0),
+    ("app-timeline-waves.png", "10. many threads", "SM", 5000, 1.0),
+    ("app-data-histogram.png", "11. histogram", "block", 130, 1.0),
+    ("app-lesson-race.png", "10. many threads", "value written", -2, 1.0),
     ("app-vector-add.png", "vector add", "warp", 37, 1.0),
     ("app-racy-counter.png", "racy counter", "value written", 300, 1.0),
     ("app-tiled-matmul.png", "tiled matmul", "block", 70, 1.0),
     ("app-animation.png", "shared reduction", "SM", -1, 0.4),
-    ("app-lesson-waves.png", "02. a race", "SM", -1, 0.5),
+    ("app-lesson-waves.png", "10. many threads", "SM", -1, 0.5),
 ]
 
 

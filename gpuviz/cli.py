@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     memory.set_defaults(handler=_memory)
 
     listing = commands.add_parser("list", help="list the catalog: lessons in course order, then examples")
+    listing.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
     listing.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     listing.set_defaults(handler=_list)
 
@@ -117,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--block", help="block for the entry's first launch, e.g. 256 or 16,16")
     demo.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help="auto, sim or gpu")
     demo.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
+    demo.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
+    demo.add_argument("--check-fix", metavar="FILE", help="run your edited copy of a lesson and check its fix")
     demo.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     demo.set_defaults(handler=_demo)
 
@@ -199,7 +202,7 @@ def _run(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from gpuviz.catalog import catalog
 
-    for entry in catalog():
+    for entry in catalog(args.lessons):
         kind = "race" if entry.racy else ("lesson" if entry.is_lesson else "example")
         print(f"{entry.name:28s} {kind:8s} {entry.title}: {entry.description}")
     return 0
@@ -207,10 +210,14 @@ def _list(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
-    from gpuviz.run.demo import parse_dims, run_demo
+    from gpuviz.run.demo import check_fix, lesson_checks, parse_dims, run_demo
     from gpuviz.run.session import print_events
 
-    entry = find(args.name)
+    entry = find(args.name, args.lessons)
+    if args.check_fix is not None:
+        fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend)
+        print("\n".join(fixed.lines()))
+        return 0 if fixed.passed else 1
     grid = parse_dims(args.grid, "grid") if args.grid is not None else None  # --block '' is refused, not ignored
     block = parse_dims(args.block, "block") if args.block is not None else None
     result = run_demo(entry, args.out, print_events, grid, block, args.backend)
@@ -218,6 +225,13 @@ def _demo(args: argparse.Namespace) -> int:
         print("\n".join(result.races))
     else:
         print(result.reference)
+    outcomes = lesson_checks(entry, result)
+    if outcomes:
+        held = sum(outcome.passed for outcome in outcomes)
+        print(f"the lesson's numbers: {held} of {len(outcomes)} hold")
+        for outcome in outcomes:
+            if not outcome.passed:
+                print(f"  {outcome}")
     return 0
 
 

@@ -179,15 +179,18 @@ def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
 
 
 def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
-    pick(window, "02. a race")
+    pick(window, "10. many threads")
     window.launch.repeat.setValue(3)
     assert "Predict" in window.views["lesson"].text.toPlainText()
     assert "What will array[0] be?" in window.views["lesson"].text.toPlainText()
     assert not window.views["lesson"].answer_button.isEnabled()
     assert run_and_wait(qtbot, window) is True
-    assert window.state.trace.meta["device_facts"]["sm_count"] == 8  # the lesson's 8 virtual SMs
+    assert not window.views["lesson"].answer_button.isEnabled()  # no prediction yet: the answer stays hidden
+    window.views["lesson"].prediction.setText("32768")
+    assert window.state.trace.meta["device_facts"]["sm_count"] == 132  # the default device: one wave
     qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton)
-    assert "Far less than 32,768" in window.views["lesson"].text.toPlainText()
+    assert "0.5 on the simulator" in window.views["lesson"].text.toPlainText()
+    assert "You predicted: 32768" in window.views["lesson"].text.toPlainText()
     assert window.state.selected >= 0 and window.state.colour_mode == "value written"
     assert window.state.order == "replay" and window.views["animation"].order.currentText() == "replay"
     evidence = window.views["lesson"].evidence.text()

@@ -9,8 +9,8 @@ from gpuviz.run.demo import run_demo
 
 @pytest.fixture(scope="module")
 def histogram(tmp_path_factory):
-    """Lesson 10: the racy histogram (launch 0) and the atomic one (launch 1)."""
-    return run_demo(find("10"), tmp_path_factory.mktemp("h"), backend="sim").session.traces
+    """Lesson 11: the racy histogram (launch 0) and the atomic one (launch 1)."""
+    return run_demo(find("11"), tmp_path_factory.mktemp("h"), backend="sim").session.traces
 
 
 def test_the_differences_of_a_racy_and_a_fixed_launch(histogram):

@@ -10,15 +10,17 @@ from gpuviz.catalog import LESSONS
 from gpuviz.cli import main
 from gpuviz.core.analysis.report import analyse, is_analysed
 
+TRANSPOSE = next(LESSONS.glob("[0-9][0-9]-transpose.py"))
+
 
 def run_lesson(tmp_path, name):
-    script = next(LESSONS.glob(f"{name}*.py"))
+    script = next(LESSONS.glob(f"[0-9][0-9]-{name}.py"))
     assert main(["run", str(script), "--backend", "sim", "--out", str(tmp_path)]) == 0
     return sorted(tmp_path.glob("*.npz"))
 
 
 def test_json_has_the_fields_per_line_and_the_occupancy(tmp_path, capsys):
-    naive, tiled = run_lesson(tmp_path, "07")
+    naive, tiled = run_lesson(tmp_path, "matmul")
     capsys.readouterr()
     assert main(["memory", str(naive), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -36,15 +38,15 @@ def test_json_has_the_fields_per_line_and_the_occupancy(tmp_path, capsys):
 
 
 def test_text_names_the_limiter_and_the_conflicts(tmp_path, capsys):
-    _, tiled = run_lesson(tmp_path, "13")
+    _, tiled = run_lesson(tmp_path, "transpose")
     capsys.readouterr()
     assert main(["memory", str(tiled)]) == 0
     out = capsys.readouterr().out
-    assert "limited by threads and blocks" in out and "2-way" in out and "divergence 0 of 12 warps" in out
+    assert "limited by threads;" in out and "32-way" in out and "divergence 0 of 192 warps" in out
 
 
 def test_a_trace_without_stored_memory_analysis_is_analysed_on_the_way(tmp_path, capsys):
-    trace = gpuviz.trace(next(LESSONS.glob("13*.py")).read_text(), name="transpose_naive", backend="sim")
+    trace = gpuviz.trace(TRANSPOSE.read_text(), name="transpose_naive", backend="sim")
     a, b = np.arange(24 * 16, dtype=np.float32).reshape(24, 16), np.zeros((16, 24), np.float32)
     launched = trace[(2, 3), (8, 8)](a, b)
     launched.analysis = {"races": analyse(launched)["races"]}  # as an older gpuviz stored it
@@ -63,7 +65,7 @@ def test_missing_trace_is_one_line(tmp_path, capsys):
 def test_analysing_an_old_trace_adds_only_what_it_lacks(monkeypatch):
     from gpuviz.core.analysis import races
 
-    trace = gpuviz.trace(next(LESSONS.glob("13*.py")).read_text(), name="transpose_naive", backend="sim")
+    trace = gpuviz.trace(TRANSPOSE.read_text(), name="transpose_naive", backend="sim")
     launched = trace[(2, 3), (8, 8)](np.zeros((24, 16), np.float32), np.zeros((16, 24), np.float32))
     stored = {"races": analyse(launched)["races"]}
     launched.analysis = stored

@@ -122,7 +122,7 @@ def test_vector_engine_first_block_of_each_sm_reads_the_initial_value(sim_run):
 
 
 def test_one_wave_launch_reads_the_initial_value_everywhere(sim_run):
-    # lesson 02's launch on an H100-class device: 64 blocks on 132 SMs start together (hardware: a[0] = 0.5)
+    # the race lesson's launch on an H100-class device: 64 blocks on 132 SMs start together (hardware: a[0] = 0.5)
     a = np.zeros(2, np.float32)
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
     sim_run(src, 64, 1024, a, level="threads")

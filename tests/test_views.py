@@ -95,7 +95,7 @@ def test_race_view_shows_outcomes_of_repeated_runs(views):
 
 
 def test_racy_versus_fixed_comparison(qtbot, tmp_path):
-    result = run_demo(find("10"), tmp_path, backend="sim")
+    result = run_demo(find("histogram"), tmp_path, backend="sim")
     state = AppState()
     view = make_view("races", state)
     qtbot.addWidget(view)
@@ -104,7 +104,7 @@ def test_racy_versus_fixed_comparison(qtbot, tmp_path):
 
 
 def test_views_on_a_tiled_matmul_and_a_3d_trace(qtbot, tmp_path):
-    result = run_demo(find("07"), tmp_path, backend="sim")
+    result = run_demo(find("matmul"), tmp_path, backend="sim")
     state = AppState()
     data = make_view("data", state)
     qtbot.addWidget(data)
@@ -114,7 +114,7 @@ def test_views_on_a_tiled_matmul_and_a_3d_trace(qtbot, tmp_path):
     assert data.array.currentText().startswith("sA (shared") and "block 0's copy" in data.caption.text()
     state.select(64 * 4 + 9)  # a thread of block 4: the view switches to that block's copy
     assert "block 4's copy" in data.caption.text()
-    volume = run_demo(find("15"), tmp_path / "v", backend="sim").session.traces[0]
+    volume = run_demo(find("grid-3d"), tmp_path / "v", backend="sim").session.traces[0]
     state.set_trace(volume)
     assert data.slice.isEnabled() and data.slice.maximum() == 5
 

@@ -1,5 +1,6 @@
 """A normal (non-editable) install has the whole catalog: the wheel carries the lessons and examples."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -24,7 +25,11 @@ sys.exit(main(["demo", "01", "--backend", "sim", "--out", "traces"]))
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
+    # A copy of the source tree: setuptools reuses a checkout's build/ folder, which may hold old files.
+    source = tmp_path_factory.mktemp("source") / "gpuviz"
+    skipped = (".git", "build", "dist", "*.egg-info", "__pycache__", ".whl", "traces", ".hypothesis", ".ruff_cache")
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(*skipped))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation",
                            "--no-index", "-q", "-w", str(out)], capture_output=True, text=True)  # fmt: skip
     if done.returncode != 0 and "No module named" in done.stderr:
         pytest.skip(f"cannot build a wheel here: {done.stderr.strip().splitlines()[-1]}")

@@ -2,9 +2,14 @@
 package data and found with importlib.resources, so a wheel install has them all.
 
 A lesson is a plain numba-cuda script that checks its own result against NumPy, and a Markdown
-text beside it: title, a line of description, then `## Question`, `## Answer`, `## Explanation`.
+text beside it: title, a line of description (neither may give the answer away), then `## Question`,
+`## Answer`, `## Explanation`, `## Checks` (the numbers the text states, as lines checks.py parses
+and tests hold against a run), and for a lesson with a bug `## Fix` (what to change) and `## Fix checks`
+(what the student's fixed script must show: `gpuviz demo NN --check-fix FILE`).
 A script's `# gpuviz: race, sms=8, launch=0` line says how to run and judge it (a race lesson, on 8
-virtual SMs) and which of its launches the text explains.
+virtual SMs) and which of its launches the text explains. `glossary.md` defines the words the texts
+use (glossary.py). A teacher's folder of lessons in the same format joins the built-in ones
+(`catalog(teacher=DIR)`, `gpuviz list --lessons DIR`). docs/lessons.md describes the format.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
+from gpuviz.catalog.checks import Check, parse_checks
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 
@@ -44,17 +50,31 @@ class CatalogEntry:
 
     @property
     def is_lesson(self) -> bool:
-        return self.path.parent == LESSONS
+        return self.path.parent != EXAMPLES  # a built-in lesson or one from a teacher's folder
 
     def run_options(self, backend: str = "auto", repeat: int = 1) -> RunOptions:
         """How this entry runs, decided here for the app and `gpuviz demo` alike: race lessons record
         every access (they are judged by their races), and a lesson may ask for fewer SMs (waves)."""
         return RunOptions(backend=backend, sms=self.sms, level="accesses" if self.racy else "auto", repeat=repeat)
 
+    @property
+    def checks(self) -> list[Check]:
+        return parse_checks(self.sections.get("checks", ""))
 
-def catalog() -> list[CatalogEntry]:
-    """The lessons in course order, then the examples."""
-    return lessons() + examples()
+    @property
+    def fix_checks(self) -> list[Check]:
+        return parse_checks(self.sections.get("fix checks", ""))
+
+
+def catalog(teacher: Path | str | None = None) -> list[CatalogEntry]:
+    """The lessons in course order, a teacher's lessons (NN-name.py + .md in their folder), then the examples."""
+    return lessons() + (teacher_lessons(Path(teacher)) if teacher else []) + examples()
+
+
+def teacher_lessons(folder: Path) -> list[CatalogEntry]:
+    if not folder.is_dir():
+        raise GpuvizError(f"--lessons {folder}: no such folder; give a folder of NN-name.py lessons with their .md texts")
+    return lessons(folder)
 
 
 def lessons(folder: Path = LESSONS) -> list[CatalogEntry]:
@@ -76,9 +96,10 @@ def examples(folder: Path = EXAMPLES) -> list[CatalogEntry]:
     return entries
 
 
-def find(name: str) -> CatalogEntry:
-    """An entry by name, number ("02") or the name without its number ("the-race")."""
-    entries = catalog()
+def find(name: str, teacher: Path | str | None = None) -> CatalogEntry:
+    """An entry by name, number ("02") or the name without its number ("the-race"); the built-in
+    lessons come first, so a teacher's lesson numbered like a built-in one is found by its full name."""
+    entries = catalog(teacher)
     for entry in entries:
         if name in (entry.name, entry.name.split("-", 1)[0], entry.name.split("-", 1)[-1]):
             return entry

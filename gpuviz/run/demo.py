@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpuviz.catalog import CatalogEntry
+from gpuviz.catalog.checks import Check, Outcome, check_launches
 from gpuviz.core.analysis.races import format_report
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.errors import GpuvizError
@@ -33,6 +34,39 @@ def run_demo(entry: CatalogEntry, out_dir: str | Path | None, notify: Notify = i
         reference = "reference: differs: " + _gist(str(exc))
     races = [format_report(race_report(t), t.kernel) for t in session.traces if race_report(t) is not None]
     return DemoResult(session, reference, races if entry.racy else [])
+
+
+def lesson_checks(entry: CatalogEntry, result: DemoResult, checks: list[Check] | None = None) -> list[Outcome]:
+    """The numbers the lesson's text states (its `## Checks`, or the checks given), held against the run."""
+    traces = result.session.traces
+    backend = traces[0].meta.get("backend", "sim") if traces else "sim"
+    return check_launches(entry.checks if checks is None else checks, traces, backend, entry.launch or 0)
+
+
+@dataclass
+class FixResult:
+    passed: bool
+    reference: str
+    outcomes: list[Outcome]
+
+    def lines(self) -> list[str]:
+        verdict = "fix check: passed" if self.passed else "fix check: not yet"
+        return [verdict, self.reference] + [str(outcome) for outcome in self.outcomes]
+
+
+def check_fix(entry: CatalogEntry, script: str | Path, out_dir: str | Path | None, notify: Notify = ignore,
+              backend: str = "auto") -> FixResult:  # fmt: skip
+    """Run a student's edit of a lesson with the lesson's launch settings and hold it against the
+    lesson's `## Fix checks`: it passes when the script's own reference holds and every check does."""
+    path = Path(script)
+    if not entry.fix_checks:
+        raise GpuvizError(f"lesson {entry.name} has no fix to check (no `## Fix checks` section)")
+    if not path.is_file():
+        raise GpuvizError(f"--check-fix {script}: no such file; give the path of your edited copy of the lesson")
+    result = run_demo(replace(entry, path=path), out_dir, notify, backend=backend)
+    outcomes = lesson_checks(entry, result, entry.fix_checks)
+    passed = result.reference == "reference: ok" and all(outcome.passed for outcome in outcomes)
+    return FixResult(passed, result.reference, outcomes)
 
 
 def _gist(message: str) -> str:

@@ -3,9 +3,10 @@ views pointed at the evidence (a racing thread selected, the waves shown)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import element_story
 from gpuviz.core.frames import REPLAY
@@ -19,36 +20,47 @@ class LessonView(QWidget):
         self.text.setOpenExternalLinks(False)
         self.answer_button = QPushButton("Show the answer")
         self.answer_button.setEnabled(False)
+        self.prediction = QLineEdit()  # the answer stays hidden until the student has committed to one
+        self.prediction.setPlaceholderText("Your prediction (a number or a choice), before Run")
         self.evidence = QLabel()
         self.evidence.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.prediction)
         layout.addWidget(self.evidence)
         layout.addWidget(self.answer_button)
         self.answer_button.clicked.connect(self.show_answer)
+        self.prediction.textChanged.connect(lambda _: self._on_trace_changed(self.state.trace))
         state.entry_changed.connect(self._on_entry_changed)
         state.trace_changed.connect(self._on_trace_changed)
 
     def _on_entry_changed(self, entry) -> None:
         self.evidence.setText("")
+        self.prediction.clear()
         self.answer_button.setEnabled(False)
         if entry is None or not entry.sections:
             self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}" if entry else "")
             return
         question = entry.sections.get("question", "")
-        self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}\n\n"
-                              "*Then press Run (Ctrl+R).*")  # fmt: skip
+        shown = f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}"
+        self.text.setMarkdown(f"{shown}\n\n*Then press Run (Ctrl+R).*\n\n{glossary_markdown(shown)}")
 
     def _on_trace_changed(self, trace) -> None:
         entry = self.state.entry
-        self.answer_button.setEnabled(trace is not None and entry is not None and bool(entry.sections))
+        predicted = bool(self.prediction.text().strip())
+        self.answer_button.setEnabled(trace is not None and entry is not None and bool(entry.sections) and predicted)
 
     def show_answer(self) -> None:
         entry, trace = self.state.entry, self.state.trace
         sections = entry.sections
-        self.text.setMarkdown(f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n"
-                              f"### Answer\n\n{sections.get('answer', '')}\n\n"
-                              f"### Why\n\n{sections.get('explanation', '')}")  # fmt: skip
+        predicted = self.prediction.text().strip()
+        yours = f"*You predicted: {predicted}*\n\n" if predicted else ""
+        text = (f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n{yours}"
+                f"### Answer\n\n{sections.get('answer', '')}\n\n### Why\n\n{sections.get('explanation', '')}")
+        if "fix" in sections:  # the fix step: the edit to make, and the command that checks it
+            number = entry.name.split("-")[0]
+            text += f"\n\n### Fix it\n\n{sections['fix']}\n\nCheck your copy: `gpuviz demo {number} --check-fix FILE`."
+        self.text.setMarkdown(f"{text}\n\n{glossary_markdown(text)}")
         self.evidence.setText(self._point_at_evidence(entry, trace))
 
     def _point_at_evidence(self, entry, trace) -> str:

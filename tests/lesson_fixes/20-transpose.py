@@ -1,10 +1,10 @@
-"""Transpose: naive (strided writes) and through a shared-memory tile (coalesced reads and writes)."""
+"""Transpose: naive (strided writes), then through a 32x32 shared-memory tile (coalesced reads and writes)."""
 
 import numpy as np
 from numba import cuda, float32
 
-TILE = 8
-PADDED = TILE + 1  # a named constant: numba needs shared-array shapes known when it compiles
+TILE = 32
+PADDED = TILE + 1
 
 
 @cuda.jit
@@ -16,7 +16,7 @@ def transpose_naive(a, b):
 
 @cuda.jit
 def transpose_tiled(a, b):
-    tile = cuda.shared.array((TILE, PADDED), float32)  # one column more: no shared-memory bank conflicts
+    tile = cuda.shared.array((TILE, PADDED), float32)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE + tx
@@ -30,12 +30,12 @@ def transpose_tiled(a, b):
         b[y, x] = tile[tx, ty]  # neighbouring threads write neighbouring addresses
 
 
-a = np.arange(24 * 16, dtype=np.float32).reshape(24, 16)
-grid = (16 // TILE, 24 // TILE)
-b = np.zeros((16, 24), np.float32)
+a = np.arange(64 * 96, dtype=np.float32).reshape(64, 96)
+grid = (96 // TILE, 64 // TILE)
+b = np.zeros((96, 64), np.float32)
 transpose_naive[grid, (TILE, TILE)](a, b)
 np.testing.assert_array_equal(b, a.T)
-b_tiled = np.zeros((16, 24), np.float32)
+b_tiled = np.zeros((96, 64), np.float32)
 transpose_tiled[grid, (TILE, TILE)](a, b_tiled)
 np.testing.assert_array_equal(b_tiled, a.T)
 print("both transposes match a.T")

@@ -1,5 +1,5 @@
 """The same kernel on many threads: every thread loops over a 2-element array, and updates get lost."""
-# gpuviz: race, sms=8
+# gpuviz: race
 
 import numpy as np
 from numba import cuda

@@ -1,0 +1,16 @@
+"""The same kernel on many threads: every thread loops over a 2-element array, and updates get lost."""
+# gpuviz: race
+
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def cudakernel0(array):
+    for i in range(array.size):
+        cuda.atomic.add(array, i, 0.5)
+
+
+array = np.zeros(2, np.float32)
+cudakernel0[64, 1024](array)  # 65,536 threads; the tutorial's [1024, 1024] runs on a GPU
+print("without a race array would be", 64 * 1024 * 0.5, "; it is", array)
