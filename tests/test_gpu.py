@@ -193,3 +193,19 @@ def k(a, b):
     acc = trace.accesses
     logged = sorted(acc["index"][(acc["array"] == 0) & (acc["kind"] == 1)].tolist())
     assert set(range(3, 128, 4)) <= set(logged)  # a[i, -1] is element 4 i + 3
+
+
+def test_accesses_carry_their_times_in_order_and_the_replay_uses_them():
+    from gpuviz.core.replay import Replay
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n"
+    source += "    b[i] = a[i] + 1\n    a[i] = b[i]"
+    trace = _run(source, 2, 64, (np.zeros(128, np.float32), np.zeros(128, np.float32)), "gpu")
+    acc, threads = trace.accesses, trace.threads
+    assert trace.meta["time_source"] == "globaltimer" and not trace.meta["times_inferred"]
+    assert (np.diff(acc["time"]) >= 0).all()  # rows are in time order
+    assert (acc["time"] <= threads["t_end"][acc["thread"]]).all()  # no access after its warp's end
+    for gid in (0, 65, 127):  # each thread's own accesses keep the order it issued them in
+        assert acc["kind"][acc["thread"] == gid].tolist() == [0, 1, 0, 1]
+    replay = Replay(trace)
+    assert not replay.inferred and replay.time_at(len(acc["time"])) == int(acc["time"][-1])

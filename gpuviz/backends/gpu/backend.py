@@ -19,6 +19,7 @@ import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
+from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import KernelSourceError
@@ -31,6 +32,8 @@ from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 
 DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, 1 GiB of device memory at most
 SIMULATOR_ACCESS_CAP = 1 << 16  # under numba's CUDA simulator (tests), where buffers are host arrays
+# The access log's columns (hooks.py): thread, element, value, packed meta, low 32 bits of the time.
+LOG_COLUMNS = (np.uint32, np.uint32, np.float32, np.uint32, np.uint32)
 
 
 def _simulated() -> bool:
@@ -157,7 +160,8 @@ class PreparedLaunch:
         self.block_start = cuda.device_array(config.blocks, np.uint64)
         self.block_sm = cuda.device_array(config.blocks, np.uint32)
         self.warp_end = cuda.to_device(np.zeros(n_warps, np.uint64))
-        self.log = [cuda.device_array(log_size, dtype) for dtype in (np.uint32, np.uint32, np.float32, np.uint32)]
+        self.warp_start = cuda.device_array(n_warps if compiled.level == "accesses" else 1, np.uint64)
+        self.log = [cuda.device_array(log_size, dtype) for dtype in LOG_COLUMNS]
         self.counter = cuda.to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
         if self.cap and _simulated():
             self.log[3].copy_to_device(np.full(log_size, EMPTY, np.uint32))
@@ -183,7 +187,9 @@ class PreparedLaunch:
         return device_args, before, copy_back
 
     def buffers(self) -> list:
-        return [self.block_start, self.block_sm, self.warp_end, *self.log, self.counter, self.cap]
+        thread, element, value, meta, time = self.log
+        return [self.block_start, self.block_sm, self.warp_end, self.warp_start, thread, element, value, meta, time,
+                self.counter, self.cap]  # fmt: skip
 
     def all_arguments(self) -> list:
         return [*self.device_args, *self.buffers()]
@@ -204,6 +210,7 @@ class PreparedLaunch:
 
     def reset_counter(self) -> None:
         self.counter.copy_to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+        self.warp_end.copy_to_device(np.zeros(self.warp_end.shape, np.uint64))
 
     def run_timed(self) -> float:
         start, stop = self.cuda.event(), self.cuda.event()
@@ -219,35 +226,34 @@ class PreparedLaunch:
         config = self.config
         block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, facts["warp_size"])
         block_of_thread = np.repeat(np.arange(config.blocks, dtype=np.int64), config.threads_per_block)
-        global_warp = block_of_thread * config.warps_per_block + warp
-        block_start = self.block_start.copy_to_host().astype(np.int64)
-        first = int(block_start.min()) if len(block_start) else 0
-        t_start = block_start[block_of_thread] - first
-        threads = {
-            "block_idx": block_idx,
-            "thread_idx": thread_idx,
-            "warp": warp,
-            "lane": lane,
-            "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
-            "t_start": t_start,
-            "t_end": np.maximum(self.warp_end.copy_to_host().astype(np.int64)[global_warp] - first, t_start),
-        }
+        warp_of_thread = block_of_thread * config.warps_per_block + warp
+        timed = self.compiled.level == "accesses"
+        warp_start = self.warp_start.copy_to_host() if timed else None
+        t_start, t_end, first = thread_times(self.block_start.copy_to_host(), warp_start,
+                                             self.warp_end.copy_to_host(), block_of_thread, warp_of_thread)  # fmt: skip
+        threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
+                   "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
+                   "t_start": t_start, "t_end": t_end}  # fmt: skip
         entries, accesses, truncated = self._accesses()
+        if accesses is not None:
+            accesses = place_in_time(accesses, warp_start, warp_of_thread, first)
+        program = self.compiled.program
+        errors, error_count = recorded_out_of_bounds(accesses, entries)
+        return new_trace(
+            source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
+            param_names=program.params, values=self.args, snapshots=self._snapshots(), arrays=entries,
+            threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
+            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
+        )  # fmt: skip
+
+    def _snapshots(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         after = {}
         for name, value in zip(self.compiled.program.params, self.args):
             if isinstance(value, np.ndarray):
                 after[name] = value.copy()
             elif hasattr(value, "__cuda_array_interface__"):
                 after[name] = self.cuda.as_cuda_array(value).copy_to_host()
-        program = self.compiled.program
-        errors, error_count = recorded_out_of_bounds(accesses, entries)
-        return new_trace(
-            source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
-            param_names=program.params, values=self.args,
-            snapshots={name: (self.before[name], after[name]) for name in self.before}, arrays=entries,
-            threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
-            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
-        )  # fmt: skip
+        return {name: (self.before[name], after[name]) for name in self.before}
 
     def _accesses(self):
         entries, remap = self._array_table()
@@ -257,22 +263,11 @@ class PreparedLaunch:
         region = self.cap // COUNTERS
         used = np.minimum(counters[: COUNTERS * COUNTER_STRIDE : COUNTER_STRIDE], region)
         spans = [(k * region, k * region + int(n)) for k, n in enumerate(used) if n]
-        gid, index, value, packed = (
+        columns = [
             np.concatenate([column[a:b].copy_to_host() for a, b in spans] or [np.zeros(0, column.dtype)])
             for column in self.log
-        )
-        table_index = remap[(packed >> 2) & 63]
-        keep = (packed != EMPTY) & (table_index >= 0)
-        accesses = {
-            "thread": gid[keep].astype(np.int32),
-            "array": table_index[keep].astype(np.int16),
-            "index": index[keep].astype(np.int64),
-            "kind": (packed[keep] & 3).astype(np.int8),
-            "line": (packed[keep] >> 17).astype(np.int32),
-            "epoch": ((packed[keep] >> 8) & 511).astype(np.int32),
-            "value": value[keep].astype(np.float64),
-        }
-        return entries, accesses, bool(counters[COUNTERS * COUNTER_STRIDE])
+        ]
+        return entries, decode_log(columns, remap), bool(counters[COUNTERS * COUNTER_STRIDE])
 
     def _array_table(self):
         """Trace array entries, and a map from the kernel's static array ids to their positions."""

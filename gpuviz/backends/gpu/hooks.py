@@ -2,12 +2,16 @@
 
 Packing (what the overhead bars depend on; measured on an H200, see docs/performance.md):
 - per block, 12 bytes: start time (uint64 ns, %globaltimer) and SM (uint32, %smid), written by
-  thread 0 when the block starts (a block's warps start together, on one SM);
-- per warp, 8 bytes: end time (uint64 ns), stored by the lanes as they return (the last group of
-  lanes to return writes last). Nothing per thread: a per-warp start record cost 1.37x on vector
-  add, per-thread records more.
-- per access, 16 bytes in four uint32/float32 columns: thread id, element index, value (as
-  float32), and line (15 bits) | barrier epoch (9 bits) | array id (6 bits) | kind (2 bits).
+  thread 0 when the block starts;
+- per warp, 8 bytes: end time (uint64 ns), the latest %globaltimer read of its returning lanes
+  (atomic max: lanes that return in groups each read the timer, the last read wins, not the last
+  store). At level `accesses` also a start time (uint64 ns) stored by the warp's lane 0, so that a
+  block spans its warps' first to last read. Nothing per thread: a per-warp start record cost 1.37x
+  on vector add at level `threads`, per-thread records more.
+- per access, 20 bytes in five uint32/float32 columns: thread id, element index, value (as
+  float32), line (15 bits) | barrier epoch (9 bits) | array id (6 bits) | kind (2 bits), and the
+  low 32 bits of %globaltimer when the lane logged (the host restores the high bits from its
+  warp's start: exact while a warp runs under 2 s).
   The lanes of a warp that log together take consecutive slots with one atomic (their writes
   coalesce), from one of COUNTERS counters picked by warp, each owning a region of the log, so
   that no single counter is a hot spot; a full region spills into the next. Unused slots keep
@@ -20,7 +24,8 @@ from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 
 # The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
 # 1 global warp, 2 epoch (a one-element local array), 3-6 the log's columns (thread, element, value,
-# packed meta), 7 the slot counters, 8 the log's capacity. _gv_begin_threads returns only 0 and 1.
+# packed meta), 7 the slot counters, 8 the log's capacity, 9 the log's time column.
+# _gv_begin_threads returns only 0 and 1.
 COUNTERS = 64
 COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
 EMPTY = 0xFFFFFFFF  # meta of a slot no event was written to (kind 3 does not exist): all one bits
@@ -76,6 +81,7 @@ def _gv_record(t, aid, flat, kind, line, value):
         t[5][slot] = _gv_float32(value)
         epoch = min(t[2][0], 511)
         t[6][slot] = _gv_uint32((min(line, 32767) << 17) | (epoch << 8) | (aid << 2) | kind)
+        t[9][slot] = _gv_uint32(_gv_globaltimer() & 0xFFFFFFFF)
     else:
         t[7][COUNTERS * STRIDE] = 1
 
@@ -94,10 +100,12 @@ def _gv_start_block(block, thread, bs, bsm):
         bs[block] = _gv_globaltimer()
         bsm[block] = _gv_smid()
 
-def _gv_begin(bs, bsm, ep, lg, li, lv, lm, cnt, cap):
+def _gv_begin(bs, bsm, ws, ep, lg, li, lv, lm, cnt, cap, lt):
     block, thread, per_block, warp = _gv_place()
     _gv_start_block(block, thread, bs, bsm)
-    return (block * per_block + thread, warp, ep, lg, li, lv, lm, cnt, cap)
+    if thread % 32 == 0:
+        ws[warp] = _gv_globaltimer()
+    return (block * per_block + thread, warp, ep, lg, li, lv, lm, cnt, cap, lt)
 
 def _gv_begin_threads(bs, bsm):
     block, thread, per_block, warp = _gv_place()
@@ -105,7 +113,12 @@ def _gv_begin_threads(bs, bsm):
     return (block * per_block + thread, warp)
 
 def _gv_end(t, wend):
-    wend[t[1]] = _gv_globaltimer()  # every lane: one store a warp; the last group to return wins
+    mask = _gv_cuda.activemask()  # the lanes returning together: their leader reads the timer once
+    if _gv_cuda.laneid == _gv_leader(mask):
+        _gv_cuda.atomic.max(wend, t[1], _gv_uint64(_gv_globaltimer()))
+
+def _gv_end_simulated(t, wend):
+    _gv_cuda.atomic.max(wend, t[1], _gv_uint64(_gv_globaltimer()))
 
 def _gv_epoch(t):
     t[2][0] += 1
@@ -179,6 +192,7 @@ def make_hooks() -> dict:
         "_gv_cuda": cuda,
         "_gv_uint32": numba.uint32,
         "_gv_int64": numba.int64,
+        "_gv_uint64": numba.uint64,
         "_gv_int32": numba.int32,
         "_gv_float32": numba.float32,
         "_gv_smid": intrinsics.smid(),
@@ -188,6 +202,7 @@ def make_hooks() -> dict:
     exec(compile(hook_source(), "<gpuviz-gpu-hooks>", "exec"), namespace)
     if intrinsics.simulated():  # numba's simulator has no warp intrinsics
         namespace["_gv_reserve"] = namespace["_gv_reserve_simulated"]
+        namespace["_gv_end"] = namespace["_gv_end_simulated"]
     for name in set(namespace) - before - {"__builtins__"}:
         namespace[name] = numba_jit()(device=True)(namespace[name])
     return namespace

@@ -1,0 +1,33 @@
+"""Decoding the GPU recorder's buffers: pure NumPy, no GPU needed."""
+
+import numpy as np
+
+from gpuviz.backends.gpu.records import place_in_time, thread_times, unwrap_times
+
+
+def test_low_time_bits_unwrap_around_their_reference_even_across_a_wrap():
+    reference = np.array([(5 << 32) + 100, (5 << 32) + 0xFFFFFF00, (7 << 32) + 10], np.uint64)
+    full = np.array([(5 << 32) + 150, (6 << 32) + 0x10, (7 << 32) + 2], np.int64)  # later, later across a wrap, earlier
+    np.testing.assert_array_equal(unwrap_times(full & 0xFFFFFFFF, reference), full)
+
+
+def test_threads_span_their_warps_first_to_last_reading():
+    block_start = np.array([1000, 2000], np.uint64)
+    warp_start = np.array([1010, 990, 2000, 2005], np.uint64)  # warp 1 read the timer before thread 0 did
+    warp_end = np.array([1500, 1400, 2600, 2100], np.uint64)
+    block_of_thread = np.repeat([0, 1], 4)
+    warp_of_thread = np.repeat([0, 1, 2, 3], 2)
+    start, end, first = thread_times(block_start, warp_start, warp_end, block_of_thread, warp_of_thread)
+    assert first == 990
+    assert start.tolist() == [20, 20, 0, 0, 1010, 1010, 1015, 1015]
+    assert end.tolist() == [510, 510, 410, 410, 1610, 1610, 1110, 1110]
+    start, _, first = thread_times(block_start, None, warp_end, block_of_thread, warp_of_thread)
+    assert first == 1000 and start.tolist() == [0] * 4 + [1000] * 4
+
+
+def test_accesses_are_put_in_time_order_keeping_the_log_order_of_ties():
+    accesses = {"thread": np.array([1, 0, 0, 1], np.int32), "kind": np.array([0, 0, 1, 1], np.int8),
+                "time": np.array([30, 10, 10, 20], np.uint32)}  # fmt: skip
+    placed = place_in_time(accesses, np.array([5], np.uint64), np.zeros(2, np.int64), first=5)
+    assert placed["time"].tolist() == [5, 5, 15, 25]
+    assert placed["thread"].tolist() == [0, 0, 1, 1] and placed["kind"].tolist() == [0, 1, 1, 0]
