@@ -19,6 +19,7 @@ import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
+from gpuviz.backends.gpu.plain import plain_outcomes
 from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
 from gpuviz.core.dtypes import dtype_text
@@ -91,11 +92,9 @@ class GpuBackend:
             "sm_count": int(getattr(device, "MULTIPROCESSOR_COUNT", 1)),
             "max_threads_per_block": int(getattr(device, "MAX_THREADS_PER_BLOCK", 1024)),
             "warp_size": int(getattr(device, "WARP_SIZE", 32)),
-            "max_threads_per_sm": int(getattr(device, "MAX_THREADS_PER_MULTI_PROCESSOR", 2048)),
-            "max_blocks_per_sm": int(getattr(device, "MAX_BLOCKS_PER_MULTIPROCESSOR", 32)),
             "max_shared_memory_per_block": int(getattr(device, "MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024)),
             "compute_capability": list(getattr(device, "compute_capability", (0, 0))),
-        }
+        } | _per_sm_facts(device)
 
     def compile(self, py_func, level: str, notify: Notify = ignore, ndims: dict[str, int] | None = None) -> Compiled:
         """The instrumented kernel for a level and the axes of its array arguments."""
@@ -114,10 +113,50 @@ class GpuBackend:
         compiled = self.compile(py_func, level, notify, ndims)
         check_argument_count(compiled.program.name, compiled.program.params, args)
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
+        plain = self._plain_outcomes(py_func, config, compiled, args) if level == "accesses" else {}
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         seconds = launch.run_timed()
-        return launch.collect(facts, options, seconds)
+        trace = launch.collect(facts, options, seconds)
+        trace.outcomes.update(_written(plain, trace))
+        return trace
+
+    @staticmethod
+    def _plain_outcomes(py_func, config: LaunchConfig, compiled: Compiled, args: tuple) -> dict[str, np.ndarray]:
+        """The outputs of the uninstrumented kernel on copies of the inputs (nothing where numba
+        cannot compile the kernel as it is: the recorded run then reports the error)."""
+        try:
+            return plain_outcomes(py_func, lambda env: _native(env, import_numba_cuda()), config,
+                                  compiled.program.params, args)  # fmt: skip
+        except Exception:
+            return {}
+
+
+# Per-SM limits by the driver's attribute names (CU_DEVICE_ATTRIBUTE_<name>); numba's simulator has none,
+# and a trace without them takes the compute capability's preset (core/analysis/occupancy.py).
+PER_SM_ATTRIBUTES = {
+    "max_threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR",
+    "max_blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
+    "max_shared_memory_per_sm": "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+    "max_registers_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR",
+}
+
+
+def _per_sm_facts(device) -> dict:
+    if _simulated():
+        return {}
+    return {key: int(getattr(device, attribute)) for key, attribute in PER_SM_ATTRIBUTES.items()}
+
+
+def _written(plain: dict[str, np.ndarray], trace: Trace) -> dict[str, np.ndarray]:
+    """The plain outcomes of the arrays that either run changed (read-only inputs are not repeated)."""
+    kept = {}
+    for key, values in plain.items():
+        name = key[: -len(".plain")]
+        if name in trace.args and not (np.array_equal(values, trace.before(name), equal_nan=values.dtype.kind in "fc")
+                                       and np.array_equal(trace.after(name), trace.before(name))):  # fmt: skip
+            kept[key] = values
+    return kept
 
 
 def _parameters(py_func) -> list[str]:
@@ -152,6 +191,7 @@ class PreparedLaunch:
     def __init__(self, cuda, compiled: Compiled, config: LaunchConfig, args: tuple, cap: int):
         self.cuda, self.compiled, self.config = cuda, compiled, config
         self.args = args
+        self.overload = None  # numba's compiled kernel, once compile_for_arguments ran on a GPU
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
         n_warps = config.blocks * config.warps_per_block
         # The log is split in COUNTERS equal regions; a cap below that records nothing.
@@ -200,7 +240,7 @@ class PreparedLaunch:
             return
         try:
             signature = tuple(kernel.typeof_pyval(a) for a in self.all_arguments())
-            kernel.compile(signature)
+            self.overload = kernel.compile(signature)
         except Exception as exc:
             raise _compile_error(exc, self.compiled.program) from None
 
@@ -244,7 +284,17 @@ class PreparedLaunch:
             param_names=program.params, values=self.args, snapshots=self._snapshots(), arrays=entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
             truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
+            kernel_facts=self._kernel_facts(),
         )  # fmt: skip
+
+    def _kernel_facts(self) -> dict:
+        """Registers and memory of the compiled kernel (the instrumented one: recording adds registers)."""
+        overload = self.overload
+        if overload is None:  # numba's CUDA simulator compiles nothing
+            return {}
+        return {"registers_per_thread": overload.regs_per_thread,
+                "shared_bytes_per_block": overload.shared_mem_per_block + self.config.shared_bytes,
+                "local_bytes_per_thread": overload.local_mem_per_thread}  # fmt: skip
 
     def _snapshots(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         after = {}
