@@ -240,3 +240,29 @@ def test_device_and_kernel_facts_come_from_the_driver_and_the_compiler():
     assert trace.meta["shared_bytes_per_block"] >= 256 * 4
     occupancy = theoretical(trace)
     assert occupancy["blocks"] and not occupancy["unknown"]
+
+
+def test_the_race_launch_never_shows_more_resident_blocks_or_warps_than_an_sm_holds():
+    if SIMULATED:
+        pytest.skip("a million threads is too slow for numba's CUDA simulator")
+    from gpuviz.core.analysis.occupancy import sm_facts
+    from gpuviz.core.analysis.residency import residency, residency_note
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
+    trace = _run(source, 1024, 1024, (np.zeros(2, np.float32),), "gpu")
+    found = residency(trace)
+    assert found.limit == 2
+    max_warps = sm_facts(trace)["max_threads_per_sm"] // 32
+    assert found.possible or (0 < found.peak_warps <= max_warps), residency_note(trace)
+
+
+def test_out_of_bounds_writes_are_reported_on_the_gpu(tmp_path, capsys):
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator raises IndexError at the access itself")
+    script = tmp_path / "oob.py"
+    script.write_text("import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
+                      "a = np.zeros(100, np.float32)\nk[1, 128](a)\n")  # fmt: skip
+    main(["run", str(script), "--backend", "gpu", "--out", str(tmp_path)])
+    assert "out-of-bounds write of 'a' at line 5: 28 thread(s)" in capsys.readouterr().out
+    trace = gpuviz.load(tmp_path / "000-k.npz")
+    assert trace.error_count == 28 and {e["element"] for e in trace.errors} == set(range(100, 128))

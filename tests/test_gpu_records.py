@@ -31,3 +31,27 @@ def test_accesses_are_put_in_time_order_keeping_the_log_order_of_ties():
     placed = place_in_time(accesses, np.array([5], np.uint64), np.zeros(2, np.int64), first=5)
     assert placed["time"].tolist() == [5, 5, 15, 25]
     assert placed["thread"].tolist() == [0, 0, 1, 1] and placed["kind"].tolist() == [0, 1, 1, 0]
+
+
+def test_the_timer_step_is_the_median_change_between_readings():
+    from gpuviz.backends.gpu.timer import step_of
+
+    assert step_of(np.array([0, 0, 32, 32, 64, 96, 96, 1000], np.uint64)) == 32
+    assert step_of(np.array([5, 5, 5], np.uint64)) is None
+
+
+def test_a_logged_element_past_the_end_is_reported_as_out_of_bounds():
+    from gpuviz.backends.gpu.hooks import EMPTY
+    from gpuviz.backends.gpu.records import decode_log
+    from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
+
+    remap = np.full(64, -1, np.int64)
+    remap[0] = 0
+    meta = np.array([(5 << 17) | 1, (5 << 17) | 1, EMPTY], np.uint32)  # two writes at line 5, one unused slot
+    columns = [np.array([3, 4, 0], np.uint32), np.array([99, 100, 0], np.uint32), np.ones(3, np.float32), meta,
+               np.zeros(3, np.uint32)]  # fmt: skip
+    accesses = decode_log(columns, remap)
+    errors, count = recorded_out_of_bounds(accesses, [{"name": "a", "space": "global", "dtype": "float32",
+                                                        "shape": [100]}])  # fmt: skip
+    assert count == 1
+    assert errors == [{"kind": "out-of-bounds write", "thread": 4, "line": 5, "array": "a", "element": 100}]

@@ -21,6 +21,7 @@ from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
 from gpuviz.backends.gpu.plain import plain_outcomes
 from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times
+from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import KernelSourceError
@@ -145,7 +146,9 @@ PER_SM_ATTRIBUTES = {
 def _per_sm_facts(device) -> dict:
     if _simulated():
         return {}
-    return {key: int(getattr(device, attribute)) for key, attribute in PER_SM_ATTRIBUTES.items()}
+    facts = {key: int(getattr(device, attribute)) for key, attribute in PER_SM_ATTRIBUTES.items()}
+    step = globaltimer_step_ns()
+    return facts | ({"globaltimer_step_ns": step} if step else {})
 
 
 def _written(plain: dict[str, np.ndarray], trace: Trace) -> dict[str, np.ndarray]:
