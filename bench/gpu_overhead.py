@@ -86,7 +86,8 @@ def overhead() -> dict[str, float]:
         events = int(launch.counter.copy_to_host()[:-1].sum())
         ratios[level] = ms / base
         print(f"{level:9s}: {ms:.3f} ms  ratio {ratios[level]:.2f}  events {events:,}")
-    print("record bytes: 20 per warp, none per thread (threads); + 16 per access event (accesses)")
+    print("record bytes: 12 per block, 8 per warp, none per thread (threads); + 8 per warp start, 8 per access "
+          "a lane and 16 a group of lanes logging together, with its time (accesses)")  # fmt: skip
     return ratios
 
 

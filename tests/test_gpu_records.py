@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from gpuviz.backends.gpu.records import place_in_time, thread_times, unwrap_times
+from gpuviz.backends.gpu.hooks import EMPTY
+from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times, unwrap_times
 
 
 def test_low_time_bits_unwrap_around_their_reference_even_across_a_wrap():
@@ -40,17 +41,39 @@ def test_the_timer_step_is_the_median_change_between_readings():
     assert step_of(np.array([5, 5, 5], np.uint64)) is None
 
 
+def _log(groups, size=8):
+    """Log columns holding groups given as (first slot, warp, mask, meta, time, [(element, value) per lane])."""
+    columns = [np.zeros(size, np.uint32), np.zeros(size, np.float32), np.zeros(size, np.uint32),
+               np.zeros(size, np.uint32), np.full(size, EMPTY, np.uint32), np.zeros(size, np.uint32)]  # fmt: skip
+    for first, warp, mask, meta, time, lanes in groups:
+        for k, (element, value) in enumerate(lanes):
+            columns[0][first + k], columns[1][first + k] = element, value
+        columns[2][first], columns[3][first], columns[4][first], columns[5][first] = warp, mask, meta, time
+    return columns
+
+
+def test_groups_of_lanes_decode_to_one_row_a_lane_with_the_groups_thread_ids():
+    remap = np.full(64, -1, np.int64)
+    remap[[0, 33]] = [0, 1]
+    write_a = (7 << 17) | (2 << 8) | (0 << 2) | 1  # line 7, epoch 2, array id 0, a write
+    read_s = (9 << 17) | (33 << 2)  # line 9, array id 33 (a shared array), a read
+    columns = _log([(0, 3, 0b1010, write_a, 500, [(10, 1.5), (11, 2.5)]),  # warp 3 = block 1, warp 1: lanes 1, 3
+                    (5, 0, 1 << 31, read_s, 400, [(4, 7.0)])])  # fmt: skip
+    acc = decode_log(columns, remap, warps_per_block=2, per_block=64)
+    assert acc["thread"].tolist() == [64 + 32 + 1, 64 + 32 + 3, 31]
+    assert acc["index"].tolist() == [10, 11, 4] and acc["value"].tolist() == [1.5, 2.5, 7.0]
+    assert acc["array"].tolist() == [0, 0, 1] and acc["kind"].tolist() == [1, 1, 0]
+    assert acc["line"].tolist() == [7, 7, 9] and acc["epoch"].tolist() == [2, 2, 0]
+    assert acc["time"].tolist() == [500, 500, 400]
+
+
 def test_a_logged_element_past_the_end_is_reported_as_out_of_bounds():
-    from gpuviz.backends.gpu.hooks import EMPTY
-    from gpuviz.backends.gpu.records import decode_log
     from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
 
     remap = np.full(64, -1, np.int64)
     remap[0] = 0
-    meta = np.array([(5 << 17) | 1, (5 << 17) | 1, EMPTY], np.uint32)  # two writes at line 5, one unused slot
-    columns = [np.array([3, 4, 0], np.uint32), np.array([99, 100, 0], np.uint32), np.ones(3, np.float32), meta,
-               np.zeros(3, np.uint32)]  # fmt: skip
-    accesses = decode_log(columns, remap)
+    columns = _log([(0, 0, 0b11000, (5 << 17) | 1, 0, [(99, 1.0), (100, 1.0)])])  # lanes 3 and 4 write at line 5
+    accesses = decode_log(columns, remap, warps_per_block=4, per_block=128)
     errors, count = recorded_out_of_bounds(accesses, [{"name": "a", "space": "global", "dtype": "float32",
                                                         "shape": [100]}])  # fmt: skip
     assert count == 1

@@ -34,8 +34,10 @@ from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 
 DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, 1 GiB of device memory at most
 SIMULATOR_ACCESS_CAP = 1 << 16  # under numba's CUDA simulator (tests), where buffers are host arrays
-# The access log's columns (hooks.py): thread, element, value, packed meta, low 32 bits of the time.
-LOG_COLUMNS = (np.uint32, np.uint32, np.float32, np.uint32, np.uint32)
+# The access log's columns (hooks.py): per lane element and value; per group of lanes, at its first
+# slot, warp, lane mask, packed meta (EMPTY where no group starts) and the low 32 bits of its time.
+LOG_COLUMNS = (np.uint32, np.float32, np.uint32, np.uint32, np.uint32, np.uint32)
+META_COLUMN = 4
 
 
 def _simulated() -> bool:
@@ -206,12 +208,13 @@ class PreparedLaunch:
         self.warp_start = cuda.device_array(n_warps if compiled.level == "accesses" else 1, np.uint64)
         self.log = [cuda.device_array(log_size, dtype) for dtype in LOG_COLUMNS]
         self.counter = cuda.to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+        meta = self.log[META_COLUMN]
         if self.cap and _simulated():
-            self.log[3].copy_to_device(np.full(log_size, EMPTY, np.uint32))
+            meta.copy_to_device(np.full(log_size, EMPTY, np.uint32))
         elif self.cap:  # EMPTY is all one bits: a byte memset marks every slot unused
             from numba.cuda.cudadrv.driver import device_memset
 
-            device_memset(self.log[3], 0xFF, self.log[3].nbytes)
+            device_memset(meta, 0xFF, meta.nbytes)
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []
@@ -230,9 +233,7 @@ class PreparedLaunch:
         return device_args, before, copy_back
 
     def buffers(self) -> list:
-        thread, element, value, meta, time = self.log
-        return [self.block_start, self.block_sm, self.warp_end, self.warp_start, thread, element, value, meta, time,
-                self.counter, self.cap]  # fmt: skip
+        return [self.block_start, self.block_sm, self.warp_end, self.warp_start, *self.log, self.counter, self.cap]
 
     def all_arguments(self) -> list:
         return [*self.device_args, *self.buffers()]
@@ -320,7 +321,9 @@ class PreparedLaunch:
             np.concatenate([column[a:b].copy_to_host() for a, b in spans] or [np.zeros(0, column.dtype)])
             for column in self.log
         ]
-        return entries, decode_log(columns, remap), bool(counters[COUNTERS * COUNTER_STRIDE])
+        config = self.config
+        accesses = decode_log(columns, remap, config.warps_per_block, config.threads_per_block)
+        return entries, accesses, bool(counters[COUNTERS * COUNTER_STRIDE])
 
     def _array_table(self):
         """Trace array entries, and a map from the kernel's static array ids to their positions."""

@@ -30,22 +30,37 @@ def thread_times(block_start: np.ndarray, warp_start: np.ndarray | None, warp_en
     return start - first, np.maximum(end - first, start - first), first
 
 
-def decode_log(columns: list[np.ndarray], remap: np.ndarray) -> dict[str, np.ndarray]:
-    """The access columns of the used log slots (times still as their low 32 bits, in "time")."""
-    gid, index, value, packed, low = columns
-    table_index = remap[(packed >> 2) & 63]
-    keep = (packed != EMPTY) & (table_index >= 0)
-    packed = packed[keep]
+def decode_log(columns: list[np.ndarray], remap: np.ndarray, warps_per_block: int,
+               per_block: int) -> dict[str, np.ndarray]:  # fmt: skip
+    """The access columns of the logged groups, one row a lane, in slot order (times still as their
+    low 32 bits, in "time"). `remap` maps the kernel's array ids to the trace's array positions."""
+    element, value, warp, mask, packed, low = columns
+    first = np.flatnonzero(packed != EMPTY)
+    first = first[remap[(packed[first] >> 2) & 63] >= 0]
+    group, lane, rank = _lanes(mask[first])
+    slot = first[group] + rank
+    group_warp = warp[first].astype(np.int64)[group]
+    meta = packed[first][group]
+    block, warp_in_block = np.divmod(group_warp, warps_per_block)
     return {
-        "thread": gid[keep].astype(np.int32),
-        "array": table_index[keep].astype(np.int16),
-        "index": index[keep].astype(np.int64),
-        "kind": (packed & 3).astype(np.int8),
-        "line": (packed >> 17).astype(np.int32),
-        "epoch": ((packed >> 8) & 511).astype(np.int32),
-        "value": value[keep].astype(np.float64),
-        "time": low[keep],
+        "thread": (block * per_block + warp_in_block * 32 + lane).astype(np.int32),
+        "array": remap[(meta >> 2) & 63].astype(np.int16),
+        "index": element[slot].astype(np.int64),
+        "kind": (meta & 3).astype(np.int8),
+        "line": (meta >> 17).astype(np.int32),
+        "epoch": ((meta >> 8) & 511).astype(np.int32),
+        "value": value[slot].astype(np.float64),
+        "time": low[first][group],
     }
+
+
+def _lanes(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every set bit of the masks, in mask order then lane order: its mask's row, its lane, and its
+    rank among the set bits of its mask (one byte a lane while unpacking)."""
+    bits = np.unpackbits(masks.astype("<u4").view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
+    rows, lane = np.nonzero(bits)
+    rank = np.cumsum(bits, axis=1, dtype=np.uint8)[rows, lane].astype(np.int64) - 1
+    return rows, lane.astype(np.int64), rank
 
 
 def place_in_time(accesses: dict[str, np.ndarray], warp_start: np.ndarray, warp_of_thread: np.ndarray,
