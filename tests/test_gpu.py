@@ -211,7 +211,7 @@ def test_accesses_carry_their_times_in_order_and_the_replay_uses_them():
     assert not replay.inferred and replay.time_at(len(acc["time"])) == int(acc["time"][-1])
 
 
-def test_a_racy_launch_keeps_what_the_unrecorded_kernel_gives(tmp_path):
+def test_a_racy_launch_keeps_what_the_unrecorded_kernel_gives(tmp_path, capsys):
     source = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    a[0] += 1\n    b[cuda.grid(1)] = 2\n"
     a, b = np.zeros(1, np.int64), np.zeros(64, np.int64)
     trace = _run(source, 2, 32, (a, b), "gpu")
@@ -221,7 +221,9 @@ def test_a_racy_launch_keeps_what_the_unrecorded_kernel_gives(tmp_path):
     trace.save(tmp_path / "t.npz")
     again = gpuviz.load(tmp_path / "t.npz")
     assert again.outcomes["a.plain"].tolist() == plain.tolist()
+    capsys.readouterr()
     assert main(["info", str(tmp_path / "t.npz")]) == 0
+    assert f"plain    a: recorded [{a[0]:g}]; without recording [{plain[0]:g}]" in capsys.readouterr().out
 
 
 def test_device_and_kernel_facts_come_from_the_driver_and_the_compiler():

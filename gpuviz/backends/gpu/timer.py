@@ -14,14 +14,17 @@ READS = 4096
 _step: list[int | None] = []
 
 
+_READER = """
+def read_timer(out):
+    for k in range(out.size):
+        out[k] = timer()
+"""
+
+
 def _reader():
-    timer = globaltimer()
-
-    def read_timer(out):
-        for k in range(out.size):
-            out[k] = timer()
-
-    return numba_jit()(read_timer)
+    namespace = {"timer": globaltimer()}  # a global of the kernel, as numba resolves it when compiling
+    exec(_READER, namespace)
+    return numba_jit()(namespace["read_timer"])
 
 
 def step_of(readings: np.ndarray) -> int | None:
