@@ -116,8 +116,10 @@ def classic_race() -> None:
     trace = gpuviz.trace(source, backend="gpu", level="accesses")[1024, 1024](a)
     acc = trace.accesses
     initial = int(((acc["kind"] == 0) & (acc["index"] == 0) & (acc["value"] == 0)).sum())
+    plain = trace.outcomes.get("a.plain")
     print(f"classic race [1024, 1024] on 2 elements: result {a.tolist()} (no race: 524288.0); "
-          f"{initial:,} threads read the initial a[0] = 0; events {len(acc['kind']):,}")  # fmt: skip
+          f"{initial:,} threads read the initial a[0] = 0; events {len(acc['kind']):,}; "
+          f"without recording {None if plain is None else plain.tolist()}")  # fmt: skip
 
 
 def main() -> None:
