@@ -17,6 +17,9 @@ KERNELS = {
                              "        cuda.atomic.add(c, 0, 1.0)\n        cuda.syncthreads()\n", 1),
     "shared and 2-D": ("def k(a, b, c):\n    s = cuda.shared.array((4, 8), float32)\n    i, j = cuda.grid(2)\n"
                        "    s[i % 4, j % 8] = a[i, j]\n    cuda.syncthreads()\n    c[i, j] = s[0, 0] + b[i, j]\n", 2),
+    "device function, 3-D": ("@cuda.jit(device=True)\ndef put(x, i, j, k, v):\n    x[i, j, k] = v\n"
+                                  "def k(a, b, c):\n    i, j, l = cuda.grid(3)\n    put(c, i, j, l, a[i, j, l])\n"
+                                  "    cuda.atomic.max(b, (0, 0, 0), c[i, j, l])\n", 3),
 }  # fmt: skip
 
 
