@@ -86,7 +86,8 @@ def overhead() -> dict[str, float]:
         events = int(launch.counter.copy_to_host()[:-1].sum())
         ratios[level] = ms / base
         print(f"{level:9s}: {ms:.3f} ms  ratio {ratios[level]:.2f}  events {events:,}")
-    print("record bytes: 20 per warp, none per thread (threads); + 16 per access event (accesses)")
+    print("record bytes: 12 per block, 8 per warp, none per thread (threads); + 8 per warp start, 8 per access "
+          "a lane and 16 a group of lanes logging together, with its time (accesses)")  # fmt: skip
     return ratios
 
 
@@ -115,8 +116,10 @@ def classic_race() -> None:
     trace = gpuviz.trace(source, backend="gpu", level="accesses")[1024, 1024](a)
     acc = trace.accesses
     initial = int(((acc["kind"] == 0) & (acc["index"] == 0) & (acc["value"] == 0)).sum())
+    plain = trace.outcomes.get("a.plain")
     print(f"classic race [1024, 1024] on 2 elements: result {a.tolist()} (no race: 524288.0); "
-          f"{initial:,} threads read the initial a[0] = 0; events {len(acc['kind']):,}")  # fmt: skip
+          f"{initial:,} threads read the initial a[0] = 0; events {len(acc['kind']):,}; "
+          f"without recording {None if plain is None else plain.tolist()}")  # fmt: skip
 
 
 def main() -> None:

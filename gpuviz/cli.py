@@ -316,6 +316,8 @@ def _memory(args: argparse.Namespace) -> int:
 
 def _info(args: argparse.Namespace) -> int:
     from gpuviz.core.analysis.memcheck import format_errors
+    from gpuviz.core.analysis.outcomes import plain_vs_recorded
+    from gpuviz.core.analysis.residency import residency_note
     from gpuviz.core.launch import LaunchConfig
 
     trace = gpuviz.load(args.trace, **_budget(args))
@@ -337,6 +339,11 @@ def _info(args: argparse.Namespace) -> int:
         seeds = f" (seeds {outcomes['seeds'][0]}..{outcomes['seeds'][-1]})" if meta["backend"] == "sim" else ""
         print(f"outcomes {outcomes['runs']} runs{seeds}")
         _print_outcomes(trace)
+    for line in plain_vs_recorded(trace):
+        print(f"plain    {line}")
+    note = residency_note(trace)
+    if note:
+        print(f"timeline {note}")
     for warning in meta.get("warnings", []):
         print(f"warning  {warning}")
     for note in meta.get("unrecorded", []):

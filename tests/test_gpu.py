@@ -196,3 +196,78 @@ def k(a, b):
     acc = trace.accesses
     logged = sorted(acc["index"][(acc["array"] == 0) & (acc["kind"] == 1)].tolist())
     assert set(range(3, 128, 4)) <= set(logged)  # a[i, -1] is element 4 i + 3
+
+
+def test_accesses_carry_their_times_in_order_and_the_replay_uses_them():
+    from gpuviz.core.replay import Replay
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n"
+    source += "    b[i] = a[i] + 1\n    a[i] = b[i]"
+    trace = _run(source, 2, 64, (np.zeros(128, np.float32), np.zeros(128, np.float32)), "gpu")
+    acc, threads = trace.accesses, trace.threads
+    assert trace.meta["time_source"] == "globaltimer" and not trace.meta["times_inferred"]
+    assert (np.diff(acc["time"]) >= 0).all()  # rows are in time order
+    assert (acc["time"] <= threads["t_end"][acc["thread"]]).all()  # no access after its warp's end
+    for gid in (0, 65, 127):  # each thread's own accesses keep the order it issued them in
+        assert acc["kind"][acc["thread"] == gid].tolist() == [0, 1, 0, 1]
+    replay = Replay(trace)
+    assert not replay.inferred and replay.time_at(len(acc["time"])) == int(acc["time"][-1])
+
+
+def test_a_racy_launch_keeps_what_the_unrecorded_kernel_gives(tmp_path, capsys):
+    source = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    a[0] += 1\n    b[cuda.grid(1)] = 2\n"
+    a, b = np.zeros(1, np.int64), np.zeros(64, np.int64)
+    trace = _run(source, 2, 32, (a, b), "gpu")
+    plain = trace.outcomes["a.plain"]
+    assert plain.shape == (1,) and 1 <= plain[0] <= 64  # the race loses updates, or not
+    np.testing.assert_array_equal(trace.outcomes["b.plain"], np.full(64, 2))
+    trace.save(tmp_path / "t.npz")
+    again = gpuviz.load(tmp_path / "t.npz")
+    assert again.outcomes["a.plain"].tolist() == plain.tolist()
+    capsys.readouterr()
+    assert main(["info", str(tmp_path / "t.npz")]) == 0
+    assert f"plain    a: recorded [{a[0]:g}]; without recording [{plain[0]:g}]" in capsys.readouterr().out
+
+
+def test_device_and_kernel_facts_come_from_the_driver_and_the_compiler():
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator has no driver attributes and compiles nothing")
+    from gpuviz.core.analysis.occupancy import theoretical
+
+    source = "from numba import cuda, float32\n@cuda.jit\ndef k(a):\n    s = cuda.shared.array(256, float32)\n" \
+             "    s[cuda.threadIdx.x] = 1\n    cuda.syncthreads()\n    a[cuda.grid(1)] = s[0]\n"  # fmt: skip
+    trace = _run(source, 4, 256, (np.zeros(1024, np.float32),), "gpu")
+    facts = trace.device_facts
+    for key in ("max_threads_per_sm", "max_blocks_per_sm", "max_shared_memory_per_sm", "max_registers_per_sm"):
+        assert facts[key] > 0, key
+    assert facts["max_threads_per_sm"] >= facts["max_threads_per_block"]
+    assert 0 < trace.meta["registers_per_thread"] <= 255
+    assert trace.meta["shared_bytes_per_block"] >= 256 * 4
+    occupancy = theoretical(trace)
+    assert occupancy["blocks"] and not occupancy["unknown"]
+
+
+def test_the_race_launch_never_shows_more_resident_blocks_or_warps_than_an_sm_holds():
+    if SIMULATED:
+        pytest.skip("a million threads is too slow for numba's CUDA simulator")
+    from gpuviz.core.analysis.occupancy import sm_facts
+    from gpuviz.core.analysis.residency import residency, residency_note
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
+    trace = _run(source, 1024, 1024, (np.zeros(2, np.float32),), "gpu")
+    found = residency(trace)
+    assert found.limit == 2
+    max_warps = sm_facts(trace)["max_threads_per_sm"] // 32
+    assert found.possible or (0 < found.peak_warps <= max_warps), residency_note(trace)
+
+
+def test_out_of_bounds_writes_are_reported_on_the_gpu(tmp_path, capsys):
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator raises IndexError at the access itself")
+    script = tmp_path / "oob.py"
+    script.write_text("import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
+                      "a = np.zeros(100, np.float32)\nk[1, 128](a)\n")  # fmt: skip
+    main(["run", str(script), "--backend", "gpu", "--out", str(tmp_path)])
+    assert "out-of-bounds write of 'a' at line 5: 28 thread(s)" in capsys.readouterr().out
+    trace = gpuviz.load(tmp_path / "000-k.npz")
+    assert trace.error_count == 28 and {e["element"] for e in trace.errors} == set(range(100, 128))

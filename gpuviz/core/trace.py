@@ -210,6 +210,7 @@ def new_trace(
     partial_syncwarps: list | str | None = None,
     time_source: str | None = None,
     times_inferred: bool = False,
+    kernel_facts: dict | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
@@ -219,7 +220,9 @@ def new_trace(
     `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"];
     `unrecorded` says, in words, which accesses the kernel made that the trace does not hold;
     `partial_syncwarps` lists syncwarps of part of a warp ([first thread of the warp, block epoch,
-    [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis.
+    [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis;
+    `kernel_facts` are what the compiler says of the kernel (registers_per_thread,
+    shared_bytes_per_block, local_bytes_per_thread), kept as meta keys for the occupancy analysis.
     """
     meta = {
         "kernel": source.name,
@@ -248,6 +251,7 @@ def new_trace(
         "seconds": max(0.0, float(seconds)),  # a timer of numba's CUDA simulator can run backwards
         "error_count": int(error_count if error_count is not None else len(errors or [])),
     }
+    meta.update({key: int(value) for key, value in (kernel_facts or {}).items()})
     if printed:
         meta["printed"] = list(printed)
     if unrecorded:

@@ -17,7 +17,8 @@ from gpuviz.instrument.rewrite import BARRIERS, KernelRewriter
 from gpuviz.instrument.source import KernelSource
 
 # Launch buffers the instrumented kernel takes after the user's own parameters.
-KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_lg", "_gv_li", "_gv_lv", "_gv_lm", "_gv_cnt", "_gv_cap"]
+KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_ws", "_gv_li", "_gv_lv", "_gv_hw", "_gv_hm", "_gv_hk", "_gv_ht",
+                  "_gv_cnt", "_gv_cap"]
 MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shared-array declarations
 MAX_ARRAY_IDS = 64
 MAX_DIMS = 3
@@ -231,7 +232,8 @@ class GpuRewriter(KernelRewriter):
         if self.accesses:  # the barrier epoch lives in a one-element local array the hooks update
             prologue = (
                 "_gv_ep = _gv_cuda.local.array(1, _gv_int32)\n_gv_ep[0] = 0\n"
-                "_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ep, _gv_lg, _gv_li, _gv_lv, _gv_lm, _gv_cnt, _gv_cap)\n"
+                "_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ws, _gv_ep, _gv_li, _gv_lv, _gv_hw, _gv_hm, _gv_hk, _gv_ht,"
+                " _gv_cnt, _gv_cap)\n"
             )
         else:
             prologue = "_t = _gv_begin_threads(_gv_bs, _gv_bsm)\n"

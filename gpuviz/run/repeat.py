@@ -35,7 +35,7 @@ def repeat_launch(backend, py_func, config: LaunchConfig, trace: Trace, options:
         serial = SimBackend().run(py_func, config, _inputs(trace, params, scalars),
                                   options.with_(schedule="sequential", level="threads"))  # fmt: skip
         outcomes.update({f"{name}.sequential": serial.after(name) for name in names})
-    trace.outcomes = outcomes
+    trace.outcomes = {**trace.outcomes, **outcomes}  # keeps what the backend stored (a GPU's unrecorded run)
     trace.meta["outcomes"] = {"runs": options.repeat, "seeds": [options.seed + k for k in range(options.repeat)],
                               "sequential": config.threads <= SEQUENTIAL_LIMIT}  # fmt: skip
 

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.core.analysis.outcomes import plain_vs_recorded
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.trace import Trace
 
@@ -83,9 +84,10 @@ class RaceView(QWidget):
     def _show_outcomes(self, element) -> None:
         trace = self.state.trace
         self.plot.clear()
-        if trace is None or not trace.outcomes:
-            self.outcomes.setText("Set repeat above 1 and Run (or `gpuviz run --repeat N`) to see here what N runs "
-                                  "from the same inputs gave.")  # fmt: skip
+        plain = "<br>".join(plain_vs_recorded(trace)) if trace is not None else ""
+        if trace is None or not any(key.endswith(".runs") for key in trace.outcomes):
+            self.outcomes.setText((plain + "<br>" if plain else "") + "Set repeat above 1 and Run (or `gpuviz run "
+                                  "--repeat N`) to see here what N runs from the same inputs gave.")  # fmt: skip
             return
         name, index = self._outcome_target(trace, element)
         runs = trace.outcomes[f"{name}.runs"].reshape(len(trace.outcomes[f"{name}.runs"]), -1)[:, index]
@@ -105,7 +107,7 @@ class RaceView(QWidget):
         lost = trace.outcomes.get(f"{name}.lost")
         if lost is not None:
             text += f"; lost updates per run: {int(lost.reshape(len(lost), -1)[:, index].mean()):,} on average"
-        self.outcomes.setText(text)
+        self.outcomes.setText(text + (f"<br>{plain}" if plain else ""))
 
     def _outcome_target(self, trace: Trace, element) -> tuple[str, int]:
         names = trace.array_names()

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.core.analysis.residency import residency_note
 from gpuviz.core.analysis.timeline import block_slots, block_spans, block_waves
 from gpuviz.core.colors import PALETTE
 
@@ -63,6 +64,7 @@ class TimelineView(QWidget):
         self.caption.setText(
             f"<b>{len(sm):,} blocks on {len(np.unique(sm))} SMs</b> in <b>{int(self.waves.max()) + 1} "
             f"wave(s)</b>; up to {at_once} blocks on one SM at once. A bar spans a block's first start to last end."
+            + (f"<br>{note}" if (note := residency_note(trace)) else "")
         )
 
     def _draw(self) -> None:

@@ -19,6 +19,9 @@ import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
+from gpuviz.backends.gpu.plain import plain_outcomes
+from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times
+from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import KernelSourceError
@@ -32,6 +35,10 @@ from gpuviz.instrument.shared_memory import check_declared_memory
 
 DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, 1 GiB of device memory at most
 SIMULATOR_ACCESS_CAP = 1 << 16  # under numba's CUDA simulator (tests), where buffers are host arrays
+# The access log's columns (hooks.py): per lane element and value; per group of lanes, at its first
+# slot, warp, lane mask, packed meta (EMPTY where no group starts) and the low 32 bits of its time.
+LOG_COLUMNS = (np.uint32, np.float32, np.uint32, np.uint32, np.uint32, np.uint32)
+META_COLUMN = 4
 
 
 def _simulated() -> bool:
@@ -89,11 +96,9 @@ class GpuBackend:
             "sm_count": int(getattr(device, "MULTIPROCESSOR_COUNT", 1)),
             "max_threads_per_block": int(getattr(device, "MAX_THREADS_PER_BLOCK", 1024)),
             "warp_size": int(getattr(device, "WARP_SIZE", 32)),
-            "max_threads_per_sm": int(getattr(device, "MAX_THREADS_PER_MULTI_PROCESSOR", 2048)),
-            "max_blocks_per_sm": int(getattr(device, "MAX_BLOCKS_PER_MULTIPROCESSOR", 32)),
             "max_shared_memory_per_block": int(getattr(device, "MAX_SHARED_MEMORY_PER_BLOCK", 48 * 1024)),
             "compute_capability": list(getattr(device, "compute_capability", (0, 0))),
-        }
+        } | _per_sm_facts(device)
 
     def compile(self, py_func, level: str, notify: Notify = ignore, ndims: dict[str, int] | None = None) -> Compiled:
         """The instrumented kernel for a level and the axes of its array arguments."""
@@ -113,10 +118,52 @@ class GpuBackend:
         check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
+        plain = self._plain_outcomes(py_func, config, compiled, args) if level == "accesses" else {}
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         seconds = launch.run_timed()
-        return launch.collect(facts, options, seconds)
+        trace = launch.collect(facts, options, seconds)
+        trace.outcomes.update(_written(plain, trace))
+        return trace
+
+    @staticmethod
+    def _plain_outcomes(py_func, config: LaunchConfig, compiled: Compiled, args: tuple) -> dict[str, np.ndarray]:
+        """The outputs of the uninstrumented kernel on copies of the inputs (nothing where numba
+        cannot compile the kernel as it is: the recorded run then reports the error)."""
+        try:
+            return plain_outcomes(py_func, lambda env: _native(env, import_numba_cuda()), config,
+                                  compiled.program.params, args)  # fmt: skip
+        except Exception:
+            return {}
+
+
+# Per-SM limits by the driver's attribute names (CU_DEVICE_ATTRIBUTE_<name>); numba's simulator has none,
+# and a trace without them takes the compute capability's preset (core/analysis/occupancy.py).
+PER_SM_ATTRIBUTES = {
+    "max_threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR",
+    "max_blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
+    "max_shared_memory_per_sm": "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+    "max_registers_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR",
+}
+
+
+def _per_sm_facts(device) -> dict:
+    if _simulated():
+        return {}
+    facts = {key: int(getattr(device, attribute)) for key, attribute in PER_SM_ATTRIBUTES.items()}
+    step = globaltimer_step_ns()
+    return facts | ({"globaltimer_step_ns": step} if step else {})
+
+
+def _written(plain: dict[str, np.ndarray], trace: Trace) -> dict[str, np.ndarray]:
+    """The plain outcomes of the arrays that either run changed (read-only inputs are not repeated)."""
+    kept = {}
+    for key, values in plain.items():
+        name = key[: -len(".plain")]
+        if name in trace.args and not (np.array_equal(values, trace.before(name), equal_nan=values.dtype.kind in "fc")
+                                       and np.array_equal(trace.after(name), trace.before(name))):  # fmt: skip
+            kept[key] = values
+    return kept
 
 
 def _parameters(py_func) -> list[str]:
@@ -164,6 +211,7 @@ class PreparedLaunch:
     def __init__(self, cuda, compiled: Compiled, config: LaunchConfig, args: tuple, cap: int):
         self.cuda, self.compiled, self.config = cuda, compiled, config
         self.args = args
+        self.overload = None  # numba's compiled kernel, once compile_for_arguments ran on a GPU
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
         n_warps = config.blocks * config.warps_per_block
         # The log is split in COUNTERS equal regions; a cap below that records nothing.
@@ -172,14 +220,16 @@ class PreparedLaunch:
         self.block_start = cuda.device_array(config.blocks, np.uint64)
         self.block_sm = cuda.device_array(config.blocks, np.uint32)
         self.warp_end = cuda.to_device(np.zeros(n_warps, np.uint64))
-        self.log = [cuda.device_array(log_size, dtype) for dtype in (np.uint32, np.uint32, np.float32, np.uint32)]
+        self.warp_start = cuda.device_array(n_warps if compiled.level == "accesses" else 1, np.uint64)
+        self.log = [cuda.device_array(log_size, dtype) for dtype in LOG_COLUMNS]
         self.counter = cuda.to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+        meta = self.log[META_COLUMN]
         if self.cap and _simulated():
-            self.log[3].copy_to_device(np.full(log_size, EMPTY, np.uint32))
+            meta.copy_to_device(np.full(log_size, EMPTY, np.uint32))
         elif self.cap:  # EMPTY is all one bits: a byte memset marks every slot unused
             from numba.cuda.cudadrv.driver import device_memset
 
-            device_memset(self.log[3], 0xFF, self.log[3].nbytes)
+            device_memset(meta, 0xFF, meta.nbytes)
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []
@@ -198,7 +248,7 @@ class PreparedLaunch:
         return device_args, before, copy_back
 
     def buffers(self) -> list:
-        return [self.block_start, self.block_sm, self.warp_end, *self.log, self.counter, self.cap]
+        return [self.block_start, self.block_sm, self.warp_end, self.warp_start, *self.log, self.counter, self.cap]
 
     def all_arguments(self) -> list:
         return [*self.device_args, *self.buffers()]
@@ -209,7 +259,7 @@ class PreparedLaunch:
             return
         try:
             signature = tuple(kernel.typeof_pyval(a) for a in self.all_arguments())
-            kernel.compile(signature)
+            self.overload = kernel.compile(signature)
         except Exception as exc:
             raise _compile_error(exc, self.compiled.program) from None
 
@@ -219,6 +269,7 @@ class PreparedLaunch:
 
     def reset_counter(self) -> None:
         self.counter.copy_to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+        self.warp_end.copy_to_device(np.zeros(self.warp_end.shape, np.uint64))
 
     def run_timed(self) -> float:
         start, stop = self.cuda.event(), self.cuda.event()
@@ -234,35 +285,44 @@ class PreparedLaunch:
         config = self.config
         block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, facts["warp_size"])
         block_of_thread = np.repeat(np.arange(config.blocks, dtype=np.int64), config.threads_per_block)
-        global_warp = block_of_thread * config.warps_per_block + warp
-        block_start = self.block_start.copy_to_host().astype(np.int64)
-        first = int(block_start.min()) if len(block_start) else 0
-        t_start = block_start[block_of_thread] - first
-        threads = {
-            "block_idx": block_idx,
-            "thread_idx": thread_idx,
-            "warp": warp,
-            "lane": lane,
-            "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
-            "t_start": t_start,
-            "t_end": np.maximum(self.warp_end.copy_to_host().astype(np.int64)[global_warp] - first, t_start),
-        }
+        warp_of_thread = block_of_thread * config.warps_per_block + warp
+        timed = self.compiled.level == "accesses"
+        warp_start = self.warp_start.copy_to_host() if timed else None
+        t_start, t_end, first = thread_times(self.block_start.copy_to_host(), warp_start,
+                                             self.warp_end.copy_to_host(), block_of_thread, warp_of_thread)  # fmt: skip
+        threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
+                   "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
+                   "t_start": t_start, "t_end": t_end}  # fmt: skip
         entries, accesses, truncated = self._accesses()
+        if accesses is not None:
+            accesses = place_in_time(accesses, warp_start, warp_of_thread, first)
+        program = self.compiled.program
+        errors, error_count = recorded_out_of_bounds(accesses, entries)
+        return new_trace(
+            source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
+            param_names=program.params, values=self.args, snapshots=self._snapshots(), arrays=entries,
+            threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
+            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
+            kernel_facts=self._kernel_facts(),
+        )  # fmt: skip
+
+    def _kernel_facts(self) -> dict:
+        """Registers and memory of the compiled kernel (the instrumented one: recording adds registers)."""
+        overload = self.overload
+        if overload is None:  # numba's CUDA simulator compiles nothing
+            return {}
+        return {"registers_per_thread": overload.regs_per_thread,
+                "shared_bytes_per_block": overload.shared_mem_per_block + self.config.shared_bytes,
+                "local_bytes_per_thread": overload.local_mem_per_thread}  # fmt: skip
+
+    def _snapshots(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         after = {}
         for name, value in zip(self.compiled.program.params, self.args):
             if isinstance(value, np.ndarray):
                 after[name] = value.copy()
             elif hasattr(value, "__cuda_array_interface__"):
                 after[name] = self.cuda.as_cuda_array(value).copy_to_host()
-        program = self.compiled.program
-        errors, error_count = recorded_out_of_bounds(accesses, entries)
-        return new_trace(
-            source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
-            param_names=program.params, values=self.args,
-            snapshots={name: (self.before[name], after[name]) for name in self.before}, arrays=entries,
-            threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
-            truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
-        )  # fmt: skip
+        return {name: (self.before[name], after[name]) for name in self.before}
 
     def _accesses(self):
         entries, remap = self._array_table()
@@ -272,21 +332,12 @@ class PreparedLaunch:
         region = self.cap // COUNTERS
         used = np.minimum(counters[: COUNTERS * COUNTER_STRIDE : COUNTER_STRIDE], region)
         spans = [(k * region, k * region + int(n)) for k, n in enumerate(used) if n]
-        gid, index, value, packed = (
+        columns = [
             np.concatenate([column[a:b].copy_to_host() for a, b in spans] or [np.zeros(0, column.dtype)])
             for column in self.log
-        )
-        table_index = remap[(packed >> 2) & 63]
-        keep = (packed != EMPTY) & (table_index >= 0)
-        accesses = {
-            "thread": gid[keep].astype(np.int32),
-            "array": table_index[keep].astype(np.int16),
-            "index": index[keep].astype(np.int64),
-            "kind": (packed[keep] & 3).astype(np.int8),
-            "line": (packed[keep] >> 17).astype(np.int32),
-            "epoch": ((packed[keep] >> 8) & 511).astype(np.int32),
-            "value": value[keep].astype(np.float64),
-        }
+        ]
+        config = self.config
+        accesses = decode_log(columns, remap, config.warps_per_block, config.threads_per_block)
         return entries, accesses, bool(counters[COUNTERS * COUNTER_STRIDE])
 
     def _array_table(self):

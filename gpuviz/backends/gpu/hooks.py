@@ -2,16 +2,21 @@
 
 Packing (what the overhead bars depend on; measured on an H200, see docs/performance.md):
 - per block, 12 bytes: start time (uint64 ns, %globaltimer) and SM (uint32, %smid), written by
-  thread 0 when the block starts (a block's warps start together, on one SM);
-- per warp, 8 bytes: end time (uint64 ns), stored by the lanes as they return (the last group of
-  lanes to return writes last). Nothing per thread: a per-warp start record cost 1.37x on vector
-  add, per-thread records more.
-- per access, 16 bytes in four uint32/float32 columns: thread id, element index, value (as
-  float32), and line (15 bits) | barrier epoch (9 bits) | array id (6 bits) | kind (2 bits).
-  The lanes of a warp that log together take consecutive slots with one atomic (their writes
-  coalesce), from one of COUNTERS counters picked by warp, each owning a region of the log, so
-  that no single counter is a hot spot; a full region spills into the next. Unused slots keep
-  the EMPTY mark.
+  thread 0 when the block starts;
+- per warp, 8 bytes: end time (uint64 ns), the latest %globaltimer read of its returning lanes
+  (atomic max: lanes that return in groups each read the timer, the last read wins, not the last
+  store). At level `accesses` also a start time (uint64 ns) stored by the warp's lane 0, so that a
+  block spans its warps' first to last read. Nothing per thread: a per-warp start record cost 1.37x
+  on vector add at level `threads`, per-thread records more.
+- per access, 8 bytes a lane: element index (uint32) and value (as float32); and 16 bytes a group
+  of lanes that log together (the lanes of a warp in one hook with the same site, epoch and array):
+  its global warp, lane mask, line (15 bits) | barrier epoch (9 bits) | array id (6 bits) | kind
+  (2 bits), and the low 32 bits of %globaltimer when it logged (the host restores the high bits
+  from the warp's start: exact while a warp runs under 2 s). The group's leader reserves its lanes'
+  consecutive slots with one atomic and writes the header at the group's first slot; the header
+  columns are as long as the lane columns, and slots that start no group keep the EMPTY mark.
+  Counters: one of COUNTERS picked by warp, each owning a region of the log, so that no single
+  counter is a hot spot; a full region spills into the next.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from __future__ import annotations
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 
 # The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
-# 1 global warp, 2 epoch (a one-element local array), 3-6 the log's columns (thread, element, value,
-# packed meta), 7 the slot counters, 8 the log's capacity. _gv_begin_threads returns only 0 and 1.
+# 1 global warp, 2 epoch (a one-element local array), 3-4 the lane columns (element, value), 5-8 the
+# group header columns (warp, lane mask, packed meta, time), 9 the slot counters, 10 the log's
+# capacity, 11 the lane. _gv_begin_threads returns only 0 and 1.
 COUNTERS = 64
 COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
 EMPTY = 0xFFFFFFFF  # meta of a slot no event was written to (kind 3 does not exist): all one bits
@@ -37,47 +43,52 @@ def _gv_leader(mask):
     low = mask & (~mask + _gv_uint32(1))
     return _gv_cuda.popc(low - _gv_uint32(1))
 
-def _gv_reserve(t, warp):
-    mask = _gv_cuda.activemask()
-    lane = _gv_cuda.laneid
-    leader = _gv_leader(mask)
-    n = _gv_cuda.popc(mask)
-    first = _gv_int64(-1)
-    if lane == leader:
-        region = t[8] // COUNTERS
-        k = warp % COUNTERS
-        for _ in range(COUNTERS):
-            base = _gv_cuda.atomic.add(t[7], k * STRIDE, _gv_int64(n))
-            if base + n <= region:
-                first = k * region + base
-                break
-            k = (k + 1) % COUNTERS
-    first = _gv_cuda.shfl_sync(mask, first, leader)
-    if first < 0:
-        return first
-    below = mask & ((_gv_uint32(1) << lane) - _gv_uint32(1))
-    return first + _gv_int64(_gv_cuda.popc(below))
-
-def _gv_reserve_simulated(t, warp):
-    region = t[8] // COUNTERS
-    k = warp % COUNTERS
+def _gv_claim(t, n):
+    region = t[10] // COUNTERS
+    k = t[1] % COUNTERS
     for _ in range(COUNTERS):
-        base = _gv_cuda.atomic.add(t[7], k * STRIDE, 1)
-        if base + 1 <= region:
+        base = _gv_cuda.atomic.add(t[9], k * STRIDE, _gv_int64(n))
+        if base + n <= region:
             return k * region + base
         k = (k + 1) % COUNTERS
+    t[9][COUNTERS * STRIDE] = 1
     return _gv_int64(-1)
 
+def _gv_header(t, first, mask, meta):
+    t[5][first] = _gv_uint32(t[1])
+    t[6][first] = mask
+    t[8][first] = _gv_uint32(_gv_globaltimer() & 0xFFFFFFFF)
+    t[7][first] = meta
+
 def _gv_record(t, aid, flat, kind, line, value):
-    slot = _gv_reserve(t, t[1])
-    if slot >= 0:
-        t[3][slot] = _gv_uint32(t[0])
-        t[4][slot] = _gv_uint32(flat)
-        t[5][slot] = _gv_float32(value)
-        epoch = min(t[2][0], 511)
-        t[6][slot] = _gv_uint32((min(line, 32767) << 17) | (epoch << 8) | (aid << 2) | kind)
-    else:
-        t[7][COUNTERS * STRIDE] = 1
+    epoch = min(t[2][0], 511)
+    meta = _gv_uint32((min(line, 32767) << 17) | (epoch << 8) | (aid << 2) | kind)
+    key = _gv_int64(meta)
+    mask = _gv_cuda.activemask()
+    lane = _gv_cuda.laneid
+    same = _gv_cuda.ballot_sync(mask, key == _gv_cuda.shfl_sync(mask, key, _gv_leader(mask)))
+    if same != mask:  # lanes from different sites or epochs: one group for each meta
+        mask = _gv_uint32(_gv_cuda.match_any_sync(mask, key) & 0xFFFFFFFF)
+    leader = _gv_leader(mask)
+    first = _gv_int64(-1)
+    if lane == leader:
+        first = _gv_claim(t, _gv_cuda.popc(mask))
+        if first >= 0:
+            _gv_header(t, first, mask, meta)
+    first = _gv_cuda.shfl_sync(mask, first, leader)
+    if first >= 0:
+        slot = first + _gv_int64(_gv_cuda.popc(mask & ((_gv_uint32(1) << lane) - _gv_uint32(1))))
+        t[3][slot] = _gv_uint32(flat)
+        t[4][slot] = _gv_float32(value)
+
+def _gv_record_simulated(t, aid, flat, kind, line, value):
+    epoch = min(t[2][0], 511)
+    meta = _gv_uint32((min(line, 32767) << 17) | (epoch << 8) | (aid << 2) | kind)
+    first = _gv_claim(t, 1)
+    if first >= 0:
+        t[3][first] = _gv_uint32(flat)
+        t[4][first] = _gv_float32(value)
+        _gv_header(t, first, _gv_uint32(1) << t[11], meta)
 
 def _gv_place():
     bdx = _gv_cuda.blockDim.x
@@ -94,10 +105,12 @@ def _gv_start_block(block, thread, bs, bsm):
         bs[block] = _gv_globaltimer()
         bsm[block] = _gv_smid()
 
-def _gv_begin(bs, bsm, ep, lg, li, lv, lm, cnt, cap):
+def _gv_begin(bs, bsm, ws, ep, li, lv, hw, hm, hk, ht, cnt, cap):
     block, thread, per_block, warp = _gv_place()
     _gv_start_block(block, thread, bs, bsm)
-    return (block * per_block + thread, warp, ep, lg, li, lv, lm, cnt, cap)
+    if thread % 32 == 0:
+        ws[warp] = _gv_globaltimer()
+    return (block * per_block + thread, warp, ep, li, lv, hw, hm, hk, ht, cnt, cap, thread % 32)
 
 def _gv_begin_threads(bs, bsm):
     block, thread, per_block, warp = _gv_place()
@@ -105,7 +118,12 @@ def _gv_begin_threads(bs, bsm):
     return (block * per_block + thread, warp)
 
 def _gv_end(t, wend):
-    wend[t[1]] = _gv_globaltimer()  # every lane: one store a warp; the last group to return wins
+    mask = _gv_cuda.activemask()  # the lanes returning together: their leader reads the timer once
+    if _gv_cuda.laneid == _gv_leader(mask):
+        _gv_cuda.atomic.max(wend, t[1], _gv_uint64(_gv_globaltimer()))
+
+def _gv_end_simulated(t, wend):
+    _gv_cuda.atomic.max(wend, t[1], _gv_uint64(_gv_globaltimer()))
 
 def _gv_epoch(t):
     t[2][0] += 1
@@ -179,6 +197,7 @@ def make_hooks() -> dict:
         "_gv_cuda": cuda,
         "_gv_uint32": numba.uint32,
         "_gv_int64": numba.int64,
+        "_gv_uint64": numba.uint64,
         "_gv_int32": numba.int32,
         "_gv_float32": numba.float32,
         "_gv_smid": intrinsics.smid(),
@@ -187,7 +206,8 @@ def make_hooks() -> dict:
     before = set(namespace)
     exec(compile(hook_source(), "<gpuviz-gpu-hooks>", "exec"), namespace)
     if intrinsics.simulated():  # numba's simulator has no warp intrinsics
-        namespace["_gv_reserve"] = namespace["_gv_reserve_simulated"]
+        namespace["_gv_record"] = namespace["_gv_record_simulated"]
+        namespace["_gv_end"] = namespace["_gv_end_simulated"]
     for name in set(namespace) - before - {"__builtins__"}:
         namespace[name] = numba_jit()(device=True)(namespace[name])
     return namespace

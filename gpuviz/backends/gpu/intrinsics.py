@@ -44,3 +44,10 @@ def globaltimer():
     if simulated():
         return time.perf_counter_ns
     return _register("mov.u64 $0, %globaltimer;", 64)
+
+
+def clock64():
+    """The SM's own cycle counter (comparable only between readings on one SM)."""
+    if simulated():
+        return time.perf_counter_ns
+    return _register("mov.u64 $0, %clock64;", 64)

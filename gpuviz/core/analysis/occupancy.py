@@ -32,7 +32,10 @@ def sm_facts(trace: Trace) -> dict:
 
 
 def shared_bytes_per_block(trace: Trace) -> int:
-    """Static shared memory of one block: the sum of the launch's shared arrays."""
+    """Shared memory of one block: as the compiler reported it (GPU), else the sum of the launch's
+    shared arrays."""
+    if "shared_bytes_per_block" in trace.meta:
+        return int(trace.meta["shared_bytes_per_block"])
     total = 0
     for entry in trace.meta.get("arrays", []):
         if entry.get("space") == "shared":

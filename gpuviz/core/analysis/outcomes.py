@@ -152,3 +152,28 @@ def outcome_summary(runs: np.ndarray, sequential: np.ndarray | None, element: in
     if sequential is not None:
         summary["sequential"] = sequential.reshape(-1)[element].item()
     return summary
+
+
+def plain_vs_recorded(trace: Trace, shown: int = 4) -> list[str]:
+    """One line per array the GPU backend also ran without recording ("<name>.plain"): the recorded
+    run's first values next to the unrecorded kernel's, and how many elements differ. Recording adds
+    memory traffic and atomics, so a race may interleave differently than in the student's own kernel."""
+    lines = []
+    for name in trace.args:
+        plain = trace.outcomes.get(f"{name}.plain")
+        if plain is None:
+            continue
+        recorded = trace.after(name).reshape(-1)
+        flat = plain.reshape(-1)
+        differ = int(np.count_nonzero(~_same(recorded, flat)))
+        first = ", ".join(f"{v:g}" for v in recorded[:shown].tolist())
+        unrecorded = ", ".join(f"{v:g}" for v in flat[:shown].tolist())
+        more = ", ..." if flat.size > shown else ""
+        verdict = f"{differ:,} of {flat.size:,} elements differ" if differ else "the same result"
+        lines.append(f"{name}: recorded [{first}{more}]; without recording [{unrecorded}{more}] ({verdict})")
+    return lines
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    both_nan = (a != a) & (b != b)  # noqa: PLR0124 - NaN is the only value unequal to itself
+    return (a == b) | both_nan

@@ -1,0 +1,53 @@
+"""The user's kernel as numba compiles it, without gpuviz's recording: run once on copies of the
+inputs, so that a racy launch's trace shows what the unrecorded kernel gives next to the recorded one
+(recording adds memory traffic and atomics, which changes how the threads of a race interleave)."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
+from gpuviz.instrument.rewrite import environment, is_device_function
+
+_plain: dict = {}
+
+
+def plain_kernel(py_func, native):
+    """numba's kernel for py_func, its globals made native (`native` as the backend's), device
+    functions compiled by numba as they are."""
+    if py_func not in _plain:
+        _plain[py_func] = numba_jit()(_native_function(py_func, native, {}))
+    return _plain[py_func]
+
+
+def _native_function(py_func, native, done: dict):
+    env = native(environment(py_func))
+    for name, value in list(env.items()):
+        if is_device_function(value) and name in py_func.__code__.co_names:
+            if value.py_func not in done:
+                done[value.py_func] = None  # a recursive device function: numba refuses it anyway
+                done[value.py_func] = numba_jit()(device=True)(_native_function(value.py_func, native, done))
+            env[name] = done[value.py_func]
+    return types.FunctionType(py_func.__code__, env, py_func.__name__, py_func.__defaults__, py_func.__closure__)
+
+
+def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> dict[str, np.ndarray]:
+    """The array arguments after one uninstrumented launch on copies of the inputs."""
+    cuda = import_numba_cuda()
+    copies, names = [], []
+    for name, value in zip(params, args):
+        if isinstance(value, np.ndarray):
+            copies.append(cuda.to_device(value.copy()))
+            names.append(name)
+        elif hasattr(value, "__cuda_array_interface__"):
+            copies.append(cuda.to_device(cuda.as_cuda_array(value).copy_to_host()))
+            names.append(name)
+        else:
+            copies.append(value)
+    kernel = plain_kernel(py_func, native)
+    kernel[config.grid, config.block, 0, config.shared_bytes](*copies)
+    cuda.synchronize()
+    arrays = [c for c in copies if hasattr(c, "copy_to_host")]
+    return {f"{name}.plain": array.copy_to_host() for name, array in zip(names, arrays)}

@@ -1,0 +1,61 @@
+"""The GPU hooks type for the device, checked without a GPU: numba types and lowers the instrumented
+kernel for compute capability 9.0; only the last step (NVVM, from a CUDA toolkit) may be missing.
+numba's CUDA simulator (tests/test_gpu.py's logic run) runs other hook code than the device does."""
+
+import os
+import types
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba.cuda")
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    pytest.skip("needs numba-cuda's compiler, not its simulator", allow_module_level=True)
+
+KERNELS = {
+    "atomics and barriers": ("def k(a, b, c):\n    i = cuda.grid(1)\n    if i < c.size:\n        c[i] = a[i] + b[i]\n"
+                             "        cuda.atomic.add(c, 0, 1.0)\n        cuda.syncthreads()\n", 1),
+    "shared and 2-D": ("def k(a, b, c):\n    s = cuda.shared.array((4, 8), float32)\n    i, j = cuda.grid(2)\n"
+                       "    s[i % 4, j % 8] = a[i, j]\n    cuda.syncthreads()\n    c[i, j] = s[0, 0] + b[i, j]\n", 2),
+    "device function, 3-D": ("@cuda.jit(device=True)\ndef put(x, i, j, k, v):\n    x[i, j, k] = v\n"
+                                  "def k(a, b, c):\n    i, j, l = cuda.grid(3)\n    put(c, i, j, l, a[i, j, l])\n"
+                                  "    cuda.atomic.max(b, (0, 0, 0), c[i, j, l])\n", 3),
+}  # fmt: skip
+
+
+class _Device:
+    compute_capability = (9, 0)
+
+
+def _not_a_compile_error(exc: Exception) -> bool:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return not names & {"TypingError", "LoweringError", "NumbaError", "UnsupportedError"}
+
+
+@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("level", ["threads", "accesses"])
+def test_instrumented_kernels_type_for_the_device(name, level, monkeypatch, tmp_path):
+    monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path))
+    import numba
+    import numba.cuda.dispatcher as dispatcher
+    from numba import cuda
+
+    from gpuviz.backends.gpu import backend
+    from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS
+
+    monkeypatch.setattr(dispatcher, "get_current_device", lambda: _Device())  # the cc device functions compile for
+    body, dims = KERNELS[name]
+    path = tmp_path / "kernel.py"
+    path.write_text("from numba import cuda, float32\n" + body)
+    module = types.ModuleType("kernel")
+    exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
+    compiled = backend._compile(module.k, level, {"a": dims, "b": dims, "c": dims})
+    arrays = [np.zeros((4,) * dims, np.float32)] * 3
+    buffers = [np.zeros(1, np.uint64), np.zeros(1, np.uint32), np.zeros(1, np.uint64), np.zeros(1, np.uint64),
+               *[np.zeros(1, dtype) for dtype in backend.LOG_COLUMNS],
+               np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64), 64]  # fmt: skip
+    signature = tuple(numba.typeof(value) for value in [*arrays, *buffers])
+    try:
+        cuda.compile_ptx(compiled.kernel.py_func, signature, cc=(9, 0))
+    except Exception as exc:  # no CUDA toolkit here: typing and lowering passed if the failure is elsewhere
+        assert _not_a_compile_error(exc), str(exc)[-2000:]
