@@ -3,10 +3,9 @@ Views never call each other: they share the app state."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -19,10 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app import picture_actions
+from gpuviz.app import picture_actions, screen_fit
 from gpuviz.app.device_facts import facts_for
 from gpuviz.app.run_controller import RunController
+from gpuviz.app.settings import settings
 from gpuviz.app.state import AppState
+from gpuviz.app.view_controls import ViewControls
 from gpuviz.app.views.catalog_panel import CatalogPanel
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.app.views.launch_editor import LaunchEditor
@@ -31,15 +32,6 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.records import device_summary
 from gpuviz.core.version import __version__
 
-STYLE = """
-QWidget { font-size: 13px; }
-QMainWindow, QDockWidget, QWidget { background: #1b1c24; color: #e6e6ee; }
-QLabel#gridCaption { font-size: 16px; font-weight: bold; padding: 6px; }
-QLabel#status { font-size: 14px; padding: 4px; }
-QPushButton { background: #2c2e3b; border: 1px solid #444; padding: 4px 10px; }
-QPushButton#run { background: #2e7d32; font-weight: bold; font-size: 15px; }
-QListWidget, QComboBox, QSpinBox { background: #242530; border: 1px solid #3a3b48; }
-"""
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -47,27 +39,23 @@ AREAS = {
 }
 
 
-def settings() -> QSettings:
-    path = os.environ.get("GPUVIZ_SETTINGS")
-    return QSettings(path, QSettings.Format.IniFormat) if path else QSettings("gpuviz", "gpuviz")
-
-
 class MainWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle(f"gpuviz {__version__}")
-        self.setStyleSheet(STYLE)
         self.state = AppState()
         self.runner = RunController(self.state, self)
         self.runs = self.runner.runs
         self.script_path: Path | None = None
         self._launch_edited = False
+        self.look = ViewControls(self)
         self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
         self._build_controls()
         self._assemble()
         self._build_actions()
         self._connect()
         self._show_device()
+        self.look.apply()
         self._restore_layout()
 
     # ---- building ------------------------------------------------------------------------------
@@ -83,6 +71,7 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(False)
         self.status = QLabel("Pick a kernel from the catalog, or open your own script.")
         self.status.setObjectName("status")
+        screen_fit.elastic(self.status)
         self.statusBar().addWidget(self.status, 1)
 
     def _assemble(self) -> None:
@@ -109,7 +98,7 @@ class MainWindow(QMainWindow):
         for title, widget in panels:
             dock = QDockWidget(title, self)
             dock.setObjectName(title)
-            dock.setWidget(widget)
+            dock.setWidget(screen_fit.scrolled(widget))
             self.addDockWidget(AREAS[area], dock)
             docks.append(dock)
         for dock in docks[2:]:
@@ -126,6 +115,11 @@ class MainWindow(QMainWindow):
             ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
             ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self)),
             ("Full screen", "F11", self.toggle_full_screen),
+            ("Bigger text", "Ctrl+=", lambda: self.look.zoom(1)),
+            ("Smaller text", "Ctrl+-", lambda: self.look.zoom(-1)),
+            ("Normal text size", "Ctrl+0", lambda: self.look.zoom(0)),
+            ("Light / dark theme", "Ctrl+Shift+T", self.look.toggle_theme),
+            ("Presentation mode", "F5", self.look.toggle_presentation),
             ("Play / pause", "Space", animation.toggle),
             ("Step back", "Left", lambda: animation.step(-1)),
             ("Step forward", "Right", lambda: animation.step(1)),
@@ -247,9 +241,10 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1500, 900)
+            self.resize(screen_fit.first_size())
         if layout is not None:
             self.restoreState(layout)
+        screen_fit.fit(self)
 
     def closeEvent(self, event) -> None:  # noqa: N802
         self.views["animation"].pause()

@@ -1,0 +1,94 @@
+"""The app in a classroom: it fits a 1280x720 projector through a lesson, and one font scale
+reaches every view's text (labels, plot axes, plot text items, cell labels)."""
+
+import pytest
+
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFontMetricsF
+
+from gpuviz.app import appearance, screen_fit
+from tests.test_app import pick, run_and_wait, window  # noqa: F401  (the fixture)
+
+PROJECTOR = QSize(1280, 720)
+
+
+def within(size: QSize, bound: QSize) -> bool:
+    return size.width() <= bound.width() and size.height() <= bound.height()
+
+
+def test_window_fits_a_projector_through_a_lesson(qtbot, window):  # noqa: F811
+    window.resize(1500, 900)
+    screen_fit.fit(window, PROJECTOR)
+    steps = {"start": lambda: None, "picked": lambda: pick(window, "02"), "ran": lambda: run_and_wait(qtbot, window),
+             "answered": lambda: qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton),
+             "selected": lambda: window.state.select(last_thread(window.state.trace))}  # fmt: skip
+    for step, act in steps.items():
+        act()
+        qtbot.wait(50)
+        assert within(window.size(), PROJECTOR), f"{step}: window {window.size().toTuple()}"
+        # Nothing inside asks for more than the projector: the window is not squeezed, it fits.
+        assert within(window.minimumSizeHint(), PROJECTOR), f"{step}: needs {window.minimumSizeHint().toTuple()}"
+    assert "Thread" in window.views["record"].title.text()
+
+
+def last_thread(trace) -> int:
+    return int(np.prod(trace.grid)) * int(np.prod(trace.block)) - 1
+
+
+def rendered_height(item: pg.TextItem) -> float:
+    """The height a text item draws, less the fixed margin around its text."""
+    return item.textItem.boundingRect().height() - 2 * item.textItem.document().documentMargin()
+
+
+def text_heights(win) -> dict[str, float]:
+    """Rendered text heights in a label, the editor, a plot axis, a plot text item and a cell label."""
+    win.status.ensurePolished()
+    axis = win.views["timeline"].plot.getPlotItem().getAxis("bottom")
+    texts = [item for item in win.views["memory"].findChild(pg.GraphicsView).scene().items()
+             if isinstance(item, pg.TextItem)]  # fmt: skip
+    cells = [item for item in win.views["data"].values.items if item.isVisible()]
+    return {
+        "label": win.status.fontInfo().pixelSize(),
+        "editor": win.editor.fontInfo().pixelSize(),
+        "axis": QFontMetricsF(axis.style["tickFont"]).height() if axis.style["tickFont"] else 0,
+        "text item": rendered_height(texts[0]),
+        "cell label": rendered_height(cells[0]),
+    }
+
+
+def test_font_scale_reaches_every_view(qtbot, window):  # noqa: F811
+    pick(window, "07")
+    assert run_and_wait(qtbot, window) is True
+    window.tabs.setCurrentWidget(window.views["data"])
+    window.views["data"].view.setRange(xRange=(0, 3), yRange=(0, 3), padding=0)  # cells big enough for values
+    qtbot.wait(100)
+    window.look.zoom(0)
+    before = text_heights(window)
+    for _ in range(4):
+        window.look.zoom(1)
+    qtbot.wait(100)
+    after = text_heights(window)
+    for what, height in before.items():
+        assert height > 0 and after[what] >= 1.5 * height, f"{what}: {height} -> {after[what]}"
+    window.look.zoom(0)
+    assert text_heights(window)["label"] == before["label"]
+    assert appearance.scale() == 1.0
+
+
+def test_presentation_mode_and_theme(qtbot, window):  # noqa: F811
+    docks_before = {dock for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()}
+    window.look.toggle_presentation()
+    shown = {dock.objectName() for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()}
+    assert shown == {"Lesson", "Launch", "Animation"}
+    assert appearance.scale() == pytest.approx(appearance.PRESENTATION_SCALE * window.look.font_scale, abs=0.01)
+    window.look.toggle_presentation()
+    assert {dock for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()} == docks_before
+    window.look.set_theme("light")
+    assert "#f3f3f6" in window.styleSheet()
+    window.look.set_theme("dark")
+    assert "#1b1c24" in window.styleSheet()
