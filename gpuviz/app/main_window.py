@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app import picture_actions, screen_fit
+from gpuviz.app import file_menu, picture_actions, screen_fit
 from gpuviz.app.device_facts import facts_for
+from gpuviz.app.document import ScriptDocument
 from gpuviz.app.run_controller import RunController
 from gpuviz.app.settings import settings
 from gpuviz.app.state import AppState
@@ -46,7 +47,6 @@ class MainWindow(QMainWindow):
         self.state = AppState()
         self.runner = RunController(self.state, self)
         self.runs = self.runner.runs
-        self.script_path: Path | None = None
         self._launch_edited = False
         self.look = ViewControls(self)
         self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
@@ -57,12 +57,14 @@ class MainWindow(QMainWindow):
         self._show_device()
         self.look.apply()
         self._restore_layout()
+        self.document.restore_autosave()
 
     # ---- building ------------------------------------------------------------------------------
     def _build_controls(self) -> None:
         from gpuviz.backends import unavailable_reason
 
         self.editor = SourceEditor()
+        self.document = ScriptDocument(self.editor, self)
         self.catalog = CatalogPanel()
         self.launch = LaunchEditor(unavailable_reason("gpu"))
         self.run_button = QPushButton("Run")
@@ -110,7 +112,6 @@ class MainWindow(QMainWindow):
         animation = self.views["animation"]
         actions = [
             ("Run", "Ctrl+R", self.run),
-            ("Open...", "Ctrl+O", self.open_dialog),
             ("Export view...", "Ctrl+E", self.export_dialog),
             ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
             ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self)),
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
             ("Step back", "Left", lambda: animation.step(-1)),
             ("Step forward", "Right", lambda: animation.step(1)),
         ]
+        file_menu.build(self)
         menu = self.menuBar().addMenu("&gpuviz")
         for text, keys, slot in actions:
             action = QAction(text, self)
@@ -134,6 +136,8 @@ class MainWindow(QMainWindow):
             menu.addAction(action)
 
     def _connect(self) -> None:
+        self.document.title_changed.connect(self._show_title)
+        self.document.status.connect(self.set_status)
         self.catalog.entry_picked.connect(self._on_entry_picked)
         self.catalog.open_requested.connect(self.open_dialog)
         self.run_button.clicked.connect(self.run)
@@ -155,17 +159,27 @@ class MainWindow(QMainWindow):
         if path.suffix == ".npz":
             self.runner.open_trace(str(path))
             return
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.set_status(f"error: cannot read {path.name}: {exc}", error=True)
-            return
-        self.editor.setPlainText(text)
-        self.script_path = path
+        if self.document.may_replace():
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
+        self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
+        if self.document.load(path):
+            self._new_script()
+
+    def new_script(self) -> None:
+        if self.document.may_replace():
+            self.document.new()
+            self._new_script()
+
+    def _new_script(self) -> None:
         self.runner.forget()
         self._launch_edited = False
         self.editor.mark_line(0)
-        self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
+
+    @property
+    def script_path(self) -> Path | None:
+        return self.document.path
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open script or trace", "", "Scripts and traces (*.py *.npz)")
@@ -176,7 +190,10 @@ class MainWindow(QMainWindow):
         picture_actions.export_picture(self)
 
     def _on_entry_picked(self, entry) -> None:
-        self.open_path(entry.path)
+        if not self.document.may_replace():
+            self.catalog.show_entry(self.state.entry)  # stay on the script with the unsaved changes
+            return
+        self._load(entry.path)
         self.state.set_entry(entry)
         self._show_device()
 
@@ -232,6 +249,9 @@ class MainWindow(QMainWindow):
         self.status.setText(text)
         self.status.setStyleSheet("color: #ff6b6b;" if error else "")
 
+    def _show_title(self, title: str) -> None:
+        self.setWindowTitle(f"{title} - gpuviz {__version__}")
+
     def toggle_full_screen(self) -> None:
         self.showNormal() if self.isFullScreen() else self.showFullScreen()
 
@@ -247,6 +267,10 @@ class MainWindow(QMainWindow):
         screen_fit.fit(self)
 
     def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.document.may_replace():
+            event.ignore()
+            return
+        self.document.discard_autosave()
         self.views["animation"].pause()
         self.runner.close()
         store = settings()
