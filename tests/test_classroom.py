@@ -1,5 +1,6 @@
-"""The app in a classroom: it fits a 1280x720 projector through a lesson, and one font scale
-reaches every view's text (labels, plot axes, plot text items, cell labels)."""
+"""The app in a classroom: it fits a 1280x720 projector through a lesson, one font scale reaches
+every view's text (labels, plot axes, plot text items, cell labels), and a script runs with its own
+launch unless the launch is explicitly overridden."""
 
 import pytest
 
@@ -92,3 +93,23 @@ def test_presentation_mode_and_theme(qtbot, window):  # noqa: F811
     assert "#f3f3f6" in window.styleSheet()
     window.look.set_theme("dark")
     assert "#1b1c24" in window.styleSheet()
+
+
+def test_script_launch_is_kept_unless_overridden(qtbot, window):  # noqa: F811
+    pick(window, "14")  # the Mandelbrot lesson launches [(4, 3), (16, 16)]
+    launch = window.launch
+    assert [box.value() for box in launch.grid + launch.block] == [4, 3, 1, 16, 16, 1]
+    assert not launch.overridden() and launch.launch_picker.currentText().startswith("mandelbrot[(4, 3), (16, 16)]")
+    launch.block[0].setValue(8)  # touched, not overridden: the script's launch runs
+    assert "Override" in launch.hint.text()
+    assert run_and_wait(qtbot, window) is True
+    assert window.state.trace.grid == (4, 3, 1) and window.state.trace.block == (16, 16, 1)
+    assert "overridden" not in window.status.text() and "overridden" not in window.state.output
+    launch.override.setChecked(True)
+    launch.grid[0].setValue(8)
+    launch.grid[1].setValue(6)
+    launch.block[0].setValue(8)
+    launch.block[1].setValue(8)
+    assert run_and_wait(qtbot, window) is True
+    assert window.state.trace.grid == (8, 6, 1) and window.state.trace.block == (8, 8, 1)
+    assert "overridden" in window.status.text() and "launch 1 overridden" in window.state.output

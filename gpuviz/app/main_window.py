@@ -32,6 +32,7 @@ from gpuviz.app.views.table import VIEWS, view_class
 from gpuviz.core.options import RunOptions
 from gpuviz.core.records import device_summary
 from gpuviz.core.version import __version__
+from gpuviz.program.dry_launches import dry_launches
 
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
@@ -47,7 +48,6 @@ class MainWindow(QMainWindow):
         self.state = AppState()
         self.runner = RunController(self.state, self)
         self.runs = self.runner.runs
-        self._launch_edited = False
         self.look = ViewControls(self)
         self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
         self._build_controls()
@@ -174,7 +174,8 @@ class MainWindow(QMainWindow):
 
     def _new_script(self) -> None:
         self.runner.forget()
-        self._launch_edited = False
+        entry_launch = self.state.entry.launch if self.state.entry is not None else None
+        self.launch.show_script_launches(dry_launches(self.editor.toPlainText()), entry_launch or 0)
         self.editor.mark_line(0)
 
     @property
@@ -193,8 +194,8 @@ class MainWindow(QMainWindow):
         if not self.document.may_replace():
             self.catalog.show_entry(self.state.entry)  # stay on the script with the unsaved changes
             return
-        self._load(entry.path)
         self.state.set_entry(entry)
+        self._load(entry.path)
         self._show_device()
 
     # ---- running -------------------------------------------------------------------------------
@@ -205,14 +206,16 @@ class MainWindow(QMainWindow):
             self.set_status("error: nothing to run; pick a kernel or open a script", error=True)
             return
         config = self.launch.config()
-        if config is None:
+        if config is None and self.launch.overridden():
             self.set_status(f"error: {self.launch.message.text()}", error=True)
             return
-        overrides = ()
-        if self._launch_edited:  # the launch picked (the first one before any run) gets the edited launch
-            overrides = ((max(0, self.launch.launch_picker.currentIndex()), config.grid, config.block),)
+        overrides, note = (), ""
+        if self.launch.overridden():  # only when asked: the launch picked gets the fields' launch
+            index = max(0, self.launch.launch_picker.currentIndex())
+            overrides = ((index, config.grid, config.block),)
+            note = f"launch {index + 1} overridden: grid {config.grid}, block {config.block}"
         name = self.script_path.name if self.script_path else "script.py"
-        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides)
+        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides, note)
 
     def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
@@ -231,13 +234,13 @@ class MainWindow(QMainWindow):
         picker.blockSignals(False)
 
     def _on_launch_changed(self, config) -> None:
-        self._launch_edited = True
-        self.run_button.setEnabled(config is not None and not self.runner.running)
+        usable = config is not None or not self.launch.overridden()  # the fields count only when overriding
+        self.run_button.setEnabled(usable and not self.runner.running)
 
     def _on_trace_changed(self, trace) -> None:
         if trace is not None:
-            self.launch.set_launch(trace.grid, trace.block)
-            self._launch_edited = False
+            if not self.launch.overridden():
+                self.launch.set_launch(trace.grid, trace.block)
             self.launch.set_device(device_summary(trace.device_facts, ran=True))
 
     def _show_device(self) -> None:

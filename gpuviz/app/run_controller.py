@@ -31,6 +31,7 @@ class RunController(QObject):
         self._work = tempfile.TemporaryDirectory(prefix="gpuviz-")
         self._count = 0
         self._opening = ""  # the file being opened, for the status once it is shown
+        self.note = ""  # said with the result: the launch was overridden
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
         self.runs.trace_ready.connect(self._on_trace_ready)
         self.runs.output.connect(lambda text: state.set_output(state.output + text))
@@ -44,15 +45,17 @@ class RunController(QObject):
     def running(self) -> bool:
         return self.runs.running
 
-    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = ()) -> None:
-        """Save the text as a script in this session's folder and run it in a worker process."""
+    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = (), note: str = "") -> None:
+        """Save the text as a script in this session's folder and run it in a worker process; `note`
+        (an overridden launch) is said in the output and with the result."""
         self._count += 1
         folder = Path(self._work.name) / f"run{self._count}"
         folder.mkdir()
         script = folder / name
         script.write_text(text, encoding="utf-8")
         self.paths = []
-        self.state.set_output("")
+        self.note = note
+        self.state.set_output(f"[{note}]\n" if note else "")
         self.error_line.emit(0)
         self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides)))
         self.running_changed.emit(True)
@@ -101,7 +104,8 @@ class RunController(QObject):
         if entry is not None and entry.launch is not None and entry.launch < len(self.paths):
             self.pick_launch(entry.launch)  # the launch the lesson's text explains
         if ok:
-            self.status.emit(f"finished: {len(self.paths)} launch(es) traced", False)
+            note = f" ({self.note})" if self.note else ""
+            self.status.emit(f"finished: {len(self.paths)} launch(es) traced{note}", False)
 
     def _on_loaded(self, paths: list[str], traces: list) -> None:
         self.state.set_busy("")
