@@ -113,3 +113,18 @@ def test_script_launch_is_kept_unless_overridden(qtbot, window):  # noqa: F811
     assert run_and_wait(qtbot, window) is True
     assert window.state.trace.grid == (8, 6, 1) and window.state.trace.block == (8, 8, 1)
     assert "overridden" in window.status.text() and "launch 1 overridden" in window.state.output
+
+
+def test_running_shows_busy_progress_and_time(qtbot, window):  # noqa: F811
+    pick(window, "vector add")
+    seen = []
+    window.runs.progress.connect(lambda progress: seen.append(
+        (progress.done, progress.total, window.run_button.text(), window.stop_button.property("busy"),
+         window.feedback.bar.isVisibleTo(window), window.feedback.bar.value())))  # fmt: skip
+    assert run_and_wait(qtbot, window) is True
+    assert seen, "no progress reached the window"
+    done, total, text, busy, bar_shown, value = seen[-1]
+    assert done == total == 40 and value == 40 and bar_shown
+    assert text.startswith("Running...") and busy is True
+    assert window.run_button.text() == "Run" and not window.stop_button.property("busy")
+    assert not window.feedback.bar.isVisibleTo(window) and window.feedback.clock.text().startswith("last run")

@@ -22,6 +22,7 @@ from gpuviz.app import file_menu, picture_actions, screen_fit
 from gpuviz.app.device_facts import facts_for
 from gpuviz.app.document import ScriptDocument
 from gpuviz.app.run_controller import RunController
+from gpuviz.app.run_feedback import RunFeedback
 from gpuviz.app.settings import settings
 from gpuviz.app.state import AppState
 from gpuviz.app.view_controls import ViewControls
@@ -70,18 +71,21 @@ class MainWindow(QMainWindow):
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("run")
         self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stop")
         self.stop_button.setEnabled(False)
+        self.feedback = RunFeedback(self.run_button, self.stop_button, self)
         self.status = QLabel("Pick a kernel from the catalog, or open your own script.")
         self.status.setObjectName("status")
         screen_fit.elastic(self.status)
         self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addPermanentWidget(self.feedback.clock)
 
     def _assemble(self) -> None:
         """Tabs in the centre, docks around it; the views' places come from the table."""
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
-        launch_panel = [self.launch, self.run_button, self.stop_button]
+        launch_panel = [self.launch, self.run_button, self.stop_button, self.feedback.bar]
         for spec in VIEWS:
             widget = self.views[spec.name]
             if spec.area == "tab":
@@ -145,6 +149,7 @@ class MainWindow(QMainWindow):
         self.runner.status.connect(self.set_status)
         self.runner.error_line.connect(self.editor.mark_line)
         self.runner.running_changed.connect(self._on_running_changed)
+        self.runs.progress.connect(self.feedback.on_progress)
         self.runner.launches_listed.connect(self._on_launches_listed)
         self.launch.launch_changed.connect(self._on_launch_changed)
         self.launch.launch_picker.activated.connect(self.runner.pick_launch)
@@ -224,6 +229,7 @@ class MainWindow(QMainWindow):
     def _on_running_changed(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
+        self.feedback.set_running(running)
 
     def _on_launches_listed(self, names: list[str], shown: int) -> None:
         picker = self.launch.launch_picker
