@@ -7,12 +7,15 @@ import pytest
 pytest.importorskip("PySide6", reason="the app's tests need PySide6")
 pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 
+from pathlib import Path
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetricsF
 
-from gpuviz.app import appearance, screen_fit
+from gpuviz.app import appearance, document, screen_fit
+from gpuviz.backends.sim.device import PRESETS
 from tests.test_app import pick, run_and_wait, window  # noqa: F401  (the fixture)
 
 PROJECTOR = QSize(1280, 720)
@@ -128,3 +131,43 @@ def test_running_shows_busy_progress_and_time(qtbot, window):  # noqa: F811
     assert text.startswith("Running...") and busy is True
     assert window.run_button.text() == "Run" and not window.stop_button.property("busy")
     assert not window.feedback.bar.isVisibleTo(window) and window.feedback.clock.text().startswith("last run")
+
+
+CONTROLS = (pg.QtWidgets.QAbstractButton, pg.QtWidgets.QComboBox, pg.QtWidgets.QAbstractSpinBox,
+            pg.QtWidgets.QAbstractSlider, pg.QtWidgets.QListWidget)  # fmt: skip
+
+
+def test_every_control_has_a_tooltip_and_f1_lists_the_keys(qtbot, window):  # noqa: F811
+    controls = [w for w in window.findChildren(pg.QtWidgets.QWidget) if isinstance(w, CONTROLS)  # Qt's own parts aside
+                and not isinstance(w, pg.QtWidgets.QScrollBar) and not w.objectName().startswith(("qt_", "Scroll"))]
+    bare = sorted({f"{type(w).__name__} {w.objectName() or getattr(w, 'text', lambda: '')()}" for w in controls
+                   if not w.toolTip()})  # fmt: skip
+    assert not bare, f"controls without a tooltip: {bare}"
+    assert "Welcome" in window.status.text() and "lesson 1" in window.editor.placeholderText()
+    window.help.toggle()
+    assert window.help.isVisible()
+    for keys in ("Ctrl+R", "F5", "F1", "Ctrl+S", "Ctrl+="):
+        assert keys in window.help.text.text()
+    qtbot.keyClick(window.help, Qt.Key.Key_Escape)
+    assert not window.help.isVisible()
+
+
+def test_preferences_reach_the_run(qtbot, window, monkeypatch):  # noqa: F811
+    from gpuviz.app.preferences import Preferences
+
+    chosen = Preferences(theme="light", font_scale=1.3, backend="sim", device=next(iter(PRESETS)),
+                         keep_traces=True, run_timeout=30, memory_budget_mib=512)  # fmt: skip
+    chosen.save()
+    assert Preferences.load() == chosen
+    window.apply_preferences(chosen)
+    assert appearance.scale() == pytest.approx(1.3) and "#f3f3f6" in window.styleSheet()
+    assert window.launch.backend_name() == "sim"
+    requests = []
+    monkeypatch.setattr(window.runs, "start", requests.append)
+    pick(window, "01")
+    window.run()
+    request = requests[0]
+    assert request.timeout == 30 and request.options.memory_budget == 512 << 20
+    assert request.options.device == chosen.device and request.options.backend == "sim"
+    assert Path(request.out_dir).is_relative_to(document.data_dir("traces"))
+    window.runner.running_changed.emit(False)

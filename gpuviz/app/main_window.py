@@ -21,10 +21,13 @@ from PySide6.QtWidgets import (
 from gpuviz.app import file_menu, picture_actions, screen_fit
 from gpuviz.app.device_facts import facts_for
 from gpuviz.app.document import ScriptDocument
+from gpuviz.app.help_overlay import HelpOverlay
+from gpuviz.app.preferences import Preferences, PreferencesDialog
 from gpuviz.app.run_controller import RunController
 from gpuviz.app.run_feedback import RunFeedback
 from gpuviz.app.settings import settings
 from gpuviz.app.state import AppState
+from gpuviz.app.tooltips import add_tooltips
 from gpuviz.app.view_controls import ViewControls
 from gpuviz.app.views.catalog_panel import CatalogPanel
 from gpuviz.app.views.editor import SourceEditor
@@ -50,14 +53,17 @@ class MainWindow(QMainWindow):
         self.runner = RunController(self.state, self)
         self.runs = self.runner.runs
         self.look = ViewControls(self)
+        self.preferences = Preferences.load()
         self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
         self._build_controls()
         self._assemble()
         self._build_actions()
         self._connect()
         self._show_device()
-        self.look.apply()
         self._restore_layout()
+        self.help = HelpOverlay(self)
+        add_tooltips(self)
+        self.apply_preferences(self.preferences)
         self.document.restore_autosave()
 
     # ---- building ------------------------------------------------------------------------------
@@ -68,13 +74,16 @@ class MainWindow(QMainWindow):
         self.document = ScriptDocument(self.editor, self)
         self.catalog = CatalogPanel()
         self.launch = LaunchEditor(unavailable_reason("gpu"))
+        self.editor.setPlaceholderText("Pick lesson 1 in the Catalog (or open your own script), then press Run.")
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("run")
+        self.run_button.setToolTip("Run the script and trace its launches (Ctrl+R)")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setObjectName("stop")
+        self.stop_button.setToolTip("Stop the running script at once")
         self.stop_button.setEnabled(False)
         self.feedback = RunFeedback(self.run_button, self.stop_button, self)
-        self.status = QLabel("Pick a kernel from the catalog, or open your own script.")
+        self.status = QLabel("Welcome! Pick lesson 1 in the Catalog, then press Run (Ctrl+R). F1 lists the keys.")
         self.status.setObjectName("status")
         screen_fit.elastic(self.status)
         self.statusBar().addWidget(self.status, 1)
@@ -125,6 +134,8 @@ class MainWindow(QMainWindow):
             ("Normal text size", "Ctrl+0", lambda: self.look.zoom(0)),
             ("Light / dark theme", "Ctrl+Shift+T", self.look.toggle_theme),
             ("Presentation mode", "F5", self.look.toggle_presentation),
+            ("Preferences...", "Ctrl+,", self.edit_preferences),
+            ("Keys and help", "F1", lambda: self.help.toggle()),
             ("Play / pause", "Space", animation.toggle),
             ("Step back", "Left", lambda: animation.step(-1)),
             ("Step forward", "Right", lambda: animation.step(1)),
@@ -220,11 +231,28 @@ class MainWindow(QMainWindow):
             overrides = ((index, config.grid, config.block),)
             note = f"launch {index + 1} overridden: grid {config.grid}, block {config.block}"
         name = self.script_path.name if self.script_path else "script.py"
-        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides, note)
+        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides, note,
+                        self.preferences.timeout())  # fmt: skip
 
     def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
-        return entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
+        options = entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
+        return self.preferences.run_options(options)
+
+    # ---- preferences -----------------------------------------------------------------------------
+    def edit_preferences(self) -> None:
+        dialog = PreferencesDialog(Preferences.load(), self)
+        if dialog.exec():
+            chosen = dialog.chosen()
+            chosen.save()
+            self.apply_preferences(chosen)
+
+    def apply_preferences(self, preferences: Preferences) -> None:
+        self.preferences = preferences
+        self.look.theme, self.look.font_scale = preferences.theme, preferences.font_scale
+        self.look.apply()
+        self.launch.backend.setCurrentIndex(max(0, self.launch.backend.findData(preferences.backend)))
+        self.runner.keep_traces = preferences.keep_traces
 
     def _on_running_changed(self, running: bool) -> None:
         self.run_button.setEnabled(not running)

@@ -4,11 +4,13 @@ the trace loader and the app state. Qt signals tell the window what to say; the 
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from gpuviz.app.run_service import RunService
+from gpuviz.app.settings import data_dir
 from gpuviz.app.state import AppState
 from gpuviz.app.trace_loader import TraceLoader
 from gpuviz.core.options import RunOptions
@@ -30,6 +32,7 @@ class RunController(QObject):
         self.shown = 0  # which of them
         self._work = tempfile.TemporaryDirectory(prefix="gpuviz-")
         self._count = 0
+        self.keep_traces = False  # runs go to the user's data folder, kept after closing
         self._opening = ""  # the file being opened, for the status once it is shown
         self.note = ""  # said with the result: the launch was overridden
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
@@ -45,19 +48,23 @@ class RunController(QObject):
     def running(self) -> bool:
         return self.runs.running
 
-    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = (), note: str = "") -> None:
+    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = (), note: str = "",
+            timeout: float | None = None) -> None:  # fmt: skip
         """Save the text as a script in this session's folder and run it in a worker process; `note`
         (an overridden launch) is said in the output and with the result."""
         self._count += 1
-        folder = Path(self._work.name) / f"run{self._count}"
-        folder.mkdir()
+        if self.keep_traces:
+            folder = data_dir("traces") / f"{time.strftime('%Y%m%d-%H%M%S')}-run{self._count}"
+        else:
+            folder = Path(self._work.name) / f"run{self._count}"
+        folder.mkdir(parents=True, exist_ok=True)
         script = folder / name
         script.write_text(text, encoding="utf-8")
         self.paths = []
         self.note = note
         self.state.set_output(f"[{note}]\n" if note else "")
         self.error_line.emit(0)
-        self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides)))
+        self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides), timeout=timeout))
         self.running_changed.emit(True)
 
     def stop(self) -> None:
