@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
 
@@ -35,6 +36,7 @@ def add_action(window: QMainWindow, menu: QMenu, text: str, keys: str, slot, tip
     action = QAction(text, window)
     if keys:
         action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     action.setToolTip(tip)
     action.setStatusTip(tip)
     action.triggered.connect(lambda *_: slot())

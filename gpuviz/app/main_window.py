@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -122,33 +121,34 @@ class MainWindow(QMainWindow):
             docks[1].raise_()
 
     def _build_actions(self) -> None:
+        """Menus of (text, keys, what it does); a toolbar for what a teacher reaches for."""
         animation = self.views["animation"]
-        actions = [
-            ("Run", "Ctrl+R", self.run),
-            ("Export view...", "Ctrl+E", self.export_dialog),
-            ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
-            ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self)),
-            ("Full screen", "F11", self.toggle_full_screen),
-            ("Bigger text", "Ctrl+=", lambda: self.look.zoom(1)),
-            ("Smaller text", "Ctrl+-", lambda: self.look.zoom(-1)),
-            ("Normal text size", "Ctrl+0", lambda: self.look.zoom(0)),
-            ("Light / dark theme", "Ctrl+Shift+T", self.look.toggle_theme),
-            ("Presentation mode", "F5", self.look.toggle_presentation),
-            ("Preferences...", "Ctrl+,", self.edit_preferences),
-            ("Keys and help", "F1", lambda: self.help.toggle()),
-            ("Play / pause", "Space", animation.toggle),
-            ("Step back", "Left", lambda: animation.step(-1)),
-            ("Step forward", "Right", lambda: animation.step(1)),
-        ]
+        menus = {
+            "&Run": [("Run", "Ctrl+R", self.run), ("Play / pause", "Space", animation.toggle),
+                     ("Step back", "Left", lambda: animation.step(-1)),
+                     ("Step forward", "Right", lambda: animation.step(1))],
+            "&View": [("Presentation mode", "F5", self.look.toggle_presentation),
+                      ("Bigger text", "Ctrl+=", lambda: self.look.zoom(1)),
+                      ("Smaller text", "Ctrl+-", lambda: self.look.zoom(-1)),
+                      ("Normal text size", "Ctrl+0", lambda: self.look.zoom(0)),
+                      ("Light / dark theme", "Ctrl+Shift+T", self.look.toggle_theme),
+                      ("Full screen", "F11", self.toggle_full_screen)],
+            "&Export": [("Export view...", "Ctrl+E", self.export_dialog),
+                        ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
+                        ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self))],
+            "&Help": [("Keys and help", "F1", lambda: self.help.toggle()),
+                      ("Preferences...", "Ctrl+,", self.edit_preferences)],
+        }  # fmt: skip
         file_menu.build(self)
-        menu = self.menuBar().addMenu("&gpuviz")
-        for text, keys, slot in actions:
-            action = QAction(text, self)
-            action.setShortcut(QKeySequence(keys))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
-            menu.addAction(action)
+        made = {}
+        for title, actions in menus.items():
+            menu = self.menuBar().addMenu(title)
+            for text, keys, slot in actions:
+                made[text] = file_menu.add_action(self, menu, text, keys, slot, f"{text} ({keys})")
+        toolbar = self.addToolBar("Classroom")
+        toolbar.setObjectName("classroom toolbar")
+        for text in ("Run", "Presentation mode", "Bigger text", "Smaller text", "Light / dark theme", "Keys and help"):
+            toolbar.addAction(made[text])
 
     def _connect(self) -> None:
         self.document.title_changed.connect(self._show_title)
