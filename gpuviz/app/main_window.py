@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QPushButton,
@@ -93,7 +94,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
-        launch_panel = [self.launch, self.run_button, self.stop_button, self.feedback.bar]
+        launch_panel = [_row(self.run_button, self.stop_button), self.feedback.bar, self.launch]
         for spec in VIEWS:
             widget = self.views[spec.name]
             if spec.area == "tab":
@@ -302,18 +303,35 @@ class MainWindow(QMainWindow):
         if layout is not None:
             self.restoreState(layout)
         screen_fit.fit(self)
+        self._first_start = layout is None
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._first_start:  # laid out only once shown: then the side panels get their share
+            self._first_start = False
+            screen_fit.share_width(self)
 
     def closeEvent(self, event) -> None:  # noqa: N802
         if not self.document.may_replace():
             event.ignore()
             return
         self.document.discard_autosave()
+        self.look.leave_presentation()  # the layout remembered is the everyday one
         self.views["animation"].pause()
         self.runner.close()
         store = settings()
         store.setValue("geometry", self.saveGeometry())
         store.setValue("state", self.saveState())
         super().closeEvent(event)
+
+
+def _row(*widgets: QWidget) -> QWidget:
+    holder = QWidget()
+    layout = QHBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        layout.addWidget(widget)
+    return holder
 
 
 def _column(*widgets: QWidget) -> QWidget:

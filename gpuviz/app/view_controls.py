@@ -3,12 +3,14 @@ mode (F5: a bigger font and only the panels a lesson needs). Choices are remembe
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from gpuviz.app import appearance
 from gpuviz.app.settings import settings, value
 
 THEMES = ("dark", "light")
+PRESENTATION_SIDE = 0.45  # of the window's width, for the lesson and launch panels
 PRESENTATION_DOCKS = ("Lesson", "Launch", "Animation")  # what a lesson needs on a projector
 
 
@@ -19,7 +21,7 @@ class ViewControls:
         self.theme = self.theme if self.theme in THEMES else "dark"
         self.font_scale = appearance.clamp(value("font_scale", 1.0, float))
         self.presenting = False
-        self._hidden: list[QDockWidget] = []
+        self._everyday = None  # the layout before presentation mode (docks, their sizes)
 
     def apply(self) -> None:
         scale = self.font_scale * (appearance.PRESENTATION_SCALE if self.presenting else 1.0)
@@ -39,16 +41,28 @@ class ViewControls:
     def toggle_theme(self) -> None:
         self.set_theme(THEMES[(THEMES.index(self.theme) + 1) % len(THEMES)])
 
+    def leave_presentation(self) -> None:
+        if self.presenting:
+            self.toggle_presentation()
+
     def toggle_presentation(self) -> None:
-        """Bigger text and only the lesson and launch panels; again restores the panels hidden."""
+        """Bigger text and only the panels a lesson needs; again restores the panels as they were."""
         self.presenting = not self.presenting
         if self.presenting:
-            docks = self.window.findChildren(QDockWidget)
-            self._hidden = [d for d in docks if d.isVisible() and d.objectName() not in PRESENTATION_DOCKS]
-            for dock in self._hidden:
-                dock.hide()
-        else:
-            for dock in self._hidden:
-                dock.show()
-            self._hidden = []
+            self._everyday = self.window.saveState()
+            for dock in self.window.findChildren(QDockWidget):
+                if dock.objectName() not in PRESENTATION_DOCKS:
+                    dock.hide()
+            self._widen_side_panels()
+        elif self._everyday is not None:
+            self.window.restoreState(self._everyday)
         self.apply()
+
+    def _widen_side_panels(self) -> None:
+        """The panels left beside the views get the room the hidden ones had (the bigger text needs it)."""
+        side = [d for d in self.window.findChildren(QDockWidget) if not d.isHidden()
+                and self.window.dockWidgetArea(d) in (Qt.DockWidgetArea.LeftDockWidgetArea,
+                                                      Qt.DockWidgetArea.RightDockWidgetArea)]  # fmt: skip
+        if side:
+            width = int(self.window.width() * PRESENTATION_SIDE)
+            self.window.resizeDocks(side, [width] * len(side), Qt.Orientation.Horizontal)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -27,6 +28,9 @@ def _spin(maximum: int, value: int = 1) -> QSpinBox:
     box.setRange(1, maximum)
     box.setValue(value)
     box.setKeyboardTracking(True)
+    # The range (up to 2**31 - 1) asks for ten digits: a narrow panel may shrink the box below that.
+    box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+    box.setMinimumWidth(48)
     return box
 
 
@@ -136,8 +140,8 @@ class LaunchEditor(QWidget):
 
     def _on_values_changed(self, *_) -> None:
         grid, block = tuple(b.value() for b in self.grid), tuple(b.value() for b in self.block)
-        self.hint.setText("" if self.overridden() else "The script runs with its own launch; tick "
-                          "<b>Override</b> to run the picked launch with these values.")  # fmt: skip
+        self.hint.setText("" if self.overridden() else "The script runs its own launch; these values "
+                          "only with <b>Override</b>.")  # fmt: skip
         try:
             config = LaunchConfig.of(grid, block)
         except LaunchError as exc:  # the core's own message, on the spot
