@@ -30,7 +30,9 @@ def test_window_fits_a_projector_through_a_lesson(qtbot, window):  # noqa: F811
     screen_fit.fit(window, PROJECTOR)
     steps = {"start": lambda: None, "picked": lambda: pick(window, "02"), "ran": lambda: run_and_wait(qtbot, window),
              "answered": lambda: qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton),
-             "selected": lambda: window.state.select(last_thread(window.state.trace))}  # fmt: skip
+             "selected": lambda: window.state.select(last_thread(window.state.trace)),
+             "presenting": window.look.toggle_presentation, "bigger text": lambda: window.look.zoom(3),
+             "back": window.look.toggle_presentation}  # fmt: skip
     for step, act in steps.items():
         act()
         qtbot.wait(50)

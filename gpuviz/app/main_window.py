@@ -5,20 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDockWidget,
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QPushButton,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
-from gpuviz.app import file_menu, picture_actions, screen_fit
+from gpuviz.app import docking, file_menu, picture_actions, screen_fit
 from gpuviz.app.device_facts import facts_for
 from gpuviz.app.document import ScriptDocument
 from gpuviz.app.help_overlay import HelpOverlay
@@ -37,12 +33,6 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.records import device_summary
 from gpuviz.core.version import __version__
 from gpuviz.program.dry_launches import dry_launches
-
-AREAS = {
-    "left": Qt.DockWidgetArea.LeftDockWidgetArea,
-    "right": Qt.DockWidgetArea.RightDockWidgetArea,
-    "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
-}
 
 
 class MainWindow(QMainWindow):
@@ -94,7 +84,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
-        launch_panel = [_row(self.run_button, self.stop_button), self.feedback.bar, self.launch]
+        launch_panel = [docking.row(self.run_button, self.stop_button), self.feedback.bar, self.launch]
         for spec in VIEWS:
             widget = self.views[spec.name]
             if spec.area == "tab":
@@ -103,23 +93,9 @@ class MainWindow(QMainWindow):
                 launch_panel.append(widget)
             else:
                 by_area.setdefault(spec.area, []).append((spec.title, widget))
-        by_area["right"] = [("Launch", _column(*launch_panel))] + by_area.get("right", [])
+        by_area["right"] = [("Launch", docking.column(*launch_panel))] + by_area.get("right", [])
         for area, panels in by_area.items():
-            self._dock_area(area, panels)
-
-    def _dock_area(self, area: str, panels: list[tuple[str, QWidget]]) -> None:
-        """The first two panels of the left and right areas stand one above the other; the rest are tabs."""
-        docks = []
-        for title, widget in panels:
-            dock = QDockWidget(title, self)
-            dock.setObjectName(title)
-            dock.setWidget(screen_fit.scrolled(widget))
-            self.addDockWidget(AREAS[area], dock)
-            docks.append(dock)
-        for dock in docks[2:]:
-            self.tabifyDockWidget(docks[1], dock)
-        if len(docks) > 1:
-            docks[1].raise_()
+            docking.dock_area(self, area, panels)
 
     def _build_actions(self) -> None:
         """Menus of (text, keys, what it does); a toolbar for what a teacher reaches for."""
@@ -323,20 +299,3 @@ class MainWindow(QMainWindow):
         store.setValue("geometry", self.saveGeometry())
         store.setValue("state", self.saveState())
         super().closeEvent(event)
-
-
-def _row(*widgets: QWidget) -> QWidget:
-    holder = QWidget()
-    layout = QHBoxLayout(holder)
-    layout.setContentsMargins(0, 0, 0, 0)
-    for widget in widgets:
-        layout.addWidget(widget)
-    return holder
-
-
-def _column(*widgets: QWidget) -> QWidget:
-    holder = QWidget()
-    layout = QVBoxLayout(holder)
-    for widget in widgets:
-        layout.addWidget(widget)
-    return holder
