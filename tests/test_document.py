@@ -90,6 +90,22 @@ def test_autosave_is_restored_after_the_window_died(qtbot, window, monkeypatch):
     assert reborn.editor.toPlainText().endswith("# unsaved work\n")
     assert reborn.document.modified and reborn.script_path.name == "02-the-race.py"
     assert reborn.windowTitle().startswith("02-the-race.py (lesson) * - gpuviz")
+    assert reborn.state.entry.name == "02-the-race" and reborn.launch.grid[0].value() == 64  # its lesson, its launch
     reborn.document.editor.document().setModified(False)
     reborn.close()
     window.document.editor.document().setModified(False)
+
+
+def test_undo_survives_switching_back(qtbot, window, monkeypatch):  # noqa: F811
+    pick(window, "01")
+    original = window.editor.toPlainText()
+    type_text(window, "\n# my note\n")
+    answer(monkeypatch, "save")
+    pick(window, "02")
+    assert window.state.entry.name == "02-the-race"
+    pick(window, "01")  # back to the saved copy: its document, with its undo history
+    assert window.editor.toPlainText().endswith("# my note\n")
+    window.editor.undo()
+    assert window.editor.toPlainText() == original
+    assert window.document.modified and "*" in window.windowTitle()
+    answer(monkeypatch, "discard")

@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QPlainTextEdit, QWidget
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 import gpuviz.catalog
 from gpuviz.app.settings import data_dir, settings
+from gpuviz.app.views.editor import SourceEditor
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import write_text
 
@@ -49,10 +51,11 @@ class ScriptDocument(QObject):
     title_changed = Signal(str)
     status = Signal(str, bool)  # text, is an error
 
-    def __init__(self, editor: QPlainTextEdit, parent: QWidget) -> None:
+    def __init__(self, editor: SourceEditor, parent: QWidget) -> None:
         super().__init__(parent)
         self.editor, self.window = editor, parent
         self.path: Path | None = None
+        self._kept: dict[Path, QTextDocument] = {}  # each script's document: its undo survives switching back
         self._autosave = QTimer(self)
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(AUTOSAVE_MS)
@@ -91,22 +94,30 @@ class ScriptDocument(QObject):
             self.status.emit(f"error: cannot read {path.name}: {exc}", True)
             return False
         self.path = path
-        self._show(text)
+        self._show(text, path)
         if not is_package_data(path):
             remember_recent(path)
         return True
 
     def new(self) -> None:
         self.path = None
-        self._show("")
+        self._show("", None)
 
     def revert(self) -> None:
         if self.path is not None and (not self.modified or self.may_replace()):
             self.load(self.path)
 
-    def _show(self, text: str) -> None:
-        self.editor.setPlainText(text)
-        self.editor.document().setModified(False)
+    def _show(self, text: str, path: Path | None) -> None:
+        """The script's own document again when it still holds this text (its undo history with it),
+        else a new one."""
+        kept = self._kept.get(path) if path is not None else None
+        if kept is not None and not kept.isModified() and kept.toPlainText() == text:
+            self.editor.use_document(kept)
+        else:
+            kept = self.editor.new_document(text)
+            kept.modificationChanged.connect(lambda _: self.title_changed.emit(self.title()))
+            if path is not None:
+                self._kept[path] = kept
         self.title_changed.emit(self.title())
 
     # ---- saving ---------------------------------------------------------------------------------------
@@ -131,6 +142,7 @@ class ScriptDocument(QObject):
             return False
         copied = self.path is not None and is_package_data(self.path)
         self.path = path
+        self._kept[path] = self.editor.document()  # the saved file's document, undo history and all
         self.editor.document().setModified(False)
         self.title_changed.emit(self.title())
         remember_recent(path)
@@ -172,7 +184,7 @@ class ScriptDocument(QObject):
             self.discard_autosave()
             return False
         self.path = origin
-        self.editor.setPlainText((folder / "script.py").read_text(encoding="utf-8"))
+        self._show((folder / "script.py").read_text(encoding="utf-8"), None)
         self.editor.document().setModified(True)
         self.title_changed.emit(self.title())
         self.status.emit(f"restored unsaved changes to {name}: save them with Ctrl+S", False)

@@ -54,7 +54,8 @@ class MainWindow(QMainWindow):
         self.help = HelpOverlay(self)
         add_tooltips(self)
         self.apply_preferences(self.preferences)
-        self.document.restore_autosave()
+        if self.document.restore_autosave():
+            self._show_restored()
 
     # ---- building ------------------------------------------------------------------------------
     def _build_controls(self) -> None:
@@ -170,6 +171,15 @@ class MainWindow(QMainWindow):
         entry_launch = self.state.entry.launch if self.state.entry is not None else None
         self.launch.show_script_launches(dry_launches(self.editor.toPlainText()), entry_launch or 0)
         self.editor.mark_line(0)
+
+    def _show_restored(self) -> None:
+        """An autosave of a lesson comes back with its lesson text and the script's launches."""
+        path = self.script_path.resolve() if self.script_path else None
+        entries = [entry for entry in self.catalog.entries if entry.path.resolve() == path]
+        if entries:
+            self.state.set_entry(entries[0])
+            self.catalog.show_entry(entries[0])
+        self._new_script()
 
     @property
     def script_path(self) -> Path | None:

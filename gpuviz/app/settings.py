@@ -1,5 +1,6 @@
 """Where the app remembers things: QSettings (GPUVIZ_SETTINGS names an ini file, for tests and
-portable installs) and a folder for the user's own files (GPUVIZ_DATA, else the platform's)."""
+portable installs) and a folder for the user's own files (GPUVIZ_DATA; else beside GPUVIZ_SETTINGS's
+file when that is set, so a separate settings file never shares autosaves; else the platform's)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def value(key: str, default, kind: type):
 
 def data_dir(*parts: str) -> Path:
     """A folder of the user's own (autosaves, copies of lessons, kept traces), made when missing."""
-    root = os.environ.get("GPUVIZ_DATA") or QStandardPaths.writableLocation(
+    beside_settings = os.environ.get("GPUVIZ_SETTINGS") and Path(os.environ["GPUVIZ_SETTINGS"]).parent / "data"
+    root = os.environ.get("GPUVIZ_DATA") or beside_settings or QStandardPaths.writableLocation(
         QStandardPaths.StandardLocation.AppDataLocation
     )
     folder = Path(root or Path.home() / ".gpuviz").joinpath(*parts)
