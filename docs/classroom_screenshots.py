@@ -51,12 +51,35 @@ def shoot(app, size: tuple[int, int], theme: str, presenting: bool) -> Path:
     return HERE / name
 
 
+def first_start(app) -> None:
+    """The window as a student first sees it at 1280x720, and with F1's keys over it."""
+    from PySide6.QtCore import QSize
+
+    from gpuviz.app import screen_fit
+    from gpuviz.app.main_window import MainWindow
+
+    home = Path(tempfile.mkdtemp())
+    os.environ["GPUVIZ_SETTINGS"] = str(home / "settings.ini")
+    window = MainWindow()
+    screen_fit.fit(window, QSize(*SCREENS[0]))
+    window.resize(*SCREENS[0])
+    window.show()
+    for name in ("classroom-first-start.png", "classroom-keys.png"):
+        for _ in range(5):
+            app.processEvents()
+        window.grab().save(str(HERE / name))
+        print(name)
+        window.help.toggle()
+    window.close()
+
+
 def main() -> None:
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     pg.setConfigOptions(useOpenGL=False, antialias=False)
+    first_start(app)
     for size in SCREENS:
         for theme in ("dark", "light"):
             for presenting in (False, True):

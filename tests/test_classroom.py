@@ -146,6 +146,7 @@ def test_every_control_has_a_tooltip_and_f1_lists_the_keys(qtbot, window):  # no
                    if not w.toolTip()})  # fmt: skip
     assert not bare, f"controls without a tooltip: {bare}"
     assert "Welcome" in window.status.text() and "lesson 1" in window.editor.placeholderText()
+    assert "Pick lesson 1" in window.views["lesson"].text.toPlainText()
     window.help.toggle()
     assert window.help.isVisible()
     for keys in ("Ctrl+R", "F5", "F1", "Ctrl+S", "Ctrl+="):

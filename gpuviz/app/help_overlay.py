@@ -12,6 +12,16 @@ GETTING_STARTED = ("<b>Getting started:</b> pick lesson 1 in the Catalog, read t
                    "press <b>Run</b> (Ctrl+R), then click a thread in the grid.")  # fmt: skip
 
 
+WELCOME = """## Welcome to gpuviz
+
+1. Pick **lesson 1** in the Catalog (left).
+2. Read its question here and make a guess.
+3. Press **Run** (Ctrl+R) and watch the threads.
+4. Click a thread in the grid; press **Show the answer**.
+
+F1 lists the keys; F5 is presentation mode for a projector."""
+
+
 def key_table(window: QMainWindow) -> list[tuple[str, str]]:
     """(keys, what they do) for every action of the window that has keys."""
     rows = []
@@ -42,7 +52,7 @@ class HelpOverlay(QWidget):
             return
         rows = "".join(f"<tr><td align='right'><b>{escape(keys)}</b>&nbsp;&nbsp;</td><td>{escape(what)}</td></tr>"
                        for keys, what in key_table(self.window))  # fmt: skip
-        self.text.setText(f"<h2>Keys</h2><table>{rows}</table><p>{GETTING_STARTED}</p>"
+        self.text.setText(f"<h2>Keys</h2><table align='center'>{rows}</table><p>{GETTING_STARTED}</p>"
                           "<p><i>Any key or click closes this.</i></p>")  # fmt: skip
         self.setGeometry(self.window.rect())
         self.show()

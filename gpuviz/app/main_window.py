@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 from gpuviz.app import docking, file_menu, picture_actions, screen_fit
 from gpuviz.app.device_facts import facts_for
 from gpuviz.app.document import ScriptDocument
-from gpuviz.app.help_overlay import HelpOverlay
+from gpuviz.app.help_overlay import WELCOME, HelpOverlay
 from gpuviz.app.preferences import Preferences, PreferencesDialog
 from gpuviz.app.run_controller import RunController
 from gpuviz.app.run_feedback import RunFeedback
@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         self._show_device()
         self._restore_layout()
         self.help = HelpOverlay(self)
+        self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
         add_tooltips(self)
         self.apply_preferences(self.preferences)
         if self.document.restore_autosave():
