@@ -4,6 +4,7 @@ mode (F5: a bigger font and only the panels a lesson needs). Choices are remembe
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from gpuviz.app import appearance
@@ -14,11 +15,17 @@ PRESENTATION_SIDE = 0.45  # of the window's width, for the lesson and launch pan
 PRESENTATION_DOCKS = ("Lesson", "Launch", "Animation")  # what a lesson needs on a projector
 
 
+def system_theme() -> str:
+    """The desktop's light or dark scheme (dark where the platform does not say)."""
+    hints = QGuiApplication.styleHints()
+    return "light" if hints is not None and hints.colorScheme() == Qt.ColorScheme.Light else "dark"
+
+
 class ViewControls:
     def __init__(self, window: QMainWindow) -> None:
         self.window = window
-        self.theme = value("theme", "dark", str)
-        self.theme = self.theme if self.theme in THEMES else "dark"
+        self.theme = value("theme", system_theme(), str)
+        self.theme = self.theme if self.theme in THEMES else system_theme()
         self.font_scale = appearance.clamp(value("font_scale", 1.0, float))
         self.presenting = False
         self._everyday = None  # the layout before presentation mode (docks, their sizes)
