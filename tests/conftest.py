@@ -40,3 +40,19 @@ def sim_run():
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(autouse=True)
+def _own_settings_and_data(tmp_path_factory, monkeypatch):
+    """Every test has its own settings and user data folder (autosaves, copies of lessons), and the
+    app's questions (unsaved changes, restore an autosave) are answered without a dialog:
+    discard and no, unless a test answers otherwise (`questions` records what was asked)."""
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(home / "settings.ini"))
+    monkeypatch.setenv("GPUVIZ_DATA", str(home / "data"))
+    try:
+        from gpuviz.app import document
+    except ImportError:  # no Qt here: the app's tests skip
+        return
+    monkeypatch.setattr(document, "ask", lambda parent, title, text: "discard")
+    monkeypatch.setattr(document, "offer", lambda parent, title, text: False)

@@ -63,7 +63,8 @@ def test_pick_change_launch_run_and_inspect(qtbot, window):
     assert run_and_wait(qtbot, window) is True
     trace = window.state.trace
     assert trace.kernel == "vecadd" and trace.grid == (40, 1, 1)
-    # Change the launch: half as many threads per block, covering the same 10,000 elements.
+    # Override the launch: half as many threads per block, covering the same 10,000 elements.
+    window.launch.override.setChecked(True)
     window.launch.block[0].setValue(128)
     window.launch.cover.setValue(10_000)
     qtbot.mouseClick(window.launch.cover_button, Qt.MouseButton.LeftButton)
@@ -137,6 +138,7 @@ def test_stop_an_endless_kernel_and_run_again(qtbot, window, tmp_path):
 
 def test_invalid_launch_is_refused_on_the_spot(qtbot, window):
     pick(window, "vector add")
+    window.launch.override.setChecked(True)
     window.launch.block[0].setValue(2048)
     assert window.launch.message.text() == "block has 2048 threads; at most 1024 threads per block are allowed"
     assert not window.run_button.isEnabled()
@@ -205,10 +207,10 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     assert "over 3 runs" in window.views["races"].outcomes.text()
 
 
-def test_a_launch_edited_before_the_first_run_is_used(qtbot, window):
+def test_a_launch_overridden_before_the_first_run_is_used(qtbot, window):
     pick(window, "vector add")
+    window.launch.override.setChecked(True)
     window.launch.set_launch((3, 1, 1), (64, 1, 1))
-    window._on_launch_changed(window.launch.config())  # as typing in the editor does
     assert run_and_wait(qtbot, window) is False  # the script's own check fails: too few threads
     trace = window.state.trace
     assert trace.grid == (3, 1, 1) and trace.block == (64, 1, 1)

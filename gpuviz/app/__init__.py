@@ -17,6 +17,12 @@ def main(path: str | None = None) -> int:
             "no display to open the app on; use the command line (gpuviz run SCRIPT, gpuviz render TRACE ...) "
             "or start it where there is a screen"
         )
+    from gpuviz.app.system_libraries import missing_xcb_line
+
+    missing = missing_xcb_line()
+    if missing:
+        print(missing, file=sys.stderr)
+        return 1
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 

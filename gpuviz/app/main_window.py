@@ -3,26 +3,28 @@ Views never call each other: they share the app state."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
     QPushButton,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
-from gpuviz.app import picture_actions
+from gpuviz.app import docking, file_menu, picture_actions, screen_fit
 from gpuviz.app.device_facts import facts_for
+from gpuviz.app.document import ScriptDocument
+from gpuviz.app.help_overlay import WELCOME, HelpOverlay
+from gpuviz.app.preferences import Preferences, PreferencesDialog
 from gpuviz.app.run_controller import RunController
+from gpuviz.app.run_feedback import RunFeedback
+from gpuviz.app.settings import settings
 from gpuviz.app.state import AppState
+from gpuviz.app.tooltips import add_tooltips
+from gpuviz.app.view_controls import ViewControls
 from gpuviz.app.views.catalog_panel import CatalogPanel
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.app.views.launch_editor import LaunchEditor
@@ -30,38 +32,18 @@ from gpuviz.app.views.table import VIEWS, view_class
 from gpuviz.core.options import RunOptions
 from gpuviz.core.records import device_summary
 from gpuviz.core.version import __version__
-
-STYLE = """
-QWidget { font-size: 13px; }
-QMainWindow, QDockWidget, QWidget { background: #1b1c24; color: #e6e6ee; }
-QLabel#gridCaption { font-size: 16px; font-weight: bold; padding: 6px; }
-QLabel#status { font-size: 14px; padding: 4px; }
-QPushButton { background: #2c2e3b; border: 1px solid #444; padding: 4px 10px; }
-QPushButton#run { background: #2e7d32; font-weight: bold; font-size: 15px; }
-QListWidget, QComboBox, QSpinBox { background: #242530; border: 1px solid #3a3b48; }
-"""
-AREAS = {
-    "left": Qt.DockWidgetArea.LeftDockWidgetArea,
-    "right": Qt.DockWidgetArea.RightDockWidgetArea,
-    "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
-}
-
-
-def settings() -> QSettings:
-    path = os.environ.get("GPUVIZ_SETTINGS")
-    return QSettings(path, QSettings.Format.IniFormat) if path else QSettings("gpuviz", "gpuviz")
+from gpuviz.program.dry_launches import dry_launches
 
 
 class MainWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle(f"gpuviz {__version__}")
-        self.setStyleSheet(STYLE)
         self.state = AppState()
         self.runner = RunController(self.state, self)
         self.runs = self.runner.runs
-        self.script_path: Path | None = None
-        self._launch_edited = False
+        self.look = ViewControls(self)
+        self.preferences = Preferences.load()
         self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
         self._build_controls()
         self._assemble()
@@ -69,28 +51,42 @@ class MainWindow(QMainWindow):
         self._connect()
         self._show_device()
         self._restore_layout()
+        self.help = HelpOverlay(self)
+        self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
+        add_tooltips(self)
+        self.apply_preferences(self.preferences)
+        if self.document.restore_autosave():
+            self._show_restored()
 
     # ---- building ------------------------------------------------------------------------------
     def _build_controls(self) -> None:
         from gpuviz.backends import unavailable_reason
 
         self.editor = SourceEditor()
+        self.document = ScriptDocument(self.editor, self)
         self.catalog = CatalogPanel()
         self.launch = LaunchEditor(unavailable_reason("gpu"))
+        self.editor.setPlaceholderText("Pick lesson 1 in the Catalog (or open your own script), then press Run.")
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("run")
+        self.run_button.setToolTip("Run the script and trace its launches (Ctrl+R)")
         self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stop")
+        self.stop_button.setToolTip("Stop the running script at once")
         self.stop_button.setEnabled(False)
-        self.status = QLabel("Pick a kernel from the catalog, or open your own script.")
+        self.feedback = RunFeedback(self.run_button, self.stop_button, self)
+        self.status = QLabel("Welcome! Pick lesson 1 in the Catalog, then press Run (Ctrl+R). F1 lists the keys.")
         self.status.setObjectName("status")
+        screen_fit.elastic(self.status)
         self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addPermanentWidget(self.feedback.clock)
 
     def _assemble(self) -> None:
         """Tabs in the centre, docks around it; the views' places come from the table."""
         self.tabs = QTabWidget()
         self.setCentralWidget(self.tabs)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
-        launch_panel = [self.launch, self.run_button, self.stop_button]
+        launch_panel = [docking.row(self.run_button, self.stop_button), self.feedback.bar, self.launch]
         for spec in VIEWS:
             widget = self.views[spec.name]
             if spec.area == "tab":
@@ -99,47 +95,43 @@ class MainWindow(QMainWindow):
                 launch_panel.append(widget)
             else:
                 by_area.setdefault(spec.area, []).append((spec.title, widget))
-        by_area["right"] = [("Launch", _column(*launch_panel))] + by_area.get("right", [])
+        by_area["right"] = [("Launch", docking.column(*launch_panel))] + by_area.get("right", [])
         for area, panels in by_area.items():
-            self._dock_area(area, panels)
-
-    def _dock_area(self, area: str, panels: list[tuple[str, QWidget]]) -> None:
-        """The first two panels of the left and right areas stand one above the other; the rest are tabs."""
-        docks = []
-        for title, widget in panels:
-            dock = QDockWidget(title, self)
-            dock.setObjectName(title)
-            dock.setWidget(widget)
-            self.addDockWidget(AREAS[area], dock)
-            docks.append(dock)
-        for dock in docks[2:]:
-            self.tabifyDockWidget(docks[1], dock)
-        if len(docks) > 1:
-            docks[1].raise_()
+            docking.dock_area(self, area, panels)
 
     def _build_actions(self) -> None:
+        """Menus of (text, keys, what it does); a toolbar for what a teacher reaches for."""
         animation = self.views["animation"]
-        actions = [
-            ("Run", "Ctrl+R", self.run),
-            ("Open...", "Ctrl+O", self.open_dialog),
-            ("Export view...", "Ctrl+E", self.export_dialog),
-            ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
-            ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self)),
-            ("Full screen", "F11", self.toggle_full_screen),
-            ("Play / pause", "Space", animation.toggle),
-            ("Step back", "Left", lambda: animation.step(-1)),
-            ("Step forward", "Right", lambda: animation.step(1)),
-        ]
-        menu = self.menuBar().addMenu("&gpuviz")
-        for text, keys, slot in actions:
-            action = QAction(text, self)
-            action.setShortcut(QKeySequence(keys))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
-            menu.addAction(action)
+        menus = {
+            "&Run": [("Run", "Ctrl+R", self.run), ("Play / pause", "Space", animation.toggle),
+                     ("Step back", "Left", lambda: animation.step(-1)),
+                     ("Step forward", "Right", lambda: animation.step(1))],
+            "&View": [("Presentation mode", "F5", self.look.toggle_presentation),
+                      ("Bigger text", "Ctrl+=", lambda: self.look.zoom(1)),
+                      ("Smaller text", "Ctrl+-", lambda: self.look.zoom(-1)),
+                      ("Normal text size", "Ctrl+0", lambda: self.look.zoom(0)),
+                      ("Light / dark theme", "Ctrl+Shift+T", self.look.toggle_theme),
+                      ("Full screen", "F11", self.toggle_full_screen)],
+            "&Export": [("Export view...", "Ctrl+E", self.export_dialog),
+                        ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
+                        ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self))],
+            "&Help": [("Keys and help", "F1", lambda: self.help.toggle()),
+                      ("Preferences...", "Ctrl+,", self.edit_preferences)],
+        }  # fmt: skip
+        file_menu.build(self)
+        made = {}
+        for title, actions in menus.items():
+            menu = self.menuBar().addMenu(title)
+            for text, keys, slot in actions:
+                made[text] = file_menu.add_action(self, menu, text, keys, slot, f"{text} ({keys})")
+        toolbar = self.addToolBar("Classroom")
+        toolbar.setObjectName("classroom toolbar")
+        for text in ("Run", "Presentation mode", "Bigger text", "Smaller text", "Light / dark theme", "Keys and help"):
+            toolbar.addAction(made[text])
 
     def _connect(self) -> None:
+        self.document.title_changed.connect(self._show_title)
+        self.document.status.connect(self.set_status)
         self.catalog.entry_picked.connect(self._on_entry_picked)
         self.catalog.open_requested.connect(self.open_dialog)
         self.run_button.clicked.connect(self.run)
@@ -147,6 +139,7 @@ class MainWindow(QMainWindow):
         self.runner.status.connect(self.set_status)
         self.runner.error_line.connect(self.editor.mark_line)
         self.runner.running_changed.connect(self._on_running_changed)
+        self.runs.progress.connect(self.feedback.on_progress)
         self.runner.launches_listed.connect(self._on_launches_listed)
         self.launch.launch_changed.connect(self._on_launch_changed)
         self.launch.launch_picker.activated.connect(self.runner.pick_launch)
@@ -161,17 +154,37 @@ class MainWindow(QMainWindow):
         if path.suffix == ".npz":
             self.runner.open_trace(str(path))
             return
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.set_status(f"error: cannot read {path.name}: {exc}", error=True)
-            return
-        self.editor.setPlainText(text)
-        self.script_path = path
-        self.runner.forget()
-        self._launch_edited = False
-        self.editor.mark_line(0)
+        if self.document.may_replace():
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
         self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
+        if self.document.load(path):
+            self._new_script()
+
+    def new_script(self) -> None:
+        if self.document.may_replace():
+            self.document.new()
+            self._new_script()
+
+    def _new_script(self) -> None:
+        self.runner.forget()
+        entry_launch = self.state.entry.launch if self.state.entry is not None else None
+        self.launch.show_script_launches(dry_launches(self.editor.toPlainText()), entry_launch or 0)
+        self.editor.mark_line(0)
+
+    def _show_restored(self) -> None:
+        """An autosave of a lesson comes back with its lesson text and the script's launches."""
+        path = self.script_path.resolve() if self.script_path else None
+        entries = [entry for entry in self.catalog.entries if entry.path.resolve() == path]
+        if entries:
+            self.state.set_entry(entries[0])
+            self.catalog.show_entry(entries[0])
+        self._new_script()
+
+    @property
+    def script_path(self) -> Path | None:
+        return self.document.path
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open script or trace", "", "Scripts and traces (*.py *.npz)")
@@ -182,8 +195,11 @@ class MainWindow(QMainWindow):
         picture_actions.export_picture(self)
 
     def _on_entry_picked(self, entry) -> None:
-        self.open_path(entry.path)
+        if not self.document.may_replace():
+            self.catalog.show_entry(self.state.entry)  # stay on the script with the unsaved changes
+            return
         self.state.set_entry(entry)
+        self._load(entry.path)
         self._show_device()
 
     # ---- running -------------------------------------------------------------------------------
@@ -194,22 +210,42 @@ class MainWindow(QMainWindow):
             self.set_status("error: nothing to run; pick a kernel or open a script", error=True)
             return
         config = self.launch.config()
-        if config is None:
+        if config is None and self.launch.overridden():
             self.set_status(f"error: {self.launch.message.text()}", error=True)
             return
-        overrides = ()
-        if self._launch_edited:  # the launch picked (the first one before any run) gets the edited launch
-            overrides = ((max(0, self.launch.launch_picker.currentIndex()), config.grid, config.block),)
+        overrides, note = (), ""
+        if self.launch.overridden():  # only when asked: the launch picked gets the fields' launch
+            index = max(0, self.launch.launch_picker.currentIndex())
+            overrides = ((index, config.grid, config.block),)
+            note = f"launch {index + 1} overridden: grid {config.grid}, block {config.block}"
         name = self.script_path.name if self.script_path else "script.py"
-        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides)
+        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides, note,
+                        self.preferences.timeout())  # fmt: skip
 
     def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
-        return entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
+        options = entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
+        return self.preferences.run_options(options)
+
+    # ---- preferences -----------------------------------------------------------------------------
+    def edit_preferences(self) -> None:
+        dialog = PreferencesDialog(Preferences.load(), self)
+        if dialog.exec():
+            chosen = dialog.chosen()
+            chosen.save()
+            self.apply_preferences(chosen)
+
+    def apply_preferences(self, preferences: Preferences) -> None:
+        self.preferences = preferences
+        self.look.theme, self.look.font_scale = preferences.theme, preferences.font_scale
+        self.look.apply()
+        self.launch.backend.setCurrentIndex(max(0, self.launch.backend.findData(preferences.backend)))
+        self.runner.keep_traces = preferences.keep_traces
 
     def _on_running_changed(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
+        self.feedback.set_running(running)
 
     def _on_launches_listed(self, names: list[str], shown: int) -> None:
         picker = self.launch.launch_picker
@@ -220,13 +256,13 @@ class MainWindow(QMainWindow):
         picker.blockSignals(False)
 
     def _on_launch_changed(self, config) -> None:
-        self._launch_edited = True
-        self.run_button.setEnabled(config is not None and not self.runner.running)
+        usable = config is not None or not self.launch.overridden()  # the fields count only when overriding
+        self.run_button.setEnabled(usable and not self.runner.running)
 
     def _on_trace_changed(self, trace) -> None:
         if trace is not None:
-            self.launch.set_launch(trace.grid, trace.block)
-            self._launch_edited = False
+            if not self.launch.overridden():
+                self.launch.set_launch(trace.grid, trace.block)
             self.launch.set_device(device_summary(trace.device_facts, ran=True))
 
     def _show_device(self) -> None:
@@ -238,6 +274,9 @@ class MainWindow(QMainWindow):
         self.status.setText(text)
         self.status.setStyleSheet("color: #ff6b6b;" if error else "")
 
+    def _show_title(self, title: str) -> None:
+        self.setWindowTitle(f"{title} - gpuviz {__version__}")
+
     def toggle_full_screen(self) -> None:
         self.showNormal() if self.isFullScreen() else self.showFullScreen()
 
@@ -247,22 +286,27 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1500, 900)
+            self.resize(screen_fit.first_size())
         if layout is not None:
             self.restoreState(layout)
+        screen_fit.fit(self)
+        self._first_start = layout is None
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._first_start:  # laid out only once shown: then the side panels get their share
+            self._first_start = False
+            screen_fit.share_width(self)
 
     def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.document.may_replace():
+            event.ignore()
+            return
+        self.document.discard_autosave()
+        self.look.leave_presentation()  # the layout remembered is the everyday one
         self.views["animation"].pause()
         self.runner.close()
         store = settings()
         store.setValue("geometry", self.saveGeometry())
         store.setValue("state", self.saveState())
         super().closeEvent(event)
-
-
-def _column(*widgets: QWidget) -> QWidget:
-    holder = QWidget()
-    layout = QVBoxLayout(holder)
-    for widget in widgets:
-        layout.addWidget(widget)
-    return holder

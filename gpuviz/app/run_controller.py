@@ -4,11 +4,13 @@ the trace loader and the app state. Qt signals tell the window what to say; the 
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from gpuviz.app.run_service import RunService
+from gpuviz.app.settings import data_dir
 from gpuviz.app.state import AppState
 from gpuviz.app.trace_loader import TraceLoader
 from gpuviz.core.options import RunOptions
@@ -30,7 +32,9 @@ class RunController(QObject):
         self.shown = 0  # which of them
         self._work = tempfile.TemporaryDirectory(prefix="gpuviz-")
         self._count = 0
+        self.keep_traces = False  # runs go to the user's data folder, kept after closing
         self._opening = ""  # the file being opened, for the status once it is shown
+        self.note = ""  # said with the result: the launch was overridden
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
         self.runs.trace_ready.connect(self._on_trace_ready)
         self.runs.output.connect(lambda text: state.set_output(state.output + text))
@@ -44,17 +48,23 @@ class RunController(QObject):
     def running(self) -> bool:
         return self.runs.running
 
-    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = ()) -> None:
-        """Save the text as a script in this session's folder and run it in a worker process."""
+    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = (), note: str = "",
+            timeout: float | None = None) -> None:  # fmt: skip
+        """Save the text as a script in this session's folder and run it in a worker process; `note`
+        (an overridden launch) is said in the output and with the result."""
         self._count += 1
-        folder = Path(self._work.name) / f"run{self._count}"
-        folder.mkdir()
+        if self.keep_traces:
+            folder = data_dir("traces") / f"{time.strftime('%Y%m%d-%H%M%S')}-run{self._count}"
+        else:
+            folder = Path(self._work.name) / f"run{self._count}"
+        folder.mkdir(parents=True, exist_ok=True)
         script = folder / name
         script.write_text(text, encoding="utf-8")
         self.paths = []
-        self.state.set_output("")
+        self.note = note
+        self.state.set_output(f"[{note}]\n" if note else "")
         self.error_line.emit(0)
-        self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides)))
+        self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides), timeout=timeout))
         self.running_changed.emit(True)
 
     def stop(self) -> None:
@@ -101,7 +111,8 @@ class RunController(QObject):
         if entry is not None and entry.launch is not None and entry.launch < len(self.paths):
             self.pick_launch(entry.launch)  # the launch the lesson's text explains
         if ok:
-            self.status.emit(f"finished: {len(self.paths)} launch(es) traced", False)
+            note = f" ({self.note})" if self.note else ""
+            self.status.emit(f"finished: {len(self.paths)} launch(es) traced{note}", False)
 
     def _on_loaded(self, paths: list[str], traces: list) -> None:
         self.state.set_busy("")

@@ -40,6 +40,12 @@ class CatalogPanel(QWidget):
     def setCurrentRow(self, row: int) -> None:  # noqa: N802  (as QListWidget, for callers and tests)
         self.list.setCurrentRow(row)
 
+    def show_entry(self, entry) -> None:
+        """Mark an entry (None: none) as the one shown, without picking it again."""
+        self.list.blockSignals(True)
+        self.list.setCurrentRow(self.entries.index(entry) if entry in self.entries else -1)
+        self.list.blockSignals(False)
+
     def _on_item_changed(self, item, _previous) -> None:
         if item is not None:
             self.entry_picked.emit(self.entries[item.data(Qt.ItemDataRole.UserRole)])

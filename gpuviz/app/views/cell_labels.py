@@ -9,6 +9,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont
 
+from gpuviz.app import appearance
+
 MAX_LABELS = 400
 
 
@@ -21,8 +23,8 @@ class CellLabels:
         self.fill = fill  # a faint backing, so text reads on light cells too
         self.colour = colour
         self.min_pixels = min_pixels
+        self.size = size  # pixels at font scale 1
         self.font = QFont()
-        self.font.setPixelSize(size)
         self.items: list[pg.TextItem] = []
 
     def pixels_per_cell(self) -> float:
@@ -37,6 +39,10 @@ class CellLabels:
     def show(self, places: list[tuple[float, float]], texts: list[str], anchor=(0.5, 0.5)) -> None:
         """Put texts at view coordinates; extra items hide."""
         count = min(len(places), MAX_LABELS)
+        if self.font.pixelSize() != appearance.pixels(self.size):  # the font scale changed
+            self.font.setPixelSize(appearance.pixels(self.size))
+            for item in self.items:
+                item.setFont(self.font)
         while len(self.items) < count:
             item = pg.TextItem(color=self.colour, anchor=anchor, fill=self.fill)
             item.setFont(self.font)
@@ -57,7 +63,7 @@ class CellLabels:
         """Label every visible owned cell (owner >= 0) with text_of(owners), when they are big and few."""
         height, width = owner.shape
         x0, x1, y0, y1 = self.visible(width, height)
-        if self.pixels_per_cell() < self.min_pixels or x1 <= x0 or y1 <= y0:
+        if self.pixels_per_cell() < self.min_pixels * appearance.scale() or x1 <= x0 or y1 <= y0:
             self.clear()
             return
         window = owner[y0:y1, x0:x1]

@@ -5,8 +5,17 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QPainter,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+from PySide6.QtWidgets import QPlainTextDocumentLayout, QPlainTextEdit, QTextEdit, QWidget
 
 KEYWORDS = (
     "and as assert break class continue def del elif else except False for from global if import in is "
@@ -66,6 +75,22 @@ class SourceEditor(QPlainTextEdit):
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._update_gutter)
         self._update_margin()
+
+    def new_document(self, text: str) -> QTextDocument:
+        """A document of its own (its own undo history), highlighted, shown in this editor."""
+        document = QTextDocument(self)
+        document.setDocumentLayout(QPlainTextDocumentLayout(document))
+        document.setDefaultFont(self.document().defaultFont())
+        document.setPlainText(text)
+        document.setModified(False)
+        document.highlighter = PythonHighlighter(document)
+        self.use_document(document)
+        return document
+
+    def use_document(self, document: QTextDocument) -> None:
+        self.setDocument(document)
+        self._update_margin()
+        self.mark_line(0)
 
     def gutter_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))

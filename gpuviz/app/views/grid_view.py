@@ -49,6 +49,7 @@ class GridView(QWidget):
         self.view.addItem(self.marker)
         self.caption = QLabel("No trace yet: pick a kernel and press Run.")
         self.caption.setObjectName("gridCaption")
+        self.caption.setWordWrap(True)  # a long caption wraps; it never widens the window
         self.states = QLabel()  # the replay: how many threads are in each state
         self.states.setWordWrap(True)
         layout = QVBoxLayout(self)

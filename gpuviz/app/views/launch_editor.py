@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.launch import MAX_GRID_DIMS, LaunchConfig, blocks_to_cover
+from gpuviz.program.dry_launches import ScriptLaunch
 
 BACKENDS = [("auto", "auto"), ("GPU", "gpu"), ("simulator", "sim")]
 
@@ -25,6 +28,9 @@ def _spin(maximum: int, value: int = 1) -> QSpinBox:
     box.setRange(1, maximum)
     box.setValue(value)
     box.setKeyboardTracking(True)
+    # The range (up to 2**31 - 1) asks for ten digits: a narrow panel may shrink the box below that.
+    box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+    box.setMinimumWidth(48)
     return box
 
 
@@ -37,7 +43,14 @@ class LaunchEditor(QWidget):
         self.block = [_spin(4096) for _ in range(3)]  # the limit is checked, with its message, on the spot
         self.launch_picker = QComboBox()
         self.launch_picker.setToolTip("A script with several launches: which one the grid and block apply to")
+        self.override = QCheckBox("Override the script's launch")
+        self.override.setToolTip("Run the launch picked with the grid and block set here instead of the script's own.\n"
+                                 "Off: the script runs exactly as written; the fields show its launch.")
+        self.script_launches: list[ScriptLaunch] = []  # read from the text before the first run
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
         self.counts = QLabel()
+        self.counts.setWordWrap(True)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #ff6b6b; font-weight: bold;")
@@ -62,6 +75,8 @@ class LaunchEditor(QWidget):
         for box in self.grid + self.block:
             box.valueChanged.connect(self._on_values_changed)
         self.cover_button.clicked.connect(self._on_cover_clicked)
+        self.override.toggled.connect(self._on_values_changed)
+        self.launch_picker.activated.connect(self._on_script_launch_picked)
         self._on_values_changed()
 
     def _build(self) -> None:
@@ -69,6 +84,7 @@ class LaunchEditor(QWidget):
         form.addRow("launch", self.launch_picker)
         form.addRow("grid (x, y, z)", _row(self.grid))
         form.addRow("block (x, y, z)", _row(self.block))
+        form.addRow("", self.override)
         cover = QHBoxLayout()
         cover.addWidget(self.cover)
         cover.addWidget(self.cover_button)
@@ -77,6 +93,7 @@ class LaunchEditor(QWidget):
         form.addRow("repeat", self.repeat)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.hint)
         layout.addWidget(self.counts)
         layout.addWidget(self.message)
         layout.addWidget(self.device)
@@ -88,6 +105,25 @@ class LaunchEditor(QWidget):
             box.setValue(int(value))
             box.blockSignals(False)
         self._on_values_changed()
+
+    def show_script_launches(self, launches: list[ScriptLaunch], shown: int = 0) -> None:
+        """A script opened: its own launches in the picker and the fields; overriding starts off."""
+        self.script_launches = launches
+        self.override.setChecked(False)
+        self.launch_picker.clear()
+        self.launch_picker.addItems([launch.label() for launch in launches])
+        if launches:
+            shown = min(max(0, shown), len(launches) - 1)
+            self.launch_picker.setCurrentIndex(shown)
+            self._on_script_launch_picked(shown)
+        self._on_values_changed()
+
+    def overridden(self) -> bool:
+        return self.override.isChecked()
+
+    def _on_script_launch_picked(self, index: int) -> None:
+        if 0 <= index < len(self.script_launches):
+            self.set_launch(self.script_launches[index].grid, self.script_launches[index].block)
 
     def set_device(self, text: str) -> None:
         """The device a run will use (or, after a run, used): facts from the backend or the trace."""
@@ -104,6 +140,8 @@ class LaunchEditor(QWidget):
 
     def _on_values_changed(self, *_) -> None:
         grid, block = tuple(b.value() for b in self.grid), tuple(b.value() for b in self.block)
+        self.hint.setText("" if self.overridden() else "The script runs its own launch; these values "
+                          "only with <b>Override</b>.")  # fmt: skip
         try:
             config = LaunchConfig.of(grid, block)
         except LaunchError as exc:  # the core's own message, on the spot

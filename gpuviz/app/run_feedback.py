@@ -1,0 +1,59 @@
+"""While a kernel runs the window shows it: Run turns into a busy "Running..." with the time so far,
+Stop is highlighted, and a bar counts the launch's blocks done (the engine's Progress messages)."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QWidget
+
+from gpuviz.core.events import Progress
+
+TICK_MS = 100
+
+
+class RunFeedback(QObject):
+    def __init__(self, run_button: QPushButton, stop_button: QPushButton, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.run_button, self.stop_button = run_button, stop_button
+        self.bar = QProgressBar()
+        self.bar.setToolTip("blocks of the current launch run so far")
+        self.bar.setFormat("%v / %m blocks")
+        self.bar.setVisible(False)
+        self.clock = QLabel()  # the time of the run, in the status bar
+        self.clock.setToolTip("how long the run took (or has taken so far)")
+        self.started = 0.0
+        self.elapsed = 0.0  # seconds of the last (or current) run
+        self._timer = QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._tick)
+
+    def set_running(self, running: bool) -> None:
+        for button in (self.run_button, self.stop_button):
+            button.setProperty("busy", running)
+            button.style().unpolish(button)  # the style sheet's [busy="true"] rules apply again
+            button.style().polish(button)
+        if running:
+            self.started = time.monotonic()
+            self.bar.reset()
+            self.bar.setRange(0, 0)  # busy until the first Progress says how many blocks
+            self.bar.setVisible(True)
+            self._timer.start()
+            self._tick()
+        else:
+            self._timer.stop()
+            self._tick()
+            self.run_button.setText("Run")
+            self.bar.setVisible(False)
+
+    def on_progress(self, progress: Progress) -> None:
+        self.bar.setRange(0, max(1, progress.total))
+        self.bar.setValue(min(progress.done, progress.total))
+
+    def _tick(self) -> None:
+        running = self._timer.isActive()
+        if running:
+            self.elapsed = time.monotonic() - self.started
+            self.run_button.setText(f"Running... {self.elapsed:.1f} s")
+        self.clock.setText(f"{'running' if running else 'last run'} {self.elapsed:.1f} s")

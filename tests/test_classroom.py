@@ -1,0 +1,176 @@
+"""The app in a classroom: it fits a 1280x720 projector through a lesson, one font scale reaches
+every view's text (labels, plot axes, plot text items, cell labels), and a script runs with its own
+launch unless the launch is explicitly overridden."""
+
+import pytest
+
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFontMetricsF
+
+from gpuviz.app import appearance, document, screen_fit
+from gpuviz.backends.sim.device import PRESETS
+from tests.test_app import pick, run_and_wait, window  # noqa: F401  (the fixture)
+
+PROJECTOR = QSize(1280, 720)
+
+
+def within(size: QSize, bound: QSize) -> bool:
+    return size.width() <= bound.width() and size.height() <= bound.height()
+
+
+def test_window_fits_a_projector_through_a_lesson(qtbot, window):  # noqa: F811
+    window.resize(1500, 900)
+    screen_fit.fit(window, PROJECTOR)
+    steps = {"start": lambda: None, "picked": lambda: pick(window, "02"), "ran": lambda: run_and_wait(qtbot, window),
+             "answered": lambda: qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton),
+             "selected": lambda: window.state.select(last_thread(window.state.trace)),
+             "presenting": window.look.toggle_presentation, "bigger text": lambda: window.look.zoom(3),
+             "back": window.look.toggle_presentation}  # fmt: skip
+    for step, act in steps.items():
+        act()
+        qtbot.wait(50)
+        assert within(window.size(), PROJECTOR), f"{step}: window {window.size().toTuple()}"
+        # Nothing inside asks for more than the projector: the window is not squeezed, it fits.
+        assert within(window.minimumSizeHint(), PROJECTOR), f"{step}: needs {window.minimumSizeHint().toTuple()}"
+    assert "Thread" in window.views["record"].title.text()
+
+
+def last_thread(trace) -> int:
+    return int(np.prod(trace.grid)) * int(np.prod(trace.block)) - 1
+
+
+def rendered_height(item: pg.TextItem) -> float:
+    """The height a text item draws, less the fixed margin around its text."""
+    return item.textItem.boundingRect().height() - 2 * item.textItem.document().documentMargin()
+
+
+def text_heights(win) -> dict[str, float]:
+    """Rendered text heights in a label, the editor, a plot axis, a plot text item and a cell label."""
+    win.status.ensurePolished()
+    axis = win.views["timeline"].plot.getPlotItem().getAxis("bottom")
+    texts = [item for item in win.views["memory"].findChild(pg.GraphicsView).scene().items()
+             if isinstance(item, pg.TextItem)]  # fmt: skip
+    cells = [item for item in win.views["data"].values.items if item.isVisible()]
+    return {
+        "label": win.status.fontInfo().pixelSize(),
+        "editor": win.editor.fontInfo().pixelSize(),
+        "axis": QFontMetricsF(axis.style["tickFont"]).height() if axis.style["tickFont"] else 0,
+        "text item": rendered_height(texts[0]),
+        "cell label": rendered_height(cells[0]),
+    }
+
+
+def test_font_scale_reaches_every_view(qtbot, window):  # noqa: F811
+    pick(window, "07")
+    assert run_and_wait(qtbot, window) is True
+    window.tabs.setCurrentWidget(window.views["data"])
+    window.views["data"].view.setRange(xRange=(0, 3), yRange=(0, 3), padding=0)  # cells big enough for values
+    qtbot.wait(100)
+    window.look.zoom(0)
+    before = text_heights(window)
+    for _ in range(4):
+        window.look.zoom(1)
+    qtbot.wait(100)
+    after = text_heights(window)
+    for what, height in before.items():
+        assert height > 0 and after[what] >= 1.5 * height, f"{what}: {height} -> {after[what]}"
+    window.look.zoom(0)
+    assert text_heights(window)["label"] == before["label"]
+    assert appearance.scale() == 1.0
+
+
+def test_presentation_mode_and_theme(qtbot, window):  # noqa: F811
+    docks_before = {dock for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()}
+    window.look.toggle_presentation()
+    shown = {dock.objectName() for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()}
+    assert shown == {"Lesson", "Launch", "Animation"}
+    assert appearance.scale() == pytest.approx(appearance.PRESENTATION_SCALE * window.look.font_scale, abs=0.01)
+    window.look.toggle_presentation()
+    assert {dock for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()} == docks_before
+    window.look.set_theme("light")
+    assert "#f3f3f6" in window.styleSheet()
+    window.look.set_theme("dark")
+    assert "#1b1c24" in window.styleSheet()
+
+
+def test_script_launch_is_kept_unless_overridden(qtbot, window):  # noqa: F811
+    pick(window, "14")  # the Mandelbrot lesson launches [(4, 3), (16, 16)]
+    launch = window.launch
+    assert [box.value() for box in launch.grid + launch.block] == [4, 3, 1, 16, 16, 1]
+    assert not launch.overridden() and launch.launch_picker.currentText().startswith("mandelbrot[(4, 3), (16, 16)]")
+    launch.block[0].setValue(8)  # touched, not overridden: the script's launch runs
+    assert "Override" in launch.hint.text()
+    assert run_and_wait(qtbot, window) is True
+    assert window.state.trace.grid == (4, 3, 1) and window.state.trace.block == (16, 16, 1)
+    assert "overridden" not in window.status.text() and "overridden" not in window.state.output
+    launch.override.setChecked(True)
+    launch.grid[0].setValue(8)
+    launch.grid[1].setValue(6)
+    launch.block[0].setValue(8)
+    launch.block[1].setValue(8)
+    assert run_and_wait(qtbot, window) is True
+    assert window.state.trace.grid == (8, 6, 1) and window.state.trace.block == (8, 8, 1)
+    assert "overridden" in window.status.text() and "launch 1 overridden" in window.state.output
+
+
+def test_running_shows_busy_progress_and_time(qtbot, window):  # noqa: F811
+    pick(window, "vector add")
+    seen = []
+    window.runs.progress.connect(lambda progress: seen.append(
+        (progress.done, progress.total, window.run_button.text(), window.stop_button.property("busy"),
+         window.feedback.bar.isVisibleTo(window), window.feedback.bar.value())))  # fmt: skip
+    assert run_and_wait(qtbot, window) is True
+    assert seen, "no progress reached the window"
+    done, total, text, busy, bar_shown, value = seen[-1]
+    assert done == total == 40 and value == 40 and bar_shown
+    assert text.startswith("Running...") and busy is True
+    assert window.run_button.text() == "Run" and not window.stop_button.property("busy")
+    assert not window.feedback.bar.isVisibleTo(window) and window.feedback.clock.text().startswith("last run")
+
+
+CONTROLS = (pg.QtWidgets.QAbstractButton, pg.QtWidgets.QComboBox, pg.QtWidgets.QAbstractSpinBox,
+            pg.QtWidgets.QAbstractSlider, pg.QtWidgets.QListWidget)  # fmt: skip
+
+
+def test_every_control_has_a_tooltip_and_f1_lists_the_keys(qtbot, window):  # noqa: F811
+    controls = [w for w in window.findChildren(pg.QtWidgets.QWidget) if isinstance(w, CONTROLS)  # Qt's own parts aside
+                and not isinstance(w, pg.QtWidgets.QScrollBar) and not w.objectName().startswith(("qt_", "Scroll"))]
+    bare = sorted({f"{type(w).__name__} {w.objectName() or getattr(w, 'text', lambda: '')()}" for w in controls
+                   if not w.toolTip()})  # fmt: skip
+    assert not bare, f"controls without a tooltip: {bare}"
+    assert "Welcome" in window.status.text() and "lesson 1" in window.editor.placeholderText()
+    assert "Pick lesson 1" in window.views["lesson"].text.toPlainText()
+    window.help.toggle()
+    assert window.help.isVisible()
+    for keys in ("Ctrl+R", "F5", "F1", "Ctrl+S", "Ctrl+="):
+        assert keys in window.help.text.text()
+    qtbot.keyClick(window.help, Qt.Key.Key_Escape)
+    assert not window.help.isVisible()
+
+
+def test_preferences_reach_the_run(qtbot, window, monkeypatch):  # noqa: F811
+    from gpuviz.app.preferences import Preferences
+
+    chosen = Preferences(theme="light", font_scale=1.3, backend="sim", device=next(iter(PRESETS)),
+                         keep_traces=True, run_timeout=30, memory_budget_mib=512)  # fmt: skip
+    chosen.save()
+    assert Preferences.load() == chosen
+    window.apply_preferences(chosen)
+    assert appearance.scale() == pytest.approx(1.3) and "#f3f3f6" in window.styleSheet()
+    assert window.launch.backend_name() == "sim"
+    requests = []
+    monkeypatch.setattr(window.runs, "start", requests.append)
+    pick(window, "01")
+    window.run()
+    request = requests[0]
+    assert request.timeout == 30 and request.options.memory_budget == 512 << 20
+    assert request.options.device == chosen.device and request.options.backend == "sim"
+    assert Path(request.out_dir).is_relative_to(document.data_dir("traces"))
+    window.runner.running_changed.emit(False)

@@ -1,0 +1,111 @@
+"""The script is a document: unsaved changes are asked about, lessons are saved as the user's copy,
+autosave brings an edit back after the window died without closing."""
+
+import pytest
+
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
+from PySide6.QtGui import QTextCursor
+
+from gpuviz.app import document
+from gpuviz.app.main_window import MainWindow
+from tests.test_app import pick, window  # noqa: F401  (the fixture)
+
+
+def type_text(win, text: str) -> None:
+    """Type at the end of the script, as a person would (an undoable edit that marks it modified)."""
+    win.editor.moveCursor(QTextCursor.MoveOperation.End)
+    win.editor.insertPlainText(text)
+
+
+def answer(monkeypatch, reply: str) -> list[str]:
+    asked: list[str] = []
+    monkeypatch.setattr(document, "ask", lambda parent, title, text: asked.append(text) or reply)
+    return asked
+
+
+def test_switching_lessons_with_unsaved_changes_asks(qtbot, window, monkeypatch):  # noqa: F811
+    pick(window, "01")
+    assert window.windowTitle().startswith("01-one-thread.py (lesson) - gpuviz")
+    type_text(window, "\n# my note\n")
+    assert "*" in window.windowTitle()
+    asked = answer(monkeypatch, "cancel")
+    pick(window, "02")
+    assert len(asked) == 1 and "01-one-thread.py" in asked[0]
+    assert "# my note" in window.editor.toPlainText() and window.state.entry.name == "01-one-thread"
+    assert window.catalog.list.currentRow() == 0  # the catalog still shows the script being edited
+    answer(monkeypatch, "discard")
+    pick(window, "02")
+    assert "# my note" not in window.editor.toPlainText() and window.state.entry.name == "02-the-race"
+
+
+def test_saving_a_lesson_writes_the_users_copy(qtbot, window, monkeypatch):  # noqa: F811
+    pick(window, "01")
+    lesson = window.state.entry.path
+    original = lesson.read_text()
+    type_text(window, "\n# my note\n")
+    asked = answer(monkeypatch, "save")
+    pick(window, "02")  # saving from the question, then switching
+    assert len(asked) == 1
+    assert lesson.read_text() == original  # the package's lesson is untouched
+    copy = document.own_copy(lesson)
+    assert copy.read_text().endswith("# my note\n")
+    pick(window, "01")  # the lesson opens as the user's copy
+    assert window.editor.toPlainText().endswith("# my note\n") and window.script_path == copy
+    assert not window.document.modified
+
+
+def test_closing_with_unsaved_changes_asks_and_cancel_keeps_the_window(qtbot, window, monkeypatch):  # noqa: F811
+    pick(window, "01")
+    type_text(window, "\n# my note\n")
+    asked = answer(monkeypatch, "cancel")
+    assert window.close() is False and window.isVisible()
+    assert len(asked) == 1
+    answer(monkeypatch, "discard")
+
+
+def test_save_as_revert_and_recent_files(qtbot, window, tmp_path):  # noqa: F811
+    script = tmp_path / "mine.py"
+    script.write_text("x = 1\n")
+    window.open_path(script)
+    type_text(window, "y = 2\n")
+    window.document.revert()  # asks (discard, by the tests' default), then reloads
+    assert window.editor.toPlainText() == "x = 1\n"
+    type_text(window, "y = 2\n")
+    assert window.document.save_to(tmp_path / "other.py")
+    assert (tmp_path / "other.py").read_text() == "x = 1\ny = 2\n" and script.read_text() == "x = 1\n"
+    assert window.windowTitle().startswith("other.py - gpuviz")
+    assert document.recent_files()[:2] == [str(tmp_path / "other.py"), str(script)]
+
+
+def test_autosave_is_restored_after_the_window_died(qtbot, window, monkeypatch):  # noqa: F811
+    pick(window, "02")
+    type_text(window, "\n# unsaved work\n")
+    qtbot.waitUntil(lambda: (document.data_dir("autosave") / "script.py").exists(), timeout=10_000)
+    window.hide()  # the app dies here: no closeEvent, no question, the autosave stays
+    monkeypatch.setattr(document, "offer", lambda parent, title, text: "02-the-race.py" in text)
+    reborn = MainWindow()
+    qtbot.addWidget(reborn)
+    assert reborn.editor.toPlainText().endswith("# unsaved work\n")
+    assert reborn.document.modified and reborn.script_path.name == "02-the-race.py"
+    assert reborn.windowTitle().startswith("02-the-race.py (lesson) * - gpuviz")
+    assert reborn.state.entry.name == "02-the-race" and reborn.launch.grid[0].value() == 64  # its lesson, its launch
+    reborn.document.editor.document().setModified(False)
+    reborn.close()
+    window.document.editor.document().setModified(False)
+
+
+def test_undo_survives_switching_back(qtbot, window, monkeypatch):  # noqa: F811
+    pick(window, "01")
+    original = window.editor.toPlainText()
+    type_text(window, "\n# my note\n")
+    answer(monkeypatch, "save")
+    pick(window, "02")
+    assert window.state.entry.name == "02-the-race"
+    pick(window, "01")  # back to the saved copy: its document, with its undo history
+    assert window.editor.toPlainText().endswith("# my note\n")
+    window.editor.undo()
+    assert window.editor.toPlainText() == original
+    assert window.document.modified and "*" in window.windowTitle()
+    answer(monkeypatch, "discard")
