@@ -101,7 +101,7 @@ def test_presentation_mode_and_theme(qtbot, window):  # noqa: F811
 
 
 def test_script_launch_is_kept_unless_overridden(qtbot, window):  # noqa: F811
-    pick(window, "14")  # the Mandelbrot lesson launches [(4, 3), (16, 16)]
+    pick(window, "24")  # the Mandelbrot lesson launches [(4, 3), (16, 16)]
     launch = window.launch
     assert [box.value() for box in launch.grid + launch.block] == [4, 3, 1, 16, 16, 1]
     assert not launch.overridden() and launch.launch_picker.currentText().startswith("mandelbrot[(4, 3), (16, 16)]")

@@ -37,7 +37,7 @@ def test_switching_lessons_with_unsaved_changes_asks(qtbot, window, monkeypatch)
     assert window.catalog.list.currentRow() == 0  # the catalog still shows the script being edited
     answer(monkeypatch, "discard")
     pick(window, "02")
-    assert "# my note" not in window.editor.toPlainText() and window.state.entry.name == "02-the-race"
+    assert "# my note" not in window.editor.toPlainText() and window.state.entry.name == "02-one-cell-per-thread"
 
 
 def test_saving_a_lesson_writes_the_users_copy(qtbot, window, monkeypatch):  # noqa: F811
@@ -84,13 +84,14 @@ def test_autosave_is_restored_after_the_window_died(qtbot, window, monkeypatch):
     type_text(window, "\n# unsaved work\n")
     qtbot.waitUntil(lambda: (document.data_dir("autosave") / "script.py").exists(), timeout=10_000)
     window.hide()  # the app dies here: no closeEvent, no question, the autosave stays
-    monkeypatch.setattr(document, "offer", lambda parent, title, text: "02-the-race.py" in text)
+    monkeypatch.setattr(document, "offer", lambda parent, title, text: "02-one-cell-per-thread.py" in text)
     reborn = MainWindow()
     qtbot.addWidget(reborn)
     assert reborn.editor.toPlainText().endswith("# unsaved work\n")
-    assert reborn.document.modified and reborn.script_path.name == "02-the-race.py"
-    assert reborn.windowTitle().startswith("02-the-race.py (lesson) * - gpuviz")
-    assert reborn.state.entry.name == "02-the-race" and reborn.launch.grid[0].value() == 64  # its lesson, its launch
+    assert reborn.document.modified and reborn.script_path.name == "02-one-cell-per-thread.py"
+    assert reborn.windowTitle().startswith("02-one-cell-per-thread.py (lesson) * - gpuviz")
+    # its lesson, its launch
+    assert reborn.state.entry.name == "02-one-cell-per-thread" and reborn.launch.grid[0].value() == 256
     reborn.document.editor.document().setModified(False)
     reborn.close()
     window.document.editor.document().setModified(False)
@@ -102,7 +103,7 @@ def test_undo_survives_switching_back(qtbot, window, monkeypatch):  # noqa: F811
     type_text(window, "\n# my note\n")
     answer(monkeypatch, "save")
     pick(window, "02")
-    assert window.state.entry.name == "02-the-race"
+    assert window.state.entry.name == "02-one-cell-per-thread"
     pick(window, "01")  # back to the saved copy: its document, with its undo history
     assert window.editor.toPlainText().endswith("# my note\n")
     window.editor.undo()
