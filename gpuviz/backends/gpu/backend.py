@@ -118,7 +118,9 @@ class GpuBackend:
         check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
-        plain = self._plain_outcomes(py_func, config, compiled, args) if level == "accesses" else {}
+        # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
+        plain = {} if level != "accesses" or compiled.program.cooperative else self._plain_outcomes(
+            py_func, config, compiled, args)  # fmt: skip
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         seconds = launch.run_timed()
