@@ -13,7 +13,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).parent
 SCREENS = ((1280, 720), (1920, 1080))
-LESSON = "02"  # the race: the answer selects a racing thread and stops the replay where it is lost
+LESSON = "10"  # the race: the answer selects a racing thread and stops the replay where it is lost
 
 
 def shoot(app, size: tuple[int, int], theme: str, presenting: bool) -> Path:
