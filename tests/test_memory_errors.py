@@ -109,3 +109,15 @@ def test_recorded_out_of_bounds_elements_become_errors():
         {"kind": "out-of-bounds write", "thread": 1, "line": 8, "array": "a", "element": 4},
         {"kind": "out-of-bounds atomic", "thread": 3, "line": 10, "array": "m", "element": 6},
     ]
+
+
+def test_the_gpus_out_of_bounds_accesses_are_errors_not_elements():
+    from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
+
+    accesses = {"thread": np.arange(4, dtype=np.int32), "array": np.zeros(4, np.int16),
+                "index": np.array([0, 99, 100, 127]), "kind": np.ones(4, np.int8)}  # fmt: skip
+    arrays = [{"name": "a", "space": "global", "dtype": "float32", "shape": [100]}]
+    errors, count = recorded_out_of_bounds({**accesses, "line": np.full(4, 5, np.int32)}, arrays)
+    assert count == 2 and [e["element"] for e in errors] == [100, 127]
+    kept = within_bounds(accesses, arrays)
+    assert kept["index"].tolist() == [0, 99] and kept["thread"].tolist() == [0, 1]

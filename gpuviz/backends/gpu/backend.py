@@ -22,7 +22,7 @@ from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
 from gpuviz.backends.gpu.plain import plain_outcomes
 from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
-from gpuviz.core.analysis.memcheck import recorded_out_of_bounds
+from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
@@ -300,6 +300,7 @@ class PreparedLaunch:
             accesses = place_in_time(accesses, warp_start, warp_of_thread, first)
         program = self.compiled.program
         errors, error_count = recorded_out_of_bounds(accesses, entries)
+        accesses = within_bounds(accesses, entries)  # the faulting accesses are errors, not elements
         return new_trace(
             source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
             param_names=program.params, values=self.args, snapshots=self._snapshots(), arrays=entries,

@@ -80,3 +80,14 @@ def recorded_out_of_bounds(accesses: dict[str, np.ndarray] | None, arrays: list[
     ]  # fmt: skip
     return errors, len(bad)
 
+
+
+def within_bounds(accesses: dict[str, np.ndarray] | None, arrays: list[dict]) -> dict[str, np.ndarray] | None:
+    """The access log without the accesses past their array's end (reported as memory errors, as the
+    simulator reports them: a faulting access is an error, not an element of the array)."""
+    if accesses is None or not len(accesses["thread"]) or not arrays:
+        return accesses
+    sizes = np.array([int(np.prod(a["shape"])) if a["shape"] else 1 for a in arrays], np.int64)
+    sizes[sizes == 0] = np.iinfo(np.int64).max  # dynamic shared memory: sized by the launch
+    keep = accesses["index"] < sizes[accesses["array"].astype(np.int64)]
+    return accesses if keep.all() else {name: column[keep] for name, column in accesses.items()}
