@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.colors import MODES
-from gpuviz.core.cursor import parse_at, parse_element
+from gpuviz.core.cursor import frame_at_time, parse_element
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS, REPLAY
 from gpuviz.core.trace import Trace, load
@@ -33,7 +33,7 @@ def frame_at(at: str | int | float | None, count: int, what: str = "--at", times
         return last
     text = str(at).strip()
     if text.startswith("t="):
-        return parse_at(text, count, times)
+        return frame_at_time(text, count, times)
     try:
         value = float(text) if ("." in text or isinstance(at, float)) else int(text)
     except ValueError:

@@ -1,6 +1,6 @@
-"""Where in a replay, as people write it: `--at 120` (a frame: the cursor after 120 events), `--at 0.5`
-(a fraction of the run), `--at t=1240` (the first frame at or after that time), and which element:
-`--element 'array[0]'`, `--element 'C[3,4]'`. One-line errors for anything else."""
+"""Where in a replay, as people write it beyond a frame or a fraction (app/render.py: frame_at):
+`--at t=1240` (the first frame at or after that time), and which element: `--element 'array[0]'`,
+`--element 'C[3,4]'`. One-line errors for anything else."""
 
 from __future__ import annotations
 
@@ -11,27 +11,15 @@ import numpy as np
 from gpuviz.core.errors import GpuvizError
 
 
-def parse_at(text: str, frames: int, times: np.ndarray | None = None) -> int:
-    """A frame index in [0, frames - 1] from `N`, `0.F` or `t=T`."""
-    text = text.strip()
-    last = max(0, frames - 1)
+def frame_at_time(text: str, frames: int, times: np.ndarray | None) -> int:
+    """The first replay frame at or after `t=TIME` (frame k follows the k-th event, so +1)."""
+    if times is None:
+        raise GpuvizError(f"--at {text!r}: this view has no times; give a frame (120) or a fraction (0.5)")
     try:
-        if text.startswith("t="):
-            if times is None:
-                raise GpuvizError(f"--at {text!r}: this view has no times; give a frame (120) or a fraction (0.5)")
-            return min(last, int(np.searchsorted(times, float(text[2:]), side="left")) + 1)
-        if "." in text:
-            fraction = float(text)
-            if not 0.0 <= fraction <= 1.0:
-                raise ValueError
-            return round(fraction * last)
-        frame = int(text)
+        when = float(text.strip()[2:])
     except ValueError:
-        raise GpuvizError(f"--at {text!r}: give a frame (e.g. 120), a fraction from 0.0 to 1.0 (0.5) "
-                          f"or a time (t=1240)") from None  # fmt: skip
-    if not 0 <= frame <= last:
-        raise GpuvizError(f"--at {frame}: this trace has frames 0 to {last}")
-    return frame
+        raise GpuvizError(f"--at {text!r}: give a time as t=1240") from None
+    return min(max(0, frames - 1), int(np.searchsorted(times, when, side="left")) + 1)
 
 
 def parse_element(text: str, arrays: list[dict]) -> tuple[int, int]:

@@ -292,24 +292,12 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         arrays.add_const(name, array)  # a module-global: `environment` froze it already
         return array
 
-    def grid(t, ndim):
-        x = t.bx * bdx + t.tx
-        if ndim == 1:
-            return x
-        y = t.by * bdy + t.ty
-        return (x, y) if ndim == 2 else (x, y, t.bz * bdz + t.tz)
-
-    def gridsize(ndim):
-        sizes = (bdx * gdx, bdy * gdy, bdz * gdz)
-        return sizes[0] if ndim == 1 else sizes[:ndim]
-
     return {
         "_gv_ld": ld,
         "_gv_st": st,
         "_gv_atomic": atomic,
         "_gv_shared": shared,
-        "_gv_grid": grid,
-        "_gv_gridsize": gridsize,
+        **grid_hooks(grid, block),
         "_gv_local": local,
         "_gv_const": const,
         "_gv_ufunc": ufunc,
@@ -341,3 +329,23 @@ def _shape_dtype(positional: tuple, keywords: dict) -> tuple:
     values = dict(zip(("shape", "dtype"), positional))
     values.update(keywords)
     return values["shape"], to_dtype(values["dtype"])
+
+
+def grid_hooks(grid: tuple, block: tuple) -> dict:
+    """`cuda.grid(n)` and `cuda.gridsize(n)` for both engines: the context's blockIdx and threadIdx
+    are ints (one thread) or arrays (the vector engine's lanes), and the arithmetic is the same."""
+    bdx, bdy, bdz = block
+    gdx, gdy, gdz = grid
+
+    def grid_index(t, ndim):
+        x = t.bx * bdx + t.tx
+        if ndim == 1:
+            return x
+        y = t.by * bdy + t.ty
+        return (x, y) if ndim == 2 else (x, y, t.bz * bdz + t.tz)
+
+    def gridsize(ndim):
+        sizes = (bdx * gdx, bdy * gdy, bdz * gdz)
+        return sizes[0] if ndim == 1 else sizes[:ndim]
+
+    return {"_gv_grid": grid_index, "_gv_gridsize": gridsize}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from gpuviz.backends.sim.memory import BIT_FUNCTIONS
+from gpuviz.backends.sim.memory import BIT_FUNCTIONS, grid_hooks
 from gpuviz.backends.sim.simt_lanes import UNSET
 from gpuviz.backends.sim.simt_ops import operation_hooks
 from gpuviz.backends.sim.simt_warp import sync
@@ -14,18 +14,6 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial
                  errors=None) -> dict:  # fmt: skip
     bdx, bdy, bdz = block
     gdx, gdy, gdz = grid
-
-    def grid_index(t, ndim):
-        x = t.bx * bdx + t.tx
-        if ndim == 1:
-            return x
-        y = t.by * bdy + t.ty
-        return (x, y) if ndim == 2 else (x, y, t.bz * bdz + t.tz)
-
-    def gridsize(ndim):
-        sizes = (bdx * gdx, bdy * gdy, bdz * gdz)
-        return sizes[0] if ndim == 1 else sizes[:ndim]
-
     return {
         **operation_hooks(BIT_FUNCTIONS, active=lambda: memory.lanes.mask),
         "_gv_UNSET": UNSET,
@@ -36,8 +24,7 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial
         "_gv_local": memory.local,
         "_gv_const": memory.const,
         "_gv_sync": partial(sync, warnings, partial_syncs if partial_syncs is not None else [], errors),
-        "_gv_grid": grid_index,
-        "_gv_gridsize": gridsize,
+        **grid_hooks(grid, block),
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
