@@ -13,9 +13,14 @@ def _gpu_unavailable() -> str | None:
     return unavailable_reason("gpu")
 
 
-def facts_for(options: RunOptions) -> dict:
-    """The device facts of the backend `options` pick (`auto`: the GPU when one is usable)."""
+def backend_for(options: RunOptions) -> str:
+    """The backend `options` pick: `auto` (and `gpu` where none is usable) means the GPU when one is usable."""
     name = options.backend
     if name == "auto" or (name == "gpu" and _gpu_unavailable() is not None):
         name = "gpu" if _gpu_unavailable() is None else "sim"
-    return backend_class(name)().device_facts(options)
+    return name
+
+
+def facts_for(options: RunOptions) -> dict:
+    """The device facts of the backend `options` pick."""
+    return backend_class(backend_for(options))().device_facts(options)

@@ -3,6 +3,7 @@ Views never call each other: they share the app state."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -15,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app import docking, file_menu, picture_actions, screen_fit
-from gpuviz.app.device_facts import facts_for
+from gpuviz.app.device_facts import backend_for, facts_for
 from gpuviz.app.document import ScriptDocument
 from gpuviz.app.help_overlay import WELCOME, HelpOverlay
 from gpuviz.app.preferences import Preferences, PreferencesDialog
@@ -49,7 +50,6 @@ class MainWindow(QMainWindow):
         self._assemble()
         self._build_actions()
         self._connect()
-        self._show_device()
         self._restore_layout()
         self.help = HelpOverlay(self)
         self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
@@ -144,6 +144,7 @@ class MainWindow(QMainWindow):
         self.launch.launch_changed.connect(self._on_launch_changed)
         self.launch.launch_picker.activated.connect(self.runner.pick_launch)
         self.launch.backend.currentIndexChanged.connect(lambda _: self._show_device())
+        self.launch.device_picked.connect(self._on_device_picked)
         self.state.trace_changed.connect(self._on_trace_changed)
         self.state.busy_changed.connect(lambda what: what and self.set_status(f"{what}..."))
 
@@ -225,7 +226,7 @@ class MainWindow(QMainWindow):
     def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
         options = entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
-        return self.preferences.run_options(options)
+        return self.preferences.run_options(options)  # the device picked is kept in the preferences
 
     # ---- preferences -----------------------------------------------------------------------------
     def edit_preferences(self) -> None:
@@ -240,7 +241,15 @@ class MainWindow(QMainWindow):
         self.look.theme, self.look.font_scale = preferences.theme, preferences.font_scale
         self.look.apply()
         self.launch.backend.setCurrentIndex(max(0, self.launch.backend.findData(preferences.backend)))
+        self.launch.set_device_name(preferences.device)
         self.runner.keep_traces = preferences.keep_traces
+        self._show_device()
+
+    def _on_device_picked(self, name: str) -> None:
+        """The launch editor's device is the preferences' simulated device: kept for the next session."""
+        self.preferences = replace(self.preferences, device=name)
+        self.preferences.save()
+        self._show_device()
 
     def _on_running_changed(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
@@ -266,8 +275,10 @@ class MainWindow(QMainWindow):
             self.launch.set_device(device_summary(trace.device_facts, ran=True))
 
     def _show_device(self) -> None:
-        """The device the next run will use, from the backend itself."""
-        self.launch.set_device(device_summary(facts_for(self._run_options())))
+        """The device the next run will use, from the backend itself; a choice only on the simulator."""
+        options = self._run_options()
+        self.launch.offer_device_choice(backend_for(options) == "sim")
+        self.launch.set_device(device_summary(facts_for(options)))
 
     # ---- window ----------------------------------------------------------------------------------
     def set_status(self, text: str, error: bool = False) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.launch import MAX_GRID_DIMS, LaunchConfig, blocks_to_cover
 from gpuviz.program.dry_launches import ScriptLaunch
@@ -34,8 +35,16 @@ def _spin(maximum: int, value: int = 1) -> QSpinBox:
     return box
 
 
+def device_label(name: str) -> str:
+    """A preset as a student knows it: 'T4: 40 SMs, compute capability 7.5'."""
+    device = PRESETS[name]
+    default = " (default)" if name == DEFAULT_DEVICE else ""
+    return f"{device.short_name}{default}: {device.sm_count} SMs, compute capability {device.compute_capability}"
+
+
 class LaunchEditor(QWidget):
     launch_changed = Signal(object)  # LaunchConfig, or None while the values are invalid
+    device_picked = Signal(str)  # a simulator preset (backends/sim/device.py)
 
     def __init__(self, gpu_unavailable: str | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,9 +78,14 @@ class LaunchEditor(QWidget):
         self.repeat = QSpinBox()
         self.repeat.setRange(1, 200)
         self.repeat.setToolTip("run each launch this many times from the same inputs: the race view shows the outcomes")
+        self.device_choice = QComboBox()
+        for name in PRESETS:
+            self.device_choice.addItem(device_label(name), name)
+        self.device_choice.setToolTip("the GPU the simulator imitates: its SMs and how many blocks each holds")
         self.device = QLabel()
         self.device.setWordWrap(True)
         self._build()
+        self.device_choice.activated.connect(lambda _: self.device_picked.emit(self.device_name()))
         for box in self.grid + self.block:
             box.valueChanged.connect(self._on_values_changed)
         self.cover_button.clicked.connect(self._on_cover_clicked)
@@ -90,7 +104,9 @@ class LaunchEditor(QWidget):
         cover.addWidget(self.cover_button)
         form.addRow("N", _wrap(cover))
         form.addRow("backend", self.backend)
+        form.addRow("device", self.device_choice)
         form.addRow("repeat", self.repeat)
+        self.form = form
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.hint)
@@ -128,6 +144,17 @@ class LaunchEditor(QWidget):
     def set_device(self, text: str) -> None:
         """The device a run will use (or, after a run, used): facts from the backend or the trace."""
         self.device.setText(text)
+
+    def device_name(self) -> str:
+        return self.device_choice.currentData()
+
+    def set_device_name(self, name: str) -> None:
+        """Show a preset as chosen (from the preferences) without announcing it as picked."""
+        self.device_choice.setCurrentIndex(max(0, self.device_choice.findData(name)))
+
+    def offer_device_choice(self, offered: bool) -> None:
+        """The simulator imitates a device the student picks; on a real GPU there is nothing to pick."""
+        self.form.setRowVisible(self.device_choice, offered)
 
     def config(self) -> LaunchConfig | None:
         try:

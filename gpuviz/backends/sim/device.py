@@ -37,6 +37,11 @@ class VirtualDevice:
         by_shared = self.shared_per_sm // (shared_bytes + RESERVED_SHARED_PER_BLOCK) if shared_bytes else by_threads
         return max(1, min(self.max_blocks_per_sm, by_threads, by_shared))
 
+    @property
+    def short_name(self) -> str:
+        """'T4' from 'gpuviz simulator (T4-like)': the name a student knows the device by."""
+        return self.name.rpartition("(")[2].removesuffix(")").removesuffix("-like")
+
     def describe(self) -> dict:
         facts = asdict(self)
         # The names the GPU backend's facts use too (occupancy reads them, whichever backend ran).
