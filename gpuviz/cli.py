@@ -177,13 +177,14 @@ def _block_list(text: str) -> tuple[int, ...]:
 def _run(args: argparse.Namespace) -> int:
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
-    from gpuviz.run.session import Session, print_events, print_report
+    from gpuviz.run.session import Session
+    from gpuviz.run.terminal import TerminalEvents, print_report
     from gpuviz.run.watchdog import Watchdog
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
                          seed=args.seed, sms=args.sms, repeat=args.repeat, device=args.device,
                          engine=args.engine, blocks=_block_list(args.blocks), **_budget(args))  # fmt: skip
-    session = Session(options, out_dir=args.out, notify=print_events)
+    session = Session(options, out_dir=args.out, notify=TerminalEvents())
     try:
         with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext():
             run_script(args.script, session, args.script_args)
@@ -211,9 +212,9 @@ def _list(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
     from gpuviz.run.demo import check_fix, lesson_checks, parse_dims, run_demo
-    from gpuviz.run.session import print_events
+    from gpuviz.run.terminal import TerminalEvents
 
-    entry = find(args.name, args.lessons)
+    entry, print_events = find(args.name, args.lessons), TerminalEvents()
     if args.check_fix is not None:
         fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend)
         print("\n".join(fixed.lines()))

@@ -72,3 +72,18 @@ def test_no_device_choice_on_a_real_gpu(qtbot, window, monkeypatch):  # noqa: F8
     window._show_device()
     assert not window.launch.device_choice.isVisibleTo(window)
     assert "NVIDIA H100 80GB HBM3: 132 SMs" in window.launch.device.text()
+
+
+def test_the_busy_bar_says_blocks_done_and_time_left(qtbot, window):  # noqa: F811
+    from gpuviz.core.events import Progress
+
+    window.feedback.set_running(True)
+    bar = window.feedback.bar
+    assert bar.isVisibleTo(window) and bar.text() == ""  # no count before the first message
+    window.runs.progress.emit(Progress(100, 1000))  # as the worker's message arrives
+    assert bar.text() == "blocks 100 of 1,000"  # the rate is not known yet
+    started = window.feedback.launch.started
+    window.feedback.on_progress(Progress(300, 1000), now=started + 2.0)  # 100 blocks a second
+    assert bar.text() == "blocks 300 of 1,000, about 7 s left" and bar.value() == 300
+    window.feedback.set_running(False)
+    assert not bar.isVisibleTo(window)

@@ -240,7 +240,7 @@ def test_chosen_blocks_record_their_accesses_only(tmp_path, capsys):
 
 
 def test_progress_bar_line():
-    from gpuviz.run.session import progress_bar
+    from gpuviz.run.terminal import progress_bar
 
     assert progress_bar(Progress(512, 1024), width=10) == "\r[gpuviz] [#####.....] 512/1,024 blocks"
     assert progress_bar(Progress(3, 3), width=4).endswith("[####] 3/3 blocks")

@@ -1,5 +1,6 @@
 """While a kernel runs the window shows it: Run turns into a busy "Running..." with the time so far,
-Stop is highlighted, and a bar counts the launch's blocks done (the engine's Progress messages)."""
+Stop is highlighted, and a bar counts the launch's blocks done (the engine's Progress messages) and,
+once the rate means something, the time left."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QWidget
 
 from gpuviz.core.events import Progress
+from gpuviz.core.progress import LaunchClock, progress_text
 
 TICK_MS = 100
 
@@ -18,8 +20,8 @@ class RunFeedback(QObject):
         super().__init__(parent)
         self.run_button, self.stop_button = run_button, stop_button
         self.bar = QProgressBar()
-        self.bar.setToolTip("blocks of the current launch run so far")
-        self.bar.setFormat("%v / %m blocks")
+        self.bar.setToolTip("blocks of the current launch run so far, and the time left at the rate so far")
+        self.launch = LaunchClock()
         self.bar.setVisible(False)
         self.clock = QLabel()  # the time of the run, in the status bar
         self.clock.setToolTip("how long the run took (or has taken so far)")
@@ -38,6 +40,8 @@ class RunFeedback(QObject):
             self.started = time.monotonic()
             self.bar.reset()
             self.bar.setRange(0, 0)  # busy until the first Progress says how many blocks
+            self.bar.setFormat("")
+            self.launch = LaunchClock()
             self.bar.setVisible(True)
             self._timer.start()
             self._tick()
@@ -47,9 +51,11 @@ class RunFeedback(QObject):
             self.run_button.setText("Run")
             self.bar.setVisible(False)
 
-    def on_progress(self, progress: Progress) -> None:
+    def on_progress(self, progress: Progress, now: float | None = None) -> None:
+        left = self.launch.update(progress, time.monotonic() if now is None else now)
         self.bar.setRange(0, max(1, progress.total))
         self.bar.setValue(min(progress.done, progress.total))
+        self.bar.setFormat(progress_text(progress, left))  # no % in it: the format's own codes start with %
 
     def _tick(self) -> None:
         running = self._timer.isActive()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from pathlib import Path
 from gpuviz.backends import get_backend
 from gpuviz.core.analysis.memcheck import format_errors
 from gpuviz.core.analysis.report import analyse, race_summary
-from gpuviz.core.events import Event, LogLine, Notify, Progress, Stage, ignore
+from gpuviz.core.events import LogLine, Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.launch_guard import check_fits, estimate_trace, worth_announcing
 from gpuviz.core.options import RunOptions
@@ -135,24 +134,3 @@ def _duration(seconds: float) -> str:
 
 
 set_default_factory(lambda: Session())  # launches outside `gpuviz run`: a quiet simulator
-
-
-def print_report(line: str) -> None:
-    sys.stdout.flush()  # keep the script's own output and the launch lines in order
-    print(line, file=sys.stderr, flush=True)
-
-
-def print_events(event: Event) -> None:
-    """The command line's `notify`: launch lines and warnings, and the stages worth waiting for."""
-    if isinstance(event, LogLine):
-        print_report(event.text)
-    elif isinstance(event, Stage) and event.stage == "compiling":
-        print_report(f"[gpuviz] {event.detail}")
-    elif isinstance(event, Progress) and sys.stderr.isatty():
-        print(progress_bar(event), end="\n" if event.done >= event.total else "", file=sys.stderr, flush=True)
-
-
-def progress_bar(progress: Progress, width: int = 30) -> str:
-    """One terminal line, redrawn in place: `[gpuviz] [#####.....] 512/1,024 blocks`."""
-    filled = width * progress.done // max(progress.total, 1)
-    return f"\r[gpuviz] [{'#' * filled}{'.' * (width - filled)}] {progress.done:,}/{progress.total:,} blocks"
