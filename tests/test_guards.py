@@ -82,9 +82,27 @@ def test_a_gigabyte_trace_is_announced_and_a_small_one_is_not():
 
 def test_accesses_that_cannot_fit_suggest_level_threads():
     estimate = estimate_trace("fill", 16384, "accesses", ())
-    with pytest.raises(LaunchTooBig, match=r"record with --level threads \(832.0 KiB\) or raise the budget"):
+    with pytest.raises(LaunchTooBig, match=r"record with --level threads \(832.0 KiB\), or the accesses "
+                                           r"of a few blocks with --blocks, or raise the budget"):
         check_fits(estimate, 1 << 20)
     check_fits(estimate_trace("fill", 16384, "threads", ()), 1 << 20)
+
+
+def test_the_plan_within_the_budget():
+    estimate = estimate_trace("fill", 16384, "accesses", ())
+    assert launch_guard.plan(estimate, 2 << 20) == "all"
+    assert launch_guard.plan(estimate, 1 << 20) == "narrowed"  # threads 832 KiB, accesses 496 KiB more
+    assert launch_guard.plan(estimate, 800 << 10) == "refused"
+    chosen = estimate_trace("fill", 16384, "accesses", (), recorded_threads=2 * 256)  # two blocks' accesses
+    assert chosen.access_bytes == 512 * launch_guard.ACCESS_BYTES and launch_guard.plan(chosen, 1 << 20) == "all"
+
+
+def test_cli_records_chosen_blocks_where_every_access_would_not_fit(tmp_path, capsys):
+    path, out = script(tmp_path, KERNEL), str(tmp_path / "t")
+    too_big = ["run", path, "--out", out, "--backend", "sim", "--level", "accesses", "--max-memory", "1M",
+               "--", "448", "32"]  # fmt: skip
+    assert main(too_big) == 1 and "--blocks" in capsys.readouterr().err
+    assert main(too_big[:-3] + ["--blocks", "0,-1", "--", "448", "32"]) == 0
 
 
 def test_a_full_disk_is_seen_before_the_launch(tmp_path, monkeypatch):

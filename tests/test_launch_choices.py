@@ -1,6 +1,7 @@
 """The launch editor's choices reach the run: the device a student picks decides the trace's device
 facts, its SMs and its occupancy, and is remembered."""
 
+import numpy as np
 import pytest
 
 pytest.importorskip("PySide6", reason="the app's tests need PySide6")
@@ -87,3 +88,90 @@ def test_the_busy_bar_says_blocks_done_and_time_left(qtbot, window):  # noqa: F8
     assert bar.text() == "blocks 300 of 1,000, about 7 s left" and bar.value() == 300
     window.feedback.set_running(False)
     assert not bar.isVisibleTo(window)
+
+
+# ---- asking before a big launch ------------------------------------------------------------------------
+BIG = SCRIPT.replace("fill[100, 640](a)", "fill[56, 256](a)").replace("64000", "14336")  # 14,336 threads
+
+
+def press_when_shown(qtbot, label, asked):
+    """Press the dialog's button `label` once it is up (it runs its own event loop), noting its text."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    def press():
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, press)
+            return
+        asked.append((box.text(), [b.text() for b in box.buttons()]))
+        next(b for b in box.buttons() if b.text() == label).click()
+
+    QTimer.singleShot(0, press)
+
+
+@pytest.fixture
+def small_budget(window, tmp_path):  # noqa: F811
+    """1 MiB: every thread of BIG fits (728 KiB), its accesses do not (434 KiB more)."""
+    window.apply_preferences(Preferences(backend="sim", memory_budget_mib=1))
+    path = tmp_path / "big.py"
+    path.write_text(BIG)
+    window.open_path(path)
+    return window
+
+
+def test_go_on_records_every_thread_and_the_first_and_last_blocks_accesses(qtbot, small_budget):
+    asked = []
+    press_when_shown(qtbot, "Go on", asked)
+    assert run_and_wait(qtbot, small_budget) is True
+    text, buttons = asked[0]
+    assert sorted(buttons) == ["Cancel", "Go on", "Record threads only"]  # (their order is the platform's)
+    assert "fill launches 14,336 threads" in text and "memory budget of 1.0 MiB" in text
+    assert "accesses only for the first and last blocks" in text
+    trace = small_budget.state.trace
+    assert trace.n_threads == 14336 and trace.meta["recorded_blocks"] == [0, 55]
+    assert set(np.unique(trace.accesses["thread"] // 256)) == {0, 55} and len(trace.accesses["thread"]) == 512
+    assert "first and last blocks only" in small_budget.status.text()
+
+
+def test_threads_only_records_no_access(qtbot, small_budget):
+    asked = []
+    press_when_shown(qtbot, "Record threads only", asked)
+    assert run_and_wait(qtbot, small_budget) is True
+    trace = small_budget.state.trace
+    assert trace.meta["level"] == "threads" and trace.n_threads == 14336
+    assert "threads only" in small_budget.state.output
+
+
+def test_cancel_starts_no_worker(qtbot, small_budget, monkeypatch):
+    asked, started = [], []
+    monkeypatch.setattr(small_budget.runs, "start", started.append)
+    press_when_shown(qtbot, "Cancel", asked)
+    small_budget.run()
+    assert asked and not started and "not run" in small_budget.status.text()
+
+
+def test_a_launch_no_budget_holds_is_refused_before_it_starts(qtbot, window, monkeypatch, tmp_path):  # noqa: F811
+    window.apply_preferences(Preferences(backend="sim", memory_budget_mib=1))
+    path = tmp_path / "huge.py"
+    path.write_text(SCRIPT.replace("fill[100, 640](a)", "fill[1024, 1024](a)"))
+    window.open_path(path)
+    asked, started = [], []
+    monkeypatch.setattr(window.runs, "start", started.append)
+    press_when_shown(qtbot, "Cancel", asked)
+    window.run()
+    text, buttons = asked[0]
+    assert buttons == ["Cancel"] and "would be refused" in text and "1,048,576 threads" in text
+    assert not started
+
+
+def test_a_launch_that_fits_is_not_asked_about(qtbot, window, monkeypatch, tmp_path):  # noqa: F811
+    from gpuviz.app import launch_check
+
+    monkeypatch.setattr(launch_check, "choose", lambda *args: pytest.fail("asked about a small launch"))
+    open_script(window, tmp_path)
+    started = []
+    monkeypatch.setattr(window.runs, "start", started.append)
+    window.run()
+    assert started and started[0].options.blocks == () and started[0].options.level == "auto"
+    window.runner.running_changed.emit(False)

@@ -80,8 +80,10 @@ def test_a_log_gets_a_plain_line_now_and_then():
     feed(events, clock, [(0.0, 0), (2.0, 1), (PLAIN_EVERY - 1, 5)])
     assert stream.getvalue() == ""  # a short launch writes no progress to a log
     feed(events, clock, [(PLAIN_EVERY, 10), (PLAIN_EVERY + 1, 11), (2 * PLAIN_EVERY, 20)])
-    assert stream.getvalue().splitlines() == ["[gpuviz] blocks 10 of 100, about 2 min left",
-                                              "[gpuviz] blocks 20 of 100, about 80 s left"]
+    assert stream.getvalue().splitlines() == [
+        "[gpuviz] blocks 10 of 100, about 2 min left",
+        "[gpuviz] blocks 20 of 100, about 80 s left",
+    ]
     assert "\r" not in stream.getvalue()
 
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app import docking, file_menu, picture_actions, screen_fit
+from gpuviz.app import docking, file_menu, launch_check, picture_actions, screen_fit
 from gpuviz.app.device_facts import backend_for, facts_for
 from gpuviz.app.document import ScriptDocument
 from gpuviz.app.help_overlay import WELCOME, HelpOverlay
@@ -219,9 +219,14 @@ class MainWindow(QMainWindow):
             index = max(0, self.launch.launch_picker.currentIndex())
             overrides = ((index, config.grid, config.block),)
             note = f"launch {index + 1} overridden: grid {config.grid}, block {config.block}"
+        asked = self._run_options()
+        options = launch_check.options_after_asking(self, self.editor.toPlainText(), asked, overrides)
+        if options is None:
+            self.set_status("not run: the launch's trace would not fit the memory budget")
+            return
+        note = "; ".join(filter(None, [note, launch_check.choice_note(asked, options)]))
         name = self.script_path.name if self.script_path else "script.py"
-        self.runner.run(self.editor.toPlainText(), name, self._run_options(), overrides, note,
-                        self.preferences.timeout())  # fmt: skip
+        self.runner.run(self.editor.toPlainText(), name, options, overrides, note, self.preferences.timeout())
 
     def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()

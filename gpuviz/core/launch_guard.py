@@ -49,12 +49,15 @@ class TraceEstimate:
                 f"{format_bytes(self.memory)}")  # fmt: skip
 
 
-def estimate_trace(kernel: str, threads: int, level: str, args: tuple, repeat: int = 1) -> TraceEstimate:
+def estimate_trace(kernel: str, threads: int, level: str, args: tuple, repeat: int = 1,
+                   recorded_threads: int | None = None) -> TraceEstimate:  # fmt: skip
     """`args` as the kernel gets them: arrays (anything with nbytes and a shape) are snapshotted
-    before and after, and once more per repeated run plus its lost-update and serial outcomes."""
+    before and after, and once more per repeated run plus its lost-update and serial outcomes.
+    `recorded_threads`: the threads whose accesses are recorded (those of the chosen blocks; all by default)."""
     arrays = sum(int(getattr(a, "nbytes", 0)) for a in args if hasattr(a, "shape"))
     copies = 2 if repeat == 1 else 2 + 2 * repeat + 1
-    accesses = threads * ACCESS_BYTES if level == "accesses" else 0
+    recorded = threads if recorded_threads is None else min(threads, recorded_threads)
+    accesses = recorded * ACCESS_BYTES if level == "accesses" else 0
     return TraceEstimate(kernel, threads, level, threads * THREAD_BYTES, arrays * copies, accesses)
 
 
@@ -69,7 +72,7 @@ def check_fits(estimate: TraceEstimate, budget: int, out_dir: str | Path | None 
     if estimate.memory > budget:
         raise LaunchTooBig(
             f"{estimate.describe()}, over the memory budget of {format_bytes(budget)}; record with "
-            f"--level threads ({format_bytes(least)}) or {RAISE_BUDGET}"
+            f"--level threads ({format_bytes(least)}), or the accesses of a few blocks with --blocks, or {RAISE_BUDGET}"
         )
     free = free_disk(out_dir) if out_dir is not None else None
     if free is not None and estimate.disk > free:
@@ -77,6 +80,14 @@ def check_fits(estimate: TraceEstimate, budget: int, out_dir: str | Path | None 
             f"{estimate.describe()}, but {out_dir} has {format_bytes(free)} free; free some space or "
             f"write the traces elsewhere with --out"
         )
+
+
+def plan(estimate: TraceEstimate, budget: int) -> str:
+    """What a launch's recording does within the budget: `all` of it fits; `narrowed`: every thread
+    but the accesses of a few blocks only; `refused`: not even every thread fits."""
+    if estimate.thread_bytes + estimate.snapshot_bytes > budget:
+        return "refused"
+    return "narrowed" if estimate.memory > budget else "all"
 
 
 def free_disk(folder: str | Path) -> int | None:

@@ -95,7 +95,8 @@ class Session:
     def _guard(self, kernel: str, config: LaunchConfig, args: tuple) -> None:
         """Refuse a launch whose trace cannot fit the budget or the disk; announce a big one."""
         level = self.options.level_for(config.threads)
-        estimate = estimate_trace(kernel, config.threads, level, args, self.options.repeat)
+        recorded = len(self.options.blocks) * config.threads_per_block if self.options.blocks else None
+        estimate = estimate_trace(kernel, config.threads, level, args, self.options.repeat, recorded)
         check_fits(estimate, self.options.memory_budget, self.out_dir)
         if worth_announcing(estimate, self.options.memory_budget):
             self.notify(LogLine(f"[gpuviz] {estimate.describe()} in memory and on disk"))
