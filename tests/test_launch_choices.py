@@ -175,3 +175,19 @@ def test_a_launch_that_fits_is_not_asked_about(qtbot, window, monkeypatch, tmp_p
     window.run()
     assert started and started[0].options.blocks == () and started[0].options.level == "auto"
     window.runner.running_changed.emit(False)
+
+
+def test_the_device_choice_never_widens_the_launch_panel(qtbot, window):  # noqa: F811
+    from PySide6.QtCore import QSize
+    from PySide6.QtWidgets import QDockWidget
+
+    from gpuviz.app import screen_fit
+
+    window.launch.backend.setCurrentIndex(window.launch.backend.findData("sim"))
+    screen_fit.fit(window, QSize(1280, 720))
+    window.resize(1280, 720)
+    scroll = window.findChild(QDockWidget, "Launch").widget()
+    for name in PRESETS:
+        pick_device(window, name)
+        qtbot.wait(20)
+        assert not scroll.horizontalScrollBar().isVisible(), f"{name}: the launch panel scrolls sideways"

@@ -58,6 +58,7 @@ def explain(verdict: str, estimate: TraceEstimate, budget: int) -> str:
 def choose(parent: QWidget, text: str, choices: tuple[str, ...]) -> str:
     """One dialog with a button per choice; the answer's key (CANCEL when closed). One place, so tests can answer it."""
     box = QMessageBox(QMessageBox.Icon.Warning, "A big launch", text, parent=parent)
+    box.setStyleSheet("QLabel#qt_msgbox_label { min-width: 28em; }")  # sentences, not a narrow column of words
     buttons = {box.addButton(*BUTTONS[key]): key for key in choices}
     box.setDefaultButton(next(b for b, key in buttons.items() if key == choices[0]))
     box.exec()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -36,10 +36,26 @@ def _spin(maximum: int, value: int = 1) -> QSpinBox:
 
 
 def device_label(name: str) -> str:
-    """A preset as a student knows it: 'T4: 40 SMs, compute capability 7.5'."""
+    """A preset as a student knows it, short enough for a narrow panel: 'T4, 40 SMs'."""
     device = PRESETS[name]
-    default = " (default)" if name == DEFAULT_DEVICE else ""
-    return f"{device.short_name}{default}: {device.sm_count} SMs, compute capability {device.compute_capability}"
+    return f"{device.short_name}, {device.sm_count} SMs" + (" (default)" if name == DEFAULT_DEVICE else "")
+
+
+def _device_box() -> QComboBox:
+    box = QComboBox()
+    for row, name in enumerate(PRESETS):
+        device = PRESETS[name]
+        box.addItem(device_label(name), name)
+        facts = (f"{device.name}: compute capability {device.compute_capability}, {device.max_threads_per_sm:,} "
+                 f"threads and {device.max_blocks_per_sm} blocks per SM, {device.shared_per_sm // 1024} KiB shared "
+                 "memory per SM")  # fmt: skip
+        box.setItemData(row, facts, Qt.ItemDataRole.ToolTipRole)
+    box.setToolTip("the GPU the simulator imitates: its SMs and how many blocks each holds")
+    # The panel is narrow: the box never widens it, its list is as wide as its longest name.
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(8)
+    box.view().setMinimumWidth(box.view().sizeHintForColumn(0) + 24)
+    return box
 
 
 class LaunchEditor(QWidget):
@@ -78,10 +94,7 @@ class LaunchEditor(QWidget):
         self.repeat = QSpinBox()
         self.repeat.setRange(1, 200)
         self.repeat.setToolTip("run each launch this many times from the same inputs: the race view shows the outcomes")
-        self.device_choice = QComboBox()
-        for name in PRESETS:
-            self.device_choice.addItem(device_label(name), name)
-        self.device_choice.setToolTip("the GPU the simulator imitates: its SMs and how many blocks each holds")
+        self.device_choice = _device_box()
         self.device = QLabel()
         self.device.setWordWrap(True)
         self._build()
@@ -99,12 +112,12 @@ class LaunchEditor(QWidget):
         form.addRow("grid (x, y, z)", _row(self.grid))
         form.addRow("block (x, y, z)", _row(self.block))
         form.addRow("", self.override)
+        form.addRow("backend", self.backend)
+        form.addRow("device", self.device_choice)
         cover = QHBoxLayout()
         cover.addWidget(self.cover)
         cover.addWidget(self.cover_button)
         form.addRow("N", _wrap(cover))
-        form.addRow("backend", self.backend)
-        form.addRow("device", self.device_choice)
         form.addRow("repeat", self.repeat)
         self.form = form
         layout = QVBoxLayout(self)
