@@ -96,3 +96,31 @@ def test_cli_run_piped_keeps_its_lines(tmp_path, capsys):
     assert main(["run", str(script), "--backend", "sim", "--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "\r" not in err and "blocks" not in err.replace("blocks=", "") and "[gpuviz] 000 k" in err
+
+
+def test_an_engine_reports_blocks_at_most_every_tenth_of_a_second_and_always_the_last():
+    from gpuviz.core.progress import REPORT_EVERY, BlockProgress
+
+    sent, clock = [], Clock()
+    progress = BlockProgress(sent.append, total=10, clock=clock)
+    for step in range(10):
+        clock.now = step * REPORT_EVERY / 4
+        progress.finished()
+    assert sent == [Progress(1, 10), Progress(5, 10), Progress(9, 10), Progress(10, 10)]
+
+
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_both_engines_report_their_blocks(engine):
+    import numpy as np
+
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.api import python_function
+    from gpuviz.run.session import Session
+
+    sent = []
+    session = Session(RunOptions(backend="sim", engine=engine), notify=sent.append)
+    kernel = python_function("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n")
+    session.launch(kernel, 24, 32, (np.zeros(768),))
+    progress = [event for event in sent if isinstance(event, Progress)]
+    assert progress and progress[-1] == Progress(24, 24)
+    assert all(a.done <= b.done for a, b in zip(progress, progress[1:]))

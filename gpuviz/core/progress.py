@@ -3,12 +3,15 @@ means something: a launch measured too briefly, or over too few blocks, has no e
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from gpuviz.core.events import Progress
+from gpuviz.core.events import Notify, Progress
 
 MIN_SECONDS = 1.0  # measured for at least this long (startup and the first blocks are noisy)
 MIN_FRACTION = 0.05  # and over at least this share of the launch's blocks
+REPORT_EVERY = 0.1  # seconds between an engine's Progress messages (the last block is always reported)
 
 
 def time_left(done: int, total: int, first_done: int, elapsed: float) -> float | None:
@@ -49,3 +52,20 @@ class LaunchClock:
             self.total, self.first_done, self.started = progress.total, progress.done, now
         self.done = progress.done
         return time_left(progress.done, progress.total, self.first_done, now - self.started)
+
+
+class BlockProgress:
+    """An engine's side: counts a launch's blocks as they finish and sends Progress at most every
+    REPORT_EVERY seconds, and always for the last block."""
+
+    def __init__(self, notify: Notify, total: int, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.notify, self.total, self.clock = notify, total, clock
+        self.done = 0
+        self._last = -REPORT_EVERY
+
+    def finished(self, blocks: int = 1) -> None:
+        self.done += blocks
+        now = self.clock()
+        if self.done >= self.total or now - self._last >= REPORT_EVERY:
+            self._last = now
+            self.notify(Progress(self.done, self.total))

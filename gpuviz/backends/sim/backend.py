@@ -88,7 +88,7 @@ class SimBackend:
                         _restore(params, host_args, before)
                         engine, note = "reference", f"vector engine stopped: {fallback_reason(exc)}"
                 if engine == "reference":
-                    recording = run_reference(program, config, params, host_args, device, options, level)
+                    recording = run_reference(program, config, params, host_args, device, options, level, notify)
         finally:
             if gc_was_enabled:
                 gc.enable()

@@ -19,8 +19,10 @@ from gpuviz.backends.sim.simt_engine import VectorExecutor
 from gpuviz.backends.sim.simt_hooks import vector_hooks
 from gpuviz.backends.sim.simt_memory import VectorLog, VectorMemory
 from gpuviz.core.budget import format_bytes
+from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.options import RunOptions
+from gpuviz.core.progress import BlockProgress
 from gpuviz.instrument.shared_memory import shared_bytes
 
 # What a recording holds, for the memory budget: an event while recording (its lanes' indices and
@@ -72,15 +74,17 @@ def run_vector(program, config: LaunchConfig, params, host_args, device, options
                      partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None])  # fmt: skip
 
 
-def run_reference(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level) -> Recording:
+def run_reference(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
+                  notify: Notify = ignore) -> Recording:  # fmt: skip
     arrays = global_arrays(params, host_args, program)
+    progress = BlockProgress(notify, config.blocks)
     log = AccessLog(options.access_cap) if level == "accesses" else None
     errors = ErrorLog()
     partial_syncs: list = []
     fn = program.bind(make_hooks(arrays, log, config.grid, config.block, config.shared_bytes, errors))
     filenames = {f.source.filename for f in program.functions}
     executor = Executor(fn, host_args, config, device, program.name, filenames,
-                        on_block_retired=lambda block: _retired(block, arrays, partial_syncs),
+                        on_block_retired=lambda block: _retired(block, arrays, partial_syncs, progress),
                         on_cycle=log.maybe_flush if log is not None else None, errors=errors,
                         shared_bytes=shared_bytes(program))  # fmt: skip
     started = time.perf_counter()
@@ -111,7 +115,8 @@ def global_arrays(params, host_args, program) -> ArrayTable:
     return arrays
 
 
-def _retired(block, arrays: ArrayTable, partial_syncs: list) -> None:
+def _retired(block, arrays: ArrayTable, partial_syncs: list, progress: BlockProgress) -> None:
+    progress.finished()
     for array in block.shared.values():
         arrays.unbind(array)
     if len(partial_syncs) < MAX_PARTIAL_SYNCS:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
-import time
 
 import numpy as np
 
@@ -22,10 +21,10 @@ from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.engine import Schedule
 from gpuviz.backends.sim.simt_cost import BLOCK_LAUNCH, GLOBAL_WINDOW, LATE_JITTER, WarpClock, issue_share
 from gpuviz.backends.sim.simt_lanes import Lanes
-from gpuviz.core.events import Notify, Progress, ignore
+from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.progress import BlockProgress
 
-PROGRESS_EVERY = 0.1  # seconds between progress events
 WARP = 32
 
 
@@ -50,7 +49,7 @@ class VectorExecutor:
         self.per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes)
         n = config.threads
         self.result = Schedule(np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64))
-        self._last_progress = 0.0
+        self.progress = BlockProgress(notify, config.blocks)
         self.total = config.blocks
         warps_per_block = -(-config.threads_per_block // WARP)
         resident_blocks = min(self.per_sm, -(-config.blocks // device.sm_count))
@@ -82,7 +81,7 @@ class VectorExecutor:
                 done += len(batch.blocks)
                 for slot, end in zip(batch.slots, batch.ends):
                     heapq.heappush(free, (int(end), slot))
-                self._progress(done, total)
+                self.progress.finished(len(batch.blocks))
         return self.result
 
     def _next_start(self, free, last_dispatch, late, block: int, sms: int) -> int | None:
@@ -146,12 +145,6 @@ class VectorExecutor:
         most = max(count, min(self.total, self.device.sm_count * self.per_sm))
         full = _full_layout(tpb, most)
         return {name: values[: count * tpb] for name, values in full.items()}
-
-    def _progress(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done == total or now - self._last_progress >= PROGRESS_EVERY:
-            self._last_progress = now
-            self.notify(Progress(done, total))
 
 
 @functools.lru_cache(maxsize=2)
