@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app import docking, file_menu, picture_actions, screen_fit
+from gpuviz.app.course import Course
 from gpuviz.app.device_facts import facts_for
 from gpuviz.app.document import ScriptDocument
 from gpuviz.app.help_overlay import WELCOME, HelpOverlay
@@ -36,7 +37,8 @@ from gpuviz.program.dry_launches import dry_launches
 
 
 class MainWindow(QMainWindow):
-    def __init__(self) -> None:
+    def __init__(self, lessons: str | None = None) -> None:
+        """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder)."""
         super().__init__()
         self.setWindowTitle(f"gpuviz {__version__}")
         self.state = AppState()
@@ -49,6 +51,8 @@ class MainWindow(QMainWindow):
         self._assemble()
         self._build_actions()
         self._connect()
+        self.course = Course(self)
+        self._lessons = lessons
         self._show_device()
         self._restore_layout()
         self.help = HelpOverlay(self)
@@ -241,6 +245,7 @@ class MainWindow(QMainWindow):
         self.look.apply()
         self.launch.backend.setCurrentIndex(max(0, self.launch.backend.findData(preferences.backend)))
         self.runner.keep_traces = preferences.keep_traces
+        self.course.load_lessons(self._lessons or preferences.lessons_folder)
 
     def _on_running_changed(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
@@ -306,6 +311,7 @@ class MainWindow(QMainWindow):
         self.look.leave_presentation()  # the layout remembered is the everyday one
         self.views["animation"].pause()
         self.runner.close()
+        self.course.close()
         store = settings()
         store.setValue("geometry", self.saveGeometry())
         store.setValue("state", self.saveState())

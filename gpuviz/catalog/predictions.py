@@ -42,7 +42,7 @@ class Choice:
     def number(self) -> float | None:
         """The choice's value when it starts with a number ("32,768: every update counts")."""
         match = _NUMBER.match(self.text)
-        return _to_float(match.group()) if match and not self.text[match.end():match.end() + 1].isalnum() else None
+        return _to_float(match.group()) if match and not self.text[match.end() : match.end() + 1].isalnum() else None
 
     @property
     def words(self) -> str:
@@ -147,7 +147,9 @@ def judge_choice(prediction: Prediction, picked: int, traces: Sequence[Trace], d
     if observed is not None:
         matched = abs(choice.number - observed) <= 1e-9 * max(1.0, abs(observed))
         said = "matches" if matched else "does not match"
-        lines.append(f"The run gave {prediction.measure.text.split('==')[0].strip()} = {observed:g}: your choice {said} it.")
+        lines.append(
+            f"The run gave {prediction.measure.text.split('==')[0].strip()} = {observed:g}: your choice {said} it."
+        )
     return Verdict(choice.correct, matched, tuple(lines))
 
 
