@@ -43,7 +43,7 @@ class FixCheckBox(QWidget):
         self.reset()
         verdict = "Fix passed" if checked.passed else "Not fixed yet"
         colour = PASS if checked.passed else FAIL
-        rows = [f"<b style='color:{colour}'>{verdict}</b>", escape(checked.reference)]
+        rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>", escape(checked.reference)]
         for outcome in checked.outcomes:
             mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
             value = "nothing to measure" if outcome.observed is None else f"{outcome.observed:g}"
@@ -53,4 +53,4 @@ class FixCheckBox(QWidget):
 
     def show_failure(self, message: str) -> None:
         self.reset()
-        self.result.setText(f"<b style='color:{FAIL}'>Your code did not run</b><br>{escape(message)}")
+        self.result.setText(f"<b style='color:{FAIL}; font-size:large'>Your code did not run</b><br>{escape(message)}")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea, QTextBrowser, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
 from gpuviz.app.views.fix_check_box import FAIL, PASS, FixCheckBox
@@ -27,8 +27,7 @@ class LessonView(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.text = QTextBrowser()
-        self.text.setOpenExternalLinks(False)
+        self.text = FittingText()
         self.predict = PredictionBox()  # the answer stays hidden until the student has committed to one
         self.verdict = QLabel()
         self.verdict.setWordWrap(True)
@@ -38,10 +37,11 @@ class LessonView(QWidget):
         self.fix = FixCheckBox()
         self.evidence = QLabel()
         self.evidence.setWordWrap(True)
+        self.words = FittingText()  # the glossary of the words the text uses, below what the student does
         layout = QVBoxLayout(self)
-        for widget, stretch in ((self.text, 1), (self.predict, 0), (self.verdict, 0), (self.answer_button, 0),
-                                (self.fix, 0), (self.evidence, 0)):  # fmt: skip
-            layout.addWidget(widget, stretch)
+        for widget in (self.text, self.predict, self.verdict, self.answer_button, self.fix, self.evidence, self.words):
+            layout.addWidget(widget)
+        layout.addStretch(1)
         self.answer_button.clicked.connect(self.show_answer)
         self.predict.committed.connect(self._on_committed)
         self.fix.check_requested.connect(lambda: self.fix_check_requested.emit(self.state.entry))
@@ -64,6 +64,7 @@ class LessonView(QWidget):
         self.answer_button.setVisible(self.is_lesson)
         if not self.is_lesson:
             self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}" if entry else "")
+            self._show_words("")
             return
         try:
             self.predict.set_prediction(entry.prediction)
@@ -73,7 +74,8 @@ class LessonView(QWidget):
         question = entry.sections.get("question", "")
         shown = f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}"
         then = "*Commit your prediction below, then press Run (Ctrl+R).*"
-        self.text.setMarkdown(f"{shown}\n\n{then}\n\n{glossary_markdown(shown)}")
+        self.text.setMarkdown(f"{shown}\n\n{then}")
+        self._show_words(shown)
 
     def _on_committed(self, said: str) -> None:
         self.progress_made.emit(self.state.entry.name, {"prediction": said})
@@ -99,6 +101,7 @@ class LessonView(QWidget):
             self.verdict.setText(f"You predicted: <b>{escape(self.predict.said())}</b>. Show the answer to compare.")
             return
         self.verdict.setText(_verdict_html(verdict))
+        self.reveal(self.answer_button)
         self.progress_made.emit(entry.name, {"right": verdict.right, "run_matched": verdict.run_matched})
 
     def _verdict(self, entry) -> Verdict | None:
@@ -111,22 +114,42 @@ class LessonView(QWidget):
 
     def show_fix_result(self, checked) -> None:
         self.fix.show_result(checked)
+        self.reveal(self.fix.result)
         if self.is_lesson:
             self.progress_made.emit(self.state.entry.name, {"fix_passed": bool(checked.passed)})
 
     def show_fix_failure(self, message: str) -> None:
         self.fix.show_failure(message)
+        self.reveal(self.fix.result)
 
     def show_answer(self) -> None:
         entry, trace = self.state.entry, self.state.trace
         sections = entry.sections
         yours = f"*You predicted: {self.predict.said()}*\n\n" if self.predict.locked else ""
-        text = (f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n{yours}"
-                f"### Answer\n\n{sections.get('answer', '')}\n\n### Why\n\n{sections.get('explanation', '')}")
+        text = (
+            f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n{yours}"
+            f"### Answer\n\n{sections.get('answer', '')}\n\n### Why\n\n{sections.get('explanation', '')}"
+        )
         if "fix" in sections:  # the fix step: the edit to make; the button below checks it
             text += f"\n\n### Fix it\n\n{sections['fix']}\n\nEdit the code, then press *Check my fix* below."
-        self.text.setMarkdown(f"{text}\n\n{glossary_markdown(text)}")
+        self.text.setMarkdown(text)
+        self._show_words(text)
         self.evidence.setText(self._point_at_evidence(entry, trace))
+        self.reveal(None)
+
+    def _show_words(self, text: str) -> None:
+        words = glossary_markdown(text) if text else ""
+        self.words.setMarkdown(words)
+        self.words.setVisible(bool(words))
+
+    def reveal(self, widget: QWidget | None) -> None:
+        """Scroll the panel (its dock scrolls when small) to a widget, or to the top for None, once laid out."""
+        area = self.parent()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parent()
+        if area is None:
+            return
+        QTimer.singleShot(0, area, lambda: _scroll_to(area, widget))
 
     def _point_at_evidence(self, entry, trace) -> str:
         notes = []
@@ -163,6 +186,21 @@ class LessonView(QWidget):
         return note
 
 
+class FittingText(QTextBrowser):
+    """The lesson's text at its full height: the panel scrolls as one, so the question, the prediction
+    and the verdict read in one column however small the dock."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenExternalLinks(False)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+
+    def _fit(self, size) -> None:
+        margins = self.contentsMargins()
+        self.setFixedHeight(int(size.height()) + margins.top() + margins.bottom() + 2)
+
+
 def _verdict_html(verdict: Verdict) -> str:
     """Whether the prediction matched the run (where the run gives a value) and the lesson's answer."""
     if verdict.run_matched is None:
@@ -170,4 +208,17 @@ def _verdict_html(verdict: Verdict) -> str:
     else:
         head, colour = ("The run agrees with you.", PASS) if verdict.run_matched else ("The run disagrees.", FAIL)
     lines = "<br>".join(escape(line) for line in verdict.lines)
-    return f"<b style='color:{colour}'>{head}</b><br>{lines}"
+    return f"<b style='color:{colour}; font-size:large'>{head}</b><br>{lines}"
+
+
+def _scroll_to(area: QScrollArea, widget: QWidget | None, tries: int = 10) -> None:
+    """Once the widget has the height of its new text and the panel has grown to hold it (layouts settle
+    over a few events), show it."""
+    content = area.widget()
+    if widget is None:
+        area.verticalScrollBar().setValue(0)
+    elif tries and (widget.hasHeightForWidth() and widget.heightForWidth(widget.width()) > widget.height()
+                    or content.height() < content.sizeHint().height()):  # fmt: skip
+        QTimer.singleShot(20, area, lambda: _scroll_to(area, widget, tries - 1))  # cancelled with the panel
+    else:
+        area.ensureWidgetVisible(widget, 0, 20)

@@ -49,6 +49,7 @@ class PredictionBox(QWidget):
         """New inputs for a lesson's prediction (None: a line of words), unlocked and empty."""
         self.prediction = prediction
         self.layout().removeWidget(self.inputs)
+        self.inputs.hide()  # deleted later: until then it must not draw under the new inputs
         self.inputs.deleteLater()
         self.inputs = QWidget()
         self.commit_button.setText("Commit")
