@@ -2,6 +2,7 @@
 check a fix in the app; progress kept across restarts; a teacher's folder of lessons in the catalog."""
 
 import json
+import multiprocessing
 import shutil
 
 import pytest
@@ -74,6 +75,7 @@ def check_fix(qtbot, win, text: str) -> str:
     fix = win.views["lesson"].fix
     with qtbot.waitSignal(win.course.fixes.checked, timeout=RUN_TIMEOUT):
         click(qtbot, fix.button)
+        assert multiprocessing.active_children() and "Running your code" in fix.result.text()  # in a worker
     return fix.result.text()
 
 
