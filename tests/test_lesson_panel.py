@@ -81,8 +81,14 @@ def check_fix(qtbot, win, text: str) -> str:
 
 def test_check_my_fix_runs_the_editors_code_in_a_worker(qtbot, window):  # noqa: F811
     pick(window, "23")
-    fix = window.views["lesson"].fix
-    assert fix.isVisibleTo(window.views["lesson"]) and fix.button.isEnabled()
+    lesson = window.views["lesson"]
+    fix = lesson.fix
+    assert not fix.isVisibleTo(lesson)  # the fix step comes with the answer, which says what to change
+    assert run_and_wait(qtbot, window) is True
+    lesson.predict.choice_buttons[1].click()
+    click(qtbot, lesson.predict.commit_button)
+    click(qtbot, lesson.answer_button)
+    assert fix.isVisibleTo(lesson) and fix.button.isEnabled() and "Check my fix" in lesson.text.toPlainText()
     unfixed = check_fix(qtbot, window, find("23").source)
     assert "Not fixed yet" in unfixed and "✗</span> races == 0 &nbsp;(the run: <b>62</b>)" in unfixed
     assert progress()[find("23").name]["fix_passed"] is False and "fix ✗" in window.catalog.item(22).text()

@@ -17,7 +17,7 @@ class FixCheckBox(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.button = QPushButton("Check my fix")
-        self.button.setObjectName("check fix")
+        self.button.setObjectName("checkFix")
         self.button.setToolTip("Run the code in the editor and hold it against the lesson's fix checks")
         self.result = QLabel()
         self.result.setWordWrap(True)

@@ -33,6 +33,7 @@ class LessonView(QWidget):
         self.verdict.setWordWrap(True)
         self.verdict.setObjectName("verdict")
         self.answer_button = QPushButton("Show the answer")
+        self.answer_button.setObjectName("showAnswer")
         self.answer_button.setEnabled(False)
         self.fix = FixCheckBox()
         self.evidence = QLabel()
@@ -59,7 +60,7 @@ class LessonView(QWidget):
         self.verdict.setText("")
         self.answer_button.setEnabled(False)
         self.fix.reset()
-        self.fix.setVisible(entry is not None and bool(entry.sections.get("fix checks")))
+        self.fix.setVisible(False)  # the fix step comes with the answer, which says what to change
         self.predict.setVisible(self.is_lesson)
         self.answer_button.setVisible(self.is_lesson)
         if not self.is_lesson:
@@ -131,7 +132,10 @@ class LessonView(QWidget):
             f"### Answer\n\n{sections.get('answer', '')}\n\n### Why\n\n{sections.get('explanation', '')}"
         )
         if "fix" in sections:  # the fix step: the edit to make; the button below checks it
-            text += f"\n\n### Fix it\n\n{sections['fix']}\n\nEdit the code, then press *Check my fix* below."
+            text += f"\n\n### Fix it\n\n{sections['fix']}"
+        if sections.get("fix checks"):
+            text += "\n\nEdit the code, then press *Check my fix* below."
+            self.fix.setVisible(True)
         self.text.setMarkdown(text)
         self._show_words(text)
         self.evidence.setText(self._point_at_evidence(entry, trace))
