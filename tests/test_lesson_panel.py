@@ -161,3 +161,15 @@ def test_the_lessons_folder_preference_and_a_bad_folder(qtbot, tmp_path):
 def test_the_app_command_refuses_a_missing_lessons_folder(capsys, tmp_path):
     assert main(["app", "--lessons", str(tmp_path / "nowhere")]) == 1
     assert "error: --lessons" in capsys.readouterr().err
+
+
+def test_the_preferences_dialog_keeps_the_lessons_folder(qtbot, tmp_path):
+    from gpuviz.app.preferences import PreferencesDialog
+
+    dialog = PreferencesDialog(Preferences(lessons_folder="/somewhere"))
+    qtbot.addWidget(dialog)
+    assert dialog.chosen().lessons_folder == "/somewhere"
+    dialog.lessons_folder.setText(f"  {tmp_path}  ")
+    chosen = dialog.chosen()
+    chosen.save()
+    assert Preferences.load().lessons_folder == str(tmp_path)
