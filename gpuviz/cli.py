@@ -7,6 +7,7 @@ import os
 import sys
 import traceback
 from contextlib import nullcontext
+from pathlib import Path
 
 import gpuviz
 from gpuviz.app.views.table import PICTURE_VIEWS
@@ -33,6 +34,7 @@ examples:
   gpuviz render traces/000-k.npz --size 1920x1080 --scale 2 --theme light --at 0.5 --out slide.png
   gpuviz render traces/000-k.npz --animate --fps 8 --size 640x360 --out run.gif   a clip (or run.mp4)
   gpuviz list                                       the lessons and examples
+  gpuviz app --lessons my_lessons/                  the app with a teacher's lessons after the built-in ones
   gpuviz demo 03 --grid 1 --block 1                 a lesson with another launch, checked
 """
 
@@ -152,6 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     render.set_defaults(handler=_render)
 
+    app = commands.add_parser("app", help="open the app (the same as `gpuviz` alone)")
+    app.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
+    app.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    app.set_defaults(handler=_app)
+
     open_ = commands.add_parser("open", help="open the app with a script or a trace")
     open_.add_argument("path", help="a script (opened ready to run) or a .npz trace")
     open_.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
@@ -265,11 +272,15 @@ def _budget(args: argparse.Namespace) -> dict:
 def _app(args: argparse.Namespace) -> int:
     from gpuviz.app import main as app_main
 
-    return app_main()
+    lessons = getattr(args, "lessons", None)
+    if lessons:
+        from gpuviz.catalog import teacher_lessons
+
+        teacher_lessons(Path(lessons))  # a bad folder gets its one-line message before any window opens
+    return app_main(lessons=lessons)
 
 
 def _open(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     path = Path(args.path)
     if not path.is_file():

@@ -188,11 +188,12 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     assert not window.views["lesson"].answer_button.isEnabled()
     assert run_and_wait(qtbot, window) is True
     assert not window.views["lesson"].answer_button.isEnabled()  # no prediction yet: the answer stays hidden
-    window.views["lesson"].prediction.setText("32768")
+    window.views["lesson"].predict.number_boxes[0].setText("32768")
+    qtbot.mouseClick(window.views["lesson"].predict.commit_button, Qt.MouseButton.LeftButton)
     assert window.state.trace.meta["device_facts"]["sm_count"] == 132  # the default device: one wave
     qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton)
     assert "0.5 on the simulator" in window.views["lesson"].text.toPlainText()
-    assert "You predicted: 32768" in window.views["lesson"].text.toPlainText()
+    assert "You predicted: array[0] after the launch: 32768" in window.views["lesson"].text.toPlainText()
     assert window.state.selected >= 0 and window.state.colour_mode == "value written"
     assert window.state.order == "replay" and window.views["animation"].order.currentText() == "replay"
     evidence = window.views["lesson"].evidence.text()

@@ -29,6 +29,7 @@ def test_window_fits_a_projector_through_a_lesson(qtbot, window):  # noqa: F811
     window.resize(1500, 900)
     screen_fit.fit(window, PROJECTOR)
     steps = {"start": lambda: None, "picked": lambda: pick(window, "02"), "ran": lambda: run_and_wait(qtbot, window),
+             "committed": lambda: commit_first_choice(qtbot, window),
              "answered": lambda: qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton),
              "selected": lambda: window.state.select(last_thread(window.state.trace)),
              "presenting": window.look.toggle_presentation, "bigger text": lambda: window.look.zoom(3),
@@ -40,6 +41,12 @@ def test_window_fits_a_projector_through_a_lesson(qtbot, window):  # noqa: F811
         # Nothing inside asks for more than the projector: the window is not squeezed, it fits.
         assert within(window.minimumSizeHint(), PROJECTOR), f"{step}: needs {window.minimumSizeHint().toTuple()}"
     assert "Thread" in window.views["record"].title.text()
+
+
+def commit_first_choice(qtbot, win) -> None:
+    predict = win.views["lesson"].predict
+    predict.choice_buttons[0].click()
+    qtbot.mouseClick(predict.commit_button, Qt.MouseButton.LeftButton)
 
 
 def last_thread(trace) -> int:

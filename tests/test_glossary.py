@@ -38,12 +38,13 @@ def test_the_lesson_panel_lists_the_words_and_the_fix(qtbot, tmp_path):
     qtbot.addWidget(view)
     entry = find("missing-syncthreads")
     state.set_entry(entry)
-    assert "Words used here" in view.text.toPlainText() and "barrier:" in view.text.toPlainText()
+    assert "Words used here" in view.words.toPlainText() and "barrier:" in view.words.toPlainText()
     result = run_demo(entry, tmp_path, backend="sim")
     state.set_trace(result.session.traces[0], result.session.traces)
     assert not view.answer_button.isEnabled()
-    view.prediction.setText("the sums are wrong")
+    view.predict.choice_buttons[2].click()  # "the sums are wrong, and the race list reports races"
+    view.predict.commit()
     assert view.answer_button.isEnabled()
     view.show_answer()
     shown = view.text.toPlainText()
-    assert "Fix it" in shown and "--check-fix FILE" in shown and "warp:" in shown
+    assert "Fix it" in shown and "Check my fix" in shown and "warp:" in view.words.toPlainText()

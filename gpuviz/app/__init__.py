@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 
 
-def main(path: str | None = None) -> int:
-    """Open the main window, optionally with a script or a trace, and run Qt's event loop."""
+def main(path: str | None = None, lessons: str | None = None) -> int:
+    """Open the main window, optionally with a script or a trace and a teacher's folder of lessons, and
+    run Qt's event loop."""
     import os
 
     from gpuviz.core.errors import GpuvizError
@@ -30,7 +31,7 @@ def main(path: str | None = None) -> int:
 
     pg.setConfigOptions(useOpenGL=False, antialias=False)
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    window = MainWindow()
+    window = MainWindow(lessons)
     if path:
         window.open_path(path)
     window.show()

@@ -25,6 +25,14 @@ QPushButton:disabled {{ color: {muted}; }}
 QPushButton#run {{ background: #2e7d32; color: white; font-weight: bold; font-size: {title}px; }}
 QPushButton#run[busy="true"] {{ background: #f9a825; color: black; }}
 QPushButton#stop[busy="true"] {{ background: #c62828; color: white; font-weight: bold; }}
+QPushButton#commit, QPushButton#showAnswer, QPushButton#checkFix {{ background: #1565c0; color: white;
+                                                                   font-weight: bold; }}
+QPushButton#commit:disabled, QPushButton#showAnswer:disabled, QPushButton#checkFix:disabled {{
+    background: {button}; color: {muted}; }}
+QRadioButton::indicator {{ width: {body}px; height: {body}px; border: 2px solid {text}; border-radius: {round}px;
+                          background: {field}; }}
+QRadioButton::indicator:checked {{ background: #4aa3ff; border-color: #4aa3ff; }}
+QRadioButton:checked {{ font-weight: bold; }}
 QListWidget, QComboBox, QSpinBox, QTextBrowser, QPlainTextEdit {{ background: {field}; border: 1px solid {border}; }}
 QPlainTextEdit {{ font-family: "DejaVu Sans Mono", monospace; }}
 QToolTip {{ background: {field}; color: {text}; border: 1px solid {border}; }}
@@ -51,7 +59,8 @@ def clamp(value: float) -> float:
 
 
 def style_sheet(theme: str, scale_: float) -> str:
-    sizes = {"body": round(BASE_PIXELS * scale_), "title": round(16 * scale_), "status": round(14 * scale_)}
+    sizes = {"body": round(BASE_PIXELS * scale_), "title": round(16 * scale_), "status": round(14 * scale_),
+             "round": round(BASE_PIXELS * scale_) // 2 + 2}  # a round radio button: half its size and border
     return STYLE.format(**PALETTES[theme], **sizes)
 
 

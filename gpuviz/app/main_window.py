@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app import docking, file_menu, launch_check, picture_actions, screen_fit
+from gpuviz.app.course import Course
 from gpuviz.app.device_facts import backend_for, facts_for
 from gpuviz.app.document import ScriptDocument
 from gpuviz.app.help_overlay import WELCOME, HelpOverlay
@@ -37,7 +38,8 @@ from gpuviz.program.dry_launches import dry_launches
 
 
 class MainWindow(QMainWindow):
-    def __init__(self) -> None:
+    def __init__(self, lessons: str | None = None) -> None:
+        """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder)."""
         super().__init__()
         self.setWindowTitle(f"gpuviz {__version__}")
         self.state = AppState()
@@ -50,6 +52,8 @@ class MainWindow(QMainWindow):
         self._assemble()
         self._build_actions()
         self._connect()
+        self.course = Course(self)
+        self._lessons = lessons
         self._restore_layout()
         self.help = HelpOverlay(self)
         self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
@@ -249,6 +253,7 @@ class MainWindow(QMainWindow):
         self.launch.set_device_name(preferences.device)
         self.runner.keep_traces = preferences.keep_traces
         self._show_device()
+        self.course.load_lessons(self._lessons or preferences.lessons_folder)
 
     def _on_device_picked(self, name: str) -> None:
         """The launch editor's device is the preferences' simulated device: kept for the next session."""
@@ -322,6 +327,7 @@ class MainWindow(QMainWindow):
         self.look.leave_presentation()  # the layout remembered is the everyday one
         self.views["animation"].pause()
         self.runner.close()
+        self.course.close()
         store = settings()
         store.setValue("geometry", self.saveGeometry())
         store.setValue("state", self.saveState())

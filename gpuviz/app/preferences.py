@@ -1,5 +1,6 @@
 """Preferences, kept in the settings: theme, font scale, the default backend and simulated device,
-keeping traces after the app closes, a run's time limit and the memory budget of a run."""
+keeping traces after the app closes, a run's time limit, the memory budget of a run and a teacher's
+folder of lessons."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QLineEdit,
     QSpinBox,
     QWidget,
 )
@@ -36,6 +38,7 @@ class Preferences:
     keep_traces: bool = False  # traces of each run stay in the user's data folder after closing
     run_timeout: int = 0  # seconds; 0: no limit
     memory_budget_mib: int = default_memory_budget() // MIB
+    lessons_folder: str = ""  # a teacher's lessons, shown after the built-in ones ("" for none)
 
     @classmethod
     def load(cls) -> Preferences:
@@ -70,10 +73,14 @@ class PreferencesDialog(QDialog):
         self.keep_traces.setToolTip("traces are written to the gpuviz folder of your data directory")
         self.run_timeout = _spin(0, 3600, preferences.run_timeout, "a longer run stops with an error (0: no limit)")
         self.budget = _spin(1, 1 << 20, preferences.memory_budget_mib, "memory a run's trace may use, in MiB")
+        self.lessons_folder = QLineEdit(preferences.lessons_folder)
+        self.lessons_folder.setPlaceholderText("a folder of NN-name.py lessons with their .md texts")
+        self.lessons_folder.setToolTip("a teacher's lessons, shown in the Catalog after the built-in ones")
         form = QFormLayout(self)
         rows = [("theme", self.theme), ("font scale", self.font_scale), ("backend", self.backend),
                 ("simulated device", self.device), ("traces", self.keep_traces),
-                ("run time limit (s)", self.run_timeout), ("memory budget (MiB)", self.budget)]  # fmt: skip
+                ("run time limit (s)", self.run_timeout), ("memory budget (MiB)", self.budget),
+                ("lessons folder", self.lessons_folder)]  # fmt: skip
         for label, widget in rows:
             form.addRow(label, widget)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -84,7 +91,7 @@ class PreferencesDialog(QDialog):
     def chosen(self) -> Preferences:
         return Preferences(self.theme.currentData(), round(self.font_scale.value(), 3), self.backend.currentData(),
                            self.device.currentData(), self.keep_traces.isChecked(), self.run_timeout.value(),
-                           self.budget.value())  # fmt: skip
+                           self.budget.value(), self.lessons_folder.text().strip())  # fmt: skip
 
 
 def _combo(items: list[tuple[str, str]], current: str, tip: str) -> QComboBox:

@@ -8,7 +8,7 @@ import queue
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpuviz.core.events import LogLine, Progress, Stage
-from gpuviz.run.messages import RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
+from gpuviz.run.messages import FixChecked, FixRequest, RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
 from gpuviz.run.service import worker_main
 
 POLL_MS = 40
@@ -20,6 +20,7 @@ class RunService(QObject):
     log = Signal(str)
     output = Signal(str)  # what the script printed
     trace_ready = Signal(object)  # TraceReady
+    fix_checked = Signal(object)  # FixChecked: the answer to a FixRequest
     failed = Signal(str, int)  # message, line (0 when unknown)
     finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
 
@@ -36,7 +37,7 @@ class RunService(QObject):
     def running(self) -> bool:
         return self._process is not None
 
-    def start(self, request: RunRequest) -> None:
+    def start(self, request: RunRequest | FixRequest) -> None:
         self.stop()
         self._queue = self._context.Queue()
         self._process = self._context.Process(target=worker_main, args=(request, self._queue), daemon=True)
@@ -85,6 +86,8 @@ class RunService(QObject):
             self.output.emit(message.text)
         elif isinstance(message, TraceReady):
             self.trace_ready.emit(message)
+        elif isinstance(message, FixChecked):
+            self.fix_checked.emit(message)
         elif isinstance(message, RunFailed):
             self.failed.emit(message.message, message.line)
         return False

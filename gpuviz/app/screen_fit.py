@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QMainWindow, QScrollA
 SMALLEST = QSize(1280, 720)  # the smallest screen we promise to fit (a classroom projector)
 PREFERRED = QSize(1500, 900)
 SIDE_SHARES = {Qt.DockWidgetArea.LeftDockWidgetArea: 0.22, Qt.DockWidgetArea.RightDockWidgetArea: 0.3}
+STACKED_SHARES = {"Launch": 0.4, "Lesson": 0.6}  # the right side's two docks: the lesson is read from afar
 
 
 def scrolled(widget: QWidget) -> QScrollArea:
@@ -63,3 +64,7 @@ def share_width(window: QMainWindow) -> None:
         docks = [dock for dock in window.findChildren(QDockWidget) if window.dockWidgetArea(dock) == area]
         if docks:
             window.resizeDocks(docks, [int(window.width() * share)] * len(docks), Qt.Orientation.Horizontal)
+    stacked = [window.findChild(QDockWidget, name) for name in STACKED_SHARES]
+    if all(stacked):
+        heights = [int(window.height() * share) for share in STACKED_SHARES.values()]
+        window.resizeDocks(stacked, heights, Qt.Orientation.Vertical)

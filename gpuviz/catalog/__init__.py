@@ -3,6 +3,7 @@ package data and found with importlib.resources, so a wheel install has them all
 
 A lesson is a plain numba-cuda script that checks its own result against NumPy, and a Markdown
 text beside it: title, a line of description (neither may give the answer away), then `## Question`,
+`## Choices` or `## Predict a number` (what the student commits to: predictions.py),
 `## Answer`, `## Explanation`, `## Checks` (the numbers the text states, as lines checks.py parses
 and tests hold against a run), and for a lesson with a bug `## Fix` (what to change) and `## Fix checks`
 (what the student's fixed script must show: `gpuviz demo NN --check-fix FILE`).
@@ -21,6 +22,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from gpuviz.catalog.checks import Check, parse_checks
+from gpuviz.catalog.predictions import Prediction, parse_prediction
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 
@@ -64,6 +66,11 @@ class CatalogEntry:
     @property
     def fix_checks(self) -> list[Check]:
         return parse_checks(self.sections.get("fix checks", ""))
+
+    @property
+    def prediction(self) -> Prediction | None:
+        """What the student commits to before the answer: `## Choices` or `## Predict a number` (predictions.py)."""
+        return parse_prediction(self.sections)
 
 
 def catalog(teacher: Path | str | None = None) -> list[CatalogEntry]:

@@ -14,9 +14,18 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from gpuviz.core.events import LogLine, Stage
-from gpuviz.run.messages import Message, RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
+from gpuviz.run.messages import (
+    FixChecked,
+    FixRequest,
+    Message,
+    RunFailed,
+    RunFinished,
+    RunRequest,
+    ScriptOutput,
+    TraceReady,
+)
 
-__all__ = ["RunRequest", "execute", "worker_main"]
+__all__ = ["FixRequest", "RunRequest", "check_fix_of", "execute", "worker_main"]
 
 
 def execute(request: RunRequest, send: Callable[[Message], None],
@@ -57,6 +66,27 @@ def execute(request: RunRequest, send: Callable[[Message], None],
     send(RunFinished(ok))
 
 
+def check_fix_of(request: FixRequest, send: Callable[[Message], None]) -> None:
+    """Run a student's edit of a lesson and hold it against the lesson's fix checks; RunFinished comes last."""
+    from gpuviz.core.errors import GpuvizError
+    from gpuviz.run.demo import check_fix
+
+    printed = _Printed(lambda _message: None)  # the script's own prints are not the verdict
+    ok = False
+    try:
+        send(Stage("starting", "checking the fix"))
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            result = check_fix(request.entry, request.script, request.out_dir, send, backend=request.backend)
+        send(FixChecked(result.passed, result.reference, tuple(result.outcomes)))
+        ok = True
+    except GpuvizError as exc:
+        send(RunFailed(str(exc), getattr(exc, "line", None) or 0))
+    except BaseException as exc:  # the worker must always answer, whatever the script did
+        send(RunFailed(f"{type(exc).__name__}: {exc}"))
+        send(LogLine(traceback.format_exc()))
+    send(RunFinished(ok))
+
+
 class _Printed(io.TextIOBase):
     """The script's stdout and stderr, sent to the app a line (or a buffer) at a time."""
 
@@ -79,16 +109,19 @@ class _Printed(io.TextIOBase):
             self.pending = ""
 
 
-def worker_main(request: RunRequest, queue) -> None:
+def worker_main(request: RunRequest | FixRequest, queue) -> None:
     """Entry point of the worker process: it dies with its parent (run/lifeline.py), and it exists to
-    run and analyse, so it keeps freed memory."""
+    run and analyse, so it keeps freed memory. A FixRequest checks a student's fix instead of a run."""
     from gpuviz.run.allocator import keep_freed_memory
     from gpuviz.run.lifeline import die_with_parent
 
     die_with_parent()
     keep_freed_memory()
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
-    execute(request, queue.put, lambda message: _last_words(queue, message))
+    if isinstance(request, FixRequest):
+        check_fix_of(request, queue.put)
+    else:
+        execute(request, queue.put, lambda message: _last_words(queue, message))
 
 
 def _last_words(queue, message: str) -> None:

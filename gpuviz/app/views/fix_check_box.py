@@ -1,0 +1,56 @@
+"""A lesson's fix step in the app: "Check my fix" runs the lesson's fix checks on the editor's code (in
+a worker process, started by the window) and lists each check, passed or not, with the run's value."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+
+PASS, FAIL = "#2e9e4f", "#e5484d"  # green and red that read on the dark and the light theme
+
+
+class FixCheckBox(QWidget):
+    check_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.button = QPushButton("Check my fix")
+        self.button.setObjectName("checkFix")
+        self.button.setToolTip("Run the code in the editor and hold it against the lesson's fix checks")
+        self.result = QLabel()
+        self.result.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.button)
+        layout.addWidget(self.result)
+        self.button.clicked.connect(self._on_clicked)
+
+    def reset(self) -> None:
+        self.result.setText("")
+        self.button.setEnabled(True)
+        self.button.setText("Check my fix")
+
+    def _on_clicked(self) -> None:
+        self.button.setEnabled(False)
+        self.button.setText("Checking the fix...")
+        self.result.setText("Running your code with the lesson's settings...")
+        self.check_requested.emit()
+
+    def show_result(self, checked) -> None:
+        """A FixChecked: the verdict, the script's own reference, and each check with the run's value."""
+        self.reset()
+        verdict = "Fix passed" if checked.passed else "Not fixed yet"
+        colour = PASS if checked.passed else FAIL
+        rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>", escape(checked.reference)]
+        for outcome in checked.outcomes:
+            mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
+            value = "nothing to measure" if outcome.observed is None else f"{outcome.observed:g}"
+            rows.append(f"<span style='color:{tint}'>{mark}</span> {escape(outcome.check.text)} "
+                        f"&nbsp;(the run: <b>{value}</b>)")  # fmt: skip
+        self.result.setText("<br>".join(rows))
+
+    def show_failure(self, message: str) -> None:
+        self.reset()
+        self.result.setText(f"<b style='color:{FAIL}; font-size:large'>Your code did not run</b><br>{escape(message)}")

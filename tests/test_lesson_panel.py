@@ -1,0 +1,175 @@
+"""The lesson panel driven as a student would: commit a prediction, run, see whether the run agrees;
+check a fix in the app; progress kept across restarts; a teacher's folder of lessons in the catalog."""
+
+import json
+import multiprocessing
+import shutil
+
+import pytest
+
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from gpuviz.app.main_window import MainWindow
+from gpuviz.app.preferences import Preferences
+from gpuviz.app.settings import data_dir
+from gpuviz.catalog import find
+from gpuviz.catalog.progress import ProgressBook
+from gpuviz.cli import main
+from tests.test_app import RUN_TIMEOUT, pick, run_and_wait, window  # noqa: F401  (the fixture)
+
+FIXES = Path(__file__).parent / "lesson_fixes"
+
+
+def click(qtbot, button):
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def progress() -> dict:
+    return json.loads((data_dir() / "progress.json").read_text())["lessons"]
+
+
+def test_a_number_is_committed_locked_and_held_against_the_run(qtbot, window):  # noqa: F811
+    pick(window, "15")
+    lesson = window.views["lesson"]
+    predict = lesson.predict
+    assert len(predict.number_boxes) == 1 and not predict.commit_button.isEnabled()
+    predict.number_boxes[0].setText("many")
+    assert not predict.commit_button.isEnabled()  # not a number
+    assert run_and_wait(qtbot, window) is True
+    assert not lesson.answer_button.isEnabled()  # ran, but nothing committed: the answer stays hidden
+    assert "26" not in lesson.text.toPlainText() and lesson.verdict.text() == ""
+    predict.number_boxes[0].setText("26")
+    click(qtbot, predict.commit_button)
+    assert predict.locked and not predict.number_boxes[0].isEnabled() and predict.commit_button.text() == "Committed"
+    assert "The run agrees with you" in lesson.verdict.text() and "the run gave 26 (a match)" in lesson.verdict.text()
+    assert lesson.answer_button.isEnabled()
+    click(qtbot, lesson.answer_button)
+    assert "26 (5 + 6 + 7 + 8)" in lesson.text.toPlainText()
+    saved = progress()[find("15").name]
+    assert saved["ran"] and saved["right"] and saved["run_matched"] and "26" in saved["prediction"]
+    assert "✓" in window.catalog.item(14).text() and "predicted ✓" in window.catalog.item(14).text()
+
+
+def test_a_choice_committed_before_run_waits_for_the_run(qtbot, window):  # noqa: F811
+    pick(window, "13")
+    lesson = window.views["lesson"]
+    lesson.predict.choice_buttons[0].click()  # "(11, 4, 6)": not the answer
+    click(qtbot, lesson.predict.commit_button)
+    assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
+    assert run_and_wait(qtbot, window) is True
+    assert "Not what the lesson says" in lesson.verdict.text() and "That is not the answer" in lesson.verdict.text()
+    assert lesson.answer_button.isEnabled()
+    pick(window, "15")  # another lesson: a fresh, unlocked prediction
+    pick(window, "13")
+    assert not lesson.predict.locked and lesson.predict.picked() == -1 and lesson.verdict.text() == ""
+    assert progress()[find("13").name]["right"] is False
+
+
+def check_fix(qtbot, win, text: str) -> str:
+    win.editor.setPlainText(text)
+    fix = win.views["lesson"].fix
+    with qtbot.waitSignal(win.course.fixes.checked, timeout=RUN_TIMEOUT):
+        click(qtbot, fix.button)
+        assert multiprocessing.active_children() and "Running your code" in fix.result.text()  # in a worker
+    return fix.result.text()
+
+
+def test_check_my_fix_runs_the_editors_code_in_a_worker(qtbot, window):  # noqa: F811
+    pick(window, "23")
+    lesson = window.views["lesson"]
+    fix = lesson.fix
+    assert not fix.isVisibleTo(lesson)  # the fix step comes with the answer, which says what to change
+    assert run_and_wait(qtbot, window) is True
+    lesson.predict.choice_buttons[1].click()
+    click(qtbot, lesson.predict.commit_button)
+    click(qtbot, lesson.answer_button)
+    assert fix.isVisibleTo(lesson) and fix.button.isEnabled() and "Check my fix" in lesson.text.toPlainText()
+    unfixed = check_fix(qtbot, window, find("23").source)
+    assert "Not fixed yet" in unfixed and "✗</span> races == 0 &nbsp;(the run: <b>62</b>)" in unfixed
+    assert progress()[find("23").name]["fix_passed"] is False and "fix ✗" in window.catalog.item(22).text()
+    fixed = check_fix(qtbot, window, (FIXES / "23-scan.py").read_text())
+    assert "Fix passed" in fixed and "reference: ok" in fixed and "✗" not in fixed
+    assert "✓</span> races == 0 &nbsp;(the run: <b>0</b>)" in fixed and "(the run: <b>64</b>)" in fixed
+    assert progress()[find("23").name]["fix_passed"] is True and "fix ✓" in window.catalog.item(22).text()
+    broken = window.editor.toPlainText().replace("def inclusive_scan", "def inclusive_scan(:")
+    window.editor.setPlainText(broken)
+    with qtbot.waitSignal(window.course.fixes.failed, timeout=RUN_TIMEOUT):
+        click(qtbot, fix.button)
+    assert "did not run" in fix.result.text() and fix.button.isEnabled()
+    pick(window, "15")
+    assert not fix.isVisibleTo(window.views["lesson"])  # no bug, no fix to check
+
+
+def test_progress_is_restored_and_a_corrupt_file_starts_afresh(qtbot, tmp_path):
+    book = ProgressBook(data_dir() / "progress.json")
+    book.update(find("01").name, ran=True, prediction="0.5 in every element", right=True)
+    book.update(find("23").name, ran=True, fix_passed=False)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.catalog.item(0).text().startswith("01. One thread, one loop   ✓  predicted ✓")
+    assert "▶  fix ✗" in win.catalog.item(22).text() and "✓" not in win.catalog.item(1).text()
+    win.close()
+    (data_dir() / "progress.json").write_text("{not json")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert "could not be read" in win.status.text() and "starting afresh" in win.status.text()
+    assert "✓" not in win.catalog.item(0).text()
+    win.course.book.update(find("02").name, ran=True)  # the next change writes a good file
+    assert list(progress()) == [find("02").name]
+    win.close()
+
+
+def teacher_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "my_lessons"
+    folder.mkdir()
+    for suffix in (".py", ".md"):
+        shutil.copy(find("15").path.with_suffix(suffix), folder / f"01-my-reduction{suffix}")
+    text = (folder / "01-my-reduction.md").read_text().replace("# Segmented reduction", "# My own reduction")
+    (folder / "01-my-reduction.md").write_text(text)
+    return folder
+
+
+def test_a_teachers_lessons_follow_the_built_in_ones(qtbot, tmp_path):
+    folder = teacher_folder(tmp_path)
+    win = MainWindow(lessons=str(folder))
+    qtbot.addWidget(win)
+    rows = [win.catalog.item(row).text() for row in range(win.catalog.count())]
+    built_in = sum(1 for entry in win.catalog.entries if entry.path.parent == find("01").path.parent)
+    assert rows[built_in].startswith("01. My own reduction")
+    win.catalog.setCurrentRow(built_in)
+    assert "My own reduction" in win.views["lesson"].text.toPlainText()
+    assert len(win.views["lesson"].predict.number_boxes) == 1
+    win.close()
+
+
+def test_the_lessons_folder_preference_and_a_bad_folder(qtbot, tmp_path):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    count = win.catalog.count()
+    win.apply_preferences(Preferences(lessons_folder=str(tmp_path / "nowhere")))
+    assert win.status.text().startswith("error: --lessons") and win.catalog.count() == count
+    win.apply_preferences(Preferences(lessons_folder=str(teacher_folder(tmp_path))))
+    assert win.catalog.count() == count + 1 and "1 lesson(s) from" in win.status.text()
+    win.close()
+
+
+def test_the_app_command_refuses_a_missing_lessons_folder(capsys, tmp_path):
+    assert main(["app", "--lessons", str(tmp_path / "nowhere")]) == 1
+    assert "error: --lessons" in capsys.readouterr().err
+
+
+def test_the_preferences_dialog_keeps_the_lessons_folder(qtbot, tmp_path):
+    from gpuviz.app.preferences import PreferencesDialog
+
+    dialog = PreferencesDialog(Preferences(lessons_folder="/somewhere"))
+    qtbot.addWidget(dialog)
+    assert dialog.chosen().lessons_folder == "/somewhere"
+    dialog.lessons_folder.setText(f"  {tmp_path}  ")
+    chosen = dialog.chosen()
+    chosen.save()
+    assert Preferences.load().lessons_folder == str(tmp_path)

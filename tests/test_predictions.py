@@ -1,0 +1,87 @@
+"""Predictions: the format of `## Choices` and `## Predict a number`, how a prediction is judged
+against the lesson and a run, and that nothing shown before Run gives the right one away."""
+
+import re
+
+import pytest
+
+from gpuviz.catalog import lessons
+from gpuviz.catalog.predictions import judge_choice, judge_numbers, numbers_in, parse_number, parse_prediction
+from gpuviz.core.errors import GpuvizError
+from gpuviz.run.demo import run_demo
+
+LESSONS = lessons()
+
+
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+def test_every_lesson_asks_for_a_prediction_right_after_its_question(entry):
+    assert entry.prediction is not None, f"{entry.name}: add `## Choices` or `## Predict a number`"
+    headings = [h.lower() for h in re.findall(r"^## (.+)$", entry.path.with_suffix(".md").read_text(), re.M)]
+    assert headings[headings.index("question") + 1] in ("choices", "predict a number"), entry.name
+
+
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+def test_the_title_and_description_do_not_give_the_prediction_away(entry):
+    shown = f"{entry.title}\n{entry.description}"
+    for answer in entry.prediction.answers:
+        if isinstance(answer, float):
+            assert answer not in numbers_in(shown), f"{entry.name}: {answer:g} is in {shown!r}"
+        else:
+            assert re.search(rf"\b{re.escape(answer.lower())}\b", shown.lower()) is None, (entry.name, answer)
+
+
+def test_choices_parse_with_the_right_one_marked():
+    prediction = parse_prediction({"choices": "- [ ] 32,768: every update counts\n- [x] 0.5\nmeasure: array[0]"})
+    assert [c.text for c in prediction.choices] == ["32,768: every update counts", "0.5"]
+    assert [c.correct for c in prediction.choices] == [False, True]
+    assert [c.number for c in prediction.choices] == [32768, 0.5]
+    assert prediction.measure.measure == "element" and prediction.answers == [0.5]
+    assert parse_prediction({"choices": "- [ ] (a) hangs\n- [X] (c) it warns"}).answers == ["it warns"]
+
+
+def test_numbers_parse_with_labels_and_tolerances():
+    prediction = parse_prediction({"predict a number": "reads | launch 1: reads(A) == 1,152\n10 ± 2\nx | 3 +- 0.5"})
+    first, second, third = prediction.numbers
+    assert (first.label, first.value, first.tolerance, first.check.launch) == ("reads", 1152, 0, 1)
+    assert (second.label, second.value, second.tolerance, second.check) == ("your number", 10, 2, None)
+    assert (third.label, third.value, third.tolerance) == ("x", 3, 0.5)
+    assert parse_prediction({"question": "?"}) is None
+
+
+@pytest.mark.parametrize("sections", [{"choices": "- [ ] a\n- [ ] b"}, {"choices": "- [x] a"},
+                                      {"choices": "- [x] a\nb"}, {"predict a number": "races > 2"},
+                                      {"predict a number": "volume(a) == 3"}])  # fmt: skip
+def test_a_bad_prediction_says_how_to_write_one(sections):
+    with pytest.raises(GpuvizError):
+        parse_prediction(sections)
+
+
+def test_typed_numbers():
+    assert [parse_number(t) for t in ("32,768", " 0.5 ", "-2", "many", "")] == [32768, 0.5, -2, None, None]
+    assert numbers_in("64 blocks of 1,024 threads on 8x8 tiles, segments 1-4") == [64, 1024, 8, 8, 1, 4]
+
+
+@pytest.fixture(scope="module")
+def race_run(tmp_path_factory):
+    entry = next(e for e in LESSONS if e.name.endswith("the-race"))
+    return entry, run_demo(entry, tmp_path_factory.mktemp("race"), backend="sim").session.traces
+
+
+def test_a_number_is_judged_against_the_lesson_and_the_run(race_run):
+    entry, traces = race_run
+    wrong = judge_numbers(entry.prediction, [32768], traces)
+    assert (wrong.right, wrong.run_matched) == (False, False)
+    assert "the run gave 0.5 (no match)" in wrong.lines[0] and "the lesson's number is 0.5" in wrong.lines[0]
+    right = judge_numbers(entry.prediction, [0.5], traces)
+    assert (right.right, right.run_matched) == (True, True)
+
+
+def test_a_numeric_choice_is_also_held_against_the_run(race_run):
+    _, traces = race_run
+    prediction = parse_prediction({"choices": "- [ ] 32,768\n- [x] 0.5\nmeasure: array[0]"})
+    picked_wrong, picked_right = judge_choice(prediction, 0, traces), judge_choice(prediction, 1, traces)
+    assert (picked_wrong.right, picked_wrong.run_matched) == (False, False)
+    assert (picked_right.right, picked_right.run_matched) == (True, True)
+    assert "The run gave array[0] = 0.5" in picked_right.lines[1]
+    words = judge_choice(parse_prediction({"choices": "- [x] yes\n- [ ] no"}), 1, traces)
+    assert (words.right, words.run_matched, len(words.lines)) == (False, None, 1)
