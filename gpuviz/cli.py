@@ -211,7 +211,8 @@ def _list(args: argparse.Namespace) -> int:
     from gpuviz.catalog import catalog
 
     for entry in catalog(args.lessons):
-        kind = "race" if entry.racy else ("lesson" if entry.is_lesson else "example")
+        # a lesson is never listed as a race: that is what its question asks
+        kind = "lesson" if entry.is_lesson else ("race" if entry.racy else "example")
         print(f"{entry.name:28s} {kind:8s} {entry.title}: {entry.description}")
     return 0
 

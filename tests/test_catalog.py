@@ -42,6 +42,43 @@ def test_what_is_shown_before_run_does_not_give_the_answer_away(entry):
     assert first is None or re.search(first, entry.title) is None, (entry.name, numbers)
 
 
+# Words that tell what a bug lesson is about; the script is in the editor before Run, its names included.
+GIVEAWAYS = {"bug", "race", "races", "racy", "missing", "lost", "wrong", "invalid", "refused", "conflict",
+             "conflicts", "uncoalesced", "coalesced", "strided"}  # fmt: skip
+
+
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+def test_the_script_shown_before_run_does_not_give_the_answer_away(entry):
+    """No giveaway word in its docstring, comments, names or prints, no answer's lead, and no settings line
+    (the text's `## Run` holds those)."""
+    source = entry.source
+    assert not set(re.findall(r"[a-z]+", source.lower())) & GIVEAWAYS, entry.name
+    lead = re.split(r"(?<=[.:])\s", entry.sections["answer"], maxsplit=1)[0].rstrip(".:")
+    assert len(lead.split()) < 3 or lead.lower() not in source.lower(), entry.name  # a lone number may well be there
+    assert "# gpuviz:" not in source, entry.name
+
+
+def test_a_lessons_run_settings_come_from_its_text_or_else_its_scripts_flag_line(tmp_path):
+    from gpuviz.catalog import lessons as load
+
+    script = "import numpy as np\nfrom numba import cuda\n"
+    (tmp_path / "01-text.py").write_text(script)
+    (tmp_path / "01-text.md").write_text("# T\nD\n\n## Question\nQ\n\n## Run\nrace, sms=4, launch=1\n")
+    (tmp_path / "02-flag.py").write_text("# gpuviz: race, sms=2\n" + script)
+    (tmp_path / "02-flag.md").write_text("# T\nD\n")
+    text, flag = load(tmp_path)
+    assert (text.racy, text.sms, text.launch) == (True, 4, 1)
+    assert (flag.racy, flag.sms, flag.launch) == (True, 2, None)
+    assert [e.name for e in LESSONS if e.racy] == ["10-the-race", "11-histogram", "17-missing-syncthreads", "23-scan"]
+
+
+def test_the_too_big_block_is_refused_and_the_valid_launch_covers_the_array(tmp_path, capsys):
+    assert main(["demo", "04", "--backend", "sim", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Exception occurred: block has 2048 threads" in out and "ran too" not in out
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+
+
 @pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
 def test_lesson_runs_at_its_default_launch(entry, tmp_path):
     started = time.perf_counter()
@@ -61,9 +98,9 @@ def test_lesson_runs_at_its_default_launch(entry, tmp_path):
 
 
 def test_demo_with_too_few_threads_says_what_differs(tmp_path, capsys):
-    assert main(["demo", "02", "--grid", "1", "--block", "1", "--backend", "sim", "--out", str(tmp_path)]) == 0
+    assert main(["demo", "05", "--grid", "1", "--block", "1", "--backend", "sim", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "reference: differs" in out and "Mismatched elements: 65535 / 65536" in out
+    assert "reference: differs" in out and "Mismatched elements: 999 / 1000" in out
 
 
 def test_demo_of_a_race_prints_its_races(tmp_path, capsys):

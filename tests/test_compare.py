@@ -1,16 +1,22 @@
 """Two launches side by side: the differences a teacher reads, and both grids following one cursor."""
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from gpuviz.catalog import find
 from gpuviz.core.analysis.compare import compare_launches
 from gpuviz.run.demo import run_demo
 
+HISTOGRAMS = Path(__file__).parent / "data" / "racy_and_atomic_histogram.py"
+
 
 @pytest.fixture(scope="module")
 def histogram(tmp_path_factory):
-    """Lesson 11: the racy histogram (launch 0) and the atomic one (launch 1)."""
-    return run_demo(find("11"), tmp_path_factory.mktemp("h"), backend="sim").session.traces
+    """The racy histogram of lesson 11 (launch 0) and the atomic one (launch 1), in one run."""
+    entry = replace(find("11"), path=HISTOGRAMS)
+    return run_demo(entry, tmp_path_factory.mktemp("h"), backend="sim").session.traces
 
 
 def test_the_differences_of_a_racy_and_a_fixed_launch(histogram):

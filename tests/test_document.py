@@ -80,18 +80,18 @@ def test_save_as_revert_and_recent_files(qtbot, window, tmp_path):  # noqa: F811
 
 
 def test_autosave_is_restored_after_the_window_died(qtbot, window, monkeypatch):  # noqa: F811
-    pick(window, "02")
+    pick(window, "06")
     type_text(window, "\n# unsaved work\n")
     qtbot.waitUntil(lambda: (document.data_dir("autosave") / "script.py").exists(), timeout=10_000)
     window.hide()  # the app dies here: no closeEvent, no question, the autosave stays
-    monkeypatch.setattr(document, "offer", lambda parent, title, text: "02-one-cell-per-thread.py" in text)
+    monkeypatch.setattr(document, "offer", lambda parent, title, text: "06-grid-stride.py" in text)
     reborn = MainWindow()
     qtbot.addWidget(reborn)
     assert reborn.editor.toPlainText().endswith("# unsaved work\n")
-    assert reborn.document.modified and reborn.script_path.name == "02-one-cell-per-thread.py"
-    assert reborn.windowTitle().startswith("02-one-cell-per-thread.py (lesson) * - gpuviz")
+    assert reborn.document.modified and reborn.script_path.name == "06-grid-stride.py"
+    assert reborn.windowTitle().startswith("06-grid-stride.py (lesson) * - gpuviz")
     # its lesson, its launch
-    assert reborn.state.entry.name == "02-one-cell-per-thread" and reborn.launch.grid[0].value() == 256
+    assert reborn.state.entry.name == "06-grid-stride" and reborn.launch.grid[0].value() == 8
     reborn.document.editor.document().setModified(False)
     reborn.close()
     window.document.editor.document().setModified(False)

@@ -20,6 +20,8 @@ def test_a_text_uses_a_term_by_any_of_its_forms_and_acronyms_only_in_capitals():
     assert used == ["coalesce", "resident", "SM", "warp"]
     assert [term.term for term in terms_used("war and peace, sm")] == []
     assert glossary_markdown("nothing technical here") == ""
+    assert [term.term for term in terms_used("barrier divergence")] == ["barrier divergence"]
+    assert [term.term for term in terms_used("barrier divergence, then a barrier")] == ["barrier", "barrier divergence"]
 
 
 def test_the_race_lesson_finds_its_terms():

@@ -23,9 +23,10 @@ def test_every_lesson_asks_for_a_prediction_right_after_its_question(entry):
 @pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
 def test_the_title_and_description_do_not_give_the_prediction_away(entry):
     shown = f"{entry.title}\n{entry.description}"
+    prose = re.sub(r"`[^`]*`", "", shown)  # code names an API (`cuda.grid(1)`), not an answer
     for answer in entry.prediction.answers:
         if isinstance(answer, float):
-            assert answer not in numbers_in(shown), f"{entry.name}: {answer:g} is in {shown!r}"
+            assert answer not in numbers_in(prose), f"{entry.name}: {answer:g} is in {shown!r}"
         else:
             assert re.search(rf"\b{re.escape(answer.lower())}\b", shown.lower()) is None, (entry.name, answer)
 
@@ -85,3 +86,19 @@ def test_a_numeric_choice_is_also_held_against_the_run(race_run):
     assert "The run gave array[0] = 0.5" in picked_right.lines[1]
     words = judge_choice(parse_prediction({"choices": "- [x] yes\n- [ ] no"}), 1, traces)
     assert (words.right, words.run_matched, len(words.lines)) == (False, None, 1)
+
+
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+def test_the_right_prediction_matches_the_lessons_own_run(entry, tmp_path):
+    """The lesson's number (or its right numeric choice) is what the simulator's run gives."""
+    prediction = entry.prediction
+    measured = [n for n in prediction.numbers if n.check is not None and n.check.where in (None, "sim")]
+    right_choice = next(i for i, c in enumerate(prediction.choices) if c.correct) if prediction.choices else None
+    if not measured and not (prediction.measure is not None and prediction.choices[right_choice].number is not None):
+        pytest.skip("no number of this lesson is read from a run")
+    traces = run_demo(entry, tmp_path, backend="sim").session.traces
+    if measured:
+        verdict = judge_numbers(prediction, [n.value for n in prediction.numbers], traces)
+    else:
+        verdict = judge_choice(prediction, right_choice, traces)
+    assert verdict.right and verdict.run_matched is not False, verdict.lines

@@ -1,6 +1,7 @@
 """The explaining views, each on a real kernel, linked through one state; export and `gpuviz render`."""
 
 import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,8 @@ from gpuviz.app.views.table import PICTURE_VIEWS, VIEWS, make_view
 from gpuviz.catalog import find
 from gpuviz.cli import main
 from gpuviz.run.demo import run_demo
+
+HISTOGRAMS = Path(__file__).parent / "data" / "racy_and_atomic_histogram.py"  # lesson 11 with its fix, as two launches
 
 HISTOGRAM = """
 from numba import cuda
@@ -95,7 +98,7 @@ def test_race_view_shows_outcomes_of_repeated_runs(views):
 
 
 def test_racy_versus_fixed_comparison(qtbot, tmp_path):
-    result = run_demo(find("histogram"), tmp_path, backend="sim")
+    result = run_demo(replace(find("histogram"), path=HISTOGRAMS), tmp_path, backend="sim")
     state = AppState()
     view = make_view("races", state)
     qtbot.addWidget(view)

@@ -7,8 +7,9 @@ text beside it: title, a line of description (neither may give the answer away),
 `## Answer`, `## Explanation`, `## Checks` (the numbers the text states, as lines checks.py parses
 and tests hold against a run), and for a lesson with a bug `## Fix` (what to change) and `## Fix checks`
 (what the student's fixed script must show: `gpuviz demo NN --check-fix FILE`).
-A script's `# gpuviz: race, sms=8, launch=0` line says how to run and judge it (a race lesson, on 8
-virtual SMs) and which of its launches the text explains. `glossary.md` defines the words the texts
+The text's `## Run` line (`race, sms=8, launch=0`, after the fix checks) says how to run and judge it (a
+race lesson, on 8 virtual SMs) and which of its launches the text explains; it is in the text, not the
+script, because the script is shown before Run. `glossary.md` defines the words the texts
 use (glossary.py). A teacher's folder of lessons in the same format joins the built-in ones
 (`catalog(teacher=DIR)`, `gpuviz list --lessons DIR`). docs/lessons.md describes the format.
 """
@@ -117,11 +118,19 @@ def find(name: str, teacher: Path | str | None = None) -> CatalogEntry:
 def _lesson(path: Path) -> CatalogEntry:
     text = path.with_suffix(".md").read_text() if path.with_suffix(".md").exists() else f"# {path.stem}\n"
     title, description, sections = _markdown(text)
-    flags = re.search(r"^# gpuviz:(.*)$", path.read_text(), re.MULTILINE)
-    words = [w.strip() for w in flags.group(1).split(",")] if flags else []
+    words = [w.strip() for w in _run_settings(sections, path).split(",") if w.strip()]
     numbers = {w.split("=")[0]: int(w.split("=")[1]) for w in words if "=" in w}
     return CatalogEntry(path.stem, title, description, path, sections, "race" in words, numbers.get("sms"),
                         numbers.get("launch"))  # fmt: skip
+
+
+def _run_settings(sections: dict[str, str], path: Path) -> str:
+    """The text's `## Run` line (`race, sms=8, launch=1`), kept out of the script the student reads before
+    Run ("race" would give the answer away); a script's `# gpuviz: ...` line is still read when the text has none."""
+    if "run" in sections:
+        return sections["run"].strip("` \n")
+    flags = re.search(r"^# gpuviz:(.*)$", path.read_text(), re.MULTILINE)
+    return flags.group(1) if flags else ""
 
 
 def _markdown(text: str) -> tuple[str, str, dict[str, str]]:

@@ -12,9 +12,12 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
     resident_blocks == 2             the most blocks the run had on one SM at once (measured occupancy)
     sm_blocks == 8                   the most blocks one SM ran over the whole launch
     barrier_divergence == 0          blocks where not every thread reached a barrier
+    errors == 245                    memory errors of the launch (out-of-bounds accesses, uninitialised shared
+                                     reads, barrier divergence)
     races == 16                      racy locations the race analysis found
     races(same block) == 0           ... of one scope: same warp, same block or different blocks
     reads(A) == 9216                 reads of an array in the launch (every thread, every loop trip)
+    reads(a, 5) == 10                ... by one thread, named by its global linear index
     atomics(bins) == 256             atomic updates of an array in the launch
     lost(array) >= 60000             updates lost on an array (writes not in its final value)
     sectors(16, A) == 8              32-byte sectors per warp request at source line 16, array A
@@ -156,24 +159,26 @@ def _races(trace: Trace, scope: str | None = None) -> float | None:
     return float(sum(1 for race in report.races if race.scope == scope))
 
 
-def _accesses(trace: Trace, name: str, kind: str) -> float | None:
+def _accesses(trace: Trace, name: str, kind: str, thread: str | None = None) -> float | None:
     if trace.accesses is None or name not in trace.array_names():
         return None
     acc = trace.accesses
-    mine = acc["array"] == trace.array_names().index(name)
-    return float(np.count_nonzero(mine & (acc["kind"] == KIND_NAMES.index(kind))))
+    mine = (acc["array"] == trace.array_names().index(name)) & (acc["kind"] == KIND_NAMES.index(kind))
+    if thread is not None:  # one thread's, by its global linear id
+        mine &= acc["thread"] == int(thread)
+    return float(np.count_nonzero(mine))
 
 
-def _reads(trace: Trace, name: str) -> float | None:
-    return _accesses(trace, name, "read")
+def _reads(trace: Trace, name: str, thread: str | None = None) -> float | None:
+    return _accesses(trace, name, "read", thread)
 
 
-def _writes(trace: Trace, name: str) -> float | None:
-    return _accesses(trace, name, "write")
+def _writes(trace: Trace, name: str, thread: str | None = None) -> float | None:
+    return _accesses(trace, name, "write", thread)
 
 
-def _atomics(trace: Trace, name: str) -> float | None:
-    return _accesses(trace, name, "atomic")
+def _atomics(trace: Trace, name: str, thread: str | None = None) -> float | None:
+    return _accesses(trace, name, "atomic", thread)
 
 
 def _resident_blocks(trace: Trace) -> float:
@@ -188,6 +193,10 @@ def _sm_blocks(trace: Trace) -> float:
 def _barrier_divergence(trace: Trace) -> float | None:
     report = race_report(trace)
     return None if report is None else float(len(report.divergence))
+
+
+def _errors(trace: Trace) -> float:
+    return float(trace.error_count)
 
 
 def _lost(trace: Trace, name: str) -> float | None:
@@ -233,7 +242,7 @@ def _limit(trace: Trace, resource: str) -> float | None:
 
 
 MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
-            "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
+            "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
             "conflicts": _conflicts, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
             "writes": _writes}  # fmt: skip
 

@@ -32,13 +32,22 @@ def glossary(path: Path = GLOSSARY) -> tuple[Term, ...]:
 
 def terms_used(text: str, terms: tuple[Term, ...] | None = None) -> list[Term]:
     """The glossary's terms that a text uses (any of their forms, as whole words), in glossary order.
-    Acronyms (WAR, SM) match in capitals only, so that "war" or "sm" in prose do not."""
-    return [term for term in (glossary() if terms is None else terms) if any(_uses(text, f) for f in term.forms)]
+    Longer forms match first and take their words with them, so "barrier divergence" is not also
+    "divergence". Acronyms (WAR, SM) match in capitals only, so that "war" or "sm" in prose do not."""
+    terms = glossary() if terms is None else terms
+    found = set()
+    for form, term in sorted(((f, t.term) for t in terms for f in t.forms), key=lambda pair: -len(pair[0])):
+        text, count = _take(text, form)
+        if count:
+            found.add(term)
+    return [term for term in terms if term.term in found]
 
 
-def _uses(text: str, form: str) -> bool:
+def _take(text: str, form: str) -> tuple[str, int]:
+    """The text with each whole-word use of the form blanked out, and how many there were."""
     flags = 0 if form.isupper() else re.IGNORECASE
-    return re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", text, flags) is not None
+    pattern = rf"(?<![\w-]){re.escape(form)}(?![\w-])"
+    return re.subn(pattern, lambda match: " " * len(match.group()), text, flags=flags)
 
 
 def glossary_markdown(text: str) -> str:

@@ -20,3 +20,6 @@ values = np.arange(2 * THREADS, dtype=np.float32)
 out = np.zeros_like(values)
 shift_left[2, THREADS](values, out)
 print("out[:4] =", out[:4])
+expected = np.append(values[1:], 0)
+expected[THREADS - 1 :: THREADS] = 0  # the last thread of a block writes nothing
+np.testing.assert_array_equal(out, expected)

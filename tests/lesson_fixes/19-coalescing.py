@@ -1,4 +1,4 @@
-"""Coalescing: a 2-D copy whose threads walk down columns instead of along rows."""
+"""A 2-D copy of a 64x64 array, one thread per element, on blocks of 32x32 threads."""
 
 import numpy as np
 from numba import cuda

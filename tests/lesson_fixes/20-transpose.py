@@ -1,17 +1,17 @@
-"""Transpose: naive (strided writes), then through a 32x32 shared-memory tile (coalesced reads and writes)."""
+"""Transpose of a 64x96 matrix: directly, then through a 32x32 tile in shared memory."""
 
 import numpy as np
 from numba import cuda, float32
 
 TILE = 32
-PADDED = TILE + 1
+PADDED = TILE + 1  # the tile's row length; a named constant: numba needs shared-array shapes when it compiles
 
 
 @cuda.jit
 def transpose_naive(a, b):
     x, y = cuda.grid(2)
     if y < a.shape[0] and x < a.shape[1]:
-        b[x, y] = a[y, x]  # neighbouring threads write addresses a whole row apart
+        b[x, y] = a[y, x]
 
 
 @cuda.jit
@@ -27,7 +27,7 @@ def transpose_tiled(a, b):
     x = cuda.blockIdx.y * TILE + tx
     y = cuda.blockIdx.x * TILE + ty
     if y < b.shape[0] and x < b.shape[1]:
-        b[y, x] = tile[tx, ty]  # neighbouring threads write neighbouring addresses
+        b[y, x] = tile[tx, ty]
 
 
 a = np.arange(64 * 96, dtype=np.float32).reshape(64, 96)

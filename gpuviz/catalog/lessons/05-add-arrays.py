@@ -1,4 +1,4 @@
-"""Element-wise add of two arrays: N = 1024 elements, 64 threads per block, ceil(N / 64) blocks."""
+"""Element-wise add of two arrays: N = 1,000 elements, 64 threads per block, ceil(N / 64) blocks."""
 
 import math
 
@@ -13,7 +13,7 @@ def add_arrays_gpu(a, b, result):
         result[i] = a[i] + b[i]
 
 
-n = 1024
+n = 1000
 a = np.random.default_rng(0).random(n).astype(np.float32)
 b = np.random.default_rng(1).random(n).astype(np.float32)
 result = np.zeros(n, np.float32)

@@ -1,5 +1,5 @@
 """Host and device memory: explicit copies with cuda.to_device and copy_to_host, then NumPy arrays
-passed straight to the kernel (copied for you)."""
+passed straight to the kernel."""
 
 import numpy as np
 from numba import cuda
@@ -19,6 +19,6 @@ double[4, 256](d_a, d_out)  # on a GPU this returns before the kernel has finish
 cuda.synchronize()  # wait for it (copy_to_host would wait too)
 out = d_out.copy_to_host()  # device -> host
 host_out = np.zeros_like(a)
-double[4, 256](a, host_out)  # NumPy arrays: numba copies both in before the launch and back after it
+double[4, 256](a, host_out)  # NumPy arrays, passed as they are
 assert (out == 2 * a).all() and (host_out == 2 * a).all()
 print("both launches doubled", a.size, "values")

@@ -9,7 +9,7 @@ FULL_MASK = 0xFFFFFFFF
 @cuda.jit
 def diverge(out):
     i = cuda.grid(1)
-    if cuda.laneid % 2 == 0:  # even lanes take one branch, odd lanes the other: the warp runs both
+    if cuda.laneid % 2 == 0:
         out[i] = i * 2
     else:
         out[i] = -i

@@ -1,5 +1,5 @@
-"""SMs, blocks per SM and waves: 64 blocks of 1,024 threads on a device of 8 SMs."""
-# gpuviz: sms=8
+"""SMs, blocks per SM and waves: 64 blocks of 1,024 threads
+on a device of 8 SMs."""
 
 import numpy as np
 from numba import cuda
@@ -10,7 +10,7 @@ def scale(a, out):
     i = cuda.grid(1)
     if i < a.size:
         acc = 0.0
-        for k in range(4):  # four reads: a block lasts a few global round trips
+        for k in range(4):  # four reads of a[i] (a GPU's compiler may merge them into one)
             acc += (k + 1) * a[i]
         out[i] = acc
 

@@ -1,4 +1,4 @@
-"""Privatisation: a histogram counted with one global atomic per value, then per block in shared memory first."""
+"""A histogram counted twice: with atomics on the global bins, then per block in shared memory first."""
 
 import numpy as np
 from numba import cuda, int32
@@ -22,10 +22,10 @@ def histogram_private(data, bins):
     cuda.syncthreads()
     i = cuda.grid(1)
     if i < data.size:
-        cuda.atomic.add(counts, data[i] % BINS, 1)  # contention within the block only
+        cuda.atomic.add(counts, data[i] % BINS, 1)
     cuda.syncthreads()
     if t < BINS:
-        cuda.atomic.add(bins, t, counts[t])  # one global atomic per bin per block
+        cuda.atomic.add(bins, t, counts[t])  # the block's count of bin t
 
 
 data = np.random.default_rng(0).integers(0, 1000, 4096).astype(np.int32)

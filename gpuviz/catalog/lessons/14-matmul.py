@@ -1,5 +1,5 @@
-"""2-D grid: matrix multiply with one thread per output element, then through shared-memory tiles."""
-# gpuviz: launch=0
+"""2-D grid: matrix multiply with one thread per output element,
+then through shared-memory tiles."""
 
 import numpy as np
 from numba import cuda, float32

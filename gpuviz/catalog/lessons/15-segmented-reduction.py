@@ -1,5 +1,5 @@
-"""Segmented reduction: each block sums one segment in shared memory, with syncthreads between steps."""
-# gpuviz: launch=0
+"""Segmented reduction: each block sums one segment in shared memory,
+with syncthreads between steps."""
 
 import numpy as np
 from numba import cuda, float32

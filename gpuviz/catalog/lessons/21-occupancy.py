@@ -1,5 +1,5 @@
-"""Occupancy: a kernel whose blocks each take 48 KiB of shared memory, on a device of 8 SMs."""
-# gpuviz: sms=8
+"""Occupancy: a kernel whose blocks each take 48 KiB of shared memory,
+on a device of 8 SMs."""
 
 import numpy as np
 from numba import cuda, float32

@@ -37,4 +37,6 @@ by_lane[2, 128](out)
 total = STEPS * (STEPS - 1) / 2
 assert (out[0::2] == total).all() and (out[1::2] == -total).all()
 by_warp[2, 128](out)
+warp = np.arange(256) % 128 // 32
+assert (out == np.where(warp % 2 == 0, total, -total)).all()
 print("done")
