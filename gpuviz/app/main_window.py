@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -28,7 +29,7 @@ from gpuviz.app.view_controls import ViewControls
 from gpuviz.app.views.catalog_panel import CatalogPanel
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.app.views.launch_editor import LaunchEditor
-from gpuviz.app.views.table import VIEWS, view_class
+from gpuviz.app.views.table import BY_NAME, VIEWS, view_class
 from gpuviz.core.options import RunOptions
 from gpuviz.core.records import device_summary
 from gpuviz.core.version import __version__
@@ -146,6 +147,7 @@ class MainWindow(QMainWindow):
         self.launch.backend.currentIndexChanged.connect(lambda _: self._show_device())
         self.state.trace_changed.connect(self._on_trace_changed)
         self.state.busy_changed.connect(lambda what: what and self.set_status(f"{what}..."))
+        self.state.view_wanted.connect(self.raise_view)
 
     # ---- opening -------------------------------------------------------------------------------
     def open_path(self, path: str | Path) -> None:
@@ -270,6 +272,19 @@ class MainWindow(QMainWindow):
         self.launch.set_device(device_summary(facts_for(self._run_options())))
 
     # ---- window ----------------------------------------------------------------------------------
+    def raise_view(self, name: str) -> None:
+        """Bring a view of the table to the front: its tab, or its dock (docks are named by their titles)."""
+        spec = BY_NAME.get(name)
+        if spec is None:
+            return
+        if spec.area == "tab":
+            self.tabs.setCurrentWidget(self.views[name])
+            return
+        dock = self.findChild(QDockWidget, spec.title)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #ff6b6b;" if error else "")

@@ -31,6 +31,8 @@ class AppState:
     line_changed = Signal(int)  # a source line, 0 for none
     busy_changed = Signal(str)  # what the app is waiting for ("loading 3 launches"), "" when idle
     output_changed = Signal(str)  # what the script printed (all of it so far)
+    view_wanted = Signal(str)  # a view to bring to the front (a name of views/table.py): the window raises it
+    launch_wanted = Signal(int)  # a launch of the run to show: the run controller loads it
 
     def __init__(self) -> None:
         self.trace: Trace | None = None
@@ -153,6 +155,18 @@ class AppState:
         if line != self.line:
             self.line = line
             self.line_changed.emit(line)
+
+    def show_view(self, name: str) -> None:
+        """Ask for a view to be brought to the front (a lesson pointing at its evidence)."""
+        self.view_wanted.emit(name)
+
+    def want_launch(self, index: int) -> None:
+        """Ask for another launch of the run; `trace_changed` says when it is shown."""
+        self.launch_wanted.emit(index)
+
+    def launch_index(self) -> int:
+        """Which launch of the run is shown (-1: none)."""
+        return next((i for i, trace in enumerate(self.launches) if trace is self.trace), -1)
 
     def set_busy(self, what: str) -> None:
         if what != self.busy:

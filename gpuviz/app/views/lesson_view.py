@@ -1,15 +1,17 @@
 """The lesson panel: the explanation and a question to predict; after Run, the answer, with the
-views pointed at the evidence (a racing thread selected, the waves shown)."""
+views pointed at the frames that prove it (the lesson's `## Evidence`: catalog/evidence.py)."""
 
 from __future__ import annotations
 
+import html
+
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.catalog.evidence import Shown, resolve
 from gpuviz.catalog.glossary import glossary_markdown
-from gpuviz.core.analysis.report import race_report
-from gpuviz.core.element_story import element_story
-from gpuviz.core.frames import REPLAY
+from gpuviz.core.errors import GpuvizError
 
 
 class LessonView(QWidget):
@@ -33,9 +35,12 @@ class LessonView(QWidget):
         self.prediction.textChanged.connect(lambda _: self._on_trace_changed(self.state.trace))
         state.entry_changed.connect(self._on_entry_changed)
         state.trace_changed.connect(self._on_trace_changed)
+        state.trace_changed.connect(self._on_launch_shown)
+        self._pending = None  # evidence waiting for the launch it is on
 
     def _on_entry_changed(self, entry) -> None:
         self.evidence.setText("")
+        self._pending = None
         self.prediction.clear()
         self.answer_button.setEnabled(False)
         if entry is None or not entry.sections:
@@ -51,7 +56,7 @@ class LessonView(QWidget):
         self.answer_button.setEnabled(trace is not None and entry is not None and bool(entry.sections) and predicted)
 
     def show_answer(self) -> None:
-        entry, trace = self.state.entry, self.state.trace
+        entry = self.state.entry
         sections = entry.sections
         predicted = self.prediction.text().strip()
         yours = f"*You predicted: {predicted}*\n\n" if predicted else ""
@@ -61,38 +66,54 @@ class LessonView(QWidget):
             number = entry.name.split("-")[0]
             text += f"\n\n### Fix it\n\n{sections['fix']}\n\nCheck your copy: `gpuviz demo {number} --check-fix FILE`."
         self.text.setMarkdown(f"{text}\n\n{glossary_markdown(text)}")
-        self.evidence.setText(self._point_at_evidence(entry, trace))
+        self._point_at_evidence()
 
-    def _point_at_evidence(self, entry, trace) -> str:
-        notes = []
-        report = race_report(trace) if entry.racy and trace is not None else None
-        if report is not None and report.races:
-            notes.append(self._show_race(trace, report.races[0]))
-        elif entry.sms and trace is not None:
-            self.state.set_order("by SM waves")
-            notes.append(f"Order: by SM waves ({entry.sms} virtual SMs): press Play to watch the waves.")
-        return " ".join(notes)
+    def _point_at_evidence(self) -> None:
+        """The lesson's `## Evidence`, on the launch it names: asked for first when another one is shown
+        (applied once it is), then the views set through the shared state."""
+        entry, trace = self.state.entry, self.state.trace
+        self._pending = None
+        try:
+            evidence = entry.evidence if entry is not None else None
+        except GpuvizError as error:  # a teacher's lesson with a badly written section
+            self._say(f"The lesson's evidence cannot be read: {error}")
+            return
+        if evidence is None or trace is None:
+            return
+        launch = evidence.launch if evidence.launch is not None else entry.launch or 0
+        if launch >= len(self.state.launches):
+            self._say(f"The evidence is on launch {launch + 1}, which this run did not make.")
+            return
+        if self.state.launch_index() != launch:
+            self._pending = evidence
+            self._say(f"Loading launch {launch + 1}, where the evidence is...")
+            self.state.want_launch(launch)
+            return
+        try:
+            shown = resolve(evidence, trace, self.state.replay)
+        except GpuvizError as error:  # an edited script may no longer make the events the lesson names
+            self._say(f"The evidence is not in this run: {error}")
+            return
+        self._apply(shown)
+        self._say(shown.caption)
 
-    def _show_race(self, trace, race) -> str:
-        """The replay at the moment the race is lost: the first run of threads has read the element's
-        value and not one has written it back yet; the element's story lists who."""
-        gid = trace.global_id(race.second.block, race.second.thread)
-        element = (trace.array_names().index(race.array), race.index,
-                   None if race.block is None else trace.block_linear(race.block))  # fmt: skip
-        self.state.set_colour_mode("value written")
-        self.state.select(gid)
-        self.state.select_element(element)
-        note = (f"Selected: thread {race.second.thread} of block {race.second.block}, which {race.second.access}s "
-                f"{race.array}[{race.index}] on line {race.second.line}, racing with thread {race.first.thread} of "
-                f"block {race.first.block}.")  # fmt: skip
-        if self.state.replay is None:
-            return note
-        story = element_story(trace, element[0], element[1], element[2], shown=2)
-        first = story.groups[0] if story.groups else None
-        if first is not None and first.first.kind == "read":
-            self.state.set_order(REPLAY)
-            self.state.set_frame(first.last.position)
-            note += (f" The replay stops where threads {first.threads()} have all read {race.array}[{race.index}] = "
-                     f"{first.first.value:g} and none has written it back: each will write its own update over the "
-                     f"others'. The Element story tab lists every access.")  # fmt: skip
-        return note
+    def _say(self, text: str) -> None:
+        self.evidence.setText(f"<b>Look:</b> {html.escape(text)}")
+
+    def _apply(self, shown: Shown) -> None:
+        state = self.state
+        if shown.colour:
+            state.set_colour_mode(shown.colour)
+        state.set_layer(shown.layer)
+        state.set_order(shown.order)
+        if shown.frame is not None:
+            state.set_frame(shown.frame)
+        state.select(shown.thread)
+        state.select_element(shown.element)
+        state.select_line(shown.line)
+        state.show_view(shown.view)
+
+    def _on_launch_shown(self, _trace) -> None:
+        """A launch asked for by the evidence has arrived: point at it once the state has settled."""
+        if self._pending is not None:
+            QTimer.singleShot(0, self._point_at_evidence)
