@@ -47,6 +47,6 @@ def test_the_barrier_lesson_stops_the_replay_where_the_block_waits(qtbot, window
     assert window.tabs.currentWidget() is window.views["grid"]
     states = state.thread_states()
     assert states.state[:63].tolist() == [2] * 63 and states.state[63] == 1  # 0-62 at the barrier, 63 running
-    assert "Threads 0-62 of block 0 wait at the barrier" in caption
+    assert "Threads 0-62 of block 0 wait at the barrier" in caption and window.banner.text() in caption
     lesson_dock = next(d for d in window.findChildren(QDockWidget) if d.objectName() == "Lesson")
     assert not lesson_dock.visibleRegion().isEmpty()  # the answer stays in sight

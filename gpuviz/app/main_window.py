@@ -85,7 +85,13 @@ class MainWindow(QMainWindow):
     def _assemble(self) -> None:
         """Tabs in the centre, docks around it; the views' places come from the table."""
         self.tabs = QTabWidget()
-        self.setCentralWidget(self.tabs)
+        self.banner = QLabel()  # what the views show, in a sentence: a lesson's evidence, above them
+        self.banner.setObjectName("evidence")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        centre = docking.column(self.banner, self.tabs)
+        centre.layout().setContentsMargins(0, 0, 0, 0)
+        self.setCentralWidget(centre)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
         launch_panel = [docking.row(self.run_button, self.stop_button), self.feedback.bar, self.launch]
         for spec in VIEWS:
@@ -148,6 +154,7 @@ class MainWindow(QMainWindow):
         self.state.trace_changed.connect(self._on_trace_changed)
         self.state.busy_changed.connect(lambda what: what and self.set_status(f"{what}..."))
         self.state.view_wanted.connect(self.raise_view)
+        self.state.caption_changed.connect(lambda text: (self.banner.setText(text), self.banner.setVisible(bool(text))))
 
     # ---- opening -------------------------------------------------------------------------------
     def open_path(self, path: str | Path) -> None:

@@ -96,6 +96,7 @@ class LessonView(QWidget):
             return
         self._apply(shown)
         self._say(shown.caption)
+        self.state.set_caption(shown.caption)
 
     def _say(self, text: str) -> None:
         self.evidence.setText(f"<b>Look:</b> {html.escape(text)}")
