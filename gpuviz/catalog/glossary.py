@@ -41,6 +41,38 @@ def _uses(text: str, form: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", text, flags) is not None
 
 
+LINK = "gloss:"  # a term's link in a lesson's text: gloss:N, N its place in the glossary
+_CODE = re.compile(r"(```.*?```|`[^`]*`)", re.DOTALL)
+
+
+def linked_markdown(text: str, terms: tuple[Term, ...] | None = None) -> str:
+    """The text with every glossary term in it (any form, whole words, outside `code`) made a link to
+    its entry, so that the lesson panel can show the meaning when the mouse is over it."""
+    terms = glossary() if terms is None else terms
+    forms = sorted(((form, i) for i, term in enumerate(terms) for form in term.forms), key=lambda f: -len(f[0]))
+    if not forms:
+        return text
+    index = {(form if form.isupper() else form.lower()): i for form, i in forms}
+    words = "|".join(re.escape(form) if form.isupper() else f"(?i:{re.escape(form)})" for form, _ in forms)
+    pattern = re.compile(rf"(?<![\w\[-])(?:{words})(?![\w-])")
+
+    def link(match: re.Match) -> str:
+        word = match.group(0)
+        return f"[{word}]({LINK}{index.get(word, index.get(word.lower()))})"
+
+    parts = _CODE.split(text)
+    return "".join(part if k % 2 else pattern.sub(link, part) for k, part in enumerate(parts))
+
+
+def term_for_link(href: str, terms: tuple[Term, ...] | None = None) -> Term | None:
+    """The glossary entry a `gloss:N` link points at (None for any other link)."""
+    terms = glossary() if terms is None else terms
+    number = href.removeprefix(LINK)
+    if not href.startswith(LINK) or not number.isdigit() or int(number) >= len(terms):
+        return None
+    return terms[int(number)]
+
+
 def glossary_markdown(text: str) -> str:
     """A 'Words used here' section for a lesson's text ('' when it uses none)."""
     used = terms_used(text)

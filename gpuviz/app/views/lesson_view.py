@@ -6,11 +6,11 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.app.views.lesson_text import LessonText
 from gpuviz.catalog.evidence import Shown, resolve
-from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.core.errors import GpuvizError
 
 
@@ -18,8 +18,7 @@ class LessonView(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.text = QTextBrowser()
-        self.text.setOpenExternalLinks(False)
+        self.text = LessonText()
         self.answer_button = QPushButton("Show the answer")
         self.answer_button.setEnabled(False)
         self.prediction = QLineEdit()  # the answer stays hidden until the student has committed to one
@@ -48,7 +47,7 @@ class LessonView(QWidget):
             return
         question = entry.sections.get("question", "")
         shown = f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}"
-        self.text.setMarkdown(f"{shown}\n\n*Then press Run (Ctrl+R).*\n\n{glossary_markdown(shown)}")
+        self.text.show_markdown(f"{shown}\n\n*Then press Run (Ctrl+R).*")
 
     def _on_trace_changed(self, trace) -> None:
         entry = self.state.entry
@@ -65,7 +64,7 @@ class LessonView(QWidget):
         if "fix" in sections:  # the fix step: the edit to make, and the command that checks it
             number = entry.name.split("-")[0]
             text += f"\n\n### Fix it\n\n{sections['fix']}\n\nCheck your copy: `gpuviz demo {number} --check-fix FILE`."
-        self.text.setMarkdown(f"{text}\n\n{glossary_markdown(text)}")
+        self.text.show_markdown(text)
         self._point_at_evidence()
 
     def _point_at_evidence(self) -> None:
