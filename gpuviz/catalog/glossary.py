@@ -38,7 +38,12 @@ def terms_used(text: str, terms: tuple[Term, ...] | None = None) -> list[Term]:
 
 def _uses(text: str, form: str) -> bool:
     flags = 0 if form.isupper() else re.IGNORECASE
-    return re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", text, flags) is not None
+    return re.search(rf"(?<![\w-]){_spaced(form)}(?![\w-])", text, flags) is not None
+
+
+def _spaced(form: str) -> str:
+    """A form as a pattern whose spaces match any run of white space (a term may wrap across lines)."""
+    return r"\s+".join(re.escape(word) for word in form.split())
 
 
 LINK = "gloss:"  # a term's link in a lesson's text: gloss:N, N its place in the glossary
@@ -53,11 +58,11 @@ def linked_markdown(text: str, terms: tuple[Term, ...] | None = None) -> str:
     if not forms:
         return text
     index = {(form if form.isupper() else form.lower()): i for form, i in forms}
-    words = "|".join(re.escape(form) if form.isupper() else f"(?i:{re.escape(form)})" for form, _ in forms)
+    words = "|".join(_spaced(form) if form.isupper() else f"(?i:{_spaced(form)})" for form, _ in forms)
     pattern = re.compile(rf"(?<![\w\[-])(?:{words})(?![\w-])")
 
     def link(match: re.Match) -> str:
-        word = match.group(0)
+        word = " ".join(match.group(0).split())
         return f"[{word}]({LINK}{index.get(word, index.get(word.lower()))})"
 
     parts = _CODE.split(text)
