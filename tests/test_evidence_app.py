@@ -50,3 +50,14 @@ def test_the_barrier_lesson_stops_the_replay_where_the_block_waits(qtbot, window
     assert "Threads 0-62 of block 0 wait at the barrier" in caption and window.banner.text() in caption
     lesson_dock = next(d for d in window.findChildren(QDockWidget) if d.objectName() == "Lesson")
     assert not lesson_dock.visibleRegion().isEmpty()  # the answer stays in sight
+
+
+def test_the_3d_lesson_shows_the_layer_of_the_thread_it_selects(qtbot, window):  # noqa: F811
+    pick(window, "13. a 3-d grid")
+    assert run_and_wait(qtbot, window) is True
+    answer(qtbot, window)
+    state = window.state
+    assert state.layer == 1 and window.views["animation"].layer.value() == 1
+    assert state.trace.threads["block_idx"][state.selected].tolist() == [2, 1, 1]
+    assert state.trace.threads["thread_idx"][state.selected].tolist() == [3, 0, 2]
+    assert state.colour_mode == "value written" and window.tabs.currentWidget() is window.views["grid"]
