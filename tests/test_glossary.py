@@ -97,7 +97,7 @@ def test_links_leave_code_and_other_words_alone():
 
 def test_hovering_a_term_shows_its_meaning(qtbot):
     pytest.importorskip("PySide6", reason="the lesson panel needs PySide6")
-    from PySide6.QtCore import QUrl
+    from PySide6.QtCore import QPoint, QUrl
     from PySide6.QtWidgets import QToolTip
 
     from gpuviz.app.state import AppState
@@ -117,12 +117,26 @@ def test_hovering_a_term_shows_its_meaning(qtbot):
     point = rect.center()
     assert browser.anchorAt(point) == href  # the word on screen is the link
     meaning = term_for_link(href).meaning
-    assert not QToolTip.isVisible()
-    qtbot.mouseMove(browser.viewport(), point)  # Qt says `highlighted` with the link under the mouse
+    QToolTip.hideText()  # a tooltip of an earlier test may still be up
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=3000)
+    _move_mouse(browser, QPoint(1, 1))  # from off the term...
+    _move_mouse(browser, point)  # ...onto it: Qt says `highlighted` with the link under the mouse
     qtbot.waitUntil(QToolTip.isVisible, timeout=3000)
     assert meaning[:40] in QToolTip.text() and "<b>race</b>" in QToolTip.text()
     browser.anchorClicked.emit(QUrl(href))  # a click shows it too (and never navigates away)
     assert meaning[:40] in QToolTip.text() and "Predict" in browser.toPlainText()
+
+
+def _move_mouse(browser, point):
+    """The mouse moving over the text, sent to it (other tests' windows may lie over it offscreen)."""
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    viewport = browser.viewport()
+    event = QMouseEvent(QEvent.Type.MouseMove, QPointF(point), QPointF(viewport.mapToGlobal(point)),
+                        Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)  # fmt: skip
+    QApplication.sendEvent(viewport, event)
 
 
 def _anchors(browser):
