@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--level", choices=LEVELS, default="auto",
                      help="record threads only, or memory accesses too (default: auto by size)")  # fmt: skip
     run.add_argument("--schedule", choices=SCHEDULES, default="gpu",
-                     help="simulator: gpu (lockstep warps, waves) or sequential (default: gpu)")  # fmt: skip
+                     help="simulator: gpu (lockstep warps, waves), sequential (one thread at a time) or "
+                          "reversed (one at a time, last thread first) (default: gpu)")  # fmt: skip
     run.add_argument("--seed", type=int, default=0, help="simulator: schedule seed (default: 0)")
     run.add_argument("--sms", type=int, default=None, help="simulator: number of virtual SMs (default: the device's)")
     run.add_argument("--device", choices=DEVICES, default="h200",
@@ -377,12 +378,13 @@ def _print_outcomes(trace, shown: int = 4) -> None:
         runs = trace.outcomes.get(f"{name}.runs")
         if runs is None or (runs == trace.before(name)).all():
             continue
-        serial = trace.outcomes.get(f"{name}.sequential")
         lost = trace.outcomes.get(f"{name}.lost")
         for element in range(min(shown, runs[0].size)):
-            summary = outcome_summary(runs, serial, element)
+            summary = outcome_summary(runs, trace.outcomes, name, element)
             seen = ", ".join(f"{v:g} x{c}" for v, c in zip(summary["values"], summary["counts"]))
             serial_text = f"serial {summary['sequential']:g}; " if "sequential" in summary else ""
+            if "reversed" in summary:  # the order of threads decides: no one serial answer
+                serial_text = f"serial {summary['sequential']:g}, reversed {summary['reversed']:g} (order matters); "
             lost_text = ""
             if lost is not None:
                 lost_text = f"; lost updates {int(lost.reshape(len(lost), -1)[:, element].mean()):,} on average"

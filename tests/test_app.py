@@ -197,7 +197,7 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     assert window.state.selected >= 0 and window.state.colour_mode == "value written"
     assert window.state.order == "replay" and window.views["animation"].order.currentText() == "replay"
     evidence = window.views["lesson"].evidence.text()
-    assert "racing with thread" in evidence and "have all read array[0] = 0 and none has written" in evidence
+    assert "have read array[0] = 0 and none has written" in evidence and "thread 0 of block 0" in evidence
     # The replay stands where the first run of threads has read 0 and no write landed yet.
     aid = window.state.trace.array_names().index("array")
     assert window.views["data"].values_now()[0] == 0.0 and window.state.element[:2] == (aid, 0)

@@ -7,7 +7,7 @@ import pytest
 
 import gpuviz
 from gpuviz.cli import main
-from gpuviz.core.analysis.outcomes import lost_updates
+from gpuviz.core.analysis.outcomes import lost_updates, serial_answers, serial_text
 from gpuviz.core.analysis.races import find_races, format_report
 from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE, Trace, thread_layout
 
@@ -179,3 +179,67 @@ def test_the_races_command_reads_the_stored_report(monkeypatch, tmp_path, capsys
     monkeypatch.setattr(races, "find_races", lambda *a, **k: pytest.fail("searched for races again"))
     assert main(["races", str(path)]) == 0
     assert "1 location in 1 array" in capsys.readouterr().out
+
+
+MISSING_BARRIER = """import numpy as np
+from numba import cuda, float32
+@cuda.jit
+def tree(values, sums):
+    partial = cuda.shared.array(8, float32)
+    t = cuda.threadIdx.x
+    partial[t] = values[t]
+    cuda.syncthreads()
+    step = 4
+    while step > 0:
+        if t < step:
+            partial[t] += partial[t + step]
+        step //= 2
+    if t == 0:
+        sums[0] = partial[0]
+@cuda.jit
+def count(a):
+    a[0] += 1
+sums = np.zeros(1, np.float32)
+tree[1, 8](np.ones(8, np.float32), sums)
+a = np.zeros(1, np.int64)
+count[2, 32](a)
+"""
+
+
+def test_no_serial_answer_where_the_order_of_threads_decides(tmp_path, capsys):
+    """A tree sum without its barrier: thread 0 alone first adds partial[4], [2], [1] before anyone
+    summed them (1 + 1 + 1 + 1 = 4); last thread first, every partial sum is ready (8). The runs' 8 is
+    not 'off the serial answer': there is none. A lost-update race has one serial answer in any order."""
+    script = tmp_path / "orders.py"
+    script.write_text(MISSING_BARRIER)
+    assert main(["run", str(script), "--backend", "sim", "--repeat", "2", "--out", str(tmp_path)]) == 0
+    tree, count = gpuviz.load(tmp_path / "000-tree.npz"), gpuviz.load(tmp_path / "001-count.npz")
+    assert tree.outcomes["sums.sequential"][0] == 4 and tree.outcomes["sums.reversed"][0] == 8
+    assert serial_answers(tree.outcomes, "sums", 0) == (4.0, 8.0)
+    assert "no serial answer" in serial_text(serial_answers(tree.outcomes, "sums", 0))
+    assert serial_answers(count.outcomes, "a", 0) == (64,) and serial_answers({}, "a", 0) == ()
+    capsys.readouterr()
+    assert main(["info", str(tmp_path / "000-tree.npz")]) == 0
+    assert "sums[0]: serial 4, reversed 8 (order matters); seen 8 x2" in capsys.readouterr().out
+    assert main(["info", str(tmp_path / "001-count.npz")]) == 0
+    assert "a[0]: serial 64; seen" in capsys.readouterr().out
+
+
+def test_the_race_view_draws_no_serial_line_where_the_order_decides(qtbot, tmp_path):
+    pytest.importorskip("PySide6", reason="the race view needs PySide6")
+    from gpuviz.app.state import AppState
+    from gpuviz.app.views.race_view import RaceView
+
+    script = tmp_path / "orders.py"
+    script.write_text(MISSING_BARRIER)
+    assert main(["run", str(script), "--backend", "sim", "--repeat", "2", "--out", str(tmp_path)]) == 0
+    state = AppState()
+    view = RaceView(state)
+    qtbot.addWidget(view)
+    tree = gpuviz.load(tmp_path / "000-tree.npz")
+    state.set_trace(tree)
+    state.select_element((tree.array_names().index("sums"), 0, None))
+    text = view.outcomes.text()
+    assert "4 in thread order but 8 in reverse order" in text and "yellow line" not in text
+    state.set_trace(gpuviz.load(tmp_path / "001-count.npz"))
+    assert "one thread at a time gives <b>64</b>, far off this chart" in view.outcomes.text()

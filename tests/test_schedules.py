@@ -127,3 +127,10 @@ def test_one_wave_launch_reads_the_initial_value_everywhere(sim_run):
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
     sim_run(src, 64, 1024, a, level="threads")
     assert list(a) == [0.5, 0.5]
+
+
+def test_reversed_runs_the_last_thread_first(sim_run):
+    src = "from numba import cuda\n@cuda.jit\ndef k(o):\n    i = cuda.grid(1)\n    o[i] = i\n"
+    trace = sim_run(src, 2, 64, np.zeros(128, np.int64), schedule="reversed")
+    start, end = trace.threads["t_start"], trace.threads["t_end"]
+    assert (start[:-1] >= end[1:]).all() and (trace.after("o") == np.arange(128)).all()

@@ -19,6 +19,7 @@ STYLE = """
 QWidget {{ font-size: {body}px; }}
 QMainWindow, QDockWidget, QWidget {{ background: {background}; color: {text}; }}
 QLabel#gridCaption {{ font-size: {title}px; font-weight: bold; padding: 6px; }}
+QLabel#evidence {{ font-size: {title}px; font-weight: bold; padding: 6px; background: #f9a825; color: #16161d; }}
 QLabel#status {{ font-size: {status}px; padding: 4px; }}
 QPushButton {{ background: {button}; border: 1px solid {border}; padding: 4px 10px; }}
 QPushButton:disabled {{ color: {muted}; }}

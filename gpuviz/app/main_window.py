@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -30,7 +31,7 @@ from gpuviz.app.view_controls import ViewControls
 from gpuviz.app.views.catalog_panel import CatalogPanel
 from gpuviz.app.views.editor import SourceEditor
 from gpuviz.app.views.launch_editor import LaunchEditor
-from gpuviz.app.views.table import VIEWS, view_class
+from gpuviz.app.views.table import BY_NAME, VIEWS, view_class
 from gpuviz.core.options import RunOptions
 from gpuviz.core.records import device_summary
 from gpuviz.core.version import __version__
@@ -88,7 +89,13 @@ class MainWindow(QMainWindow):
     def _assemble(self) -> None:
         """Tabs in the centre, docks around it; the views' places come from the table."""
         self.tabs = QTabWidget()
-        self.setCentralWidget(self.tabs)
+        self.banner = QLabel()  # what the views show, in a sentence: a lesson's evidence, above them
+        self.banner.setObjectName("evidence")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        centre = docking.column(self.banner, self.tabs)
+        centre.layout().setContentsMargins(0, 0, 0, 0)
+        self.setCentralWidget(centre)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
         launch_panel = [docking.row(self.run_button, self.stop_button), self.feedback.bar, self.launch]
         for spec in VIEWS:
@@ -151,6 +158,8 @@ class MainWindow(QMainWindow):
         self.launch.device_picked.connect(self._on_device_picked)
         self.state.trace_changed.connect(self._on_trace_changed)
         self.state.busy_changed.connect(lambda what: what and self.set_status(f"{what}..."))
+        self.state.view_wanted.connect(self.raise_view)
+        self.state.caption_changed.connect(lambda text: (self.banner.setText(text), self.banner.setVisible(bool(text))))
 
     # ---- opening -------------------------------------------------------------------------------
     def open_path(self, path: str | Path) -> None:
@@ -291,6 +300,19 @@ class MainWindow(QMainWindow):
         self.launch.set_device(device_summary(facts_for(options)))
 
     # ---- window ----------------------------------------------------------------------------------
+    def raise_view(self, name: str) -> None:
+        """Bring a view of the table to the front: its tab, or its dock (docks are named by their titles)."""
+        spec = BY_NAME.get(name)
+        if spec is None:
+            return
+        if spec.area == "tab":
+            self.tabs.setCurrentWidget(self.views[name])
+            return
+        dock = self.findChild(QDockWidget, spec.title)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #ff6b6b;" if error else "")

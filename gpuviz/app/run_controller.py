@@ -42,6 +42,7 @@ class RunController(QObject):
         self.runs.failed.connect(self._on_failed)
         self.runs.finished.connect(self._on_finished)
         self.loader.loaded.connect(self._on_loaded)
+        state.launch_wanted.connect(self.pick_launch)
         self.loader.failed.connect(self._on_load_failed)
 
     @property

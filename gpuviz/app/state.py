@@ -31,6 +31,9 @@ class AppState:
     line_changed = Signal(int)  # a source line, 0 for none
     busy_changed = Signal(str)  # what the app is waiting for ("loading 3 launches"), "" when idle
     output_changed = Signal(str)  # what the script printed (all of it so far)
+    view_wanted = Signal(str)  # a view to bring to the front (a name of views/table.py): the window raises it
+    launch_wanted = Signal(int)  # a launch of the run to show: the run controller loads it
+    caption_changed = Signal(str)  # what the views show now, in a sentence (a lesson's evidence), "" for none
 
     def __init__(self) -> None:
         self.trace: Trace | None = None
@@ -51,6 +54,7 @@ class AppState:
         self.element = None
         self.line = 0
         self.busy = ""
+        self.caption = ""
 
     # ---- the trace and what follows from it ------------------------------------------------------
     def set_trace(self, trace: Trace | None, launches: list[Trace] | None = None, replay: Replay | None = None) -> None:
@@ -71,6 +75,7 @@ class AppState:
         self.line = 0
         self.coloring = coloring(trace, self.colour_mode) if trace is not None else None
         self._plan_frames()
+        self.set_caption("")  # a caption speaks of the launch it was written for
         self.launches_changed.emit(self.launches)
         self.trace_changed.emit(trace)
         self.coloring_changed.emit(self.coloring)
@@ -143,6 +148,7 @@ class AppState:
 
     def set_entry(self, entry) -> None:
         self.entry = entry
+        self.set_caption("")
         self.entry_changed.emit(entry)
 
     def select_element(self, element) -> None:
@@ -153,6 +159,23 @@ class AppState:
         if line != self.line:
             self.line = line
             self.line_changed.emit(line)
+
+    def set_caption(self, text: str) -> None:
+        if text != self.caption:
+            self.caption = text
+            self.caption_changed.emit(text)
+
+    def show_view(self, name: str) -> None:
+        """Ask for a view to be brought to the front (a lesson pointing at its evidence)."""
+        self.view_wanted.emit(name)
+
+    def want_launch(self, index: int) -> None:
+        """Ask for another launch of the run; `trace_changed` says when it is shown."""
+        self.launch_wanted.emit(index)
+
+    def launch_index(self) -> int:
+        """Which launch of the run is shown (-1: none)."""
+        return next((i for i, trace in enumerate(self.launches) if trace is self.trace), -1)
 
     def set_busy(self, what: str) -> None:
         if what != self.busy:

@@ -4,8 +4,9 @@ package data and found with importlib.resources, so a wheel install has them all
 A lesson is a plain numba-cuda script that checks its own result against NumPy, and a Markdown
 text beside it: title, a line of description (neither may give the answer away), then `## Question`,
 `## Choices` or `## Predict a number` (what the student commits to: predictions.py),
-`## Answer`, `## Explanation`, `## Checks` (the numbers the text states, as lines checks.py parses
-and tests hold against a run), and for a lesson with a bug `## Fix` (what to change) and `## Fix checks`
+`## Answer`, `## Explanation`, `## Evidence` (the frames that show the answer: evidence.py), `## Checks`
+(the numbers the text states, as lines checks.py parses and tests hold against a run), and for a lesson
+with a bug `## Fix` (what to change) and `## Fix checks`
 (what the student's fixed script must show: `gpuviz demo NN --check-fix FILE`).
 The text's `## Run` line (`race, sms=8, launch=0`, after the fix checks) says how to run and judge it (a
 race lesson, on 8 virtual SMs) and which of its launches the text explains; it is in the text, not the
@@ -23,6 +24,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from gpuviz.catalog.checks import Check, parse_checks
+from gpuviz.catalog.evidence import Evidence, parse_evidence
 from gpuviz.catalog.predictions import Prediction, parse_prediction
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
@@ -63,6 +65,11 @@ class CatalogEntry:
     @property
     def checks(self) -> list[Check]:
         return parse_checks(self.sections.get("checks", ""))
+
+    @property
+    def evidence(self) -> Evidence | None:
+        """What to show once the answer is: the frames that prove it (`## Evidence`)."""
+        return parse_evidence(self.sections.get("evidence", ""))
 
     @property
     def fix_checks(self) -> list[Check]:

@@ -46,8 +46,45 @@ def terms_used(text: str, terms: tuple[Term, ...] | None = None) -> list[Term]:
 def _take(text: str, form: str) -> tuple[str, int]:
     """The text with each whole-word use of the form blanked out, and how many there were."""
     flags = 0 if form.isupper() else re.IGNORECASE
-    pattern = rf"(?<![\w-]){re.escape(form)}(?![\w-])"
+    pattern = rf"(?<![\w-]){_spaced(form)}(?![\w-])"
     return re.subn(pattern, lambda match: " " * len(match.group()), text, flags=flags)
+
+
+def _spaced(form: str) -> str:
+    """A form as a pattern whose spaces match any run of white space (a term may wrap across lines)."""
+    return r"\s+".join(re.escape(word) for word in form.split())
+
+
+LINK = "gloss:"  # a term's link in a lesson's text: gloss:N, N its place in the glossary
+_CODE = re.compile(r"(```.*?```|`[^`]*`)", re.DOTALL)
+
+
+def linked_markdown(text: str, terms: tuple[Term, ...] | None = None) -> str:
+    """The text with every glossary term in it (any form, whole words, outside `code`) made a link to
+    its entry, so that the lesson panel can show the meaning when the mouse is over it."""
+    terms = glossary() if terms is None else terms
+    forms = sorted(((form, i) for i, term in enumerate(terms) for form in term.forms), key=lambda f: -len(f[0]))
+    if not forms:
+        return text
+    index = {(form if form.isupper() else form.lower()): i for form, i in forms}
+    words = "|".join(_spaced(form) if form.isupper() else f"(?i:{_spaced(form)})" for form, _ in forms)
+    pattern = re.compile(rf"(?<![\w\[-])(?:{words})(?![\w-])")
+
+    def link(match: re.Match) -> str:
+        word = " ".join(match.group(0).split())
+        return f"[{word}]({LINK}{index.get(word, index.get(word.lower()))})"
+
+    parts = _CODE.split(text)
+    return "".join(part if k % 2 else pattern.sub(link, part) for k, part in enumerate(parts))
+
+
+def term_for_link(href: str, terms: tuple[Term, ...] | None = None) -> Term | None:
+    """The glossary entry a `gloss:N` link points at (None for any other link)."""
+    terms = glossary() if terms is None else terms
+    number = href.removeprefix(LINK)
+    if not href.startswith(LINK) or not number.isdigit() or int(number) >= len(terms):
+        return None
+    return terms[int(number)]
 
 
 def glossary_markdown(text: str) -> str:

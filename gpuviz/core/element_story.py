@@ -92,6 +92,15 @@ def element_story(trace: Trace, array: int, index: int, block: int | None = None
     return ElementStory(entry["name"], index, first_rows, len(rows) - writes, writes, lost, initial, final, groups)
 
 
+def lost_write_rows(trace: Trace, array: int, index: int, block: int | None = None) -> np.ndarray:
+    """Log rows of the writes to one element (of one block's copy) that its final value does not carry."""
+    acc = trace.accesses
+    rows = np.flatnonzero((acc["array"] == array) & (acc["index"] == index))
+    if block is not None and trace.meta["arrays"][array]["space"] == "shared":
+        rows = rows[acc["thread"][rows] // int(np.prod(trace.block)) == block]
+    return rows[_lost_writes(acc["kind"][rows], acc["thread"][rows])]
+
+
 def _group_starts(acc: dict, rows: np.ndarray) -> np.ndarray:
     """Where runs begin: accesses of one kind, value and line by consecutive threads tell one thing
     ("threads 0-12,799 read 0.0")."""

@@ -77,7 +77,8 @@ class Trace:
     threads: dict[str, np.ndarray]
     args: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     accesses: dict[str, np.ndarray] | None = None
-    # Optional, from repeated runs: "<array>.runs" (runs x shape), "<array>.lost", "<array>.sequential".
+    # Optional, from repeated runs: "<array>.runs" (runs x shape), "<array>.lost", "<array>.sequential",
+    # "<array>.reversed" (one thread at a time, in thread order and in reverse).
     outcomes: dict[str, np.ndarray] = field(default_factory=dict)
     # What the run computed once about the launch (JSON-able; e.g. "races"): read it, never recompute it.
     analysis: dict = field(default_factory=dict)

@@ -205,16 +205,20 @@ def _snapshots(columns: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return args
 
 
+OUTCOME_KINDS = ("runs", "lost", "sequential", "reversed", "plain")
+
+
 def _outcomes(columns: dict, args: dict) -> dict[str, np.ndarray]:
     outcomes = {key[len("outcome.") :]: columns[key] for key in columns if key.startswith("outcome.")}
     for key, values in outcomes.items():
         name, _, kind = key.rpartition(".")
-        if name not in args or kind not in ("runs", "lost", "sequential", "plain") or values.dtype.kind not in "fiubc":
+        if name not in args or kind not in OUTCOME_KINDS or values.dtype.kind not in "fiubc":
             raise _Bad(f"outcome.{key} is not an outcome of an array argument of the launch")
         shape = args[name][0].shape
         runs = outcomes.get(f"{name}.runs")
         wanted = {"runs": values.ndim >= 1 and values.shape[0] > 0 and values.shape[1:] == shape,
-                  "sequential": values.shape == shape, "plain": values.shape == shape,
+                  "sequential": values.shape == shape, "reversed": values.shape == shape,
+                  "plain": values.shape == shape,
                   "lost": runs is not None and values.shape == runs.shape}  # fmt: skip
         if not wanted[kind]:
             raise _Bad(f"outcome.{key} has shape {values.shape}, which does not fit {name}{shape}")

@@ -13,8 +13,10 @@ SEQUENTIAL_LIMIT = 1 << 20  # threads: above this the serial reference run is sk
 
 
 def repeat_launch(backend, py_func, config: LaunchConfig, trace: Trace, options: RunOptions) -> None:
-    """Run the launch options.repeat - 1 more times (simulator: seed + k) and once serially, from
-    the inputs of `trace`, and store per-array outcomes in it (`trace.outcomes`)."""
+    """Run the launch options.repeat - 1 more times (simulator: seed + k) and serially, one thread at a
+    time in thread order and in reverse order, from the inputs of `trace`, and store per-array outcomes
+    in it (`trace.outcomes`). Two serial orders, because threads that wait for each other's writes
+    without a barrier give different serial answers (core/analysis/outcomes.py `serial_answers`)."""
     params = trace.param_names
     scalars = trace.meta.get("scalars", {})
     names = list(trace.args)
@@ -32,9 +34,10 @@ def repeat_launch(backend, py_func, config: LaunchConfig, trace: Trace, options:
     if config.threads <= SEQUENTIAL_LIMIT:
         from gpuviz.backends.sim.backend import SimBackend
 
-        serial = SimBackend().run(py_func, config, _inputs(trace, params, scalars),
-                                  options.with_(schedule="sequential", level="threads"))  # fmt: skip
-        outcomes.update({f"{name}.sequential": serial.after(name) for name in names})
+        for schedule in ("sequential", "reversed"):
+            serial = SimBackend().run(py_func, config, _inputs(trace, params, scalars),
+                                      options.with_(schedule=schedule, level="threads"))  # fmt: skip
+            outcomes.update({f"{name}.{schedule}": serial.after(name) for name in names})
     trace.outcomes = {**trace.outcomes, **outcomes}  # keeps what the backend stored (a GPU's unrecorded run)
     trace.meta["outcomes"] = {"runs": options.repeat, "seeds": [options.seed + k for k in range(options.repeat)],
                               "sequential": config.threads <= SEQUENTIAL_LIMIT}  # fmt: skip

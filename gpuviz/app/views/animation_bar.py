@@ -67,6 +67,7 @@ class AnimationBar(QWidget):
         state.frame_changed.connect(self._on_frame_changed)
         state.colour_mode_changed.connect(lambda mode: _show(self.colour, mode))
         state.order_changed.connect(lambda order: _show(self.order, order))
+        state.layer_changed.connect(self._show_layer)  # set elsewhere too: a lesson's evidence picks a layer
         self._on_speed_changed()
 
     def _lay_out(self) -> None:
@@ -139,6 +140,11 @@ class AnimationBar(QWidget):
         self.layer.setRange(0, layers - 1)
         self.layer.setValue(self.state.layer)
         self.layer.setEnabled(layers > 1)
+        self.layer.blockSignals(False)
+
+    def _show_layer(self, layer: int) -> None:
+        self.layer.blockSignals(True)
+        self.layer.setValue(layer)
         self.layer.blockSignals(False)
 
     def _on_frames_changed(self, plan) -> None:

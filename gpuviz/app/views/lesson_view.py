@@ -1,23 +1,22 @@
 """The lesson panel: the question and a prediction to commit to; after Run and a committed prediction,
-whether it matched the run, the answer, with the views pointed at the evidence (a racing thread
-selected, the waves shown); for a lesson with a bug, a check of the student's fix."""
+whether it matched the run, the answer, with the views pointed at the frames that prove it (the
+lesson's `## Evidence`: catalog/evidence.py); for a lesson with a bug, a check of the student's fix."""
 
 from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
 from gpuviz.app.views.fix_check_box import FAIL, PASS, FixCheckBox
+from gpuviz.app.views.lesson_text import FittingText, LessonText
 from gpuviz.app.views.prediction_box import PredictionBox
+from gpuviz.catalog.evidence import Shown, resolve
 from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.catalog.predictions import Verdict, judge_choice, judge_numbers
-from gpuviz.core.analysis.report import race_report
-from gpuviz.core.element_story import element_story
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.frames import REPLAY
 
 
 class LessonView(QWidget):
@@ -27,7 +26,7 @@ class LessonView(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.text = FittingText()
+        self.text = LessonText()  # its terms are links: the mouse over one shows its meaning
         self.predict = PredictionBox()  # the answer stays hidden until the student has committed to one
         self.verdict = QLabel()
         self.verdict.setWordWrap(True)
@@ -48,6 +47,8 @@ class LessonView(QWidget):
         self.fix.check_requested.connect(lambda: self.fix_check_requested.emit(self.state.entry))
         state.entry_changed.connect(self._on_entry_changed)
         state.trace_changed.connect(self._on_trace_changed)
+        state.trace_changed.connect(self._on_launch_shown)
+        self._pending = None  # evidence waiting for the launch it is on
         self._on_entry_changed(None)
 
     @property
@@ -57,6 +58,7 @@ class LessonView(QWidget):
 
     def _on_entry_changed(self, entry) -> None:
         self.evidence.setText("")
+        self._pending = None
         self.verdict.setText("")
         self.answer_button.setEnabled(False)
         self.fix.reset()
@@ -75,7 +77,7 @@ class LessonView(QWidget):
         question = entry.sections.get("question", "")
         shown = f"## {entry.title}\n\n{entry.description}\n\n### Predict\n\n{question}"
         then = "*Commit your prediction below, then press Run (Ctrl+R).*"
-        self.text.setMarkdown(f"{shown}\n\n{then}")
+        self.text.show_markdown(f"{shown}\n\n{then}")
         self._show_words(shown)
 
     def _on_committed(self, said: str) -> None:
@@ -124,7 +126,7 @@ class LessonView(QWidget):
         self.reveal(self.fix.result)
 
     def show_answer(self) -> None:
-        entry, trace = self.state.entry, self.state.trace
+        entry = self.state.entry
         sections = entry.sections
         yours = f"*You predicted: {self.predict.said()}*\n\n" if self.predict.locked else ""
         text = (
@@ -136,9 +138,9 @@ class LessonView(QWidget):
         if sections.get("fix checks"):
             text += "\n\nEdit the code, then press *Check my fix* below."
             self.fix.setVisible(True)
-        self.text.setMarkdown(text)
+        self.text.show_markdown(text)
         self._show_words(text)
-        self.evidence.setText(self._point_at_evidence(entry, trace))
+        self._point_at_evidence()
         self.reveal(None)
 
     def _show_words(self, text: str) -> None:
@@ -155,54 +157,56 @@ class LessonView(QWidget):
             return
         QTimer.singleShot(0, area, lambda: _scroll_to(area, widget))
 
-    def _point_at_evidence(self, entry, trace) -> str:
-        notes = []
-        report = race_report(trace) if entry.racy and trace is not None else None
-        if report is not None and report.races:
-            notes.append(self._show_race(trace, report.races[0]))
-        elif entry.sms and trace is not None:
-            self.state.set_order("by SM waves")
-            notes.append(f"Order: by SM waves ({entry.sms} virtual SMs): press Play to watch the waves.")
-        return " ".join(notes)
+    def _point_at_evidence(self) -> None:
+        """The lesson's `## Evidence`, on the launch it names: asked for first when another one is shown
+        (applied once it is), then the views set through the shared state."""
+        entry, trace = self.state.entry, self.state.trace
+        self._pending = None
+        try:
+            evidence = entry.evidence if entry is not None else None
+        except GpuvizError as error:  # a teacher's lesson with a badly written section
+            self._say(f"The lesson's evidence cannot be read: {error}")
+            return
+        if evidence is None or trace is None:
+            return
+        launch = evidence.launch if evidence.launch is not None else entry.launch or 0
+        if launch >= len(self.state.launches):
+            self._say(f"The evidence is on launch {launch + 1}, which this run did not make.")
+            return
+        if self.state.launch_index() != launch:
+            self._pending = evidence
+            self._say(f"Loading launch {launch + 1}, where the evidence is...")
+            self.state.want_launch(launch)
+            return
+        try:
+            shown = resolve(evidence, trace, self.state.replay)
+        except GpuvizError as error:  # an edited script may no longer make the events the lesson names
+            self._say(f"The evidence is not in this run: {error}")
+            return
+        self._apply(shown)
+        self._say(shown.caption)
+        self.state.set_caption(shown.caption)
 
-    def _show_race(self, trace, race) -> str:
-        """The replay at the moment the race is lost: the first run of threads has read the element's
-        value and not one has written it back yet; the element's story lists who."""
-        gid = trace.global_id(race.second.block, race.second.thread)
-        element = (trace.array_names().index(race.array), race.index,
-                   None if race.block is None else trace.block_linear(race.block))  # fmt: skip
-        self.state.set_colour_mode("value written")
-        self.state.select(gid)
-        self.state.select_element(element)
-        note = (f"Selected: thread {race.second.thread} of block {race.second.block}, which {race.second.access}s "
-                f"{race.array}[{race.index}] on line {race.second.line}, racing with thread {race.first.thread} of "
-                f"block {race.first.block}.")  # fmt: skip
-        if self.state.replay is None:
-            return note
-        story = element_story(trace, element[0], element[1], element[2], shown=2)
-        first = story.groups[0] if story.groups else None
-        if first is not None and first.first.kind == "read":
-            self.state.set_order(REPLAY)
-            self.state.set_frame(first.last.position)
-            note += (f" The replay stops where threads {first.threads()} have all read {race.array}[{race.index}] = "
-                     f"{first.first.value:g} and none has written it back: each will write its own update over the "
-                     f"others'. The Element story tab lists every access.")  # fmt: skip
-        return note
+    def _say(self, text: str) -> None:
+        self.evidence.setText(f"<b>Look:</b> {escape(text)}")
 
+    def _apply(self, shown: Shown) -> None:
+        state = self.state
+        if shown.colour:
+            state.set_colour_mode(shown.colour)
+        state.set_layer(shown.layer)
+        state.set_order(shown.order)
+        if shown.frame is not None:
+            state.set_frame(shown.frame)
+        state.select(shown.thread)
+        state.select_element(shown.element)
+        state.select_line(shown.line)
+        state.show_view(shown.view)
 
-class FittingText(QTextBrowser):
-    """The lesson's text at its full height: the panel scrolls as one, so the question, the prediction
-    and the verdict read in one column however small the dock."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setOpenExternalLinks(False)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.document().documentLayout().documentSizeChanged.connect(self._fit)
-
-    def _fit(self, size) -> None:
-        margins = self.contentsMargins()
-        self.setFixedHeight(int(size.height()) + margins.top() + margins.bottom() + 2)
+    def _on_launch_shown(self, _trace) -> None:
+        """A launch asked for by the evidence has arrived: point at it once the state has settled."""
+        if self._pending is not None:
+            QTimer.singleShot(0, self._point_at_evidence)
 
 
 def _verdict_html(verdict: Verdict) -> str:

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
-from gpuviz.core.analysis.outcomes import plain_vs_recorded
+from gpuviz.core.analysis.outcomes import plain_vs_recorded, serial_answers, serial_text
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.trace import Trace
 
@@ -95,15 +95,17 @@ class RaceView(QWidget):
         self.plot.addItem(pg.BarGraphItem(x=values, height=counts, width=_bar_width(values), brush=(0, 170, 220)))
         seen = ", ".join(f"{v:g} x{c}" for v, c in zip(values, counts))
         text = f"<b>{name}[{index}]</b> over {len(runs)} runs: {seen}"
-        serial = trace.outcomes.get(f"{name}.sequential")
-        if serial is not None:
-            value = float(serial.reshape(-1)[index])
+        serial = serial_answers(trace.outcomes, name, index)
+        if len(serial) == 1:
+            value = float(serial[0])
             span = max(1.0, float(values.max() - values.min()))
             if values.min() - 2 * span <= value <= values.max() + 2 * span:
                 self.plot.addItem(pg.InfiniteLine(value, angle=90, pen=pg.mkPen((255, 200, 0), width=2)))
                 text += f"; one thread at a time gives <b>{value:g}</b> (yellow line)"
             else:  # far off the chart: drawing it would squeeze the bars into a line
                 text += f"; one thread at a time gives <b>{value:g}</b>, far off this chart"
+        elif serial:  # the serial order itself decides: no line to measure the runs against
+            text += f"; {serial_text(serial)}"
         lost = trace.outcomes.get(f"{name}.lost")
         if lost is not None:
             text += f"; lost updates per run: {int(lost.reshape(len(lost), -1)[:, index].mean()):,} on average"

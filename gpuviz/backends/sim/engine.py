@@ -8,7 +8,8 @@ barrier and warp collective. Two schedules drive them:
   wave starts together; warps of later blocks start a few cycles apart and stall now and then,
   seeded, so that outcomes of races vary with the seed as they vary from run to run on a GPU.
 - `sequential`: one thread at a time, as far as it can go, block after block: the answer a
-  serial loop would give, for contrast.
+  serial loop would give, for contrast. `reversed` does the same from the last block and thread
+  back: where the two differ, the threads depend on each other's order and no serial answer exists.
 """
 
 from __future__ import annotations
@@ -107,10 +108,10 @@ class Executor:
     def run(self, schedule: str = "gpu", seed: int = 0, jitter: int = 3) -> Schedule:
         if schedule == "gpu":
             self._run_gpu(random.Random(seed), jitter)
-        elif schedule == "sequential":
-            self._run_sequential()
+        elif schedule in ("sequential", "reversed"):
+            self._run_sequential(reverse=schedule == "reversed")
         else:
-            raise ValueError(f"unknown schedule {schedule!r}; schedules: gpu, sequential")
+            raise ValueError(f"unknown schedule {schedule!r}; schedules: gpu, sequential, reversed")
         return self.result
 
     # ---- blocks ------------------------------------------------------------------------------
@@ -293,15 +294,16 @@ class Executor:
                     _unlink(block)
                 resident = [warp for warp in resident if warp.live]
 
-    def _run_sequential(self) -> None:
+    def _run_sequential(self, reverse: bool = False) -> None:
         t_start, started = self.result.t_start, set()
-        for index in range(self.config.blocks):
+        turn = reversed if reverse else iter
+        for index in turn(range(self.config.blocks)):
             block = self._make_block(index)
             block.sm = 0
             while block.alive:
                 before = self.tick
-                for warp in block.warps:
-                    for lane in warp.lanes:
+                for warp in turn(block.warps):
+                    for lane in turn(warp.lanes):
                         if lane.gid not in started:
                             started.add(lane.gid)
                             t_start[lane.gid] = self.tick

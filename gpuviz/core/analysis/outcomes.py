@@ -144,13 +144,43 @@ def _chain_depths(parent: np.ndarray) -> np.ndarray:
     return rank + 1
 
 
-def outcome_summary(runs: np.ndarray, sequential: np.ndarray | None, element: int) -> dict:
-    """The values one element took over repeated runs, against the serial answer."""
+def serial_answers(outcomes: dict[str, np.ndarray], name: str, element: int) -> tuple[float, ...]:
+    """What one thread at a time gave for an element: (value,) when the order of the threads does not
+    matter; (in thread order, in reverse order) when it does; () when no serial run was made.
+
+    One thread at a time loses no update, so for `a[0] += 1` by many threads it gives *the* answer
+    the race misses, in any order. But threads that read what other threads write without a barrier
+    between (a reduction missing its `syncthreads`, a scan in one buffer) depend on the order itself:
+    thread 0 running its whole loop first reads partial sums not yet made. Then the two orders differ,
+    and neither is an answer to compare the runs with.
+    """
+    found = [outcomes[f"{name}.{order}"].reshape(-1)[element].item() for order in ("sequential", "reversed")
+             if f"{name}.{order}" in outcomes]  # fmt: skip
+    if len(found) == 2 and _same(np.array(found[:1]), np.array(found[1:]))[0]:
+        return tuple(found[:1])
+    return tuple(found)
+
+
+def serial_text(answers: tuple[float, ...]) -> str:
+    """The serial answers in words ('' for none)."""
+    if len(answers) == 1:
+        return f"one thread at a time gives {answers[0]:g}"
+    if len(answers) == 2:
+        return (f"one thread at a time gives {answers[0]:g} in thread order but {answers[1]:g} in reverse order: "
+                "the threads depend on each other's order, so there is no serial answer to compare with")  # fmt: skip
+    return ""
+
+
+def outcome_summary(runs: np.ndarray, outcomes: dict[str, np.ndarray], name: str, element: int) -> dict:
+    """The values one element took over repeated runs, against the serial answer(s)."""
     flat = runs.reshape(len(runs), -1)[:, element]
     values, counts = np.unique(flat, return_counts=True)
     summary = {"values": values.tolist(), "counts": counts.tolist()}
-    if sequential is not None:
-        summary["sequential"] = sequential.reshape(-1)[element].item()
+    answers = serial_answers(outcomes, name, element)
+    if len(answers) == 1:
+        summary["sequential"] = answers[0]
+    elif answers:
+        summary["sequential"], summary["reversed"] = answers
     return summary
 
 

@@ -1,0 +1,146 @@
+"""A lesson's `## Evidence`: once the answer is shown, the app shows it on the frames that prove it.
+
+One `key: value` a line (docs/lessons.md, "Evidence"):
+
+    view: data                       the view to raise (a name of app/views/table.py)
+    launch: 1                        the launch it is on (default: the lesson's `launch=N`, else 0)
+    at: lost update of array[0]      where the replay's cursor goes (core/moments.py MOMENTS)
+    thread: race                     the thread to select (core/moments.py THREADS)
+    element: array[0]                the element to select (Data view, Element story)
+    line: 13                         the source line to select (Code and Memory views)
+    colour: value written            the grid's colour mode (core/colors.py MODES)
+    order: by SM waves               an animation order instead of the replay (core/frames.py ORDERS)
+    caption: Every thread has read {element} = {value} ...   what the student sees there
+
+The caption may name what was resolved: {thread}, {element}, and {value} (the element's value at the
+cursor). Resolving is Qt-free and checks every word against the launch: a lesson whose evidence
+names a write that never happens fails its test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuviz.core import moments
+from gpuviz.core.colors import MODES
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.frames import ORDERS, REPLAY
+from gpuviz.core.replay import Replay
+from gpuviz.core.trace import Trace
+
+KEYS = ("view", "launch", "at", "thread", "element", "line", "colour", "order", "caption")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The section as written."""
+
+    view: str
+    caption: str
+    launch: int | None = None  # None: the lesson's launch
+    at: str | None = None
+    thread: str | None = None
+    element: str | None = None
+    line: int = 0
+    colour: str | None = None
+    order: str | None = None
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The evidence resolved against one launch: what the app sets."""
+
+    view: str
+    order: str
+    frame: int | None  # the replay cursor; None: the order's last frame
+    thread: int  # global id, -1 for none
+    element: moments.Element | None
+    line: int
+    colour: str | None
+    caption: str
+    layer: int = 0  # the grid's z layer: the selected thread's blockIdx.z
+
+
+def parse_evidence(text: str) -> Evidence | None:
+    """The evidence of a `## Evidence` body, None when there is none."""
+    fields: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip().lstrip("- ").strip()
+        if not line or line.startswith("#"):
+            continue
+        key, colon, value = line.partition(":")
+        if not colon or key.strip() not in KEYS:
+            raise GpuvizError(f"evidence line {line!r}: write `KEY: value` with KEY one of {', '.join(KEYS)}")
+        fields[key.strip()] = value.strip()
+    if not fields:
+        return None
+    for needed in ("view", "caption"):
+        if needed not in fields:
+            raise GpuvizError(f"evidence: add a `{needed}:` line (every evidence names a view and a caption)")
+    if fields.get("colour") and fields["colour"] not in MODES:
+        raise GpuvizError(f"evidence colour {fields['colour']!r}: use one of {', '.join(MODES)}")
+    if fields.get("order") and fields["order"] not in ORDERS:
+        raise GpuvizError(f"evidence order {fields['order']!r}: use one of {', '.join(ORDERS)}")
+    for number in ("launch", "line"):
+        if number in fields and not fields[number].isdigit():
+            raise GpuvizError(f"evidence {number} {fields[number]!r}: give a whole number")
+    launch = int(fields["launch"]) if "launch" in fields else None
+    return Evidence(fields["view"], fields["caption"], launch, fields.get("at"), fields.get("thread"),
+                    fields.get("element"), int(fields.get("line", 0)), fields.get("colour"), fields.get("order"))  # fmt: skip
+
+
+def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None) -> Shown:
+    """Every word of the evidence found in the launch; a GpuvizError says which one is not there."""
+    if replay is None and trace.accesses is not None:
+        replay = Replay(trace)
+    needs_log = evidence.at or (evidence.thread and not evidence.thread.isdigit()) or evidence.element == "race"
+    if needs_log and replay is None:
+        raise GpuvizError("evidence: this launch was recorded without its accesses (level threads)")
+    frame = moments.moment(trace, replay, evidence.at) if evidence.at else None
+    gid = moments.thread(trace, replay, evidence.thread) if evidence.thread else -1
+    chosen = moments.element(trace, evidence.element) if evidence.element else None
+    order = REPLAY if frame is not None else (evidence.order or (REPLAY if replay is not None else ORDERS[1]))
+    caption = _caption(evidence.caption, _words(trace, replay, frame, gid, chosen))
+    layer = int(trace.threads["block_idx"][gid][2]) if gid >= 0 else 0
+    return Shown(evidence.view, order, frame, gid, chosen, evidence.line, evidence.colour, caption, layer)
+
+
+def _caption(text: str, words: dict[str, str]) -> str:
+    try:
+        caption = text.format_map(words)
+    except (KeyError, ValueError, IndexError) as exc:
+        raise GpuvizError(f"evidence caption: {{{exc}}} is not known; name only {{thread}}, {{element}}, {{value}}") from exc
+    for word, value in words.items():
+        if f"{{{word}}}" in text and not value:
+            raise GpuvizError(f"evidence caption names {{{word}}}: give the evidence a{'n' * (word == 'element')} "
+                              f"{'thread' if word == 'thread' else 'element'} line")
+    return caption[:1].upper() + caption[1:]
+
+
+def describe_thread(trace: Trace, gid: int) -> str:
+    """"thread 44 of block 1", "thread (3, 0, 2) of block (2, 1, 1)": as the launch's dimensions read."""
+    dims = 3 if trace.grid[2] > 1 or trace.block[2] > 1 else 2 if trace.grid[1] > 1 or trace.block[1] > 1 else 1
+
+    def coords(column: str) -> str:
+        values = [int(v) for v in trace.threads[column][gid][:dims]]
+        return str(values[0]) if dims == 1 else f"({', '.join(map(str, values))})"
+
+    return f"thread {coords('thread_idx')} of block {coords('block_idx')}"
+
+
+def _words(trace: Trace, replay: Replay | None, frame: int | None, gid: int, chosen) -> dict[str, str]:
+    words = {"thread": "", "element": "", "value": ""}
+    if gid >= 0:
+        words["thread"] = describe_thread(trace, gid)
+    if chosen is not None:
+        aid, index, block = chosen
+        entry = trace.meta["arrays"][aid]
+        shape = tuple(entry["shape"]) or (1,)
+        where = ", ".join(str(int(i)) for i in np.unravel_index(index, shape))
+        words["element"] = f"{entry['name']}[{where}]" + (f" of block {block}" if block is not None else "")
+        if replay is not None:
+            at = replay.events if frame is None else frame
+            words["value"] = f"{replay.values_at(aid, at, block)[index]:g}"
+    return words

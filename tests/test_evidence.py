@@ -1,0 +1,89 @@
+"""A lesson's `## Evidence` names the frames that prove its answer; every word resolves on the
+lesson's own run (a real view, replay cursor, thread and element), and words that are not there fail."""
+
+import pytest
+
+from gpuviz.app.views.table import BY_NAME
+from gpuviz.catalog import find, lessons
+from gpuviz.catalog.evidence import parse_evidence, resolve
+from gpuviz.core import moments
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.replay import Replay
+from gpuviz.run.demo import run_demo
+
+LESSONS = lessons()
+PANELS = {"lesson", "races", "story", "record", "legend", "animation"}  # beside the lesson text: raising hides it
+
+
+@pytest.fixture(scope="module")
+def one_thread(tmp_path_factory):
+    """Lesson 1: one thread reads and writes array[0], array[1], ... in turn: event 2i reads array[i]."""
+    trace = run_demo(find("01"), tmp_path_factory.mktemp("one"), backend="sim").session.traces[0]
+    return trace, Replay(trace)
+
+
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+def test_every_lessons_evidence_resolves_on_its_own_run(entry, tmp_path):
+    evidence = entry.evidence
+    assert evidence is not None, f"{entry.name} has no `## Evidence` section"
+    assert evidence.view in BY_NAME and evidence.view not in PANELS, evidence.view
+    traces = run_demo(entry, tmp_path, backend="sim").session.traces
+    launch = evidence.launch if evidence.launch is not None else entry.launch or 0
+    trace = traces[launch]
+    replay = Replay(trace)
+    shown = resolve(evidence, trace, replay)
+    assert shown.frame is None or 0 <= shown.frame <= replay.events
+    assert -1 <= shown.thread < trace.n_threads and (evidence.thread is None) == (shown.thread < 0)
+    if shown.element is not None:
+        aid, index, block = shown.element
+        assert 0 <= index < replay.values_at(aid, 0, block).size
+    assert shown.caption and "{" not in shown.caption and shown.caption[0].isupper()
+
+
+def test_moments_are_the_events_they_name(one_thread):
+    trace, replay = one_thread
+    assert moments.moment(trace, replay, "first read of array[5]") == 11  # after events 0..10
+    assert moments.moment(trace, replay, "first write of array[5]") == 12
+    assert moments.moment(trace, replay, "last write of array") == replay.events
+    assert moments.moment(trace, replay, "first access of line 10") == 1
+    assert (moments.moment(trace, replay, "start"), moments.moment(trace, replay, "end")) == (0, 2048)
+    assert moments.moment(trace, replay, "wave 1") == 1 and moments.moment(trace, replay, "last block start") == 1
+    assert moments.thread(trace, replay, "last write of array[1023]") == 0
+    assert moments.element(trace, "array[7]") == (0, 7, None)
+
+
+@pytest.mark.parametrize("words", ["lost update of array[0]", "race", "barrier 1", "wave 2", "first write of b",
+                                   "first write of array[1024]", "first write of line 99", "sometime"])
+def test_a_moment_that_is_not_in_the_launch_says_so(one_thread, words):
+    trace, replay = one_thread
+    with pytest.raises(GpuvizError):
+        moments.moment(trace, replay, words)
+
+
+def test_threads_by_their_coordinates_and_bad_ones(one_thread):
+    trace, replay = one_thread
+    assert moments.thread(trace, replay, "block 0 thread 0") == 0 == moments.thread(trace, replay, "slowest")
+    for words in ("1", "block 1 thread 0", "start", "barrier 1", "someone"):
+        with pytest.raises(GpuvizError):
+            moments.thread(trace, replay, words)
+
+
+def test_the_section_parses_and_bad_lines_say_what_is_allowed():
+    evidence = parse_evidence("view: data\nat: race\nline: 12\ncaption: See {element}: it is {value}.\n")
+    assert (evidence.view, evidence.at, evidence.line, evidence.launch) == ("data", "race", 12, None)
+    assert parse_evidence("") is None
+    for text in ("view: data", "caption: x", "view: data\ncaption: x\nwhen: now",
+                 "view: data\ncaption: x\ncolour: pink",
+                 "view: data\ncaption: x\nline: twelve"):
+        with pytest.raises(GpuvizError):
+            parse_evidence(text)
+
+
+def test_a_caption_names_only_what_the_evidence_resolves(one_thread):
+    trace, replay = one_thread
+    shown = resolve(parse_evidence("view: data\nat: first write of array[3]\nthread: first write of array[3]\n"
+                                   "element: array[3]\ncaption: {thread} wrote {element} = {value}."), trace, replay)
+    assert shown.caption == "Thread 0 of block 0 wrote array[3] = 0.5." and shown.frame == 8
+    for caption in ("{value} alone", "{who}"):
+        with pytest.raises(GpuvizError):
+            resolve(parse_evidence(f"view: data\ncaption: {caption}"), trace, replay)
