@@ -8,7 +8,7 @@ import queue
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpuviz.core.events import LogLine, Progress, Stage
-from gpuviz.run.messages import RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
+from gpuviz.run.messages import AnalysisReady, RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
 from gpuviz.run.service import worker_main
 
 POLL_MS = 40
@@ -20,6 +20,7 @@ class RunService(QObject):
     log = Signal(str)
     output = Signal(str)  # what the script printed
     trace_ready = Signal(object)  # TraceReady
+    analysis_ready = Signal(object)  # AnalysisReady: a launch's analysis, after its trace
     failed = Signal(str, int)  # message, line (0 when unknown)
     finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
 
@@ -85,6 +86,8 @@ class RunService(QObject):
             self.output.emit(message.text)
         elif isinstance(message, TraceReady):
             self.trace_ready.emit(message)
+        elif isinstance(message, AnalysisReady):
+            self.analysis_ready.emit(message)
         elif isinstance(message, RunFailed):
             self.failed.emit(message.message, message.line)
         return False

@@ -2,7 +2,8 @@
 
 Small frozen dataclasses, all picklable. The worker sends the run's events (core/events.py: Stage,
 Progress, LogLine) and what the script prints (ScriptOutput) as they happen, TraceReady per launch,
-RunFailed on an error, and RunFinished last, always.
+RunFailed on an error, and RunFinished last, always. The app gets a launch's trace before its
+analysis (TraceReady, then AnalysisReady), so it can show the launch while the worker analyses it.
 """
 
 from __future__ import annotations
@@ -24,11 +25,22 @@ class RunRequest:
 
 @dataclass(frozen=True)
 class TraceReady:
-    """A launch's trace is saved (with its analysis) and can be loaded."""
+    """A launch's trace is saved and can be loaded; `analysed` False: saved before its analysis,
+    which follows in an AnalysisReady (the file is then written again, with it)."""
 
     path: str
     launch: int
     kernel: str
+    analysed: bool = True
+
+
+@dataclass(frozen=True)
+class AnalysisReady:
+    """The analysis of a launch whose trace was sent before it (report.analyse's JSON-able dict)."""
+
+    path: str
+    launch: int
+    analysis: dict
 
 
 @dataclass(frozen=True)
@@ -49,4 +61,4 @@ class RunFinished:
     ok: bool  # False after RunFailed
 
 
-Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | RunFailed | RunFinished
+Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | AnalysisReady | RunFailed | RunFinished
