@@ -15,6 +15,8 @@ from gpuviz.app.main_window import MainWindow
 from gpuviz.core.frames import MAX_FRAMES
 from gpuviz.core.layout import grid_layout
 
+from .trace_files import members
+
 RUN_TIMEOUT = 60_000
 
 
@@ -245,15 +247,14 @@ def race_calls(monkeypatch):
     return calls
 
 
-def racy_trace_file(tmp_path, fmt="gpuviz-trace/2"):
+def racy_trace_file(tmp_path, fmt="gpuviz-trace/3"):
     """A racy launch saved by a session (its analysis stored), or as an older gpuviz wrote it."""
     import json
 
     source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1.0\n"
     path = gpuviz.trace(source, backend="sim", level="accesses")[2, 64](np.zeros(1)).save(tmp_path / "r.npz")
     if fmt == "gpuviz-trace/1":
-        with np.load(path) as npz:
-            columns = {key: npz[key] for key in npz.files if key != "analysis"}
+        columns = {key: values for key, values in members(path).items() if key != "analysis"}
         meta = json.loads(str(columns["meta"]))
         meta["args"] = meta.pop("param_names")
         columns.update(format=np.array(fmt), meta=np.array(json.dumps(meta)))
@@ -275,3 +276,26 @@ def test_an_old_trace_is_analysed_off_the_gui_thread(qtbot, window, tmp_path, ra
     open_and_wait(qtbot, window, path)
     assert "races: 1 location in 1 array" in window.views["races"].summary.text()
     assert race_calls == [False]  # once, and not on the GUI thread
+
+
+def test_a_launch_is_shown_before_its_analysis_arrives(qtbot, window, tmp_path, race_calls):
+    """The worker sends a trace before analysing it: the app shows it at once, never analyses it
+    itself, and fills the race view when the analysis arrives."""
+    from gpuviz.run.messages import AnalysisReady, TraceReady
+
+    source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1.0\n"
+    trace = gpuviz.trace(source, backend="sim", level="accesses")[2, 64](np.zeros(1))
+    analysis = trace.analysis
+    trace.analysis = {}
+    path = str(trace.save(tmp_path / "000-k.npz"))
+    race_calls.clear()
+    window.runner._on_trace_ready(TraceReady(path, 0, "k", analysed=False))
+    qtbot.waitUntil(lambda: window.runner.loader.idle and window.state.trace is not None, timeout=RUN_TIMEOUT)
+    assert window.state.analysis_pending and "Looking for races" in window.views["races"].summary.text()
+    assert race_calls == []  # not analysed in the app: the run does it
+    trace.analysis = analysis
+    trace.save(path)  # as the worker writes it again, with its analysis
+    window.runner._on_analysis_ready(AnalysisReady(path, 0, analysis))
+    assert not window.state.analysis_pending
+    assert "races: 1 location in 1 array" in window.views["races"].summary.text()
+    assert race_calls == []

@@ -10,6 +10,8 @@ import gpuviz
 from gpuviz.core.errors import TraceFormatError
 from gpuviz.core.trace import ACCESS_COLUMNS, FORMAT, THREAD_COLUMNS, WRITE
 
+from .trace_files import members
+
 SRC = """from numba import cuda
 
 @cuda.jit
@@ -42,20 +44,26 @@ def test_round_trip(saved):
 
 
 def test_contract_readable_without_gpuviz(saved):
+    """Plain NumPy reads a trace file: the meta, the stored columns and the site table (docs/trace-format.md)."""
     _, path = saved
     with np.load(path, allow_pickle=False) as npz:
-        assert str(npz["format"]) == FORMAT == "gpuviz-trace/2"
+        assert str(npz["format"]) == FORMAT == "gpuviz-trace/3"
         meta = json.loads(str(npz["meta"]))
         for key in ["kernel", "source", "grid", "block", "backend", "device", "sm_count", "warp_size",
                     "time_unit", "launch", "param_names", "device_facts"]:  # fmt: skip
             assert key in meta
         assert meta["grid"] == [2, 1, 1] and meta["block"] == [8, 1, 1]
         assert meta["param_names"] == ["a", "factor"] and meta["scalars"] == {"factor": 3.0}
-        assert npz["thread.block_idx"].shape == (16, 3)
-        assert npz["thread.block_idx"].dtype == np.int32
-        writes = npz["access.kind"] == WRITE
-        assert sorted(npz["access.index"][writes].tolist()) == list(range(10))
-        assert set(npz["access.line"][writes].tolist()) == {7}
+        assert "thread.block_idx" not in npz.files and npz["thread.sm"].shape == (16,)  # layout: derived
+        encoding = json.loads(str(npz["encoding"]))
+        sites = npz["access.sites"]  # array, kind, line
+        site = npz["access.site"].astype(np.int64) + encoding["access.site"]["offset"]
+        writes = sites[site, 1] == WRITE
+        assert set(sites[site[writes], 2].tolist()) == {7}
+        steps = npz["access.index"].astype(np.int64) + encoding["access.index"]["offset"]
+        steps[0] = encoding["access.index"]["first"]
+        assert sorted(np.cumsum(steps)[writes].tolist()) == list(range(10))
+        assert npz["access.value.0"].dtype == np.float32  # the values of a float32 array, in float32
 
 
 def test_unknown_format_is_refused(tmp_path):
@@ -93,8 +101,7 @@ def test_file_holds_no_pickles(saved):
 def test_format_1_files_still_load(saved, tmp_path):
     """A file written before /2 named its parameters "args" and had no analysis member."""
     trace, path = saved
-    with np.load(path, allow_pickle=False) as npz:
-        columns = {key: npz[key] for key in npz.files if key != "analysis"}
+    columns = {key: values for key, values in members(path).items() if key != "analysis"}
     meta = json.loads(str(columns["meta"]))
     meta["args"] = meta.pop("param_names")
     columns.update(format=np.array("gpuviz-trace/1"), meta=np.array(json.dumps(meta)))

@@ -28,6 +28,21 @@ def good_trace(folder: Path, repeat: int = 1) -> Path:
 
 
 def members(path: Path) -> dict[str, np.ndarray]:
+    """The columns of a saved trace as a gpuviz-trace/2 file holds them (plain columns, every gpuviz
+    reads them), so that damaging one damages what the reader checks after decoding any format."""
+    from gpuviz.core.trace_codec import decode
+
+    with np.load(path, allow_pickle=False) as npz:
+        stored = {key: npz[key] for key in npz.files}
+    columns = decode(stored, json.loads(str(stored["meta"])))
+    columns["format"] = np.array("gpuviz-trace/2")
+    for key in [k for k in columns if k.endswith(".before")]:  # /2 stored both snapshots
+        columns.setdefault(key[: -len(".before")] + ".after", columns[key])
+    return columns
+
+
+def stored_members(path: Path) -> dict[str, np.ndarray]:
+    """The members of a trace file as they are stored."""
     with np.load(path, allow_pickle=False) as npz:
         return {key: npz[key] for key in npz.files}
 

@@ -13,6 +13,7 @@ from gpuviz.app.run_service import RunService
 from gpuviz.app.settings import data_dir
 from gpuviz.app.state import AppState
 from gpuviz.app.trace_loader import TraceLoader
+from gpuviz.core.analysis.report import is_analysed
 from gpuviz.core.options import RunOptions
 from gpuviz.run.messages import RunRequest
 
@@ -35,8 +36,12 @@ class RunController(QObject):
         self.keep_traces = False  # runs go to the user's data folder, kept after closing
         self._opening = ""  # the file being opened, for the status once it is shown
         self.note = ""  # said with the result: the launch was overridden
+        self._pending: set[str] = set()  # traces of the run shown before their analysis arrived
+        self._analyses: dict[str, dict] = {}  # analyses that arrived, for traces still loading
+        self._shown_path = ""
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
         self.runs.trace_ready.connect(self._on_trace_ready)
+        self.runs.analysis_ready.connect(self._on_analysis_ready)
         self.runs.output.connect(lambda text: state.set_output(state.output + text))
         self.runs.log.connect(lambda line: state.set_output(state.output + line + "\n"))
         self.runs.failed.connect(self._on_failed)
@@ -62,6 +67,8 @@ class RunController(QObject):
         script = folder / name
         script.write_text(text, encoding="utf-8")
         self.paths = []
+        self._pending.clear()
+        self._analyses.clear()
         self.note = note
         self.state.set_output(f"[{note}]\n" if note else "")
         self.error_line.emit(0)
@@ -81,7 +88,7 @@ class RunController(QObject):
     def pick_launch(self, index: int) -> None:
         if 0 <= index < len(self.paths) and index != self.shown:
             self.shown = index
-            self.loader.request(self.paths, index)
+            self.loader.request(self.paths, index, frozenset(self._pending))
             self.state.set_busy("loading the launch")
 
     def forget(self) -> None:
@@ -97,8 +104,17 @@ class RunController(QObject):
     # ---- messages from the worker and the loader --------------------------------------------------
     def _on_trace_ready(self, ready) -> None:
         self.paths.append(ready.path)
+        if not ready.analysed:  # shown now; its analysis follows (never computed twice)
+            self._pending.add(ready.path)
         self.shown = len(self.paths) - 1  # each new launch is shown as it arrives
-        self.loader.request(self.paths, self.shown)
+        self.loader.request(self.paths, self.shown, frozenset(self._pending))
+
+    def _on_analysis_ready(self, ready) -> None:
+        self._pending.discard(ready.path)
+        self._analyses[ready.path] = ready.analysis
+        self.loader.set_analysis(ready.path, ready.analysis)
+        if ready.path == self._shown_path and self.state.trace is not None:
+            self.state.set_analysis(self.state.trace, ready.analysis)
 
     def _on_failed(self, message: str, line: int) -> None:
         self.status.emit(f"error: {message}", True)
@@ -108,6 +124,9 @@ class RunController(QObject):
 
     def _on_finished(self, ok: bool) -> None:
         self.running_changed.emit(False)
+        if self._pending:  # stopped before analysing: the loader analyses them, off the GUI thread
+            self._pending.clear()
+            self.loader.request(self.paths, self.shown)
         entry = self.state.entry
         if entry is not None and entry.launch is not None and entry.launch < len(self.paths):
             self.pick_launch(entry.launch)  # the launch the lesson's text explains
@@ -119,7 +138,12 @@ class RunController(QObject):
         self.state.set_busy("")
         shown = min(self.shown, len(traces) - 1)
         self.launches_listed.emit([Path(p).stem for p in paths], shown)
-        self.state.set_trace(traces[shown], traces, self.loader.replay_of(traces[shown]))
+        for path, trace in zip(paths, traces):
+            if path in self._analyses and not is_analysed(trace):  # it arrived while the trace loaded
+                trace.analysis = self._analyses[path]
+        self._shown_path = paths[shown]
+        self.state.set_trace(traces[shown], traces, self.loader.replay_of(traces[shown]),
+                             analysis_pending=paths[shown] in self._pending)  # fmt: skip
         if self._opening:
             self.status.emit(f"opened {self._opening}", False)
             self._opening = ""

@@ -8,7 +8,16 @@ import queue
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpuviz.core.events import LogLine, Progress, Stage
-from gpuviz.run.messages import FixChecked, FixRequest, RunFailed, RunFinished, RunRequest, ScriptOutput, TraceReady
+from gpuviz.run.messages import (
+    AnalysisReady,
+    FixChecked,
+    FixRequest,
+    RunFailed,
+    RunFinished,
+    RunRequest,
+    ScriptOutput,
+    TraceReady,
+)
 from gpuviz.run.service import worker_main
 
 POLL_MS = 40
@@ -21,6 +30,7 @@ class RunService(QObject):
     output = Signal(str)  # what the script printed
     trace_ready = Signal(object)  # TraceReady
     fix_checked = Signal(object)  # FixChecked: the answer to a FixRequest
+    analysis_ready = Signal(object)  # AnalysisReady: a launch's analysis, after its trace
     failed = Signal(str, int)  # message, line (0 when unknown)
     finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
 
@@ -88,6 +98,8 @@ class RunService(QObject):
             self.trace_ready.emit(message)
         elif isinstance(message, FixChecked):
             self.fix_checked.emit(message)
+        elif isinstance(message, AnalysisReady):
+            self.analysis_ready.emit(message)
         elif isinstance(message, RunFailed):
             self.failed.emit(message.message, message.line)
         return False

@@ -17,6 +17,7 @@ from gpuviz.core.trace import Trace
 
 class AppState:
     trace_changed = Signal(object)  # Trace or None
+    analysis_changed = Signal(object)  # Trace: its analysis arrived after it was shown
     launches_changed = Signal(object)  # list[Trace]: every launch of the current run
     selection_changed = Signal(int)  # global thread id, -1 for none
     hover_changed = Signal(int)  # global thread id under the mouse, -1 for none
@@ -55,13 +56,17 @@ class AppState:
         self.line = 0
         self.busy = ""
         self.caption = ""
+        self.analysis_pending = False  # the trace shown is being analysed; its analysis follows
 
     # ---- the trace and what follows from it ------------------------------------------------------
-    def set_trace(self, trace: Trace | None, launches: list[Trace] | None = None, replay: Replay | None = None) -> None:
+    def set_trace(self, trace: Trace | None, launches: list[Trace] | None = None, replay: Replay | None = None,
+                  analysis_pending: bool = False) -> None:  # fmt: skip
         """Show a launch (and the run it belongs to); the selection, layer and element start afresh.
         A trace with accesses plays as a replay of its recorded execution; `replay` may come prepared
-        (built off the GUI thread), else it is built here."""
+        (built off the GUI thread), else it is built here. `analysis_pending`: the trace's analysis
+        is still being computed elsewhere (set_analysis brings it)."""
         self.trace = trace
+        self.analysis_pending = analysis_pending and trace is not None
         has_log = trace is not None and trace.accesses is not None
         self.replay = (replay or Replay(trace)) if has_log else None
         self._threads_now = None
@@ -81,6 +86,13 @@ class AppState:
         self.coloring_changed.emit(self.coloring)
         self.selection_changed.emit(-1)
         self._emit_frames()
+
+    def set_analysis(self, trace: Trace, analysis: dict) -> None:
+        """The analysis of a trace shown before it was analysed: views that show it redraw."""
+        trace.analysis = analysis
+        if trace is self.trace:
+            self.analysis_pending = False
+            self.analysis_changed.emit(trace)
 
     def set_colour_mode(self, mode: str) -> None:
         if mode != self.colour_mode:

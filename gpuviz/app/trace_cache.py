@@ -66,6 +66,16 @@ class TraceCache:
     def __contains__(self, path: str | Path) -> bool:
         return Path(path).absolute() in self._entries
 
+    def set_analysis(self, path: str | Path, analysis: dict) -> None:
+        """The file was written again with its analysis (the same columns): the cached trace gets it
+        and the file's new stamp, so it is not read again."""
+        key = Path(path).absolute()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                entry[1].analysis = analysis
+                self._entries[key] = (_stamp(key), entry[1], entry[2])
+
     def discard(self, path: str | Path) -> None:
         with self._lock:
             self._entries.pop(Path(path).absolute(), None)

@@ -33,11 +33,15 @@ class TraceLoader(QObject):
         self._handled = 0  # the newest generation whose result reached the GUI thread
         self._done.connect(self._on_done)  # queued: runs on the GUI thread
 
-    def request(self, paths: list[str], shown: int = 0) -> None:
+    def request(self, paths: list[str], shown: int = 0, pending: frozenset[str] = frozenset()) -> None:
         """Load these traces (the cache answers for ones already read) and prepare the replay of the
-        one to be shown."""
+        one to be shown; traces in `pending` are being analysed by the run and are not analysed here."""
         self._generation += 1
-        self._pool.submit(self._load_all, list(paths), self._generation, shown)
+        self._pool.submit(self._load_all, list(paths), self._generation, shown, frozenset(pending))
+
+    def set_analysis(self, path: str, analysis: dict) -> None:
+        """A pending trace's analysis arrived (its file was written again with it)."""
+        self._cache.set_analysis(path, analysis)
 
     @property
     def idle(self) -> bool:
@@ -47,10 +51,10 @@ class TraceLoader(QObject):
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def _load_all(self, paths: list[str], generation: int, shown: int) -> None:
-        """On the loading thread (the only one that touches the cache)."""
+    def _load_all(self, paths: list[str], generation: int, shown: int, pending: frozenset[str]) -> None:
+        """On the loading thread (the only one that loads into the cache)."""
         try:
-            traces = [self._load_one(path) for path in paths]
+            traces = [self._load_one(path, path in pending) for path in paths]
             if traces:
                 self.replay_of(traces[min(shown, len(traces) - 1)])  # built here, off the GUI thread
             self._done.emit(generation, paths, traces, "")
@@ -68,9 +72,9 @@ class TraceLoader(QObject):
         else:
             self.loaded.emit(paths, traces)
 
-    def _load_one(self, path: str) -> Trace:
+    def _load_one(self, path: str, pending: bool = False) -> Trace:
         trace = self._cache.get(path)
-        if not is_analysed(trace):  # written by a gpuviz that did not store its analysis
+        if not is_analysed(trace) and not pending:  # written by a gpuviz that did not store its analysis
             trace.analysis = analyse(trace)
         return trace
 

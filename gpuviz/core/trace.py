@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,9 +13,11 @@ import numpy as np
 from gpuviz.core.errors import TraceFormatError
 from gpuviz.core.files import write_file
 
-FORMAT = "gpuviz-trace/2"
+FORMAT = "gpuviz-trace/3"
 # /2: meta "param_names" (was "args"), an "analysis" member (per-launch analysis, computed once).
-READABLE_FORMATS = ("gpuviz-trace/1", "gpuviz-trace/2")
+# /3: columns stored narrowed and deflated, layout columns derived on load (core/trace_codec.py).
+READABLE_FORMATS = ("gpuviz-trace/1", "gpuviz-trace/2", "gpuviz-trace/3")
+COMPRESS_LEVEL = 1  # zlib: most of level 9's size at a fraction of its time (docs/performance.md)
 
 THREAD_COLUMNS = {
     "block_idx": np.int32,
@@ -152,21 +156,50 @@ class Trace:
 
     def save(self, path: str | Path) -> Path:
         """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line."""
+        from gpuviz.core.trace_codec import encode
+
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
         if self.analysis:
             columns["analysis"] = np.array(json.dumps(self.analysis))
         if self.errors:
             columns["errors"] = np.array(json.dumps(self.errors))
-        for name, values in self.threads.items():
-            columns[f"thread.{name}"] = values
         for name, (before, after) in self.args.items():
             columns[f"arg.{name}.before"] = before
-            columns[f"arg.{name}.after"] = after
-        for name, values in (self.accesses or {}).items():
-            columns[f"access.{name}"] = values
+            if after is not before and not np.array_equal(after, before, equal_nan=before.dtype.kind in "fc"):
+                columns[f"arg.{name}.after"] = after  # an input the kernel left alone is stored once
         for name, values in self.outcomes.items():
             columns[f"outcome.{name}"] = values
-        return write_file(path, lambda stream: np.savez(stream, **columns), "trace")
+        accesses = None if self.accesses is None else dict(self.accesses)
+        columns.update(encode(self.threads, accesses, self.meta.get("arrays", [])))
+        return write_file(path, lambda stream: write_npz(stream, columns), "trace")
+
+
+def write_npz(stream, columns: dict[str, np.ndarray], level: int = COMPRESS_LEVEL) -> None:
+    """An .npz as np.savez_compressed writes it (one .npy member per column), at a chosen zlib level;
+    a member whose first bytes do not deflate (random floats) is stored as it is, saving the time."""
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
+        for name, values in columns.items():
+            values = np.asanyarray(values)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED if _deflates(values, level) else zipfile.ZIP_STORED
+            _set_level(info, level)
+            with archive.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, values, allow_pickle=False)
+
+
+def _set_level(info: zipfile.ZipInfo, level: int) -> None:
+    try:
+        info.compress_level = level  # Python 3.13 and later
+    except AttributeError:
+        info._compresslevel = level
+
+
+def _deflates(values: np.ndarray, level: int, sample: int = 1 << 16) -> bool:
+    """Whether deflating shrinks a sample from the start of the column by a tenth or more."""
+    if values.dtype.kind not in "biufc" or values.nbytes <= sample:
+        return True
+    head = np.ascontiguousarray(values.reshape(-1)[: sample // values.itemsize]).tobytes()
+    return len(zlib.compress(head, level)) < 0.9 * len(head)
 
 
 def load(path: str | Path, memory_budget: int | None = None) -> Trace:

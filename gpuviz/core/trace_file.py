@@ -21,6 +21,7 @@ HEADER_VERSIONS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.f
 # What a damaged member can raise while its bytes are decompressed and parsed.
 UNREADABLE = (ValueError, EOFError, SyntaxError, TypeError, RecursionError, OverflowError, zlib.error,
               NotImplementedError, RuntimeError, zipfile.BadZipFile)  # fmt: skip
+THREAD_BYTES, ACCESS_BYTES = 52, 40  # a thread's and an access's columns in memory (core/trace.py)
 RAISE_BUDGET = "raise the budget with --max-memory or GPUVIZ_MEMORY_BUDGET"
 
 
@@ -92,12 +93,19 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> Membe
 
 
 def _check_budget(members: list[Member], budget: int, name: str) -> None:
-    total = sum(m.nbytes for m in members)
+    total = sum(m.nbytes for m in members) + _decoded_extra(members)
     if total > budget:
         raise OverBudget(
             f"{name} needs {format_bytes(total)} in memory, over the memory budget of {format_bytes(budget)}; "
             f"{RAISE_BUDGET}"
         )
+
+
+def _decoded_extra(members: list[Member]) -> int:
+    """What decoding a gpuviz-trace/3 file adds to its members' size: its narrowed columns widen
+    (core/trace_codec.py) and its layout columns are derived, per thread and per access at most this."""
+    rows = {m.name: m.shape[0] if m.shape else 0 for m in members}
+    return THREAD_BYTES * rows.get("thread.sm", 0) + ACCESS_BYTES * rows.get("access.site", 0)
 
 
 def _read(archive: zipfile.ZipFile, member: Member, name: str) -> np.ndarray:

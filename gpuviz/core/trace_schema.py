@@ -13,6 +13,7 @@ import numpy as np
 from gpuviz.core.errors import TraceFormatError
 from gpuviz.core.launch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, MAX_THREADS_PER_BLOCK
 from gpuviz.core.trace import ACCESS_COLUMNS, KIND_NAMES, OPTIONAL_ACCESS_COLUMNS, READABLE_FORMATS, THREAD_COLUMNS
+from gpuviz.core.trace_codec import BadEncoding, decode
 
 
 class _Bad(Exception):
@@ -38,6 +39,11 @@ def _parts(columns: dict[str, np.ndarray]) -> dict:
     if fmt == "gpuviz-trace/1" and "args" in meta:
         meta["param_names"] = meta.pop("args")
     check_meta(meta)
+    if fmt == "gpuviz-trace/3":
+        try:
+            columns = decode(columns, meta)
+        except BadEncoding as exc:
+            raise _Bad(str(exc)) from None
     threads = _threads(columns, meta)
     args = _snapshots(columns)
     accesses = _accesses(columns, meta) if any(key.startswith("access.") for key in columns) else None

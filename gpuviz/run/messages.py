@@ -2,7 +2,9 @@
 
 Small frozen dataclasses, all picklable. The worker sends the run's events (core/events.py: Stage,
 Progress, LogLine) and what the script prints (ScriptOutput) as they happen, TraceReady per launch,
-RunFailed on an error, and RunFinished last, always. A FixRequest is answered with FixChecked.
+RunFailed on an error, and RunFinished last, always. The app gets a launch's trace before its
+analysis (TraceReady, then AnalysisReady), so it can show the launch while the worker analyses it.
+A FixRequest is answered with FixChecked.
 """
 
 from __future__ import annotations
@@ -43,11 +45,22 @@ class FixChecked:
 
 @dataclass(frozen=True)
 class TraceReady:
-    """A launch's trace is saved (with its analysis) and can be loaded."""
+    """A launch's trace is saved and can be loaded; `analysed` False: saved before its analysis,
+    which follows in an AnalysisReady (the file is then written again, with it)."""
 
     path: str
     launch: int
     kernel: str
+    analysed: bool = True
+
+
+@dataclass(frozen=True)
+class AnalysisReady:
+    """The analysis of a launch whose trace was sent before it (report.analyse's JSON-able dict)."""
+
+    path: str
+    launch: int
+    analysis: dict
 
 
 @dataclass(frozen=True)
@@ -68,4 +81,4 @@ class RunFinished:
     ok: bool  # False after RunFailed
 
 
-Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | FixChecked | RunFailed | RunFinished
+Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | AnalysisReady | FixChecked | RunFailed | RunFinished

@@ -1,6 +1,7 @@
 """The run service: what a worker process does for the app. Qt-free; it speaks run/messages.py.
 
-The app sends a RunRequest to a fresh process and reads messages from a queue. A crash or an
+The app sends a RunRequest to a fresh process and reads messages from a queue. Each launch's trace
+is sent as soon as it is saved, and its analysis once it is done (the file is then written again). A crash or an
 endless kernel never reaches the window: the app kills the process.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from gpuviz.core.events import LogLine, Stage
 from gpuviz.run.messages import (
+    AnalysisReady,
     FixChecked,
     FixRequest,
     Message,
@@ -39,10 +41,14 @@ def execute(request: RunRequest, send: Callable[[Message], None],
 
     overrides = {index: (grid, block) for index, grid, block in request.overrides}
 
-    def saved(record, _trace) -> None:
-        send(TraceReady(str(record.path), record.index, record.kernel))
+    def unanalysed(path, index: int, kernel: str) -> None:
+        send(TraceReady(str(path), index, kernel, analysed=False))
 
-    session = Session(request.options, out_dir=request.out_dir, notify=send, overrides=overrides, on_trace=saved)
+    def analysed(record, trace) -> None:
+        send(AnalysisReady(str(record.path), record.index, trace.analysis))
+
+    session = Session(request.options, out_dir=request.out_dir, notify=send, overrides=overrides,
+                      on_trace=analysed, on_unanalysed=unanalysed)  # fmt: skip
     ok = False
     printed = _Printed(send)
     try:

@@ -41,12 +41,16 @@ class Session:
         keep_traces: bool = False,
         overrides: dict[int, tuple] | None = None,
         on_trace: Callable[[LaunchRecord, Trace], None] | None = None,
+        on_unanalysed: Callable[[Path, int, str], None] | None = None,
     ):
         self.options = options or RunOptions()
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self.notify = notify  # stages, progress and log lines (core/events.py)
         self.keep_traces = keep_traces
         self.on_trace = on_trace  # called with each launch's record once its trace is saved
+        # Called with (path, launch, kernel) once a trace is saved without its analysis, before the
+        # analysis runs (the trace is then saved again with it): the app shows a launch meanwhile.
+        self.on_unanalysed = on_unanalysed
         self.overrides = overrides or {}  # launch index -> (grid or None, block or None) instead of the script's
         self.records: list[LaunchRecord] = []
         self.traces: list[Trace] = []
@@ -76,12 +80,14 @@ class Session:
             self.running = None
         index = len(self.records)
         trace.meta["launch"] = index
+        if self.on_unanalysed is not None and self.out_dir is not None:
+            self.on_unanalysed(trace.save(self._path(index, trace)), index, trace.kernel)
         self.notify(Stage("analysing", f"analysing {trace.kernel}"))
         trace.analysis = analyse(trace)  # once, here: every reader of the trace reads this
         races = race_summary(trace)
         path = None
         if self.out_dir is not None:
-            path = trace.save(self.out_dir / f"{index:03d}-{trace.kernel}.npz")  # whole or not at all
+            path = trace.save(self._path(index, trace))  # whole or not at all
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races,
                               trace.error_count, engine_label(trace.meta))  # fmt: skip
         self.records.append(record)
@@ -91,6 +97,9 @@ class Session:
         if self.on_trace is not None:
             self.on_trace(record, trace)
         return trace
+
+    def _path(self, index: int, trace: Trace) -> Path:
+        return self.out_dir / f"{index:03d}-{trace.kernel}.npz"
 
     def _guard(self, kernel: str, config: LaunchConfig, args: tuple) -> None:
         """Refuse a launch whose trace cannot fit the budget or the disk; announce a big one."""

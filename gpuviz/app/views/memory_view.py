@@ -76,6 +76,7 @@ class MemoryView(QWidget):
         self.table.itemSelectionChanged.connect(self._on_row_picked)
         self.execution.valueChanged.connect(lambda _k: self._draw())
         state.trace_changed.connect(self._on_trace_changed)
+        state.analysis_changed.connect(self._on_trace_changed)  # the same launch, now analysed
         state.selection_changed.connect(lambda _gid: self._show_detail())
         state.line_changed.connect(lambda _line: self._show_detail())
 
@@ -109,8 +110,13 @@ class MemoryView(QWidget):
     # ---- the launch ----------------------------------------------------------------------------
     def _on_trace_changed(self, trace: Trace | None) -> None:
         self.table.setRowCount(0)
-        self.report = memory_analysis(trace) if trace is not None else None  # stored once per launch
+        pending = trace is not None and self.state.analysis_pending  # never computed here meanwhile
+        self.report = memory_analysis(trace) if trace is not None and not pending else None  # stored once per launch
         self._show_occupancy()
+        if pending:
+            self.divergence.setText("The memory analysis follows: the launch is shown while the run analyses it.")
+            self._show_detail()
+            return
         if self.report is None or self.report["lines"] is None:
             reason = "No trace yet." if trace is None else f"No access log: {self.report.get('skipped')}."
             self.divergence.setText(reason)

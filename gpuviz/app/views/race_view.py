@@ -34,6 +34,7 @@ class RaceView(QWidget):
         # Selection, not the current row: Qt makes the first row current when the list gets focus.
         self.races.itemSelectionChanged.connect(lambda: self._on_race_picked(self._selected_row()))
         state.trace_changed.connect(self._on_trace_changed)
+        state.analysis_changed.connect(self._on_trace_changed)  # the same launch, now analysed
         state.element_changed.connect(lambda element: self._show_outcomes(element))
 
     def _on_trace_changed(self, trace) -> None:
@@ -49,6 +50,9 @@ class RaceView(QWidget):
             self._show_comparison(trace)
             return
         self.report = race_report(trace)  # found once, where the launch ran
+        if self.report is None and self.state.analysis_pending:
+            self.summary.setText("Looking for races: the launch is shown while the run analyses it.")
+            return
         if self.report is None:
             self.summary.setText("Races were not analysed for this trace.")
             return

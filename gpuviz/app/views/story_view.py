@@ -43,6 +43,7 @@ class StoryView(QWidget):
         self.story: ElementStory | None = None
         self.table.cellClicked.connect(self._on_row_clicked)
         state.trace_changed.connect(lambda _trace: self._show(self._default_element()))
+        state.analysis_changed.connect(lambda _trace: self._show(self.state.element or self._default_element()))
         state.element_changed.connect(self._show)
 
     def _default_element(self):
