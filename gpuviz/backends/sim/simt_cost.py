@@ -66,6 +66,7 @@ class WarpClock:
         self.time = starts.astype(np.int64).copy()
         self.end = np.full(len(warp_key), -1, np.int64)
         self.live = np.ones(len(self.time), bool)  # warps with a lane still running
+        self.all_live = True
         self.costs = {what: round(cost * share) if what in ISSUE_BOUND else cost for what, cost in COSTS.items()}
 
     def issue(self, what: str, mask: np.ndarray, key: np.ndarray | None = None) -> None:
@@ -82,9 +83,12 @@ class WarpClock:
     def lanes_exit(self, mask: np.ndarray) -> None:
         self.end[mask] = self.time[self.warp_key[mask]]
         self.live = np.bincount(self.warp_key[self.end < 0], minlength=len(self.time)) > 0
+        self.all_live = bool(self.live.all())
 
     def earliest(self) -> int:
         """The clock of the batch's least advanced warp still running: its next memory access is the earliest."""
+        if self.all_live:
+            return int(self.time.min())
         live = self.time[self.live]
         return int(live.min() if len(live) else self.time.max())
 

@@ -75,7 +75,10 @@ class VectorExecutor:
                 next_block += len(batch.blocks)
             else:
                 _, _, batch = heapq.heappop(running)
-            if self._step(batch):
+            going = self._step(batch)
+            while going and self._still_first(batch, running, start):  # no other batch can go between
+                going = self._step(batch)
+            if going:
                 heapq.heappush(running, (batch.now(), next(order), batch))
             else:
                 done += len(batch.blocks)
@@ -83,6 +86,11 @@ class VectorExecutor:
                     heapq.heappush(free, (int(end), slot))
                 self._progress(done, total)
         return self.result
+
+    @staticmethod
+    def _still_first(batch: _Batch, running, start) -> bool:
+        now = batch.now()
+        return (not running or now < running[0][0]) and (start is None or now < start)
 
     def _next_start(self, free, last_dispatch, late, block: int) -> float | None:
         if not free:
