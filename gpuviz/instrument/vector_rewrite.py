@@ -58,10 +58,19 @@ def _method(name: str, args: list[ast.expr], owner: str = "_t") -> ast.Call:
 
 
 def _thunk(expr: ast.expr) -> ast.Lambda:
+    expr = _WithoutLoadPauses().visit(expr)  # a lambda cannot pause: its loads happen with the statement's
     if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in ast.walk(expr)):
         raise VectorUnsupported("an atomic or a device function call inside `and`, `or` or `x if c else y`")
     empty = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     return ast.Lambda(empty, expr)
+
+
+class _WithoutLoadPauses(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.Call:
+        node = self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "_gv_ld" and isinstance(node.args[-1], ast.Yield):
+            node.args = node.args[:-1]
+        return node
 
 
 class VectorRewriter(KernelRewriter):
@@ -96,6 +105,10 @@ class VectorRewriter(KernelRewriter):
     def _sync_point(self, kind: int, op: str, args: list[ast.expr], line: int) -> ast.expr:
         return _call("_gv_sync", [ast.Name("_t", ast.Load()), ast.Constant(kind), ast.Constant(op),
                                   ast.Tuple(args, ast.Load()), ast.Constant(line)])  # fmt: skip
+
+    def _load(self, array: ast.expr, index: ast.expr, line: int) -> ast.expr:
+        # a pause before every load, so that batches read memory in the order of their clocks
+        return self._hook("_gv_ld", [array, index], line)
 
     # ---- statements --------------------------------------------------------------------------
     def _body(self, statements: list[ast.stmt]) -> list[ast.stmt]:

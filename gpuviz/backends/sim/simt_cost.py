@@ -8,13 +8,22 @@ schedulers: an arithmetic or branch instruction takes `issue_share` cycles per c
 the resident warps of an SM over its schedulers (64 warps on 4 schedulers: 16x), so compute-bound
 kernels slow down with occupancy and memory-bound ones do not.
 
-Constants (cycles, H100/H200 class; see docs/simulator.md for the sources):
-- global load ~ 480: pointer-chasing latency of HBM3 global memory measured on H100 (arXiv
-  2402.13499 reports 478-ish cycles for a global miss; arXiv 2501.12084 a similar range);
-- shared load/store ~ 30 (both papers: 29-33 cycles on Hopper);
-- a store issues and goes on (its latency is not waited for): a few cycles;
-- atomics ~ the global round trip plus ~ 4 cycles per earlier lane on the same address.
-bench/gpu_latency.py measures these with %clock64 on a real GPU, for calibration.
+Constants (cycles, H100/H200 class), measured on an H100 80GB HBM3 on 2026-11-23 by
+bench/gpu_latency.py (%clock64 microbenchmarks, two runs; the mean is used), before any race
+comparison with them:
+- global load 308 (runs: 313, 304): pointer chasing through 512 MiB, every load an HBM miss;
+- shared load 42 (42, 42): pointer chasing through a shared array; shared stores and local
+  arrays (L1, the same SRAM on Hopper) are charged the same;
+- atomic 152 (151, 152): dependent atomic adds to one address, a round trip to L2;
+- barrier 116 (116, 116): `syncthreads` in a loop, 32 warps;
+- block dispatch 196 (199, 194): the median gap between block starts on one SM while all 132 SMs
+  take blocks, i.e. the GPU's block scheduler hands out one block every 196 / 132 = 1.5 cycles.
+Not measured, from published figures: 4 warp schedulers per SM (compute capability 7.0-9.0 tables),
+about 4 cycles for a dependent arithmetic instruction and ~30 for a shuffle (arXiv 2402.13499,
+Luo et al., "Benchmarking and Dissecting the Nvidia Hopper GPU Architecture"); a store issues and
+the warp goes on (8). Assumed: 4 cycles per earlier lane on one address for atomics, and the
+seeded late start of a block (up to half a global load). docs/simulator.md has the table; any
+constant changed after seeing a race result is listed in docs/races.md.
 """
 
 from __future__ import annotations
@@ -24,20 +33,21 @@ import numpy as np
 COSTS = {
     "alu": 4,  # an assignment: a few dependent arithmetic instructions
     "branch": 4,  # a condition or a loop test
-    "global_load": 480,
+    "global_load": 308,
     "global_store": 8,
-    "shared_load": 30,
-    "shared_store": 30,
-    "local_load": 30,  # local arrays usually live in registers or L1
+    "shared_load": 42,
+    "shared_store": 42,
+    "local_load": 42,  # local arrays live in registers or L1 (the shared memory's SRAM)
     "local_store": 8,
-    "atomic": 480,
-    "barrier": 24,
+    "atomic": 152,
+    "barrier": 116,
     "collective": 30,
 }
 ATOMIC_SERIAL = 4  # per earlier lane on the same address
-GLOBAL_WINDOW = COSTS["global_load"]  # a block that starts this much later sees the earlier ones' stores
-BLOCK_LAUNCH = 2 * GLOBAL_WINDOW  # between two blocks dispatched to the same SM (assumed; see docs)
-LATE_JITTER = GLOBAL_WINDOW // 2  # blocks of later waves start up to this much late (seeded)
+BLOCK_LAUNCH = 196  # between two blocks' starts on one SM with all 132 SMs of an H100 taking blocks
+DISPATCH_GAP = BLOCK_LAUNCH / 132  # so the GPU's block scheduler hands out one block every 1.5 cycles
+BATCH_WINDOW = 16  # blocks starting this close run in lockstep: far less than any memory latency
+LATE_JITTER = COSTS["global_load"] // 2  # a block's warps start up to this much after its dispatch (seeded)
 
 
 ISSUE_BOUND = ("alu", "branch")  # instructions whose time is the scheduler's, not memory latency
@@ -55,6 +65,8 @@ class WarpClock:
         self.warp_key = warp_key
         self.time = starts.astype(np.int64).copy()
         self.end = np.full(len(warp_key), -1, np.int64)
+        self.live = np.ones(len(self.time), bool)  # warps with a lane still running
+        self.all_live = True
         self.costs = {what: round(cost * share) if what in ISSUE_BOUND else cost for what, cost in COSTS.items()}
 
     def issue(self, what: str, mask: np.ndarray, key: np.ndarray | None = None) -> None:
@@ -70,6 +82,15 @@ class WarpClock:
 
     def lanes_exit(self, mask: np.ndarray) -> None:
         self.end[mask] = self.time[self.warp_key[mask]]
+        self.live = np.bincount(self.warp_key[self.end < 0], minlength=len(self.time)) > 0
+        self.all_live = bool(self.live.all())
+
+    def earliest(self) -> int:
+        """The clock of the batch's least advanced warp still running: its next memory access is the earliest."""
+        if self.all_live:
+            return int(self.time.min())
+        live = self.time[self.live]
+        return int(live.min() if len(live) else self.time.max())
 
     def lane_times(self) -> np.ndarray:
         return self.time[self.warp_key]

@@ -1,12 +1,12 @@
 """The vectorised engine: runs a kernel rewritten in the vector flavour for whole blocks at once.
 
 Blocks become resident on virtual SMs up to the residency limit. Each block gets a start time from
-the cost model: an SM takes blocks BLOCK_LAUNCH apart, in block order, when a slot is free; blocks
-after the first wave start a seeded jitter late (memory latency varies run to run). Blocks whose
-starts lie within one global-memory round trip of each other run as one batch in lockstep: every
-lane reads before any lane of the batch writes, as many warps do on hardware before the first store
-lands. Batches run interleaved in time: the kernel pauses around every store and atomic, and the
-batch whose clock is earliest goes on, so a batch sees another's store only once it has happened.
+the cost model: the GPU's block scheduler hands out blocks in block order, one every DISPATCH_GAP
+cycles, each to the slot that frees first; a block starts a seeded jitter after its dispatch (run to
+run variation). Blocks whose starts lie within BATCH_WINDOW of each other run as one batch in
+lockstep. Batches run interleaved in time: the kernel pauses before every load and around every
+store and atomic, and the batch whose earliest running warp is earliest goes on, so memory is read
+and written in the order of the warps' clocks: a load sees exactly the stores issued before it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.engine import Schedule
-from gpuviz.backends.sim.simt_cost import BLOCK_LAUNCH, GLOBAL_WINDOW, LATE_JITTER, WarpClock, issue_share
+from gpuviz.backends.sim.simt_cost import BATCH_WINDOW, DISPATCH_GAP, LATE_JITTER, WarpClock, issue_share
 from gpuviz.backends.sim.simt_lanes import Lanes
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig
@@ -36,7 +36,7 @@ class _Batch:
         self.ends = starts
 
     def now(self) -> int:
-        return int(self.t.clock.time.max())
+        return self.t.clock.earliest()
 
 
 class VectorExecutor:
@@ -56,26 +56,28 @@ class VectorExecutor:
         self.share = issue_share(resident_blocks * warps_per_block, device.schedulers_per_sm)
 
     def run(self, seed: int = 0) -> Schedule:
-        """Batches run interleaved in time order: at every pause (around each store and atomic) the
-        batch whose clock is earliest goes on, and blocks are dispatched as slots free."""
+        """Batches run interleaved in time order: at every pause (before each load, around each store
+        and atomic) the batch whose clock is earliest goes on, and blocks are dispatched as slots free."""
         sms = self.device.sm_count
         slots = sms * self.per_sm
         total = self.config.blocks
         late = np.random.default_rng(seed).integers(0, LATE_JITTER + 1, total)
-        late[: min(slots, total)] = 0  # the first wave starts as dispatched; later blocks start unevenly
         late = late.tolist()  # read one at a time: plain ints are faster
         free = [(0, slot) for slot in range(slots)]  # (time the slot is free, slot); slot % sms is its SM
-        last_dispatch = [-BLOCK_LAUNCH] * sms  # an SM takes a new block every BLOCK_LAUNCH
+        last_dispatch = [-DISPATCH_GAP]  # the GPU's block scheduler hands out one block every DISPATCH_GAP
         running: list[tuple[int, int, _Batch]] = []
         next_block, done, order = 0, 0, itertools.count()
         while done < total:
-            start = self._next_start(free, last_dispatch, late, next_block, sms) if next_block < total else None
+            start = self._next_start(free, last_dispatch, late, next_block) if next_block < total else None
             if start is not None and (not running or start <= running[0][0]):
                 batch = self._admit(free, last_dispatch, late, next_block, sms)
                 next_block += len(batch.blocks)
             else:
                 _, _, batch = heapq.heappop(running)
-            if self._step(batch):
+            going = self._step(batch)
+            while going and self._still_first(batch, running, start):  # no other batch can go between
+                going = self._step(batch)
+            if going:
                 heapq.heappush(running, (batch.now(), next(order), batch))
             else:
                 done += len(batch.blocks)
@@ -84,23 +86,31 @@ class VectorExecutor:
                 self.progress.finished(len(batch.blocks))
         return self.result
 
-    def _next_start(self, free, last_dispatch, late, block: int, sms: int) -> int | None:
+    @staticmethod
+    def _still_first(batch: _Batch, running, start) -> bool:
+        now = batch.now()
+        return (not running or now < running[0][0]) and (start is None or now < start)
+
+    def _next_start(self, free, last_dispatch, late, block: int) -> float | None:
         if not free:
             return None
-        ready, slot = free[0]
-        return max(ready, last_dispatch[slot % sms] + BLOCK_LAUNCH) + late[block]
+        return self._dispatch_time(free, last_dispatch) + late[block]
+
+    @staticmethod
+    def _dispatch_time(free, last_dispatch) -> float:
+        return max(free[0][0], last_dispatch[0] + DISPATCH_GAP)
 
     def _admit(self, free, last_dispatch, late, first: int, sms: int) -> _Batch:
-        """The next blocks that start within one global round trip of the first: one lockstep batch."""
+        """The next blocks that start within BATCH_WINDOW of the first: one lockstep batch."""
         blocks, starts, slots = [], [], []
         limit = None
         while first + len(blocks) < self.total and free:
-            start = self._next_start(free, last_dispatch, late, first + len(blocks), sms)
+            start = self._next_start(free, last_dispatch, late, first + len(blocks))
             if limit is not None and start > limit:
                 break
-            limit = start + GLOBAL_WINDOW if limit is None else limit
+            limit = start + BATCH_WINDOW if limit is None else limit
+            last_dispatch[0] = self._dispatch_time(free, last_dispatch)
             _, slot = heapq.heappop(free)
-            last_dispatch[slot % sms] = start
             blocks.append(first + len(blocks))
             starts.append(start)
             slots.append(slot)

@@ -182,7 +182,7 @@ class VectorMemory:
         return data, tuple(checked), flat, aid, space
 
     # ---- hooks -------------------------------------------------------------------------------
-    def load(self, t, array, index, line):
+    def load(self, t, array, index, line, _pause=None):
         if type(array) is tuple:
             return array[index]
         lanes = None if t.full else t.lanes()
