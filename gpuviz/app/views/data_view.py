@@ -46,6 +46,9 @@ class DataView(QWidget):
         self.array = QComboBox()
         self.mode = QComboBox()
         self.mode.addItems(list(MODES))
+        for combo in (self.array, self.mode):  # long array names must not widen the window past a projector's
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
         self.slice = QSpinBox()
         self.slice.setEnabled(False)
         self.caption = QLabel("No trace yet.")
