@@ -42,7 +42,7 @@ def test_the_lesson_panel_lists_the_words_and_the_fix(qtbot, tmp_path):
     qtbot.addWidget(view)
     entry = find("missing-syncthreads")
     state.set_entry(entry)
-    assert "Words used here" in view.words.toPlainText() and "barrier:" in view.words.toPlainText()
+    assert "Words used here" in view.words.toPlainText() and "shared memory:" in view.words.toPlainText()
     result = run_demo(entry, tmp_path, backend="sim")
     state.set_trace(result.session.traces[0], result.session.traces)
     assert not view.answer_button.isEnabled()
