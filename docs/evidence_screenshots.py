@@ -44,7 +44,12 @@ def shoot(app, lesson: str) -> Path:
     window.run()
     settle(app, lambda: not window.runs.running and window.runner.loader.idle)
     panel = window.views["lesson"]
-    panel.prediction.setText("my prediction")
+    predict = panel.predict  # a prediction committed first: the answer opens only then
+    if predict.choice_buttons:
+        predict.choice_buttons[0].setChecked(True)
+    for box in predict.number_boxes:
+        box.setText("1")
+    predict.commit()
     panel.show_answer()
     settle(app, lambda: panel._pending is None and window.runner.loader.idle)
     path = HERE / f"evidence-{lesson}.png"

@@ -68,7 +68,7 @@ def linked_markdown(text: str, terms: tuple[Term, ...] | None = None) -> str:
         return text
     index = {(form if form.isupper() else form.lower()): i for form, i in forms}
     words = "|".join(_spaced(form) if form.isupper() else f"(?i:{_spaced(form)})" for form, _ in forms)
-    pattern = re.compile(rf"(?<![\w\[-])(?:{words})(?![\w-])")
+    pattern = re.compile(rf"(?<![\w\[/-])(?:{words})(?![\w-]|\.\w)")  # not inside a path: docs/races.md
 
     def link(match: re.Match) -> str:
         word = " ".join(match.group(0).split())
