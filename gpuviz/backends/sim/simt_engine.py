@@ -102,19 +102,21 @@ class VectorExecutor:
 
     def _admit(self, free, last_dispatch, late, first: int, sms: int) -> _Batch:
         """The next blocks that start within BATCH_WINDOW of the first: one lockstep batch."""
-        blocks, starts, slots = [], [], []
-        limit = None
-        while first + len(blocks) < self.total and free:
-            start = self._next_start(free, last_dispatch, late, first + len(blocks))
-            if limit is not None and start > limit:
+        starts, slots = [], []
+        block, limit, dispatched = first, None, last_dispatch[0]
+        while block < self.total and free:
+            dispatched_next = max(free[0][0], dispatched + DISPATCH_GAP)  # as _dispatch_time
+            start = dispatched_next + late[block]
+            if limit is None:
+                limit = start + BATCH_WINDOW
+            elif start > limit:
                 break
-            limit = start + BATCH_WINDOW if limit is None else limit
-            last_dispatch[0] = self._dispatch_time(free, last_dispatch)
-            _, slot = heapq.heappop(free)
-            blocks.append(first + len(blocks))
+            dispatched = dispatched_next
+            slots.append(heapq.heappop(free)[1])
             starts.append(start)
-            slots.append(slot)
-        blocks, starts = np.array(blocks, np.int64), np.array(starts, np.int64)
+            block += 1
+        last_dispatch[0] = dispatched
+        blocks, starts = np.arange(first, block, dtype=np.int64), np.array(starts, np.int64)
         self.result.block_sm[blocks] = np.array(slots) % sms
         t = self._lanes(blocks, starts)
         return _Batch(t, self.fn(t, *self.args), blocks, starts, slots)
@@ -144,7 +146,6 @@ class VectorExecutor:
         t = Lanes(count * tpb, clock)
         t.__dict__.update(layout)
         t.blocks, t.config = blocks.astype(np.int64), self.config
-        t.gid = np.repeat(t.blocks * tpb, tpb) + layout["local"]
         t.ep = np.zeros(count * tpb, np.int32)
         t.n_warps, t.n_blocks, t.per_block, t.shared, t.warned = count * warps_per_block, count, tpb, {}, set()
         return t
