@@ -50,7 +50,8 @@ class VectorExecutor:
         n = config.threads
         self.result = Schedule(np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64))
         self.progress = BlockProgress(notify, config.blocks)
-        self.total = config.blocks
+        self.total, self.tpb = config.blocks, config.threads_per_block
+        self.order = itertools.count()  # ties in the queue of running batches go first come first
         warps_per_block = -(-config.threads_per_block // WARP)
         resident_blocks = min(self.per_sm, -(-config.blocks // device.sm_count))
         self.share = issue_share(resident_blocks * warps_per_block, device.schedulers_per_sm)
@@ -66,7 +67,7 @@ class VectorExecutor:
         free = [(0, slot) for slot in range(slots)]  # (time the slot is free, slot); slot % sms is its SM
         last_dispatch = [-DISPATCH_GAP]  # the GPU's block scheduler hands out one block every DISPATCH_GAP
         running: list[tuple[int, int, _Batch]] = []
-        next_block, done, order = 0, 0, itertools.count()
+        next_block, done = 0, 0
         while done < total:
             start = self._next_start(free, last_dispatch, late, next_block) if next_block < total else None
             if start is not None and (not running or start <= running[0][0]):
@@ -74,22 +75,22 @@ class VectorExecutor:
                 next_block += len(batch.blocks)
             else:
                 _, _, batch = heapq.heappop(running)
-            going = self._step(batch)
-            while going and self._still_first(batch, running, start):  # no other batch can go between
-                going = self._step(batch)
-            if going:
-                heapq.heappush(running, (batch.now(), next(order), batch))
-            else:
+            if not self._go_on(batch, running, start):
                 done += len(batch.blocks)
-                for slot, end in zip(batch.slots, batch.ends):
-                    heapq.heappush(free, (int(end), slot))
+                for slot, end in zip(batch.slots, batch.ends.tolist()):
+                    heapq.heappush(free, (end, slot))
                 self.progress.finished(len(batch.blocks))
         return self.result
 
-    @staticmethod
-    def _still_first(batch: _Batch, running, start) -> bool:
-        now = batch.now()
-        return (not running or now < running[0][0]) and (start is None or now < start)
+    def _go_on(self, batch: _Batch, running: list, start: float | None) -> bool:
+        """Run a batch until another may go first (it is queued again) or it finishes (False)."""
+        while self._step(batch):
+            now = batch.now()
+            if (running and now >= running[0][0]) or (start is not None and now >= start):
+                heapq.heappush(running, (now, next(self.order), batch))
+                return True
+            # no other batch can go between: it goes on without a trip through the queue
+        return False
 
     def _next_start(self, free, last_dispatch, late, block: int) -> float | None:
         if not free:
@@ -129,7 +130,7 @@ class VectorExecutor:
             return True
         except StopIteration:
             pass
-        t, tpb = batch.t, self.config.threads_per_block
+        t, tpb = batch.t, self.tpb
         ends = t.clock.finish()
         lanes = slice(int(batch.blocks[0]) * tpb, (int(batch.blocks[-1]) + 1) * tpb)  # a batch's blocks are consecutive
         self.result.t_start[lanes].reshape(len(batch.blocks), tpb)[:] = batch.starts[:, None]
@@ -138,7 +139,7 @@ class VectorExecutor:
         return False
 
     def _lanes(self, blocks: np.ndarray, starts: np.ndarray) -> Lanes:
-        tpb = self.config.threads_per_block
+        tpb = self.tpb
         count = len(blocks)
         layout = self._layout(count)
         warps_per_block = -(-tpb // WARP)
@@ -152,7 +153,7 @@ class VectorExecutor:
 
     def _layout(self, count: int) -> dict[str, np.ndarray]:
         """Where each lane of a batch of `count` blocks sits: a prefix of the layout of the largest batch."""
-        tpb = self.config.threads_per_block
+        tpb = self.tpb
         most = max(count, min(self.total, self.device.sm_count * self.per_sm))
         full = _full_layout(tpb, most)
         return {name: values[: count * tpb] for name, values in full.items()}
