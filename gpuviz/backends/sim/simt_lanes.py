@@ -45,6 +45,7 @@ class Lanes:
         self.loops: list[_Loop] = []
         self.depth = 0  # calls in progress: the kernel's frame is the outermost
         self.clock = clock  # the cost model's clock, charged per issued instruction (simt_cost.py)
+        self.checked_index = None  # the last index array checked for all lanes (simt_memory.py)
 
     def __getattr__(self, name: str) -> object:
         """Thread and block indices, computed the first time the kernel asks for them."""
