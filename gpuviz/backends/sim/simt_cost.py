@@ -75,6 +75,7 @@ class WarpClock:
         self.end = np.full(len(warp_key), -1, np.int64)
         self.live = np.ones(len(self.time), bool)  # warps with a lane still running
         self.all_live = True
+        self.exits = False  # whether any lane returned (lanes_exit)
         self.costs = _costs(share)
 
     def issue(self, what: str, mask: np.ndarray, key: np.ndarray | None = None, full: bool = False) -> None:
@@ -90,6 +91,7 @@ class WarpClock:
         self.time[warps] += cost + ATOMIC_SERIAL * contention[warps]
 
     def lanes_exit(self, mask: np.ndarray) -> None:
+        self.exits = True
         self.end[mask] = self.time[self.warp_key[mask]]
         self.live = np.bincount(self.warp_key[self.end < 0], minlength=len(self.time)) > 0
         self.all_live = bool(self.live.all())
@@ -107,4 +109,6 @@ class WarpClock:
     def finish(self) -> np.ndarray:
         """Every lane's end time (lanes that never returned end with their warp)."""
         at_end = self.time[self.warp_key]
+        if not self.exits:
+            return at_end  # no lane returned early: every lane ends with its warp
         return np.where(self.end < 0, at_end, self.end)
