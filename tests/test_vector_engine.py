@@ -161,6 +161,25 @@ def test_a_fault_falls_back_so_the_reference_engine_words_it():
     assert trace.error_count == 1 and first["kind"] == "out-of-bounds write" and first["thread"] == 63
 
 
+def test_an_index_checked_for_one_array_is_checked_again_for_a_shorter_one():
+    src = "from numba import cuda\n@cuda.jit\ndef k(a, b, c):\n    i = cuda.grid(1)\n    c[i] = a[i] + b[i]\n"
+    a, b, c = np.ones(64), np.ones(63), np.zeros(64)
+    trace = gpuviz.trace(src, backend="sim")[1, 64](a, b, c)  # the same `i` is in bounds for a, not for b
+    assert trace.meta["engine"] == "reference" and "faulted" in trace.meta["engine_note"]
+    assert trace.errors[0]["kind"] == "out-of-bounds read" and trace.errors[0]["thread"] == 63
+
+
+def test_lanes_that_return_early_end_then_and_the_others_end_with_their_warp():
+    from gpuviz.backends.sim.simt_cost import WarpClock
+
+    warp_key = np.repeat(np.arange(2), 4)
+    clock = WarpClock(warp_key, np.array([10, 20]))
+    assert clock.finish().tolist() == [10] * 4 + [20] * 4
+    clock.lanes_exit(np.array([True, False] * 4))  # the even lanes return at their warp's clock
+    clock.issue("global_load", np.array([False, True] * 4))
+    assert clock.finish().tolist() == [10, 318, 10, 318, 20, 328, 20, 328]
+
+
 def test_unsupported_constructs_fall_back_and_say_why():
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for x in (1, 2):\n        a[cuda.grid(1)] = x\n"
     a = np.zeros(8)

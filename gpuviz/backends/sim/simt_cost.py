@@ -28,6 +28,8 @@ constant changed after seeing a race result is listed in docs/races.md.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 COSTS = {
@@ -58,6 +60,12 @@ def issue_share(resident_warps_per_sm: int, schedulers_per_sm: int) -> float:
     return max(1.0, resident_warps_per_sm / schedulers_per_sm)
 
 
+@functools.lru_cache(maxsize=8)
+def _costs(share: float) -> dict[str, int]:
+    """Cycles per instruction kind when issue-bound ones wait `share` cycles per cycle (one table per launch shape)."""
+    return {what: round(cost * share) if what in ISSUE_BOUND else cost for what, cost in COSTS.items()}
+
+
 class WarpClock:
     """Clocks of the warps of one batch; `warp_key` maps each lane to its warp."""
 
@@ -67,11 +75,13 @@ class WarpClock:
         self.end = np.full(len(warp_key), -1, np.int64)
         self.live = np.ones(len(self.time), bool)  # warps with a lane still running
         self.all_live = True
-        self.costs = {what: round(cost * share) if what in ISSUE_BOUND else cost for what, cost in COSTS.items()}
+        self.exits = False  # whether any lane returned (lanes_exit)
+        self.costs = _costs(share)
 
-    def issue(self, what: str, mask: np.ndarray, key: np.ndarray | None = None) -> None:
+    def issue(self, what: str, mask: np.ndarray, key: np.ndarray | None = None, full: bool = False) -> None:
+        """`full`: the caller knows every lane is active (saves checking the mask)."""
         cost = self.costs[what]
-        warps = slice(None) if mask.all() else np.bincount(self.warp_key[mask], minlength=len(self.time)) > 0
+        warps = slice(None) if full or mask.all() else np.bincount(self.warp_key[mask], minlength=len(self.time)) > 0
         if key is None:
             self.time[warps] += cost
             return
@@ -81,6 +91,7 @@ class WarpClock:
         self.time[warps] += cost + ATOMIC_SERIAL * contention[warps]
 
     def lanes_exit(self, mask: np.ndarray) -> None:
+        self.exits = True
         self.end[mask] = self.time[self.warp_key[mask]]
         self.live = np.bincount(self.warp_key[self.end < 0], minlength=len(self.time)) > 0
         self.all_live = bool(self.live.all())
@@ -98,4 +109,6 @@ class WarpClock:
     def finish(self) -> np.ndarray:
         """Every lane's end time (lanes that never returned end with their warp)."""
         at_end = self.time[self.warp_key]
+        if not self.exits:
+            return at_end  # no lane returned early: every lane ends with its warp
         return np.where(self.end < 0, at_end, self.end)

@@ -50,7 +50,8 @@ class VectorExecutor:
         n = config.threads
         self.result = Schedule(np.zeros(config.blocks, np.int32), np.zeros(n, np.int64), np.zeros(n, np.int64))
         self.progress = BlockProgress(notify, config.blocks)
-        self.total = config.blocks
+        self.total, self.tpb = config.blocks, config.threads_per_block
+        self.order = itertools.count()  # ties in the queue of running batches go first come first
         warps_per_block = -(-config.threads_per_block // WARP)
         resident_blocks = min(self.per_sm, -(-config.blocks // device.sm_count))
         self.share = issue_share(resident_blocks * warps_per_block, device.schedulers_per_sm)
@@ -66,7 +67,7 @@ class VectorExecutor:
         free = [(0, slot) for slot in range(slots)]  # (time the slot is free, slot); slot % sms is its SM
         last_dispatch = [-DISPATCH_GAP]  # the GPU's block scheduler hands out one block every DISPATCH_GAP
         running: list[tuple[int, int, _Batch]] = []
-        next_block, done, order = 0, 0, itertools.count()
+        next_block, done = 0, 0
         while done < total:
             start = self._next_start(free, last_dispatch, late, next_block) if next_block < total else None
             if start is not None and (not running or start <= running[0][0]):
@@ -74,22 +75,22 @@ class VectorExecutor:
                 next_block += len(batch.blocks)
             else:
                 _, _, batch = heapq.heappop(running)
-            going = self._step(batch)
-            while going and self._still_first(batch, running, start):  # no other batch can go between
-                going = self._step(batch)
-            if going:
-                heapq.heappush(running, (batch.now(), next(order), batch))
-            else:
+            if not self._go_on(batch, running, start):
                 done += len(batch.blocks)
-                for slot, end in zip(batch.slots, batch.ends):
-                    heapq.heappush(free, (int(end), slot))
+                for slot, end in zip(batch.slots, batch.ends.tolist()):
+                    heapq.heappush(free, (end, slot))
                 self.progress.finished(len(batch.blocks))
         return self.result
 
-    @staticmethod
-    def _still_first(batch: _Batch, running, start) -> bool:
-        now = batch.now()
-        return (not running or now < running[0][0]) and (start is None or now < start)
+    def _go_on(self, batch: _Batch, running: list, start: float | None) -> bool:
+        """Run a batch until another may go first (it is queued again) or it finishes (False)."""
+        while self._step(batch):
+            now = batch.now()
+            if (running and now >= running[0][0]) or (start is not None and now >= start):
+                heapq.heappush(running, (now, next(self.order), batch))
+                return True
+            # no other batch can go between: it goes on without a trip through the queue
+        return False
 
     def _next_start(self, free, last_dispatch, late, block: int) -> float | None:
         if not free:
@@ -102,19 +103,21 @@ class VectorExecutor:
 
     def _admit(self, free, last_dispatch, late, first: int, sms: int) -> _Batch:
         """The next blocks that start within BATCH_WINDOW of the first: one lockstep batch."""
-        blocks, starts, slots = [], [], []
-        limit = None
-        while first + len(blocks) < self.total and free:
-            start = self._next_start(free, last_dispatch, late, first + len(blocks))
-            if limit is not None and start > limit:
+        starts, slots = [], []
+        block, limit, dispatched = first, None, last_dispatch[0]
+        while block < self.total and free:
+            dispatched_next = max(free[0][0], dispatched + DISPATCH_GAP)  # as _dispatch_time
+            start = dispatched_next + late[block]
+            if limit is None:
+                limit = start + BATCH_WINDOW
+            elif start > limit:
                 break
-            limit = start + BATCH_WINDOW if limit is None else limit
-            last_dispatch[0] = self._dispatch_time(free, last_dispatch)
-            _, slot = heapq.heappop(free)
-            blocks.append(first + len(blocks))
+            dispatched = dispatched_next
+            slots.append(heapq.heappop(free)[1])
             starts.append(start)
-            slots.append(slot)
-        blocks, starts = np.array(blocks, np.int64), np.array(starts, np.int64)
+            block += 1
+        last_dispatch[0] = dispatched
+        blocks, starts = np.arange(first, block, dtype=np.int64), np.array(starts, np.int64)
         self.result.block_sm[blocks] = np.array(slots) % sms
         t = self._lanes(blocks, starts)
         return _Batch(t, self.fn(t, *self.args), blocks, starts, slots)
@@ -127,7 +130,7 @@ class VectorExecutor:
             return True
         except StopIteration:
             pass
-        t, tpb = batch.t, self.config.threads_per_block
+        t, tpb = batch.t, self.tpb
         ends = t.clock.finish()
         lanes = slice(int(batch.blocks[0]) * tpb, (int(batch.blocks[-1]) + 1) * tpb)  # a batch's blocks are consecutive
         self.result.t_start[lanes].reshape(len(batch.blocks), tpb)[:] = batch.starts[:, None]
@@ -136,7 +139,7 @@ class VectorExecutor:
         return False
 
     def _lanes(self, blocks: np.ndarray, starts: np.ndarray) -> Lanes:
-        tpb = self.config.threads_per_block
+        tpb = self.tpb
         count = len(blocks)
         layout = self._layout(count)
         warps_per_block = -(-tpb // WARP)
@@ -144,14 +147,13 @@ class VectorExecutor:
         t = Lanes(count * tpb, clock)
         t.__dict__.update(layout)
         t.blocks, t.config = blocks.astype(np.int64), self.config
-        t.gid = np.repeat(t.blocks * tpb, tpb) + layout["local"]
         t.ep = np.zeros(count * tpb, np.int32)
         t.n_warps, t.n_blocks, t.per_block, t.shared, t.warned = count * warps_per_block, count, tpb, {}, set()
         return t
 
     def _layout(self, count: int) -> dict[str, np.ndarray]:
         """Where each lane of a batch of `count` blocks sits: a prefix of the layout of the largest batch."""
-        tpb = self.config.threads_per_block
+        tpb = self.tpb
         most = max(count, min(self.total, self.device.sm_count * self.per_sm))
         full = _full_layout(tpb, most)
         return {name: values[: count * tpb] for name, values in full.items()}

@@ -45,6 +45,7 @@ class Lanes:
         self.loops: list[_Loop] = []
         self.depth = 0  # calls in progress: the kernel's frame is the outermost
         self.clock = clock  # the cost model's clock, charged per issued instruction (simt_cost.py)
+        self.checked_index = None  # the last index array checked for all lanes (simt_memory.py)
 
     def __getattr__(self, name: str) -> object:
         """Thread and block indices, computed the first time the kernel asks for them."""
@@ -171,7 +172,7 @@ class Lanes:
     def charge(self, what: str, key: np.ndarray | None = None) -> None:
         """The cost model's clock advances for the warps with active lanes (`key`: atomic addresses)."""
         if self.clock is not None and self.active:
-            self.clock.issue(what, self.mask, key)
+            self.clock.issue(what, self.mask, key, self.full)
 
 
 def _coordinate(linear: np.ndarray, dims: tuple[int, int, int], axis: int) -> np.ndarray:
@@ -194,6 +195,7 @@ def _thread(t: Lanes, axis: int) -> np.ndarray:
 _INDICES = {
     "tx": lambda t: _thread(t, 0), "ty": lambda t: _thread(t, 1), "tz": lambda t: _thread(t, 2),
     "bx": lambda t: _block(t, 0), "by": lambda t: _block(t, 1), "bz": lambda t: _block(t, 2),
+    "gid": lambda t: np.repeat(t.blocks * t.per_block, t.per_block) + t.local,
 }  # fmt: skip
 
 

@@ -173,7 +173,7 @@ class VectorMemory:
         shape = data.shape if prefix is None else data.shape[1:]
         if len(parts) != len(shape):
             raise VectorUnsupported("a row of an array (an index with fewer parts than the array has axes)")
-        checked = [_checked(p, n, lanes) for p, n in zip(parts, shape)]
+        checked = [_checked_once(t, p, n, lanes) for p, n in zip(parts, shape)]
         flat = 0
         for k, n in zip(checked, shape):
             flat = flat * n + k
@@ -264,6 +264,18 @@ class VectorMemory:
 
     def _record(self, t, lanes, aid, flat, kind, line, values):
         self.log.add(t, lanes, aid, flat, kind, line, values)
+
+
+def _checked_once(t, part, n: int, lanes):
+    """_checked, remembering the batch's last index of all lanes: `c[i] = a[i] + b[i]` checks `i` once."""
+    if lanes is not None or not isinstance(part, np.ndarray):
+        return _checked(part, n, lanes)
+    last = t.checked_index
+    if last is not None and last[0] is part and last[1] == n:  # a kernel's index arrays are never changed
+        return last[2]
+    result = _checked(part, n, None)
+    t.checked_index = (part, n, result)  # holds `part`, so no other array can take its id
+    return result
 
 
 def _checked(part, n: int, lanes):
