@@ -123,7 +123,9 @@ class Replay:
         last, done = self._done
         threads = self.trace.accesses["thread"]
         n = self.trace.n_threads
-        if k >= last:
+        if k >= self.events:  # the whole log: every thread's count is known already
+            done = self.seg_count.copy()
+        elif k >= last:
             done = done + np.bincount(threads[last:k], minlength=n)
         elif k > last // 2:
             done = done - np.bincount(threads[k:last], minlength=n)

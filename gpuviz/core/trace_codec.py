@@ -160,9 +160,10 @@ def _values(members: dict, array: np.ndarray, length: int) -> np.ndarray:
         if not array_id.isdigit() or stored.ndim != 1 or stored.dtype.kind not in VALUE_KINDS:
             raise BadEncoding(f"its {key} is not a column of values of one array")
         rows = array == int(array_id)
-        if int(rows.sum()) != len(stored):
-            raise BadEncoding(f"its {key} holds {len(stored)} values for {int(rows.sum())} accesses")
-        value[rows] = stored
+        held = int(np.count_nonzero(rows))
+        if held != len(stored):
+            raise BadEncoding(f"its {key} holds {len(stored)} values for {held} accesses")
+        value[slice(None) if held == length else rows] = stored  # one array: a plain copy, no mask
         filled += len(stored)
     if filled != length:
         raise BadEncoding(f"its access values cover {filled} of {length} accesses")
