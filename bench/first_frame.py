@@ -36,6 +36,7 @@ def run_once(win, app, level: str) -> tuple[float, list[tuple[str, float]]]:
     connections = [
         (win.runner.runs.stage, lambda stage: mark(stage.stage)),
         (win.runner.runs.trace_ready, lambda _ready: mark("trace saved")),
+        (win.runner.runs.analysis_ready, lambda _ready: mark("analysis arrived")),
         (win.state.trace_changed, lambda trace: mark("trace shown") if trace is not None else None),
     ]
     for signal, slot in connections:
