@@ -58,7 +58,7 @@ class Replay:
     def _event_times(self) -> np.ndarray:
         acc = self.trace.accesses
         if not self.inferred:
-            return acc["time"].astype(np.int64)
+            return acc["time"].astype(np.int64, copy=False)  # read only: the trace's own column
         # No time per event: the log is in execution order, and no event precedes its thread's start.
         starts = self.trace.threads["t_start"].astype(np.int64)[acc["thread"]]
         return np.maximum.accumulate(starts) if len(starts) else starts
@@ -77,7 +77,7 @@ class Replay:
         counts = np.bincount(acc["thread"], minlength=n)
         self.seg_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self.seg_count = counts.astype(np.int64)
-        self.sorted_pos = self.order.astype(np.int64)
+        self.sorted_pos = self.order.astype(np.int64, copy=False)  # argsort gives int64 already
         self.line_sorted = acc["line"][self.order] if self.events else np.zeros(1, np.int32)
         self._silent = counts == 0  # threads that made no access
         self.epochs = int(acc["epoch"].max()) + 1 if self.events else 1
