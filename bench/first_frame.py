@@ -3,7 +3,7 @@
 worker process, the trace file and the loader, until the window has drawn the launch.
 
 Offscreen; the same launch recorded at level `threads` (no access log, no race analysis) is the
-baseline measured in the same run. Prints when each stage arrived, then, last,
+baseline measured in the same run. Prints when each stage arrived (the analysis too), then, last,
 `first_frame accesses=<s> threads=<s> ratio=<r>` (best of REPEATS each).
 Run: `PYTHONPATH=$PWD python bench/first_frame.py [grid]` (default 1024).
 """
