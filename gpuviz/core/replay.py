@@ -81,20 +81,26 @@ class Replay:
         self.line_sorted = acc["line"][self.order] if self.events else np.zeros(1, np.int32)
         self._silent = counts == 0  # threads that made no access
         self.epochs = int(acc["epoch"].max()) + 1 if self.events else 1
-        self._barriers: tuple[np.ndarray, np.ndarray] | None = None  # built when a barrier is first asked about
+        self._barriers: tuple[np.ndarray, np.ndarray, int] | None = None  # built when a barrier is first asked about
 
-    def _barrier_tables(self) -> tuple[np.ndarray, np.ndarray]:
+    def _barrier_tables(self) -> tuple[np.ndarray, np.ndarray, int]:
         """(each thread's epochs in its own event order; per block and barrier epoch, the last event
-        position of that epoch): a thread past a barrier waits there while some thread of its block
-        still has events of the epoch before. Only launches with barriers need them."""
+        position of that epoch; how many epochs, ranked where their numbers are sparse): a thread past
+        a barrier waits there while some thread of its block still has events of the epoch before.
+        Only launches with barriers need them."""
         if self._barriers is None:
             acc = self.trace.accesses
-            epoch_sorted = acc["epoch"][self.order].astype(np.int64) if self.events else np.zeros(1, np.int64)
             per_block = int(np.prod(self.trace.block))
-            key = acc["thread"].astype(np.int64) // per_block * self.epochs + acc["epoch"]
-            epoch_last = np.full(max(1, self.trace.n_threads // per_block * self.epochs), -1, np.int64)
+            blocks = self.trace.n_threads // per_block
+            epoch, span = acc["epoch"].astype(np.int64), self.epochs
+            if blocks * span > max(4 * self.events, 1 << 20):  # sparse epoch numbers: rank them (order kept)
+                values, epoch = np.unique(epoch, return_inverse=True)
+                epoch, span = epoch.reshape(-1), len(values)
+            epoch_sorted = epoch[self.order] if self.events else np.zeros(1, np.int64)
+            epoch_last = np.full(max(1, blocks * span), -1, np.int64)
+            key = acc["thread"].astype(np.int64) // per_block * span + epoch
             np.maximum.at(epoch_last, key, np.arange(self.events))
-            self._barriers = (epoch_sorted, epoch_last)
+            self._barriers = (epoch_sorted, epoch_last, span)
         return self._barriers
 
     def thread_states(self, k: int) -> ThreadStates:
@@ -135,14 +141,14 @@ class Replay:
         return done
 
     def _mark_barrier_waits(self, state, seen, latest, done, k: int) -> None:
-        epoch_sorted, epoch_last = self._barrier_tables()
+        epoch_sorted, epoch_last, span = self._barrier_tables()
         pending = seen & (done < self.seg_count) & (state == RUNNING)
         rows = np.flatnonzero(pending)
         last_epoch = epoch_sorted[latest[rows]]
         next_epoch = epoch_sorted[latest[rows] + 1]
         block = rows // int(np.prod(self.trace.block))
         crossed = next_epoch > last_epoch
-        others_behind = epoch_last[block * self.epochs + last_epoch] >= k
+        others_behind = epoch_last[block * span + last_epoch] >= k
         state[rows[crossed & others_behind]] = AT_BARRIER
 
     # ---- memory ------------------------------------------------------------------------------
