@@ -3,7 +3,7 @@
 worker process, the trace file and the loader, until the window has drawn the launch.
 
 Offscreen; the same launch recorded at level `threads` (no access log, no race analysis) is the
-baseline measured in the same run. Prints when each stage arrived, then, last,
+baseline measured in the same run. Prints when each stage arrived (the analysis too), then, last,
 `first_frame accesses=<s> threads=<s> ratio=<r>` (best of REPEATS each).
 Run: `PYTHONPATH=$PWD python bench/first_frame.py [grid]` (default 1024).
 """
@@ -36,6 +36,7 @@ def run_once(win, app, level: str) -> tuple[float, list[tuple[str, float]]]:
     connections = [
         (win.runner.runs.stage, lambda stage: mark(stage.stage)),
         (win.runner.runs.trace_ready, lambda _ready: mark("trace saved")),
+        (win.runner.runs.analysis_ready, lambda _ready: mark("analysis arrived")),
         (win.state.trace_changed, lambda trace: mark("trace shown") if trace is not None else None),
     ]
     for signal, slot in connections:

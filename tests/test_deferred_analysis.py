@@ -47,3 +47,27 @@ def test_the_trace_comes_first_then_its_analysis_once(tmp_path, monkeypatch):
     assert analysed.path == ready.path and analysed.analysis["races"]["locations"] == 1
     stored = gpuviz.load(Path(ready.path)).analysis
     assert stored == json.loads(json.dumps(analysed.analysis))  # the file holds it now
+
+
+def test_the_worker_steps_back_once_the_app_has_a_trace_to_load(monkeypatch) -> None:
+    """A sent unanalysed trace lowers the worker's priority (once); other messages do not."""
+    from gpuviz.run import service
+    from gpuviz.run.messages import TraceReady
+
+    niceness = [0]
+
+    def nice(step: int) -> int:
+        niceness[0] += step
+        return niceness[0]
+
+    monkeypatch.setattr(service.os, "nice", nice)
+    sent = []
+
+    class Queue:
+        put = sent.append
+
+    service._send_from_worker(Queue, TraceReady("a.npz", 0, "k", analysed=True))
+    assert niceness == [0]
+    for _ in range(2):
+        service._send_from_worker(Queue, TraceReady("a.npz", 0, "k", analysed=False))
+    assert niceness == [service.ANALYSIS_NICENESS] and len(sent) == 3

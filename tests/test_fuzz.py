@@ -176,8 +176,10 @@ def test_inflated_arrays_stay_within_the_budget(elements, compress, capsys):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=HEALTH)
-# Python's zipfile cuts a member's name at its first NUL and then fails itself: such names cannot be written.
-@given(count=st.integers(0, 8), name=st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=8))
+# Python's zipfile cuts a member's name at its first NUL and then fails itself, and cannot encode a lone
+# surrogate: such names cannot be written.
+@given(count=st.integers(0, 8),
+       name=st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), min_size=1, max_size=8))
 def test_stray_and_missing_members(count, name, capsys):
     columns = good_columns()
     path = write_members(folder() / "stray.npz", dict(list(columns.items())[:count]))

@@ -90,3 +90,14 @@ def test_steps_move_by_event_thread_and_wave(sim_run):
     with pytest.raises(ValueError, match="unknown step"):
         replay.next_stop(0, "year")
     assert "event 1 of" in replay.caption(1) and "read a[0] = 0" in replay.caption(1)
+
+
+def test_sparse_epoch_numbers_wait_at_the_barrier_as_dense_ones(sim_run):
+    """Epochs numbered far apart (a wrapped or grid-wide counter) are ranked, not tabled in full."""
+    trace = sim_run(BARRIER, 1, 64, np.zeros(64), np.zeros(64), level="accesses")
+    dense = Replay(trace)
+    wide = dict(trace.accesses, epoch=trace.accesses["epoch"] * np.int32(1 << 30))
+    sparse = Replay(type(trace)(meta=trace.meta, threads=trace.threads, args=trace.args, accesses=wide))
+    for k in range(0, dense.events + 1, 7):
+        assert np.array_equal(sparse.thread_states(k).state, dense.thread_states(k).state), k
+    assert sparse._barrier_tables()[2] == 2  # two epochs, ranked

@@ -49,7 +49,6 @@ class Replay:
         self.inferred = "time" not in acc
         self.times = self._event_times()
         self._by_thread()
-        self._barrier_ends()
         self._waves = None
         self._done: tuple[int, np.ndarray] = (0, np.zeros(trace.n_threads, np.int64))  # k, events per thread before k
         self._checkpoints: dict[int, tuple[int, list[np.ndarray]]] = {}
@@ -59,7 +58,7 @@ class Replay:
     def _event_times(self) -> np.ndarray:
         acc = self.trace.accesses
         if not self.inferred:
-            return acc["time"].astype(np.int64)
+            return acc["time"].astype(np.int64, copy=False)  # read only: the trace's own column
         # No time per event: the log is in execution order, and no event precedes its thread's start.
         starts = self.trace.threads["t_start"].astype(np.int64)[acc["thread"]]
         return np.maximum.accumulate(starts) if len(starts) else starts
@@ -78,21 +77,31 @@ class Replay:
         counts = np.bincount(acc["thread"], minlength=n)
         self.seg_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self.seg_count = counts.astype(np.int64)
-        self.sorted_pos = self.order.astype(np.int64)
+        self.sorted_pos = self.order.astype(np.int64, copy=False)  # argsort gives int64 already
         self.line_sorted = acc["line"][self.order] if self.events else np.zeros(1, np.int32)
-        self.epoch_sorted = acc["epoch"][self.order].astype(np.int64) if self.events else np.zeros(1, np.int64)
         self._silent = counts == 0  # threads that made no access
-
-    def _barrier_ends(self) -> None:
-        """Per block and barrier epoch, the last event position of that epoch: a thread past the barrier
-        waits there while some thread of its block still has events of the epoch before."""
-        acc = self.trace.accesses
-        per_block = int(np.prod(self.trace.block))
-        block = acc["thread"].astype(np.int64) // per_block
         self.epochs = int(acc["epoch"].max()) + 1 if self.events else 1
-        key = block * self.epochs + acc["epoch"]
-        self.epoch_last = np.full(max(1, self.trace.n_threads // per_block * self.epochs), -1, np.int64)
-        np.maximum.at(self.epoch_last, key, np.arange(self.events))
+        self._barriers: tuple[np.ndarray, np.ndarray, int] | None = None  # built when a barrier is first asked about
+
+    def _barrier_tables(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(each thread's epochs in its own event order; per block and barrier epoch, the last event
+        position of that epoch; how many epochs, ranked where their numbers are sparse): a thread past
+        a barrier waits there while some thread of its block still has events of the epoch before.
+        Only launches with barriers need them."""
+        if self._barriers is None:
+            acc = self.trace.accesses
+            per_block = int(np.prod(self.trace.block))
+            blocks = self.trace.n_threads // per_block
+            epoch, span = acc["epoch"].astype(np.int64), self.epochs
+            if blocks * span > max(4 * self.events, 1 << 20):  # sparse epoch numbers: rank them (order kept)
+                values, epoch = np.unique(epoch, return_inverse=True)
+                epoch, span = epoch.reshape(-1), len(values)
+            epoch_sorted = epoch[self.order] if self.events else np.zeros(1, np.int64)
+            epoch_last = np.full(max(1, blocks * span), -1, np.int64)
+            key = acc["thread"].astype(np.int64) // per_block * span + epoch
+            np.maximum.at(epoch_last, key, np.arange(self.events))
+            self._barriers = (epoch_sorted, epoch_last, span)
+        return self._barriers
 
     def thread_states(self, k: int) -> ThreadStates:
         """Every thread's state and line after the first k events."""
@@ -120,7 +129,9 @@ class Replay:
         last, done = self._done
         threads = self.trace.accesses["thread"]
         n = self.trace.n_threads
-        if k >= last:
+        if k >= self.events:  # the whole log: every thread's count is known already
+            done = self.seg_count.copy()
+        elif k >= last:
             done = done + np.bincount(threads[last:k], minlength=n)
         elif k > last // 2:
             done = done - np.bincount(threads[k:last], minlength=n)
@@ -130,13 +141,14 @@ class Replay:
         return done
 
     def _mark_barrier_waits(self, state, seen, latest, done, k: int) -> None:
+        epoch_sorted, epoch_last, span = self._barrier_tables()
         pending = seen & (done < self.seg_count) & (state == RUNNING)
         rows = np.flatnonzero(pending)
-        last_epoch = self.epoch_sorted[latest[rows]]
-        next_epoch = self.epoch_sorted[latest[rows] + 1]
+        last_epoch = epoch_sorted[latest[rows]]
+        next_epoch = epoch_sorted[latest[rows] + 1]
         block = rows // int(np.prod(self.trace.block))
         crossed = next_epoch > last_epoch
-        others_behind = self.epoch_last[block * self.epochs + last_epoch] >= k
+        others_behind = epoch_last[block * span + last_epoch] >= k
         state[rows[crossed & others_behind]] = AT_BARRIER
 
     # ---- memory ------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ def _decode_accesses(members: dict, encoding: dict) -> dict[str, np.ndarray]:
         raise BadEncoding("its access.sites is not a table of (array, kind, line) rows")
     if length and int(site.max()) >= len(sites):
         raise BadEncoding(f"access.site names site {int(site.max())}; the table has {len(sites)}")
-    out = {name: np.take(sites[:, axis].astype(ACCESS_COLUMNS[name]), site)
+    out = {name: _per_access(sites[:, axis].astype(ACCESS_COLUMNS[name]), site)
            for axis, name in enumerate(("array", "kind", "line"))}  # fmt: skip
     for name in ("thread", "index", "epoch", "time"):
         if f"access.{name}" in members or name != "time":
@@ -151,6 +151,14 @@ def _decode_accesses(members: dict, encoding: dict) -> dict[str, np.ndarray]:
     return columns
 
 
+def _per_access(table: np.ndarray, site: np.ndarray) -> np.ndarray:
+    """A site table's column for every access; one fill where every site has the same value
+    (a kernel touching one array, or one line), else a gather."""
+    if len(table) and len(site) and bool((table == table[0]).all()):
+        return np.full(len(site), table[0], table.dtype)
+    return np.take(table, site)
+
+
 def _values(members: dict, array: np.ndarray, length: int) -> np.ndarray:
     value = np.zeros(length, np.float64)
     filled = 0
@@ -160,9 +168,10 @@ def _values(members: dict, array: np.ndarray, length: int) -> np.ndarray:
         if not array_id.isdigit() or stored.ndim != 1 or stored.dtype.kind not in VALUE_KINDS:
             raise BadEncoding(f"its {key} is not a column of values of one array")
         rows = array == int(array_id)
-        if int(rows.sum()) != len(stored):
-            raise BadEncoding(f"its {key} holds {len(stored)} values for {int(rows.sum())} accesses")
-        value[rows] = stored
+        held = int(np.count_nonzero(rows))
+        if held != len(stored):
+            raise BadEncoding(f"its {key} holds {len(stored)} values for {held} accesses")
+        value[slice(None) if held == length else rows] = stored  # one array: a plain copy, no mask
         filled += len(stored)
     if filled != length:
         raise BadEncoding(f"its access values cover {filled} of {length} accesses")
@@ -200,7 +209,8 @@ def _get_int(members: dict, encoding: dict, name: str, length: int | None) -> np
     # Whole-number arithmetic wraps in the dtype given back, and wraps back: the sums come out exact
     # for every value that dtype holds (what was saved); a hostile file gets values the checks refuse.
     values = stored.astype(dtype)
-    values += np.array(offset).astype(dtype)
+    if offset:
+        values += np.array(offset).astype(dtype)
     if delta is True and len(values):
         values[0] = np.array(first).astype(dtype)
         np.cumsum(values, out=values)

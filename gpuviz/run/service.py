@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import traceback
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -115,6 +116,18 @@ class _Printed(io.TextIOBase):
             self.pending = ""
 
 
+ANALYSIS_NICENESS = 5  # how far the worker steps back once the app has a trace to load
+
+
+def _behind_the_window() -> None:
+    """Lower this worker's priority (once): on a machine with few cores, the app's loading thread,
+    which the student waits for, then runs before the analysis, which arrives later anyway."""
+    with contextlib.suppress(OSError, AttributeError):  # no os.nice on Windows
+        now = os.nice(0)
+        if now < ANALYSIS_NICENESS:
+            os.nice(ANALYSIS_NICENESS - now)
+
+
 def worker_main(request: RunRequest | FixRequest, queue) -> None:
     """Entry point of the worker process: it dies with its parent (run/lifeline.py), and it exists to
     run and analyse, so it keeps freed memory. A FixRequest checks a student's fix instead of a run."""
@@ -127,7 +140,13 @@ def worker_main(request: RunRequest | FixRequest, queue) -> None:
     if isinstance(request, FixRequest):
         check_fix_of(request, queue.put)
     else:
-        execute(request, queue.put, lambda message: _last_words(queue, message))
+        execute(request, lambda message: _send_from_worker(queue, message), lambda message: _last_words(queue, message))
+
+
+def _send_from_worker(queue, message: Message) -> None:
+    queue.put(message)
+    if isinstance(message, TraceReady) and not message.analysed:  # the app now loads this trace
+        _behind_the_window()
 
 
 def _last_words(queue, message: str) -> None:

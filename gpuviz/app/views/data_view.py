@@ -81,6 +81,7 @@ class DataView(QWidget):
         self._shape = (0, 0)
         self._last = self._count = None
         self._drawn_block = None
+        self._writers_of: tuple | None = None  # (trace, array, block) that _last and _count describe
         self.array.currentIndexChanged.connect(lambda *_: self._redraw())
         self.mode.currentIndexChanged.connect(lambda *_: self._redraw())
         self.slice.valueChanged.connect(lambda *_: self._redraw())
@@ -155,8 +156,11 @@ class DataView(QWidget):
             return
         shape = tuple(entry["shape"]) or (1,)
         self._drawn_block = self._block()
-        last, count = writers(trace, self.current_array(), size, self._drawn_block)
-        self._last, self._count = last, count
+        drawn = (trace, self.current_array(), self._drawn_block)
+        if self._writers_of is None or self._writers_of[0] is not trace or self._writers_of[1:] != drawn[1:]:
+            self._last, self._count = writers(trace, self.current_array(), size, self._drawn_block)
+            self._writers_of = drawn  # a redraw of the same picture (new frames, a slice) reuses them
+        last, count = self._last, self._count
         self._shape = picture_shape(shape)
         self.slice.setEnabled(len(shape) == 3)
         self.slice.setRange(0, shape[0] - 1 if len(shape) == 3 else 0)

@@ -6,6 +6,8 @@ import numpy as np
 
 from gpuviz.core.trace import READ, WRITE, Trace
 
+PAIR_TABLE_MAX = 64 << 20  # (element, thread) pairs counted in a table of bytes up to this size
+
 
 def _log(trace: Trace):
     if trace.accesses is None:
@@ -59,9 +61,21 @@ def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tu
     if block is not None:
         plain = plain[mine]
     index, thread = index[plain], thread[plain]
-    if len(index):  # distinct (element, thread) pairs by one sort of packed keys, then count per element
-        span = int(thread.max()) + 1
-        pairs = np.sort(index.astype(np.int64) * span + thread)
-        distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
-        count += np.bincount(distinct // span, minlength=size)[:size]
+    if len(index):
+        count += _distinct_threads(index.astype(np.int64), thread, size)
     return last, count
+
+
+def _distinct_threads(index: np.ndarray, thread: np.ndarray, size: int) -> np.ndarray:
+    """Per element, how many distinct threads appear with it: a table of (element, thread) pairs
+    where it is small (a race on a few elements by a million threads), else one sort of packed keys."""
+    low = int(thread.min())
+    span = int(thread.max()) - low + 1
+    pairs = index * span + (thread - low)
+    if size * span <= PAIR_TABLE_MAX:
+        seen = np.zeros(size * span, np.bool_)
+        seen[pairs] = True
+        return np.count_nonzero(seen.reshape(size, span), axis=1)
+    pairs = np.sort(pairs)
+    distinct = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
+    return np.bincount(distinct // span, minlength=size)[:size]
