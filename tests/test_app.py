@@ -47,6 +47,15 @@ def run_and_wait(qtbot, win):
     return blocker.args[0]
 
 
+def commit_any_prediction(predict) -> None:
+    """Any prediction (the first choice, or 1 in every number box), committed: the answer opens only then."""
+    if predict.choice_buttons:
+        predict.choice_buttons[0].setChecked(True)
+    for box in predict.number_boxes:
+        box.setText("1")
+    predict.commit()
+
+
 def open_and_wait(qtbot, win, path):
     win.open_path(path)
     qtbot.waitUntil(lambda: win.runner.loader.idle, timeout=RUN_TIMEOUT)

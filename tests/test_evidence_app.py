@@ -9,17 +9,12 @@ pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 from PySide6.QtWidgets import QDockWidget
 
 from gpuviz.catalog.evidence import resolve
-from tests.test_app import RUN_TIMEOUT, pick, run_and_wait, window  # noqa: F401  (the fixture)
+from tests.test_app import RUN_TIMEOUT, commit_any_prediction, pick, run_and_wait, window  # noqa: F401  (the fixture)
 
 
 def answer(qtbot, win):
     lesson = win.views["lesson"]
-    predict = lesson.predict  # any prediction: the answer opens once one is committed
-    if predict.choice_buttons:
-        predict.choice_buttons[0].setChecked(True)
-    for box in predict.number_boxes:
-        box.setText("1")
-    predict.commit()
+    commit_any_prediction(lesson.predict)
     lesson.show_answer()
     qtbot.waitUntil(lambda: lesson._pending is None and "Loading" not in lesson.evidence.text(), timeout=RUN_TIMEOUT)
     qtbot.waitUntil(lambda: win.runner.loader.idle, timeout=RUN_TIMEOUT)

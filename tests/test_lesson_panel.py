@@ -18,7 +18,7 @@ from gpuviz.app.main_window import MainWindow
 from gpuviz.app.preferences import Preferences
 from gpuviz.app.settings import data_dir
 from gpuviz.catalog import find
-from gpuviz.catalog.progress import ProgressBook
+from gpuviz.catalog.student_progress import ProgressBook
 from gpuviz.cli import main
 from tests.test_app import RUN_TIMEOUT, pick, run_and_wait, window  # noqa: F401  (the fixture)
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from gpuviz.catalog.progress import FORMAT, LessonProgress, ProgressBook
+from gpuviz.catalog.student_progress import FORMAT, LessonProgress, ProgressBook
 
 
 def test_progress_is_saved_at_once_and_read_back(tmp_path):

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject
 from gpuviz.app.fix_checker import FixChecker
 from gpuviz.app.settings import data_dir
 from gpuviz.catalog import catalog
-from gpuviz.catalog.progress import ProgressBook
+from gpuviz.catalog.student_progress import ProgressBook
 from gpuviz.core.errors import GpuvizError
 
 PROGRESS_FILE = "progress.json"

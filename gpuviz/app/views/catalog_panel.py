@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from gpuviz.catalog import CatalogEntry, catalog
-from gpuviz.catalog.progress import ProgressBook
+from gpuviz.catalog.student_progress import ProgressBook
 
 
 class CatalogPanel(QWidget):

@@ -21,7 +21,7 @@ from gpuviz.core.errors import GpuvizError
 
 class LessonView(QWidget):
     fix_check_requested = Signal(object)  # CatalogEntry: check the editor's code against its fix checks
-    progress_made = Signal(str, dict)  # lesson name, what changed (catalog/progress.py's LessonProgress fields)
+    progress_made = Signal(str, dict)  # lesson name, what changed (catalog/student_progress.py's LessonProgress fields)
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
