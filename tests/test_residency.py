@@ -57,6 +57,14 @@ def test_blocks_overlapping_only_where_earlier_warps_had_finished_are_explained_
     assert "never show more than 64 of the SM's 64 warps" in note
 
 
+def test_the_warps_explain_it_when_registers_limit_the_sm_to_as_many_blocks_as_threads_do():
+    early = [(0, 50)] * 16 + [(0, 100)] * 16
+    trace = _trace([(0, 0, 100), (0, 0, 100), (0, 60, 200)], warp_spans=[early, early, [(60, 200)] * 32])
+    trace.meta["registers_per_thread"] = 30  # 2 blocks of 1,024 threads by registers too (the recorder's kernel)
+    assert residency(trace).limiter == "threads and registers"
+    assert "never show more than 64 of the SM's 64 warps" in residency_note(trace)
+
+
 def test_excess_overlap_counts_the_wait_until_enough_blocks_end():
     sm = np.zeros(4, np.int64)
     over, excess = excess_overlap(sm, np.array([0, 0, 0, 5]), np.array([10, 20, 30, 40]), limit=2)

@@ -91,7 +91,7 @@ def residency_note(trace: Trace) -> str | None:
     max_warps = int(sm_facts(trace).get("max_threads_per_sm", 0)) // int(trace.meta.get("warp_size", 32))
     if step and found.excess <= step:
         reason = f" That is within the GPU timer's step ({step:,} ns): the times cannot tell these apart."
-    elif found.limiter == "threads" and 0 < found.peak_warps <= max_warps:
+    elif "threads" in found.limiter.split(" and ") and 0 < found.peak_warps <= max_warps:
         reason = (f" Counted by warps they never show more than {found.peak_warps} of the SM's {max_warps} warps at "
                   "once: a block starts once enough warps of the earlier ones have finished, so a bar (first warp "
                   "start to last warp end) overlaps the blocks before it.")  # fmt: skip
