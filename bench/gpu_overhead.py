@@ -83,11 +83,14 @@ def overhead() -> dict[str, float]:
         launch = PreparedLaunch(cuda, compiled, config, (a, b, c), cap=4 * N)
         launch.compile_for_arguments()
         ms = kernel_ms(cuda, launch.launch, before=launch.reset_counter)
-        events = int(launch.counter.copy_to_host()[:-1].sum())
+        events = launch.log.filled()
         ratios[level] = ms / base
-        print(f"{level:9s}: {ms:.3f} ms  ratio {ratios[level]:.2f}  events {events:,}")
-    print("record bytes: 12 per block, 8 per warp, none per thread (threads); + 8 per warp start, 8 per access "
-          "a lane and 16 a group of lanes logging together, with its time (accesses)")  # fmt: skip
+        overload = launch.overload
+        print(f"{level:9s}: {ms:.3f} ms  ratio {ratios[level]:.2f}  events {events:,}  registers "
+              f"{overload.regs_per_thread} local bytes {overload.local_mem_per_thread}")  # fmt: skip
+    print("record bytes: 12 per block, 8 per warp, none per thread (threads); + 8 per warp start, 2 per thread, "
+          "per access 4 (code, time) + 4 (element, unless the thread's previous one) + 4 (value, unless the array "
+          "is read-only) (accesses)")  # fmt: skip
     return ratios
 
 

@@ -215,6 +215,35 @@ def test_accesses_carry_their_times_in_order_and_the_replay_uses_them():
     assert not replay.inferred and replay.time_at(len(acc["time"])) == int(acc["time"][-1])
 
 
+def test_a_warp_ends_with_its_last_lane_and_long_gaps_keep_their_times():
+    """Lanes that return at different times: the warp's end is its latest lane's (the last of the
+    lanes' stores stays). A thread that waits longer than the log's time guard between two accesses
+    gets a time mark: its times still come back in order and inside its warp's span."""
+    sleep = "" if SIMULATED else "        cuda.nanosleep(spin)\n" * 2  # numba's simulator has no nanosleep
+    source = (
+        "from numba import cuda\n@cuda.jit\ndef k(a, out, spin, reps):\n    i = cuda.grid(1)\n    acc = 0.0\n"
+        "    for r in range((i % 32) * reps):\n        acc += a[r]\n    if i % 32 == 31:\n"
+        f"        acc += 1\n{sleep}    if i % 3 == 0:\n        out[i] = acc\n        return\n    out[i] = acc + 1\n"
+    )  # fmt: skip
+    spin = 900_000  # ns each, over GUARD_NS: the last lane's store comes after a gap the guard marks
+    reps = 1 if SIMULATED else 8  # reads per lane number: numba's simulator is slow
+    trace = _run(source, 2, 64, (np.ones(256, np.float32), np.zeros(128, np.float32), spin, reps), "gpu")
+    acc, threads = trace.accesses, trace.threads
+    ends = threads["t_end"][acc["thread"]]
+    assert (acc["time"] <= ends).all() and (acc["time"] >= threads["t_start"][acc["thread"]]).all()
+    for warp in range(4):
+        lanes = np.arange(warp * 32, warp * 32 + 32)
+        last = acc["time"][np.isin(acc["thread"], lanes)].max()
+        assert threads["t_end"][lanes[0]] >= last  # the warp lasts as long as its slowest lane
+        mine = acc["thread"] == lanes[-1]
+        assert acc["kind"][mine].tolist() == [0] * (31 * reps) + [1]  # the reads then the store, in order
+        assert (np.diff(acc["time"][mine]) >= 0).all()
+    if not SIMULATED:
+        store = acc["time"][(acc["thread"] == 31) & (acc["kind"] == 1)][0]
+        read = acc["time"][(acc["thread"] == 31) & (acc["kind"] == 0)].max()
+        assert store - read >= 1_000_000  # two sleeps of 0.9 ms, the gap kept across the guard
+
+
 def test_a_racy_launch_keeps_what_the_unrecorded_kernel_gives(tmp_path, capsys):
     source = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    a[0] += 1\n    b[cuda.grid(1)] = 2\n"
     a, b = np.zeros(1, np.int64), np.zeros(64, np.int64)

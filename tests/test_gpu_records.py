@@ -1,15 +1,10 @@
 """Decoding the GPU recorder's buffers: pure NumPy, no GPU needed."""
 
 import numpy as np
+import pytest
 
-from gpuviz.backends.gpu.hooks import EMPTY
-from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times, unwrap_times
-
-
-def test_low_time_bits_unwrap_around_their_reference_even_across_a_wrap():
-    reference = np.array([(5 << 32) + 100, (5 << 32) + 0xFFFFFF00, (7 << 32) + 10], np.uint64)
-    full = np.array([(5 << 32) + 150, (6 << 32) + 0x10, (7 << 32) + 2], np.int64)  # later, later across a wrap, earlier
-    np.testing.assert_array_equal(unwrap_times(full & 0xFFFFFFFF, reference), full)
+from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, SAME, TIME_MARK
+from gpuviz.backends.gpu.records import PoolLog, SlotLog, accesses_of, decode_records, place_in_time, thread_times
 
 
 def test_threads_span_their_warps_first_to_last_reading():
@@ -27,11 +22,16 @@ def test_threads_span_their_warps_first_to_last_reading():
 
 
 def test_accesses_are_put_in_time_order_keeping_the_log_order_of_ties():
-    accesses = {"thread": np.array([1, 0, 0, 1], np.int32), "kind": np.array([0, 0, 1, 1], np.int8),
-                "time": np.array([30, 10, 10, 20], np.uint32)}  # fmt: skip
-    placed = place_in_time(accesses, np.array([5], np.uint64), np.zeros(2, np.int64), first=5)
-    assert placed["time"].tolist() == [5, 5, 15, 25]
+    accesses = {
+        "thread": np.array([1, 0, 0, 1], np.int32),
+        "kind": np.array([0, 0, 1, 1], np.int8),
+        "time": np.array([3, 1, 1, 2], np.int64),
+    }  # in units of 32 ns
+    placed = place_in_time(accesses, np.zeros(2, np.int64), first=10)
+    assert placed["time"].tolist() == [22, 22, 54, 86]
     assert placed["thread"].tolist() == [0, 0, 1, 1] and placed["kind"].tolist() == [0, 1, 1, 0]
+    late_start = place_in_time(accesses, np.array([30, 0]), first=10)  # a time cut to its unit stays in its thread
+    assert late_start["time"].tolist()[:2] == [30, 30]
 
 
 def test_the_timer_step_is_the_median_change_between_readings():
@@ -41,30 +41,91 @@ def test_the_timer_step_is_the_median_change_between_readings():
     assert step_of(np.array([5, 5, 5], np.uint64)) is None
 
 
-def _log(groups, size=8):
-    """Log columns holding groups given as (first slot, warp, mask, meta, time, [(element, value) per lane])."""
-    columns = [np.zeros(size, np.uint32), np.zeros(size, np.float32), np.zeros(size, np.uint32),
-               np.zeros(size, np.uint32), np.full(size, EMPTY, np.uint32), np.zeros(size, np.uint32)]  # fmt: skip
-    for first, warp, mask, meta, time, lanes in groups:
-        for k, (element, value) in enumerate(lanes):
-            columns[0][first + k], columns[1][first + k] = element, value
-        columns[2][first], columns[3][first], columns[4][first], columns[5][first] = warp, mask, meta, time
-    return columns
+def _slots(records_by_thread: list[list[tuple]], value_dtype=np.float32) -> SlotLog:
+    """Slot columns from each thread's records (code, time units, element, value), as the kernel fills them."""
+    rows = max(len(r) for r in records_by_thread)
+    n = len(records_by_thread)
+    columns = [np.zeros((rows, n), np.uint16), np.zeros((rows, n), np.uint16), np.full((rows, n), 7777, np.uint32),
+               np.full((rows, n), -1, value_dtype)]  # fmt: skip
+    for t, records in enumerate(records_by_thread):
+        for k, (code, units, element, value) in enumerate(records):
+            columns[0][k, t], columns[1][k, t] = code, units & 0xFFFF
+            if element is not None:
+                columns[2][k, t] = element
+            if value is not None:
+                columns[3][k, t] = value
+    return SlotLog(*columns, count=np.array([len(r) for r in records_by_thread], np.uint16))
 
 
-def test_groups_of_lanes_decode_to_one_row_a_lane_with_the_groups_thread_ids():
+def _empty_pool() -> PoolLog:
+    return PoolLog(*(np.zeros(0, d) for d in (np.uint32, np.uint16, np.uint32, np.uint32, np.float32)),
+                   rank=np.zeros(0, np.int64))  # fmt: skip
+
+
+def _code(site, aid, same=False):
+    return (site << 6) | aid | (SAME if same else 0)
+
+
+def test_slots_decode_thread_by_thread_with_elements_kept_from_the_previous_record():
+    read, write = FIRST_SITE, FIRST_SITE + 1
+    slots = _slots([
+        [(_code(read, 0, same=True), 105, None, 1.5), (_code(write, 1, same=True), 106, None, 2.5)],  # a[0], c[0]
+        [(_code(read, 0), 110, 9, 3.0), (_code(read, 0, same=True), 111, None, 3.0), (_code(write, 1), 112, 4, 8.0)],
+    ])  # fmt: skip
+    rec = decode_records(slots, _empty_pool(), start_units=np.array([100, 100]))
+    assert rec["thread"].tolist() == [0, 1, 0, 1, 1]  # row by row: each thread's k-th record
+    assert rec["element"].tolist() == [0, 9, 0, 9, 4]  # thread 0's first element is its own id
+    assert rec["time"].tolist() == [105, 110, 106, 111, 112]
+    assert rec["value"].tolist() == [1.5, 3.0, 2.5, 3.0, 8.0]
+    assert (rec["code"] & 63).tolist() == [0, 0, 1, 0, 1] and rec["epoch"].tolist() == [0] * 5
+
+
+@pytest.mark.parametrize("epoch_units", [0, 1_792_000_000_000_000_000 >> 5])  # small, and %globaltimer in 2026
+def test_times_unwrap_record_after_record_and_time_marks_carry_the_high_bits(epoch_units):
+    start = epoch_units + (3 << 16) + 65530
+    later = start + 20  # across a wrap of the low 16 bits
+    far = start + (9 << 16) + 5
+    slots = _slots([[(_code(FIRST_SITE, 0), later, 1, 0.0), (_code(TIME_MARK, 0), far, (far >> 16) & 0xFFFFFFFF, None),
+                     (_code(FIRST_SITE, 0, same=True), far + 2, None, 0.0)]])  # fmt: skip
+    rec = decode_records(slots, _empty_pool(), start_units=np.array([start]))
+    assert rec["time"].tolist() == [later, far + 2]
+    assert rec["element"].tolist() == [1, 1]  # the mark kept the thread's previous element
+
+
+def test_barrier_marks_count_into_epochs_in_the_slots_and_in_the_pool():
+    slots = _slots([[(_code(FIRST_SITE, 0), 1, 5, 0.0), (_code(BARRIER, 0), 2, None, None),
+                     (_code(FIRST_SITE, 0), 3, 6, 0.0)]])  # fmt: skip
+    pool = PoolLog(np.array([0, 0, 0], np.uint32), np.array([_code(BARRIER, 0), _code(FIRST_SITE, 0), 0], np.uint16),
+                   np.array([4, 5, 6], np.uint32), np.array([0, 7, 0], np.uint32), np.zeros(3, np.float32),
+                   rank=np.array([0, 1, 2]))  # fmt: skip
+    pool.code[2] = _code(FIRST_SITE + 1, 0)
+    pool.element[2] = 8
+    rec = decode_records(slots, pool, start_units=np.array([0]))
+    assert rec["element"].tolist() == [5, 6, 7, 8] and rec["epoch"].tolist() == [0, 1, 2, 2]
+    assert rec["time"].tolist() == [1, 3, 5, 6]
+
+
+def test_pool_records_follow_their_threads_order_not_the_pools():
+    pool = PoolLog(np.array([1, 0, 1], np.uint32), np.full(3, _code(FIRST_SITE, 0), np.uint16),
+                   np.array([30, 10, 20], np.uint32), np.array([13, 10, 12], np.uint32), np.zeros(3, np.float32),
+                   rank=np.array([5, 0, 2]))  # thread 1's record at rank 2 came before its rank-5 one  # fmt: skip
+    slots = SlotLog(*(np.zeros((0, 2), d) for d in (np.uint16, np.uint16, np.uint32, np.float32)),
+                    count=np.zeros(2, np.uint16))  # fmt: skip
+    rec = decode_records(slots, pool, start_units=np.zeros(2, np.int64))
+    assert rec["thread"].tolist() == [0, 1, 1] and rec["element"].tolist() == [10, 12, 13]
+
+
+def test_loads_of_read_only_arrays_take_their_values_from_the_inputs():
     remap = np.full(64, -1, np.int64)
-    remap[[0, 33]] = [0, 1]
-    write_a = (7 << 17) | (2 << 8) | (0 << 2) | 1  # line 7, epoch 2, array id 0, a write
-    read_s = (9 << 17) | (33 << 2)  # line 9, array id 33 (a shared array), a read
-    columns = _log([(0, 3, 0b1010, write_a, 500, [(10, 1.5), (11, 2.5)]),  # warp 3 = block 1, warp 1: lanes 1, 3
-                    (5, 0, 1 << 31, read_s, 400, [(4, 7.0)])])  # fmt: skip
-    acc = decode_log(columns, remap, warps_per_block=2, per_block=64)
-    assert acc["thread"].tolist() == [64 + 32 + 1, 64 + 32 + 3, 31]
-    assert acc["index"].tolist() == [10, 11, 4] and acc["value"].tolist() == [1.5, 2.5, 7.0]
-    assert acc["array"].tolist() == [0, 0, 1] and acc["kind"].tolist() == [1, 1, 0]
-    assert acc["line"].tolist() == [7, 7, 9] and acc["epoch"].tolist() == [2, 2, 0]
-    assert acc["time"].tolist() == [500, 500, 400]
+    remap[[0, 1, 33]] = [0, 1, 2]
+    sites = np.zeros((512, 2), np.int64)
+    sites[FIRST_SITE], sites[FIRST_SITE + 1] = (7, 0), (8, 1)
+    records = {"thread": np.array([0, 0, 1]), "code": np.array([_code(FIRST_SITE, 0), _code(FIRST_SITE + 1, 1),
+               _code(FIRST_SITE, 5)]), "element": np.array([2, 2, 0]), "value": np.array([-1.0, 4.0, 9.0]),
+               "time": np.array([1, 2, 3]), "epoch": np.zeros(3, np.int32)}  # fmt: skip
+    acc = accesses_of(records, remap, sites, initial={0: np.array([10.0, 11.0, 12.0])})
+    assert acc["value"].tolist() == [12.0, 4.0]  # array id 5 is not traced: dropped
+    assert acc["line"].tolist() == [7, 8] and acc["kind"].tolist() == [0, 1] and acc["array"].tolist() == [0, 1]
 
 
 def test_a_logged_element_past_the_end_is_reported_as_out_of_bounds():
@@ -72,8 +133,11 @@ def test_a_logged_element_past_the_end_is_reported_as_out_of_bounds():
 
     remap = np.full(64, -1, np.int64)
     remap[0] = 0
-    columns = _log([(0, 0, 0b11000, (5 << 17) | 1, 0, [(99, 1.0), (100, 1.0)])])  # lanes 3 and 4 write at line 5
-    accesses = decode_log(columns, remap, warps_per_block=4, per_block=128)
+    sites = np.zeros((512, 2), np.int64)
+    sites[FIRST_SITE] = (5, 1)
+    records = {"thread": np.array([3, 4]), "code": np.full(2, _code(FIRST_SITE, 0)), "element": np.array([99, 100]),
+               "value": np.ones(2), "time": np.zeros(2, np.int64), "epoch": np.zeros(2, np.int32)}  # fmt: skip
+    accesses = accesses_of(records, remap, sites, initial={})
     errors, count = recorded_out_of_bounds(accesses, [{"name": "a", "space": "global", "dtype": "float32",
                                                         "shape": [100]}])  # fmt: skip
     assert count == 1

@@ -41,7 +41,7 @@ def test_instrumented_kernels_type_for_the_device(name, level, monkeypatch, tmp_
     from numba import cuda
 
     from gpuviz.backends.gpu import backend
-    from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS
+    from gpuviz.backends.gpu.log import COUNTER_WORDS
 
     monkeypatch.setattr(dispatcher, "get_current_device", lambda: _Device())  # the cc device functions compile for
     body, dims = KERNELS[name]
@@ -51,9 +51,10 @@ def test_instrumented_kernels_type_for_the_device(name, level, monkeypatch, tmp_
     exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
     compiled = backend._compile(module.k, level, {"a": dims, "b": dims, "c": dims})
     arrays = [np.zeros((4,) * dims, np.float32)] * 3
+    log = [np.zeros(1, d) for d in (np.uint32, np.uint32, np.float32, np.uint16)]
+    pool = [np.zeros(64, d) for d in (np.uint32, np.uint16, np.uint32, np.uint32, np.float32)]
     buffers = [np.zeros(1, np.uint64), np.zeros(1, np.uint32), np.zeros(1, np.uint64), np.zeros(1, np.uint64),
-               *[np.zeros(1, dtype) for dtype in backend.LOG_COLUMNS],
-               np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64), 64]  # fmt: skip
+               *log, 1, *pool, np.zeros(COUNTER_WORDS, np.int64), 64, -1]  # fmt: skip
     signature = tuple(numba.typeof(value) for value in [*arrays, *buffers])
     try:
         cuda.compile_ptx(compiled.kernel.py_func, signature, cc=(9, 0))

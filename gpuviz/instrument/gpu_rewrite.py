@@ -17,11 +17,12 @@ from gpuviz.instrument.rewrite import BARRIERS, KernelRewriter
 from gpuviz.instrument.source import KernelSource
 
 # Launch buffers the instrumented kernel takes after the user's own parameters.
-KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_ws", "_gv_li", "_gv_lv", "_gv_hw", "_gv_hm", "_gv_hk", "_gv_ht",
-                  "_gv_cnt", "_gv_cap"]
+KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_ws", "_gv_lg", "_gv_le", "_gv_lv", "_gv_lc", "_gv_k", "_gv_pt",
+                  "_gv_pc", "_gv_ptm", "_gv_pe", "_gv_pv", "_gv_cnt", "_gv_pool", "_gv_vm"]  # fmt: skip
 MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shared-array declarations
 MAX_ARRAY_IDS = 64
 MAX_DIMS = 3
+FIRST_SITE, MAX_SITE = 2, 511  # as the GPU hooks number sites (ids 0 and 1 are their marks)
 
 
 @dataclass
@@ -49,7 +50,25 @@ class SharedSite:
 
 @dataclass
 class SharedSites:
+    """A program's shared-array declarations, and its access sites: (line, kind) of every logged
+    access, numbered from FIRST_SITE (the log stores the number; ids past MAX_SITE share one per kind)."""
+
     sites: list[SharedSite] = field(default_factory=list)
+    accesses: list[tuple[int, int]] = field(default_factory=list)
+
+    def access_site(self, line: int, kind: int) -> int:
+        if FIRST_SITE + len(self.accesses) < MAX_SITE - 2:
+            self.accesses.append((line, kind))
+            return FIRST_SITE + len(self.accesses) - 1
+        return MAX_SITE - 2 + kind  # too many sites: the line is lost, the kind is kept
+
+    def site_table(self) -> list[tuple[int, int]]:
+        """(line, kind) by site id (marks and unused ids have line 0); the many-sites ids have line 0."""
+        table = [(0, 0)] * (MAX_SITE + 1)
+        table[FIRST_SITE : FIRST_SITE + len(self.accesses)] = self.accesses
+        for kind in range(3):
+            table[MAX_SITE - 2 + kind] = (0, kind)
+        return table
 
     def add(self, name: str, shape: str, dtype: str, env: dict) -> int | None:
         aid = MAX_PARAM_IDS + len(self.sites)
@@ -183,14 +202,16 @@ class GpuRewriter(KernelRewriter):
         aid, parts = self.aid_of(array), self._parts(index)
         if not self.accesses or aid is None or not self._one_element(array, parts):
             return ast.Subscript(array, index, ast.Load())
-        return self._thread_call(f"_gv_ld{len(parts)}", [aid, array, *parts, ast.Constant(line)])
+        site = ast.Constant(self.sites.access_site(line, 0))
+        return self._thread_call(f"_gv_ld{len(parts)}", [aid, array, *parts, site])
 
     def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
         aid, parts = self.aid_of(array), self._parts(index)
         if not self.accesses or aid is None or not self._one_element(array, parts):
             plain = ast.Assign([ast.Subscript(array, index, ast.Store())], value)
             return [ast.copy_location(plain, where)]
-        call = self._thread_call(f"_gv_st{len(parts)}", [aid, array, *parts, value, ast.Constant(where.lineno)])
+        site = ast.Constant(self.sites.access_site(where.lineno, 1))
+        call = self._thread_call(f"_gv_st{len(parts)}", [aid, array, *parts, value, site])
         return [ast.copy_location(ast.Expr(call), where)]
 
     def _atomic_call(self, node: ast.Call, op: str) -> ast.expr:
@@ -203,7 +224,8 @@ class GpuRewriter(KernelRewriter):
         if aid is None or not self._one_element(args[0], parts):
             return node
         hook = f"_gv_at_{op}{len(parts)}"
-        call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], ast.Constant(node.lineno)])
+        site = ast.Constant(self.sites.access_site(node.lineno, 2))
+        call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], site])
         return ast.copy_location(call, node)
 
     # ---- device functions, returns, prologue -------------------------------------------------
@@ -220,8 +242,11 @@ class GpuRewriter(KernelRewriter):
         node = self.generic_visit(node)
         if not self.is_kernel:
             return node
-        end = ast.Expr(self._thread_call("_gv_end", [ast.Name("_gv_we", ast.Load())]))
+        end = ast.Expr(self._thread_call(self._end_hook(), [ast.Name("_gv_we", ast.Load())]))
         return [ast.copy_location(end, node), node]
+
+    def _end_hook(self) -> str:
+        return "_gv_end_log" if self.accesses else "_gv_end"
 
     def wrap(self, args: ast.arguments, body: list[ast.stmt]) -> tuple[ast.arguments, list[ast.stmt]]:
         if not self.is_kernel:
@@ -229,17 +254,45 @@ class GpuRewriter(KernelRewriter):
             args.args = [ast.arg("_t"), *ids, *args.args]
             return args, body
         args.args = [*args.args, *(ast.arg(name) for name in KERNEL_BUFFERS)]
-        if self.accesses:  # the barrier epoch lives in a one-element local array the hooks update
-            prologue = (
-                "_gv_ep = _gv_cuda.local.array(1, _gv_int32)\n_gv_ep[0] = 0\n"
-                "_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ws, _gv_ep, _gv_li, _gv_lv, _gv_hw, _gv_hm, _gv_hk, _gv_ht,"
-                " _gv_cnt, _gv_cap)\n"
-            )
+        if self.accesses:  # the thread's log state lives in a local array the hooks update
+            log = ", ".join(KERNEL_BUFFERS[4:])
+            prologue = "_gv_st = _gv_cuda.local.array(3, _gv_int64)\n"
+            prologue += f"_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ws, _gv_st, {log})\n"
         else:
             prologue = "_t = _gv_begin_threads(_gv_bs, _gv_bsm)\n"
         prologue = ast.parse(prologue).body
-        epilogue = ast.parse("_gv_end(_t, _gv_we)").body
+        epilogue = ast.parse(f"{self._end_hook()}(_t, _gv_we)").body
         for stmt in prologue + epilogue:
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
         return args, [*prologue, *body, *epilogue]
+
+
+_READS = {"shape", "size", "ndim", "dtype"}
+
+
+def read_only_params(function: ast.FunctionDef, ndims: dict[str, int]) -> set[str]:
+    """The array parameters (`ndims`: their axes) the kernel only reads: every use is a load of one
+    element (`a[i]`, `a[i, j]`) or a property (`a.shape`, `len(a)`). Anything else (a store, an
+    atomic, a row or a slice, passing it to a function, another name for it, rebinding it) may write
+    it. The recorder leaves the values of read-only arrays out of the log: the host reads them from
+    the inputs."""
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    used_otherwise = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id in ndims and not _only_read(node, parents, ndims[node.id]):
+            used_otherwise.add(node.id)
+    return set(ndims) - used_otherwise
+
+
+def _only_read(name: ast.Name, parents: dict, ndim: int) -> bool:
+    parent = parents.get(name)
+    if isinstance(name.ctx, ast.Store):
+        return False
+    if isinstance(parent, ast.Subscript) and parent.value is name:
+        parts = parent.slice.elts if isinstance(parent.slice, ast.Tuple) else [parent.slice]
+        whole = len(parts) == ndim and not any(isinstance(p, ast.Slice) for p in parts)
+        return isinstance(parent.ctx, ast.Load) and whole
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in _READS
+    return isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "len" and parent.args == [name]

@@ -18,27 +18,24 @@ from functools import cache, reduce
 import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
-from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS, EMPTY, hooks
+from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hooks
+from gpuviz.backends.gpu.log import AccessLog
 from gpuviz.backends.gpu.plain import plain_outcomes
-from gpuviz.backends.gpu.records import decode_log, place_in_time, thread_times
+from gpuviz.backends.gpu.records import accesses_of, place_in_time, thread_times
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.dtypes import dtype_text
-from gpuviz.core.errors import KernelSourceError
+from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace import Trace, new_trace, thread_layout
-from gpuviz.instrument.gpu_rewrite import MAX_PARAM_IDS, GpuRewriter, SharedSites
+from gpuviz.instrument.gpu_rewrite import MAX_ARRAY_IDS, MAX_PARAM_IDS, GpuRewriter, SharedSites, read_only_params
 from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 from gpuviz.instrument.shared_memory import check_declared_memory
 
-DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, 1 GiB of device memory at most
+DEVICE_ACCESS_CAP = 1 << 26  # 64 Mi events, about 1 GiB of device memory at most
 SIMULATOR_ACCESS_CAP = 1 << 16  # under numba's CUDA simulator (tests), where buffers are host arrays
-# The access log's columns (hooks.py): per lane element and value; per group of lanes, at its first
-# slot, warp, lane mask, packed meta (EMPTY where no group starts) and the low 32 bits of its time.
-LOG_COLUMNS = (np.uint32, np.float32, np.uint32, np.uint32, np.uint32, np.uint32)
-META_COLUMN = 4
 
 
 def _simulated() -> bool:
@@ -177,7 +174,7 @@ def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
     cuda = import_numba_cuda()
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
-    function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=numba_jit()(device=True))
+    function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=device_function_decorator())
     # numba cannot cache a kernel that references a global device array: compile those every time.
     cached = not any(_is_device_array(v) for f in program.functions for v in f.env.values())
     kernel = numba_jit()(cache=cached)(function)
@@ -216,22 +213,16 @@ class PreparedLaunch:
         self.overload = None  # numba's compiled kernel, once compile_for_arguments ran on a GPU
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
         n_warps = config.blocks * config.warps_per_block
-        # The log is split in COUNTERS equal regions; a cap below that records nothing.
-        self.cap = cap - cap % COUNTERS if compiled.level == "accesses" else 0
-        log_size = max(1, self.cap)
+        self.entries, self.remap = self._array_table()
         self.block_start = cuda.device_array(config.blocks, np.uint64)
         self.block_sm = cuda.device_array(config.blocks, np.uint32)
         self.warp_end = cuda.to_device(np.zeros(n_warps, np.uint64))
-        self.warp_start = cuda.device_array(n_warps if compiled.level == "accesses" else 1, np.uint64)
-        self.log = [cuda.device_array(log_size, dtype) for dtype in LOG_COLUMNS]
-        self.counter = cuda.to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
-        meta = self.log[META_COLUMN]
-        if self.cap and _simulated():
-            meta.copy_to_device(np.full(log_size, EMPTY, np.uint32))
-        elif self.cap:  # EMPTY is all one bits: a byte memset marks every slot unused
-            from numba.cuda.cudadrv.driver import device_memset
-
-            device_memset(meta, 0xFF, meta.nbytes)
+        timed = compiled.level == "accesses"
+        if timed:
+            _check_element_range(self.entries)
+        self.warp_start = cuda.device_array(n_warps if timed else 1, np.uint64)
+        logged = self._logged_ids()
+        self.log = AccessLog(cuda, config.threads, cap if timed else 0, logged, self._value_dtype(logged))
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []
@@ -249,8 +240,27 @@ class PreparedLaunch:
                 device_args.append(value)
         return device_args, before, copy_back
 
+    def _logged_ids(self) -> int:
+        """The mask of array ids whose values the log stores: every shared array and every argument
+        the kernel may write or that shares memory with another argument (a read-only one's loads
+        see its inputs, which the host has)."""
+        program = self.compiled.program
+        arrays = {name: value.ndim for name, value in zip(program.params, self.args) if hasattr(value, "ndim")}
+        read_only = read_only_params(program.kernel.source.node, arrays) - _sharing_memory(program.params, self.args)
+        mask = sum(1 << k for k in range(MAX_PARAM_IDS, MAX_ARRAY_IDS))
+        for k, name in enumerate(program.params[:MAX_PARAM_IDS]):
+            if name not in read_only:
+                mask |= 1 << k
+        return mask - (1 << 64) if mask >= 1 << 63 else mask  # as the int64 the kernel takes
+
+    def _value_dtype(self, logged: int) -> np.dtype:
+        """float32 when it holds every logged array's values exactly, else float64."""
+        aids = [int(np.flatnonzero(self.remap == k)[0]) for k in range(len(self.entries))]
+        exact = all(_fits_float32(entry["dtype"]) for aid, entry in zip(aids, self.entries) if (logged >> aid) & 1)
+        return np.dtype(np.float32 if exact else np.float64)
+
     def buffers(self) -> list:
-        return [self.block_start, self.block_sm, self.warp_end, self.warp_start, *self.log, self.counter, self.cap]
+        return [self.block_start, self.block_sm, self.warp_end, self.warp_start, *self.log.buffers()]
 
     def all_arguments(self) -> list:
         return [*self.device_args, *self.buffers()]
@@ -270,7 +280,7 @@ class PreparedLaunch:
         self.compiled.kernel[config.grid, config.block, 0, config.shared_bytes](*self.all_arguments())
 
     def reset_counter(self) -> None:
-        self.counter.copy_to_device(np.zeros(COUNTERS * COUNTER_STRIDE + 1, np.int64))
+        self.log.reset()
         self.warp_end.copy_to_device(np.zeros(self.warp_end.shape, np.uint64))
 
     def run_timed(self) -> float:
@@ -295,15 +305,17 @@ class PreparedLaunch:
         threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
                    "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
                    "t_start": t_start, "t_end": t_end}  # fmt: skip
-        entries, accesses, truncated = self._accesses()
-        if accesses is not None:
-            accesses = place_in_time(accesses, warp_start, warp_of_thread, first)
+        accesses, truncated = None, False
+        if timed:
+            start_units = warp_start.astype(np.int64)[warp_of_thread] >> UNIT_SHIFT
+            accesses, truncated = self._accesses(start_units, warp_of_thread)
+            accesses = place_in_time(accesses, t_start, first)
         program = self.compiled.program
-        errors, error_count = recorded_out_of_bounds(accesses, entries)
-        accesses = within_bounds(accesses, entries)  # the faulting accesses are errors, not elements
+        errors, error_count = recorded_out_of_bounds(accesses, self.entries)
+        accesses = within_bounds(accesses, self.entries)  # the faulting accesses are errors, not elements
         return new_trace(
             source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
-            param_names=program.params, values=self.args, snapshots=self._snapshots(), arrays=entries,
+            param_names=program.params, values=self.args, snapshots=self._snapshots(), arrays=self.entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
             truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
             kernel_facts=self._kernel_facts(),
@@ -327,25 +339,18 @@ class PreparedLaunch:
                 after[name] = self.cuda.as_cuda_array(value).copy_to_host()
         return {name: (self.before[name], after[name]) for name in self.before}
 
-    def _accesses(self):
-        entries, remap = self._array_table()
-        if self.compiled.level != "accesses":
-            return entries, None, False
-        counters = self.counter.copy_to_host()
-        region = self.cap // COUNTERS
-        used = np.minimum(counters[: COUNTERS * COUNTER_STRIDE : COUNTER_STRIDE], region)
-        spans = [(k * region, k * region + int(n)) for k, n in enumerate(used) if n]
-        columns = [
-            np.concatenate([column[a:b].copy_to_host() for a, b in spans] or [np.zeros(0, column.dtype)])
-            for column in self.log
-        ]
-        config = self.config
-        accesses = decode_log(columns, remap, config.warps_per_block, config.threads_per_block)
-        return entries, accesses, bool(counters[COUNTERS * COUNTER_STRIDE])
+    def _accesses(self, start_units: np.ndarray, warp_of_thread: np.ndarray) -> tuple[dict[str, np.ndarray], bool]:
+        logged = self.log.logged
+        params = self.compiled.program.params
+        initial = {k: self.before[name].ravel() for k, name in enumerate(params[:MAX_PARAM_IDS])
+                   if name in self.before and not (logged >> k) & 1}  # fmt: skip
+        sites = np.array(self.compiled.sites.site_table(), np.int64)
+        records, truncated = self.log.records(start_units, warp_of_thread)
+        return accesses_of(records, self.remap, sites, initial), truncated
 
     def _array_table(self):
         """Trace array entries, and a map from the kernel's static array ids to their positions."""
-        entries, remap = [], np.full(64, -1, np.int64)
+        entries, remap = [], np.full(MAX_ARRAY_IDS, -1, np.int64)
         for k, (name, value) in enumerate(zip(self.compiled.program.params, self.args)):
             shape = getattr(value, "shape", None)
             if shape is not None and hasattr(value, "dtype") and k < MAX_PARAM_IDS:
@@ -357,6 +362,41 @@ class PreparedLaunch:
             remap[site.aid] = len(entries)
             entries.append({"name": site.name, "space": "shared", "dtype": dtype, "shape": list(shape)})
         return entries, remap
+
+
+def _check_element_range(entries: list[dict]) -> None:
+    """The log keeps an element as 32 bits: refuse, in one line, arrays too big for it."""
+    for entry in entries:
+        size = int(np.prod(entry["shape"], dtype=np.float64))
+        if size > 0xFFFFFFFF:
+            raise GpuvizError(f"array {entry['name']} has {size:,} elements; level accesses on the GPU logs arrays "
+                              f"of up to 4,294,967,295 elements (use level threads)")  # fmt: skip
+
+
+def _fits_float32(dtype: str) -> bool:
+    """Whether float32 holds every value of an array of this dtype exactly."""
+    try:
+        kind = np.dtype(dtype)
+    except TypeError:  # a shared array whose dtype is not known here
+        return False
+    return kind == np.float32 or kind == np.float16 or (kind.kind in "biu" and kind.itemsize <= 2)
+
+
+def _sharing_memory(params: list[str], args: tuple) -> set[str]:
+    """The device-array arguments whose memory overlaps another argument's (NumPy arguments get
+    copies of their own)."""
+    spans = []
+    for name, value in zip(params, args):
+        interface = getattr(value, "__cuda_array_interface__", None)
+        if interface is not None and not isinstance(value, np.ndarray):
+            start = interface["data"][0]
+            spans.append((name, start, start + value.size * value.dtype.itemsize))
+    shared = set()
+    for i, (a, a0, a1) in enumerate(spans):
+        for b, b0, b1 in spans[i + 1 :]:
+            if a0 < b1 and b0 < a1:
+                shared |= {a, b}
+    return shared
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -1,35 +1,47 @@
 """The recording hooks of the GPU backend, as numba device functions.
 
-Packing (what the overhead bars depend on; measured on an H200, see docs/performance.md):
+What they store (the overhead bars depend on it; measured figures in docs/performance.md):
 - per block, 12 bytes: start time (uint64 ns, %globaltimer) and SM (uint32, %smid), written by
   thread 0 when the block starts;
-- per warp, 8 bytes: end time (uint64 ns), the latest %globaltimer read of its returning lanes
-  (atomic max: lanes that return in groups each read the timer, the last read wins, not the last
-  store). At level `accesses` also a start time (uint64 ns) stored by the warp's lane 0, so that a
-  block spans its warps' first to last read. Nothing per thread: a per-warp start record cost 1.37x
-  on vector add at level `threads`, per-thread records more.
-- per access, 8 bytes a lane: element index (uint32) and value (as float32); and 16 bytes a group
-  of lanes that log together (the lanes of a warp in one hook with the same site, epoch and array):
-  its global warp, lane mask, line (15 bits) | barrier epoch (9 bits) | array id (6 bits) | kind
-  (2 bits), and the low 32 bits of %globaltimer when it logged (the host restores the high bits
-  from the warp's start: exact while a warp runs under 2 s). The group's leader reserves its lanes'
-  consecutive slots with one atomic and writes the header at the group's first slot; the header
-  columns are as long as the lane columns, and slots that start no group keep the EMPTY mark.
-  Counters: one of COUNTERS picked by warp, each owning a region of the log, so that no single
-  counter is a hot spot; a full region spills into the next.
+- per warp, 8 bytes: end time (uint64 ns), the latest %globaltimer reading of its returning lanes
+  (each returning lane stores its reading; the last store stays). At level `accesses` also its start
+  (uint64 ns, lane 0's first reading).
+- per thread at level `accesses`, 2 bytes: how many of its slots it filled, written as it returns;
+- per access, its own slot: no atomics and no warp-wide protocol, so divergence, grid barriers and
+  independent thread scheduling cannot mix records up. Slot k of thread t is at k * threads + t of
+  each column, so a warp's lanes write one coalesced run. Columns: a 32-bit tag, a 16-bit code (array
+  id: 6 bits, site: 9 bits, a bit saying "same element as this thread's previous record") over the
+  low 16 bits of the time in units of 32 ns; the element (uint32; not written when the same-element bit is set: a
+  thread's previous element starts as its own global id, so `a[i]` with `i = cuda.grid(1)` costs
+  nothing), and the value (not written for arrays the kernel never writes: the host reads those
+  from the inputs). The host restores a thread's times from its warp's start, record after record:
+  a record more than GUARD_NS after the thread's previous one is preceded by a time mark holding the
+  high bits. Barriers leave a mark too (the host counts them into epochs).
+- a thread's records past its K slots go to an overflow pool (thread, code, 32-bit time, element,
+  value), reserved one record at a time with an atomic on one of COUNTERS counters picked by warp,
+  each owning a region of the pool (a full region spills into the next); when the pool is full the
+  records are dropped and the trace says it is truncated.
 """
 
 from __future__ import annotations
 
+import re
+
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 
-# The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
-# 1 global warp, 2 epoch (a one-element local array), 3-4 the lane columns (element, value), 5-8 the
-# group header columns (warp, lane mask, packed meta, time), 9 the slot counters, 10 the log's
-# capacity, 11 the lane. _gv_begin_threads returns only 0 and 1.
-COUNTERS = 64
+COUNTERS = 256
 COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
-EMPTY = 0xFFFFFFFF  # meta of a slot no event was written to (kind 3 does not exist): all one bits
+SAME = 1 << 15  # code bit: the element is the thread's previous one
+BARRIER, TIME_MARK, FIRST_SITE, MAX_SITE = 0, 1, 2, 511  # site ids: two marks, then the kernel's access sites
+GUARD_NS = 1 << 19  # a record this long after the thread's previous one is preceded by a time mark
+UNIT_SHIFT = 5  # times are stored in units of 32 ns (the H100's %globaltimer moves in 32 ns steps)
+
+# The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
+# 1 global warp, 2 state (a local int64[3]: records so far, previous element, previous time in ns),
+# 3-5 the slot columns (tag: code << 16 | time, element, value), 6 the per-thread counts, 7 slots a
+# thread (K), 8 threads in the launch, 9-13 the pool's columns (thread, code, time, element, value),
+# 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values are stored.
+# _gv_begin_threads returns only 0 and 1.
 
 ATOMIC_RESULTS = {
     "add": "old + v0", "sub": "old - v0", "and_": "old & v0", "or_": "old | v0", "xor": "old ^ v0",
@@ -39,56 +51,51 @@ ATOMIC_RESULTS = {
 }  # fmt: skip
 
 _CORE = """
-def _gv_leader(mask):
-    low = mask & (~mask + _gv_uint32(1))
-    return _gv_cuda.popc(low - _gv_uint32(1))
-
-def _gv_claim(t, n):
-    region = t[10] // COUNTERS
+def _gv_claim(t):
+    region = t[15] // COUNTERS
     k = t[1] % COUNTERS
     for _ in range(COUNTERS):
-        base = _gv_cuda.atomic.add(t[9], k * STRIDE, _gv_int64(n))
-        if base + n <= region:
+        base = _gv_cuda.atomic.add(t[14], k * STRIDE, _gv_int64(1))
+        if base < region:
             return k * region + base
         k = (k + 1) % COUNTERS
-    t[9][COUNTERS * STRIDE] = 1
+    t[14][COUNTERS * STRIDE] = 1
     return _gv_int64(-1)
 
-def _gv_header(t, first, mask, meta):
-    t[5][first] = _gv_uint32(t[1])
-    t[6][first] = mask
-    t[8][first] = _gv_uint32(_gv_globaltimer() & 0xFFFFFFFF)
-    t[7][first] = meta
+def _gv_put(t, k, code, element, keep_element, now, value, keep_value):
+    units = now >> UNIT
+    if k < t[7]:
+        slot = k * t[8] + t[0]
+        t[3][slot] = _gv_uint32((code << 16) | (units & 0xFFFF))
+        if keep_element:
+            t[4][slot] = _gv_uint32(element)
+        if keep_value:
+            t[5][slot] = value
+    else:
+        p = _gv_claim(t)
+        if p >= 0:
+            t[9][p] = _gv_uint32(t[0])
+            t[10][p] = _gv_uint16(code & (SAME - 1))
+            t[11][p] = _gv_uint32(units & 0xFFFFFFFF)
+            t[12][p] = _gv_uint32(element)
+            if keep_value:
+                t[13][p] = value
 
-def _gv_record(t, aid, flat, kind, line, value):
-    epoch = min(t[2][0], 511)
-    meta = _gv_uint32((min(line, 32767) << 17) | (epoch << 8) | (aid << 2) | kind)
-    key = _gv_int64(meta)
-    mask = _gv_cuda.activemask()
-    lane = _gv_cuda.laneid
-    same = _gv_cuda.ballot_sync(mask, key == _gv_cuda.shfl_sync(mask, key, _gv_leader(mask)))
-    if same != mask:  # lanes from different sites or epochs: one group for each meta
-        mask = _gv_uint32(_gv_cuda.match_any_sync(mask, key) & 0xFFFFFFFF)
-    leader = _gv_leader(mask)
-    first = _gv_int64(-1)
-    if lane == leader:
-        first = _gv_claim(t, _gv_cuda.popc(mask))
-        if first >= 0:
-            _gv_header(t, first, mask, meta)
-    first = _gv_cuda.shfl_sync(mask, first, leader)
-    if first >= 0:
-        slot = first + _gv_int64(_gv_cuda.popc(mask & ((_gv_uint32(1) << lane) - _gv_uint32(1))))
-        t[3][slot] = _gv_uint32(flat)
-        t[4][slot] = _gv_float32(value)
+def _gv_log(t, code, flat, value, keep_value):
+    s = t[2]
+    k = s[0]
+    now = _gv_int64(_gv_globaltimer())
+    if now - s[2] >= GUARD:
+        _gv_put(t, k, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, value, False)
+        k += 1
+    s[2] = now
+    same = flat == s[1]
+    s[1] = flat
+    _gv_put(t, k, code | (SAME if same else 0), flat, not same, now, value, keep_value)
+    s[0] = k + 1
 
-def _gv_record_simulated(t, aid, flat, kind, line, value):
-    epoch = min(t[2][0], 511)
-    meta = _gv_uint32((min(line, 32767) << 17) | (epoch << 8) | (aid << 2) | kind)
-    first = _gv_claim(t, 1)
-    if first >= 0:
-        t[3][first] = _gv_uint32(flat)
-        t[4][first] = _gv_float32(value)
-        _gv_header(t, first, _gv_uint32(1) << t[11], meta)
+def _gv_access(t, aid, site, flat, value):
+    _gv_log(t, (site << 6) | aid, _gv_int64(flat), value, ((t[16] >> aid) & 1) != 0)
 
 def _gv_place():
     bdx = _gv_cuda.blockDim.x
@@ -96,8 +103,9 @@ def _gv_place():
     per_block = bdx * bdy * _gv_cuda.blockDim.z
     thread = _gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy
     gdx = _gv_cuda.gridDim.x
-    block = _gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * _gv_cuda.gridDim.y
-    warp = _gv_int64(block) * ((per_block + 31) // 32) + thread // 32
+    gdy = _gv_cuda.gridDim.y
+    block = _gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * gdy
+    warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
     return _gv_int64(block), thread, per_block, warp
 
 def _gv_start_block(block, thread, bs, bsm):
@@ -105,12 +113,20 @@ def _gv_start_block(block, thread, bs, bsm):
         bs[block] = _gv_globaltimer()
         bsm[block] = _gv_smid()
 
-def _gv_begin(bs, bsm, ws, ep, li, lv, hw, hm, hk, ht, cnt, cap):
+def _gv_begin(bs, bsm, ws, st, tag, le, lv, lc, k, ps_thread, ps_code, ps_time, ps_element, ps_value,
+              counters, pool, vmask):
     block, thread, per_block, warp = _gv_place()
     _gv_start_block(block, thread, bs, bsm)
-    if thread % 32 == 0:
-        ws[warp] = _gv_globaltimer()
-    return (block * per_block + thread, warp, ep, li, lv, hw, hm, hk, ht, cnt, cap, thread % 32)
+    now = _gv_int64(_gv_globaltimer())
+    if (thread & 31) == 0:
+        ws[warp] = _gv_uint64(now)
+    gid = block * per_block + thread
+    st[0] = 0
+    st[1] = gid
+    st[2] = now
+    threads = _gv_int64(per_block) * _gv_cuda.gridDim.x * _gv_cuda.gridDim.y * _gv_cuda.gridDim.z
+    return (gid, warp, st, tag, le, lv, lc, k, threads, ps_thread, ps_code, ps_time, ps_element, ps_value,
+            counters, pool, vmask)
 
 def _gv_begin_threads(bs, bsm):
     block, thread, per_block, warp = _gv_place()
@@ -118,18 +134,20 @@ def _gv_begin_threads(bs, bsm):
     return (block * per_block + thread, warp)
 
 def _gv_end(t, wend):
-    mask = _gv_cuda.activemask()  # the lanes returning together: their leader reads the timer once
-    if _gv_cuda.laneid == _gv_leader(mask):
-        _gv_cuda.atomic.max(wend, t[1], _gv_uint64(_gv_globaltimer()))
+    # Every returning lane stores its reading (one instruction and one transaction for the lanes that
+    # return together); lanes of a warp that return later store later, so the last store, which
+    # stays, is the latest reading. An atomic max or a choice of one lane costs more (docs/gpu.md).
+    wend[t[1]] = _gv_uint64(_gv_globaltimer())
 
-def _gv_end_simulated(t, wend):
-    _gv_cuda.atomic.max(wend, t[1], _gv_uint64(_gv_globaltimer()))
+def _gv_end_log(t, wend):
+    t[6][t[0]] = _gv_uint16(min(t[2][0], t[7]))
+    _gv_end(t, wend)
 
 def _gv_epoch(t):
-    t[2][0] += 1
+    _gv_log(t, BARRIER << 6, t[2][1], 0, False)
 
 def _gv_bar(t, value):
-    t[2][0] += 1
+    _gv_epoch(t)
     return value
 """
 
@@ -150,18 +168,18 @@ def _access_source(dims: int) -> str:
     idx = ", ".join(_INDEX_NAMES[:dims])
     flat = _FLAT[dims]
     return f"""
-def _gv_ld{dims}(t, aid, arr, {idx}, line):
+def _gv_ld{dims}(t, aid, arr, {idx}, site):
     v = arr[{idx}]
     if arr.ndim == {dims}:
         if aid >= 0:
-            _gv_record(t, aid, {flat}, 0, line, v)
+            _gv_access(t, aid, site, {flat}, v)
     return v
 
-def _gv_st{dims}(t, aid, arr, {idx}, value, line):
+def _gv_st{dims}(t, aid, arr, {idx}, value, site):
     arr[{idx}] = value
     if arr.ndim == {dims}:
         if aid >= 0:
-            _gv_record(t, aid, {flat}, 1, line, arr[{idx}])
+            _gv_access(t, aid, site, {flat}, arr[{idx}])
 """
 
 
@@ -170,17 +188,21 @@ def _atomic_source(op: str, dims: int) -> str:
     where = idx if dims == 1 else f"({idx})"
     operands = "v0, v1" if op == "cas" else "v0"
     return f"""
-def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, line):
+def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
     old = _gv_cuda.atomic.{op}(arr, {where}, {operands})
     if arr.ndim == {dims}:
         if aid >= 0:
-            _gv_record(t, aid, {_FLAT[dims]}, 2, line, {ATOMIC_RESULTS[op]})
+            _gv_access(t, aid, site, {_FLAT[dims]}, {ATOMIC_RESULTS[op]})
     return old
 """
 
 
 def hook_source() -> str:
-    core = _CORE.replace("COUNTERS", str(COUNTERS)).replace("STRIDE", str(COUNTER_STRIDE))
+    constants = {"COUNTERS": COUNTERS, "STRIDE": COUNTER_STRIDE, "SAME": SAME, "BARRIER": BARRIER,
+                 "TIME_MARK": TIME_MARK, "GUARD": GUARD_NS, "UNIT": UNIT_SHIFT}  # fmt: skip
+    core = _CORE
+    for name, value in constants.items():
+        core = re.sub(rf"\b{name}\b", str(value), core)
     parts = [core] + [_access_source(d) for d in (1, 2, 3)]
     parts += [_atomic_source(op, d) for op in ATOMIC_RESULTS for d in (1, 2, 3)]
     return "\n".join(parts)
@@ -195,6 +217,7 @@ def make_hooks() -> dict:
 
     namespace = {
         "_gv_cuda": cuda,
+        "_gv_uint16": numba.uint16,
         "_gv_uint32": numba.uint32,
         "_gv_int64": numba.int64,
         "_gv_uint64": numba.uint64,
@@ -205,12 +228,21 @@ def make_hooks() -> dict:
     }
     before = set(namespace)
     exec(compile(hook_source(), "<gpuviz-gpu-hooks>", "exec"), namespace)
-    if intrinsics.simulated():  # numba's simulator has no warp intrinsics
-        namespace["_gv_record"] = namespace["_gv_record_simulated"]
-        namespace["_gv_end"] = namespace["_gv_end_simulated"]
+    device = device_function_decorator()
     for name in set(namespace) - before - {"__builtins__"}:
-        namespace[name] = numba_jit()(device=True)(namespace[name])
+        namespace[name] = device(namespace[name])
     return namespace
+
+
+def device_function_decorator():
+    """numba's device-function decorator, inlining where it compiles: a hook called as a function
+    would pass the thread context (a tuple of arrays) on every access and keep the thread's log
+    state in local memory instead of registers."""
+    from gpuviz.backends.gpu import intrinsics
+
+    if intrinsics.simulated():
+        return numba_jit()(device=True)
+    return numba_jit()(device=True, forceinline=True)
 
 
 _hooks: dict | None = None

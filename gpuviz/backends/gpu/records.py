@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from gpuviz.backends.gpu.hooks import EMPTY
-
-
-def unwrap_times(low: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Full %globaltimer values from their low 32 bits and a full reading taken near each (its
-    warp's start): the signed 32-bit difference, exact while the two are under 2^31 ns (2.1 s) apart."""
-    delta = (low.astype(np.int64) - (reference.astype(np.int64) & 0xFFFFFFFF)) & 0xFFFFFFFF
-    delta = np.where(delta >= 1 << 31, delta - (1 << 32), delta)
-    return reference.astype(np.int64) + delta
+from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, SAME, TIME_MARK, UNIT_SHIFT
 
 
 def thread_times(block_start: np.ndarray, warp_start: np.ndarray | None, warp_end: np.ndarray,
@@ -30,45 +24,125 @@ def thread_times(block_start: np.ndarray, warp_start: np.ndarray | None, warp_en
     return start - first, np.maximum(end - first, start - first), first
 
 
-def decode_log(columns: list[np.ndarray], remap: np.ndarray, warps_per_block: int,
-               per_block: int) -> dict[str, np.ndarray]:  # fmt: skip
-    """The access columns of the logged groups, one row a lane, in slot order (times still as their
-    low 32 bits, in "time"). `remap` maps the kernel's array ids to the trace's array positions."""
-    element, value, warp, mask, packed, low = columns
-    first = np.flatnonzero(packed != EMPTY)
-    first = first[remap[(packed[first] >> 2) & 63] >= 0]
-    group, lane, rank = _lanes(mask[first])
-    slot = first[group] + rank
-    group_warp = warp[first].astype(np.int64)[group]
-    meta = packed[first][group]
-    block, warp_in_block = np.divmod(group_warp, warps_per_block)
+@dataclass
+class SlotLog:
+    """The per-thread slots the kernel filled, copied to the host: columns of shape (rows, threads)
+    (row k holds every thread's k-th record) and each thread's count of filled slots."""
+
+    code: np.ndarray  # uint16: array id (6 bits) | site (9 bits) << 6 | SAME
+    time: np.ndarray  # uint16: low bits of the time in units of 2^UNIT_SHIFT ns
+    element: np.ndarray  # uint32 (stale where SAME is set); a time mark's high time bits
+    value: np.ndarray
+    count: np.ndarray  # uint16, per thread
+
+
+@dataclass
+class PoolLog:
+    """Records past a thread's slots, in the order the pool handed them out."""
+
+    thread: np.ndarray  # uint32
+    code: np.ndarray  # uint16, without SAME
+    time: np.ndarray  # uint32: low bits of the time in units
+    element: np.ndarray  # uint32
+    value: np.ndarray
+    rank: np.ndarray  # int64: within one thread, the order its records were handed out
+
+
+HALF16, HALF32 = 1 << 15, 1 << 31
+
+
+def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray) -> dict[str, np.ndarray]:
+    """Every access the log holds, thread by thread in the order each issued them (slot rows first,
+    then the pool): thread, code (array id | site << 6), element, value, time (units) and epoch (the
+    barriers the thread passed before it). `start_units` is each thread's warp's start reading in
+    units: a thread's first record follows it by less than GUARD_NS, as each record follows the last."""
+    n = slots.count.size
+    count = slots.count.astype(np.int64)
+    previous = np.arange(n, dtype=np.int64)  # a thread's previous element starts as its global id
+    now = start_units.astype(np.int64).copy()
+    epoch = np.zeros(n, np.int32)
+    rows = []
+    for k in range(slots.code.shape[0]):
+        live = np.flatnonzero(count > k)
+        code = slots.code[k, live].astype(np.int64)
+        site = (code >> 6) & 511
+        now[live] = _restore_time(now[live], slots.time[k, live], site, slots.element[k, live])
+        access = site >= FIRST_SITE
+        who = live[access]
+        element = np.where(code[access] & SAME, previous[who], slots.element[k, who])
+        previous[who] = element
+        rows.append((who, code[access] & (SAME - 1), element, slots.value[k, who], now[who], epoch[who]))
+        epoch[live[site == BARRIER]] += 1
+    rows.append(_pool_rows(pool, now, epoch))
+    names = ("thread", "code", "element", "value", "time", "epoch")
+    return {name: np.concatenate([row[i] for row in rows]) for i, name in enumerate(names)}
+
+
+def _restore_time(before: np.ndarray, low: np.ndarray, site: np.ndarray, element: np.ndarray) -> np.ndarray:
+    """Full times (units) of one record a thread from their low 16 bits and each thread's previous
+    time: the signed difference, exact under 2^15 units; a time mark carries its high bits (their
+    low 32: %globaltimer counts from 1970, more than 2^48 units)."""
+    low = low.astype(np.int64)
+    full = before + ((low - before + HALF16) & 0xFFFF) - HALF16
+    mark = site == TIME_MARK
+    if mark.any():  # a mark holds the low 32 of the high bits: the rest follow the previous time
+        high_before = before[mark] >> 16
+        held = element[mark].astype(np.int64)
+        high = high_before + ((held - high_before + HALF32) & 0xFFFFFFFF) - HALF32
+        full[mark] = (high << 16) | low[mark]
+    return full
+
+
+def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray) -> tuple:
+    """The pool's accesses, after each thread's slot records; its barrier marks still count."""
+    thread = pool.thread.astype(np.int64)
+    order = np.lexsort((pool.rank, thread))
+    thread, code = thread[order], pool.code[order].astype(np.int64)
+    site = (code >> 6) & 511
+    low = pool.time[order].astype(np.int64)
+    time = now[thread] + ((low - now[thread] + HALF32) & 0xFFFFFFFF) - HALF32
+    barrier = (site == BARRIER).astype(np.int32)
+    passed = np.cumsum(barrier) - barrier  # barriers before each record, all threads together ...
+    first_of_thread = np.searchsorted(thread, thread)  # ... less those of the threads before it
+    passed = passed - passed[first_of_thread] + epoch[thread]
+    access = site >= FIRST_SITE
+    return (thread[access], code[access], pool.element[order][access].astype(np.int64),
+            pool.value[order][access], time[access], passed[access].astype(np.int32))  # fmt: skip
+
+
+def accesses_of(records: dict[str, np.ndarray], remap: np.ndarray, sites: np.ndarray,
+                initial: dict[int, np.ndarray]) -> dict[str, np.ndarray]:  # fmt: skip
+    """Trace columns from decoded records: `remap` maps the kernel's array ids to the trace's array
+    positions (-1: not traced), `sites` (line, kind) by site id, `initial` each unlogged array id's
+    flat inputs (its loads saw those: the kernel never writes it)."""
+    aid = records["code"] & 63
+    keep = remap[aid] >= 0
+    aid, site = aid[keep], (records["code"][keep] >> 6) & 511
+    element = records["element"][keep]
+    with np.errstate(invalid="ignore", over="ignore"):  # unwritten values of read-only arrays: replaced below
+        value = records["value"][keep].astype(np.float64)
+    for k, inputs in initial.items():
+        mine = np.flatnonzero(aid == k)
+        value[mine] = inputs[np.clip(element[mine], 0, max(inputs.size - 1, 0))] if inputs.size else np.nan
     return {
-        "thread": (block * per_block + warp_in_block * 32 + lane).astype(np.int32),
-        "array": remap[(meta >> 2) & 63].astype(np.int16),
-        "index": element[slot].astype(np.int64),
-        "kind": (meta & 3).astype(np.int8),
-        "line": (meta >> 17).astype(np.int32),
-        "epoch": ((meta >> 8) & 511).astype(np.int32),
-        "value": value[slot].astype(np.float64),
-        "time": low[first][group],
+        "thread": records["thread"][keep].astype(np.int32),
+        "array": remap[aid].astype(np.int16),
+        "index": element,
+        "kind": sites[site, 1].astype(np.int8),
+        "line": sites[site, 0].astype(np.int32),
+        "epoch": records["epoch"][keep],
+        "value": value,
+        "time": records["time"][keep],
     }
 
 
-def _lanes(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every set bit of the masks, in mask order then lane order: its mask's row, its lane, and its
-    rank among the set bits of its mask (one byte a lane while unpacking)."""
-    bits = np.unpackbits(masks.astype("<u4").view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
-    rows, lane = np.nonzero(bits)
-    rank = np.cumsum(bits, axis=1, dtype=np.uint8)[rows, lane].astype(np.int64) - 1
-    return rows, lane.astype(np.int64), rank
-
-
-def place_in_time(accesses: dict[str, np.ndarray], warp_start: np.ndarray, warp_of_thread: np.ndarray,
-                  first: int) -> dict[str, np.ndarray]:  # fmt: skip
-    """The accesses with full times (ns after `first`), in time order: rows of one time keep their log
-    order, which within a thread is the order it issued them."""
-    reference = warp_start.astype(np.int64)[warp_of_thread[accesses["thread"]]]
-    times = unwrap_times(accesses["time"], reference) - first
+def place_in_time(accesses: dict[str, np.ndarray], thread_start: np.ndarray, first: int) -> dict[str, np.ndarray]:
+    """The accesses with times in ns after `first`, in time order: rows of one time keep their order,
+    which within a thread is the order it issued them. Times were stored in units of 2^UNIT_SHIFT ns:
+    one that falls before its thread's start (`thread_start`, ns after `first`) by less than a unit
+    is its thread's start."""
+    times = (accesses["time"].astype(np.int64) << UNIT_SHIFT) - first
+    times = np.maximum(times, thread_start[accesses["thread"]])
     order = np.argsort(times, kind="stable")
     placed = {name: column[order] for name, column in accesses.items()}
     placed["time"] = times[order]
