@@ -142,3 +142,18 @@ def test_a_logged_element_past_the_end_is_reported_as_out_of_bounds():
                                                         "shape": [100]}])  # fmt: skip
     assert count == 1
     assert errors == [{"kind": "out-of-bounds write", "thread": 4, "line": 5, "array": "a", "element": 100}]
+
+
+def test_a_tie_among_last_writes_ends_with_the_value_memory_kept():
+    from gpuviz.backends.gpu.records import final_writes_last
+
+    acc = {"thread": np.array([0, 1, 2, 3, 4]), "array": np.zeros(5, np.int16), "index": np.array([1, 1, 1, 1, 0]),
+           "kind": np.array([1, 1, 1, 0, 1], np.int8), "value": np.array([1.0, 2.0, 3.0, 2.0, 9.0]),
+           "time": np.array([5, 7, 7, 7, 7])}  # fmt: skip
+    placed = final_writes_last(acc, {0: np.array([9.0, 2.0])})  # memory kept thread 1's 2.0
+    assert placed["thread"].tolist() == [0, 2, 1, 3, 4] and placed["value"].tolist() == [1.0, 3.0, 2.0, 2.0, 9.0]
+    kept = final_writes_last(acc, {0: np.array([9.0, 3.0])})  # the last write already holds it
+    assert kept["thread"].tolist() == [0, 1, 2, 3, 4]
+    acc["thread"], acc["kind"] = np.array([0, 1, 2, 2, 4]), np.array([1, 1, 0, 1, 1], np.int8)
+    acc["value"] = np.array([1.0, 2.0, 3.0, 5.0, 9.0])  # thread 2 reads, then writes last: it may not pass its read
+    assert final_writes_last(acc, {0: np.array([9.0, 2.0])})["thread"].tolist() == [0, 1, 2, 2, 4]

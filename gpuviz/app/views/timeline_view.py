@@ -80,10 +80,10 @@ class TimelineView(QWidget):
         width = np.maximum(end - start, max(1, int((end.max() - start.min()) * 0.002)))
         height = 0.9 / self.rows
         top = sm - 0.45 + self.slots * height
-        for c in np.unique(colour):
+        for c in np.unique(colour):  # an outline of the bar's colour: a bar thinner than a pixel still shows
             mine = colour == c
             bars = pg.BarGraphItem(x0=start[mine], width=width[mine], y0=top[mine], height=height * 0.9,
-                                   brush=pg.mkBrush(*PALETTE[c]), pen=pg.mkPen((20, 20, 20), width=0))  # fmt: skip
+                                   brush=pg.mkBrush(*PALETTE[c]), pen=pg.mkPen(*PALETTE[c]))  # fmt: skip
             self.plot.addItem(bars)
             self._bars.append(bars)
         self.plot.addItem(self.highlight)

@@ -21,7 +21,7 @@ from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hooks
 from gpuviz.backends.gpu.log import AccessLog
 from gpuviz.backends.gpu.plain import plain_outcomes
-from gpuviz.backends.gpu.records import accesses_of, place_in_time, thread_times
+from gpuviz.backends.gpu.records import accesses_of, final_writes_last, place_in_time, thread_times
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.dtypes import dtype_text
@@ -306,16 +306,17 @@ class PreparedLaunch:
                    "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
                    "t_start": t_start, "t_end": t_end}  # fmt: skip
         accesses, truncated = None, False
+        snapshots = self._snapshots()
         if timed:
             start_units = warp_start.astype(np.int64)[warp_of_thread] >> UNIT_SHIFT
             accesses, truncated = self._accesses(start_units, warp_of_thread)
-            accesses = place_in_time(accesses, t_start, first)
+            accesses = final_writes_last(place_in_time(accesses, t_start, first), self._finals(snapshots))
         program = self.compiled.program
         errors, error_count = recorded_out_of_bounds(accesses, self.entries)
         accesses = within_bounds(accesses, self.entries)  # the faulting accesses are errors, not elements
         return new_trace(
             source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
-            param_names=program.params, values=self.args, snapshots=self._snapshots(), arrays=self.entries,
+            param_names=program.params, values=self.args, snapshots=snapshots, arrays=self.entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
             truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
             kernel_facts=self._kernel_facts(),
@@ -329,6 +330,11 @@ class PreparedLaunch:
         return {"registers_per_thread": overload.regs_per_thread,
                 "shared_bytes_per_block": overload.shared_mem_per_block + self.config.shared_bytes,
                 "local_bytes_per_thread": overload.local_mem_per_thread}  # fmt: skip
+
+    def _finals(self, snapshots: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[int, np.ndarray]:
+        """The arguments' contents after the launch, flat, by trace array position."""
+        names = [entry["name"] for entry in self.entries]
+        return {names.index(name): after.ravel() for name, (_, after) in snapshots.items() if name in names}
 
     def _snapshots(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         after = {}

@@ -147,3 +147,48 @@ def place_in_time(accesses: dict[str, np.ndarray], thread_start: np.ndarray, fir
     placed = {name: column[order] for name, column in accesses.items()}
     placed["time"] = times[order]
     return placed
+
+
+def final_writes_last(accesses: dict[str, np.ndarray], finals: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
+    """Among writes to one element that share the last time (within the timer's step, so their order
+    is unknown), put last one that wrote the value memory kept: a replay then ends where the run
+    did. `finals` holds the flat contents after the launch by trace array position; rows of one
+    thread never change their order."""
+    writes = np.flatnonzero(accesses["kind"] >= 1)
+    if not len(writes):
+        return accesses
+    key = accesses["array"][writes].astype(np.int64) << 40 | accesses["index"][writes]
+    order = writes[np.lexsort((writes, key))]  # by element, then by time order
+    key = accesses["array"][order].astype(np.int64) << 40 | accesses["index"][order]
+    last = np.flatnonzero(np.r_[key[1:] != key[:-1], True])
+    rows = {name: column.copy() for name, column in accesses.items()}
+    for at in last[_tied_before(last, key, accesses["time"][order])]:
+        _swap_in_final(rows, order, at, key, finals)
+    return rows
+
+
+def _tied_before(last: np.ndarray, key: np.ndarray, time: np.ndarray) -> np.ndarray:
+    """Which last writes have an earlier write of the same element at the same time."""
+    before = np.maximum(last - 1, 0)
+    return (last > 0) & (key[before] == key[last]) & (time[before] == time[last])
+
+
+def _swap_in_final(rows: dict, order: np.ndarray, at: int, key: np.ndarray, finals: dict[int, np.ndarray]) -> None:
+    array, index = int(rows["array"][order[at]]), int(rows["index"][order[at]])
+    final = finals.get(array)
+    if final is None or not 0 <= index < final.size or rows["value"][order[at]] == final[index]:
+        return
+    k = at
+    while k > 0 and key[k - 1] == key[at] and rows["time"][order[k - 1]] == rows["time"][order[at]]:
+        k -= 1
+        a, b = order[k], order[at]
+        if rows["value"][a] == final[index] and _may_swap(rows["thread"], a, b):
+            for column in rows.values():
+                column[a], column[b] = column[b], column[a]
+            return
+
+
+def _may_swap(thread: np.ndarray, a: int, b: int) -> bool:
+    """Rows a < b of two threads can trade places when neither thread has a row between them."""
+    between = thread[a + 1 : b]
+    return thread[a] != thread[b] and not (between == thread[a]).any() and not (between == thread[b]).any()

@@ -108,6 +108,7 @@ def measured(trace: Trace) -> dict:
     warps = blocks * -(-int(np.prod(trace.block)) // WARP)
     max_warps = int(sm_facts(trace).get("max_threads_per_sm", 2048)) // WARP
     launched = int(np.prod(trace.grid))
-    sms = int(len(np.unique(trace.threads["sm"]))) if trace.n_threads else 0
+    per_block = int(np.prod(trace.block))  # a block's threads share its SM: one value a block is enough
+    sms = int(len(np.unique(trace.threads["sm"][::per_block]))) if trace.n_threads else 0
     return {"blocks": blocks, "warps": warps, "occupancy": warps / max_warps, "blocks_in_launch": launched,
             "sms_used": sms, "sm_count": int(trace.meta.get("sm_count", sms))}  # fmt: skip
