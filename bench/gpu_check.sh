@@ -26,4 +26,5 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee -a "
 step residency 70 python3 bench/gpu_residency.py
 step overhead 90 python3 bench/gpu_overhead.py
 step latency 40 python3 bench/gpu_latency.py
+step race_timing 60 python3 bench/gpu_race_timing.py 20
 step tests 250 python3 -m pytest -q -m gpu -p no:cacheprovider -p no:pytest-qt -rfE $parallel tests
