@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU recorder's checks on a machine with an NVIDIA GPU, from the repository root, in under 8 minutes:
-# the gpu-marked tests (no Qt needed), instrumentation overhead, %clock64 latencies and the residency
-# experiment. Logs go to $OUT (default ./gpu-check-logs); the last lines of each are the figures.
+# the gpu-marked tests (no Qt needed), instrumentation overhead, %clock64 latencies, the tutorial race timed
+# without the recorder and the residency experiment. Logs go to $OUT (default ./gpu-check-logs); the last
+# lines of each are the figures.
 set -u
 OUT=${OUT:-$PWD/gpu-check-logs}
 mkdir -p "$OUT"
@@ -26,4 +27,5 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee -a "
 step residency 70 python3 bench/gpu_residency.py
 step overhead 90 python3 bench/gpu_overhead.py
 step latency 40 python3 bench/gpu_latency.py
+step race_timing 30 python3 bench/gpu_race_timing.py 20
 step tests 250 python3 -m pytest -q -m gpu -p no:cacheprovider -p no:pytest-qt -rfE $parallel tests
