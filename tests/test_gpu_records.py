@@ -11,14 +11,20 @@ def test_threads_span_their_warps_first_to_last_reading():
     block_start = np.array([1000, 2000], np.uint64)
     warp_start = np.array([1010, 990, 2000, 2005], np.uint64)  # warp 1 read the timer before thread 0 did
     warp_end = np.array([1500, 1400, 2600, 2100], np.uint64)
-    block_of_thread = np.repeat([0, 1], 4)
-    warp_of_thread = np.repeat([0, 1, 2, 3], 2)
-    start, end, first = thread_times(block_start, warp_start, warp_end, block_of_thread, warp_of_thread)
+    start, end, first = thread_times(block_start, warp_start, warp_end, threads_per_block=64)
     assert first == 990
-    assert start.tolist() == [20, 20, 0, 0, 1010, 1010, 1015, 1015]
-    assert end.tolist() == [510, 510, 410, 410, 1610, 1610, 1110, 1110]
-    start, _, first = thread_times(block_start, None, warp_end, block_of_thread, warp_of_thread)
-    assert first == 1000 and start.tolist() == [0] * 4 + [1000] * 4
+    assert start[::32].tolist() == [20, 0, 1010, 1015] and end[::32].tolist() == [510, 410, 1610, 1110]
+    assert (start[:32] == 20).all() and (end[96:] == 1110).all()
+    start, _, first = thread_times(block_start, None, warp_end, threads_per_block=64)
+    assert first == 1000 and start[::32].tolist() == [0, 0, 1000, 1000]
+
+
+def test_a_warp_value_goes_to_each_of_its_threads_also_in_a_partial_warp():
+    from gpuviz.backends.gpu.records import per_thread
+
+    assert per_thread(np.array([7, 8]), threads_per_block=64).tolist() == [7] * 32 + [8] * 32
+    spread = per_thread(np.array([1, 2, 3, 4]), threads_per_block=40)  # 2 blocks of a full and an 8-lane warp
+    assert spread.tolist() == [1] * 32 + [2] * 8 + [3] * 32 + [4] * 8
 
 
 def test_accesses_are_put_in_time_order_keeping_the_log_order_of_ties():

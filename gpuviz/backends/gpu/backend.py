@@ -21,7 +21,7 @@ from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hooks
 from gpuviz.backends.gpu.log import AccessLog
 from gpuviz.backends.gpu.plain import plain_outcomes
-from gpuviz.backends.gpu.records import accesses_of, final_writes_last, place_in_time, thread_times
+from gpuviz.backends.gpu.records import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.dtypes import dtype_text
@@ -296,19 +296,20 @@ class PreparedLaunch:
             copy()
         config = self.config
         block_idx, thread_idx, warp, lane = thread_layout(config.grid, config.block, facts["warp_size"])
-        block_of_thread = np.repeat(np.arange(config.blocks, dtype=np.int64), config.threads_per_block)
-        warp_of_thread = block_of_thread * config.warps_per_block + warp
+        per_block = config.threads_per_block
         timed = self.compiled.level == "accesses"
         warp_start = self.warp_start.copy_to_host() if timed else None
         t_start, t_end, first = thread_times(self.block_start.copy_to_host(), warp_start,
-                                             self.warp_end.copy_to_host(), block_of_thread, warp_of_thread)  # fmt: skip
+                                             self.warp_end.copy_to_host(), per_block)  # fmt: skip
         threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
-                   "sm": self.block_sm.copy_to_host()[block_of_thread].astype(np.int32),
+                   "sm": np.repeat(self.block_sm.copy_to_host().astype(np.int32), per_block),
                    "t_start": t_start, "t_end": t_end}  # fmt: skip
         accesses, truncated = None, False
         snapshots = self._snapshots()
         if timed:
-            start_units = warp_start.astype(np.int64)[warp_of_thread] >> UNIT_SHIFT
+            warps = np.arange(config.blocks * config.warps_per_block, dtype=np.int64)
+            warp_of_thread = per_thread(warps, per_block)
+            start_units = per_thread(warp_start.astype(np.int64) >> UNIT_SHIFT, per_block)
             accesses, truncated = self._accesses(start_units, warp_of_thread)
             accesses = final_writes_last(place_in_time(accesses, t_start, first), self._finals(snapshots))
         program = self.compiled.program

@@ -10,18 +10,31 @@ from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, SAME, TIME_MARK, UNIT
 
 
 def thread_times(block_start: np.ndarray, warp_start: np.ndarray | None, warp_end: np.ndarray,
-                 block_of_thread: np.ndarray, warp_of_thread: np.ndarray):  # fmt: skip
+                 threads_per_block: int) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
     """t_start and t_end of every thread (ns after the launch's first reading) and that first reading.
 
     A thread starts when its warp's lane 0 read the timer where warps recorded their start, else when
     its block's thread 0 did; it ends at its warp's latest reading. So a block spans its warps' first
     to last readings."""
-    block_start = block_start.astype(np.int64)
     timed = warp_start is not None
-    start = warp_start.astype(np.int64)[warp_of_thread] if timed else block_start[block_of_thread]
+    if timed:
+        start = per_thread(warp_start.astype(np.int64), threads_per_block)
+    else:
+        start = np.repeat(block_start.astype(np.int64), threads_per_block)
     first = int(start.min()) if len(start) else 0
-    end = warp_end.astype(np.int64)[warp_of_thread]
-    return start - first, np.maximum(end - first, start - first), first
+    start -= first
+    end = per_thread(warp_end.astype(np.int64), threads_per_block) - first
+    return start, np.maximum(end, start, out=end), first
+
+
+def per_thread(per_warp: np.ndarray, threads_per_block: int) -> np.ndarray:
+    """A value of every warp given to each of its threads (a block's last warp may be partial)."""
+    warps_per_block = -(-threads_per_block // 32)
+    if threads_per_block % 32 == 0:
+        return np.repeat(per_warp, 32)
+    lanes = np.full(warps_per_block, 32)
+    lanes[-1] = threads_per_block - 32 * (warps_per_block - 1)
+    return np.repeat(per_warp, np.tile(lanes, len(per_warp) // warps_per_block))
 
 
 @dataclass
