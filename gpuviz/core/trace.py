@@ -154,8 +154,9 @@ class Trace:
 
         return picture_png(self)
 
-    def save(self, path: str | Path) -> Path:
-        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line."""
+    def save(self, path: str | Path, durable: bool = True) -> Path:
+        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line.
+        `durable=False` skips the fsync, for a file that is written again soon (core/files.py)."""
         from gpuviz.core.trace_codec import encode
 
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
@@ -171,7 +172,7 @@ class Trace:
             columns[f"outcome.{name}"] = values
         accesses = None if self.accesses is None else dict(self.accesses)
         columns.update(encode(self.threads, accesses, self.meta.get("arrays", [])))
-        return write_file(path, lambda stream: write_npz(stream, columns), "trace")
+        return write_file(path, lambda stream: write_npz(stream, columns), "trace", durable)
 
 
 def _unchanged(before: np.ndarray, after: np.ndarray) -> bool:
