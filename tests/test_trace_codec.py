@@ -160,6 +160,15 @@ def test_an_argument_written_back_the_same_is_stored_once(tmp_path):
     assert np.array_equal(stored["arg.changed.after"], changed, equal_nan=True)
 
 
+def test_a_format_3_file_with_wide_site_numbers_still_loads(tmp_path):
+    """Files written before site numbers kept their narrow dtype give them back as `<i8`."""
+    trace = rich_trace()
+    columns = stored_members(trace.save(tmp_path / "t.npz"))
+    assert np.dtype(json.loads(str(columns["encoding"]))["access.site"]["dtype"]).kind == "u"  # now
+    _encoding(columns, access__site={"dtype": "<i8"})
+    assert_same_columns(gpuviz.load(write_members(tmp_path / "old.npz", columns)), trace)
+
+
 def damaged(tmp_path, change) -> str:
     trace = rich_trace()
     columns = stored_members(trace.save(tmp_path / "good.npz"))
@@ -200,6 +209,8 @@ def _encoding(columns, **changes):
         (lambda c: c.pop("access.value.2"), "access values cover"),
         (lambda c: c.update({"thread.sm": np.zeros(9, np.uint8)}), "thread.sm holds"),
         (lambda c: c.update({"access.sites": np.array([[9, 0, 1]] * 400)}), r"value.0 holds \d+ values for 0"),
+        (lambda c: c["access.sites"].__setitem__((0, 1), 7), r"access.sites\[0\] is 7; it must be from 0 to 2"),
+        (lambda c: c["access.sites"].__setitem__((0, 2), -5), r"access.sites\[0\] is -5; it must be from 0 to 2147"),
     ],
 )
 def test_damaged_stored_columns_are_one_line(tmp_path, change, match):
