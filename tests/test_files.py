@@ -65,6 +65,16 @@ def test_write_is_whole_and_leaves_only_the_file(tmp_path):
     assert target.read_text() == "hello" and leftovers(target.parent) == ["out.txt"]
 
 
+def test_a_file_written_again_soon_is_whole_without_an_fsync(tmp_path, monkeypatch):
+    synced = []
+    monkeypatch.setattr(files.os, "fsync", lambda fd: synced.append(fd))
+    target = tmp_path / "run.bin"
+    write_file(target, lambda stream: stream.write(b"x" * 100), durable=False)
+    assert target.read_bytes() == b"x" * 100 and leftovers(tmp_path) == ["run.bin"] and synced == []
+    write_file(target, lambda stream: stream.write(b"y" * 100))
+    assert target.read_bytes() == b"y" * 100 and len(synced) == 1
+
+
 def test_full_disk_leaves_nothing_and_keeps_an_old_file(tmp_path, full_disk):
     target = tmp_path / "out.bin"
     target.write_bytes(b"old")

@@ -129,6 +129,46 @@ def test_the_simulator_trace_of_vecadd_takes_under_8_bytes_an_access_on_disk(tmp
     assert_same_columns(gpuviz.load(path), trace)
 
 
+def test_each_member_is_packed_the_way_its_start_says_pays(tmp_path):
+    """Repetitive columns are deflated, random floats Huffman-coded (plain deflate, smaller), random
+    bytes stored; every one reads back through zipfile and the loader."""
+    rng = np.random.default_rng(0)
+    n = 1 << 17
+    trace = rich_trace()
+    trace.args = {"ones": (np.ones(n, np.float32),) * 2, "floats": (rng.random(n, np.float32),) * 2,
+                  "bytes": (rng.integers(0, 256, n, dtype=np.uint8),) * 2}  # fmt: skip
+    path = trace.save(tmp_path / "t.npz")
+    with zipfile.ZipFile(path) as archive:
+        info = {i.filename: i for i in archive.infolist()}
+        assert archive.testzip() is None  # every member's crc holds
+    ones, floats, raw = (info[f"arg.{name}.before.npy"] for name in ("ones", "floats", "bytes"))
+    assert ones.compress_type == zipfile.ZIP_DEFLATED and ones.compress_size < ones.file_size / 100
+    assert floats.compress_type == zipfile.ZIP_DEFLATED and floats.compress_size < 0.92 * floats.file_size
+    assert raw.compress_type == zipfile.ZIP_STORED
+    back = gpuviz.load(path)
+    assert all(np.array_equal(back.before(name), trace.before(name)) for name in trace.args)
+
+
+def test_an_argument_written_back_the_same_is_stored_once(tmp_path):
+    same = np.array([0.0, np.nan, 2.0])
+    changed = same.copy()
+    changed[2] = 3.0
+    trace = rich_trace()
+    trace.args = {"same": (same, same.copy()), "changed": (same, changed), "wider": (same, same.astype(np.float32))}
+    stored = stored_members(trace.save(tmp_path / "t.npz"))
+    assert "arg.same.after" not in stored and "arg.wider.after" not in stored  # equal values, as before
+    assert np.array_equal(stored["arg.changed.after"], changed, equal_nan=True)
+
+
+def test_a_format_3_file_with_wide_site_numbers_still_loads(tmp_path):
+    """Files written before site numbers kept their narrow dtype give them back as `<i8`."""
+    trace = rich_trace()
+    columns = stored_members(trace.save(tmp_path / "t.npz"))
+    assert np.dtype(json.loads(str(columns["encoding"]))["access.site"]["dtype"]).kind == "u"  # now
+    _encoding(columns, access__site={"dtype": "<i8"})
+    assert_same_columns(gpuviz.load(write_members(tmp_path / "old.npz", columns)), trace)
+
+
 def damaged(tmp_path, change) -> str:
     trace = rich_trace()
     columns = stored_members(trace.save(tmp_path / "good.npz"))
@@ -169,6 +209,8 @@ def _encoding(columns, **changes):
         (lambda c: c.pop("access.value.2"), "access values cover"),
         (lambda c: c.update({"thread.sm": np.zeros(9, np.uint8)}), "thread.sm holds"),
         (lambda c: c.update({"access.sites": np.array([[9, 0, 1]] * 400)}), r"value.0 holds \d+ values for 0"),
+        (lambda c: c["access.sites"].__setitem__((0, 1), 7), r"access.sites\[0\] is 7; it must be from 0 to 2"),
+        (lambda c: c["access.sites"].__setitem__((0, 2), -5), r"access.sites\[0\] is -5; it must be from 0 to 2147"),
     ],
 )
 def test_damaged_stored_columns_are_one_line(tmp_path, change, match):

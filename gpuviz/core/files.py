@@ -18,14 +18,17 @@ class WriteError(GpuvizError):
     """A file could not be written completely; the target is unchanged and no partial file is left."""
 
 
-def write_file(path: str | Path, write: Callable[[BinaryIO], object], what: str = "file") -> Path:
-    """Write `path` through `write(file)` so that it either holds everything or is left as it was."""
+def write_file(path: str | Path, write: Callable[[BinaryIO], object], what: str = "file", durable: bool = True) -> Path:
+    """Write `path` through `write(file)` so that it either holds everything or is left as it was.
+    `durable=False` leaves out the fsync (for a file written again soon, synced then): a crash may then
+    lose it, but no reader ever sees part of it, and the size check still runs."""
     with replaced(path, what, synced=True) as temporary:
         with _open_new(temporary) as stream:
             write(stream)
             stream.flush()
             written = stream.tell()
-            os.fsync(stream.fileno())
+            if durable:
+                os.fsync(stream.fileno())
             on_disk = os.fstat(stream.fileno()).st_size
         if on_disk != written:
             raise OSError(f"only {on_disk:,} of {written:,} bytes reached the disk")

@@ -44,7 +44,7 @@ class FramePlan:
 
     first: int  # global id of the layer's first thread
     order: np.ndarray
-    limits: np.ndarray
+    limits: np.ndarray | range  # the replay's is range(events + 1): no array of millions to build
 
     @property
     def count(self) -> int:
@@ -56,7 +56,7 @@ def frame_plan(trace: Trace, order: str, layer: int = 0, max_frames: int = MAX_F
     after k events (the views ask core/replay.py what that frame shows)."""
     if order == REPLAY:
         events = len(trace.accesses["thread"]) if trace.accesses is not None else 0
-        return FramePlan(0, np.zeros(0, np.int64), np.arange(events + 1))
+        return FramePlan(0, np.zeros(0, np.int64), range(events + 1))
     per_layer = trace.n_threads // max(1, trace.grid[2])
     first = layer * per_layer
     rank = ranks(trace, order)[first : first + per_layer]

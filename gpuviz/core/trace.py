@@ -154,8 +154,9 @@ class Trace:
 
         return picture_png(self)
 
-    def save(self, path: str | Path) -> Path:
-        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line."""
+    def save(self, path: str | Path, durable: bool = True) -> Path:
+        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line.
+        `durable=False` skips the fsync, for a file that is written again soon (core/files.py)."""
         from gpuviz.core.trace_codec import encode
 
         columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
@@ -165,25 +166,41 @@ class Trace:
             columns["errors"] = np.array(json.dumps(self.errors))
         for name, (before, after) in self.args.items():
             columns[f"arg.{name}.before"] = before
-            if after is not before and not np.array_equal(after, before, equal_nan=before.dtype.kind in "fc"):
+            if not _unchanged(before, after):
                 columns[f"arg.{name}.after"] = after  # an input the kernel left alone is stored once
         for name, values in self.outcomes.items():
             columns[f"outcome.{name}"] = values
         accesses = None if self.accesses is None else dict(self.accesses)
         columns.update(encode(self.threads, accesses, self.meta.get("arrays", [])))
-        return write_file(path, lambda stream: write_npz(stream, columns), "trace")
+        return write_file(path, lambda stream: write_npz(stream, columns), "trace", durable)
+
+
+def _unchanged(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether a snapshot after the launch holds what it held before. Compared bit for bit where both
+    are plain arrays of one layout (one pass, NaNs included; a 0.0 written over -0.0 then counts as a
+    change, which only stores the array twice), else value by value as before."""
+    if after is before:
+        return True
+    plain = before.flags.c_contiguous and after.flags.c_contiguous and not before.dtype.hasobject
+    if after.dtype != before.dtype or after.shape != before.shape or not plain:
+        return np.array_equal(after, before, equal_nan=before.dtype.kind in "fc")
+    return np.array_equal(before.reshape(-1).view(np.uint8), after.reshape(-1).view(np.uint8))
 
 
 def write_npz(stream, columns: dict[str, np.ndarray], level: int = COMPRESS_LEVEL) -> None:
-    """An .npz as np.savez_compressed writes it (one .npy member per column), at a chosen zlib level;
-    a member whose first bytes do not deflate (random floats) is stored as it is, saving the time."""
+    """An .npz as np.savez_compressed writes it (one .npy member per column), at a chosen zlib level.
+    Each member is deflated the way a sample from its start says pays (`_packing`): fully, by
+    Huffman codes alone, or not at all. Every member is plain deflate or stored: any zip reader reads it."""
     with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
         for name, values in columns.items():
             values = np.asanyarray(values)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED if _deflates(values, level) else zipfile.ZIP_STORED
+            packing = _packing(values, level)
+            info.compress_type = zipfile.ZIP_STORED if packing == STORED else zipfile.ZIP_DEFLATED
             _set_level(info, level)
             with archive.open(info, "w", force_zip64=True) as member:
+                if packing == HUFFMAN and hasattr(member, "_compressor"):  # zipfile's own deflater otherwise
+                    member._compressor = zlib.compressobj(level, zlib.DEFLATED, -15, 8, zlib.Z_HUFFMAN_ONLY)
                 np.lib.format.write_array(member, values, allow_pickle=False)
 
 
@@ -194,12 +211,22 @@ def _set_level(info: zipfile.ZipInfo, level: int) -> None:
         info._compresslevel = level
 
 
-def _deflates(values: np.ndarray, level: int, sample: int = 1 << 16) -> bool:
-    """Whether deflating shrinks a sample from the start of the column by a tenth or more."""
+# How a member is written. Deflate's string matching is what makes repetitive columns tiny (ones:
+# 0.5% of their size) but it runs at 35-50 MB/s on data it cannot shrink much, such as random
+# floats (90%); Huffman codes alone shrink those as much at three times the speed (docs/performance.md).
+DEFLATED, HUFFMAN, STORED = "deflated", "huffman", "stored"
+
+
+def _packing(values: np.ndarray, level: int, sample: int = 1 << 16) -> str:
+    """Deflated where a sample from the column's start shrinks to half or less, else Huffman-coded
+    where that shrinks it by a tenth or more, else stored (a member the sample cannot judge: deflated)."""
     if values.dtype.kind not in "biufc" or values.nbytes <= sample:
-        return True
+        return DEFLATED
     head = np.ascontiguousarray(values.reshape(-1)[: sample // values.itemsize]).tobytes()
-    return len(zlib.compress(head, level)) < 0.9 * len(head)
+    if len(zlib.compress(head, level)) < 0.5 * len(head):
+        return DEFLATED
+    huffman = zlib.compressobj(level, zlib.DEFLATED, -15, 8, zlib.Z_HUFFMAN_ONLY)
+    return HUFFMAN if len(huffman.compress(head) + huffman.flush()) < 0.9 * len(head) else STORED
 
 
 def load(path: str | Path, memory_budget: int | None = None) -> Trace:

@@ -54,36 +54,41 @@ def _encode_accesses(members: dict, encoding: dict, accesses: dict[str, np.ndarr
         if name in accesses:
             _put_int(members, encoding, f"access.{name}", accesses[name])
     value, array = accesses["value"], accesses["array"]
-    for array_id in np.unique(array).tolist():
-        members[f"access.value.{array_id}"] = _narrow_values(value[array == array_id], arrays, array_id)
+    ids = np.unique(sites[:, 0]).tolist()  # the arrays the log names, from its few sites
+    for array_id in ids:
+        values = value if len(ids) == 1 else value[array == array_id]  # one array: no mask, no copy
+        members[f"access.value.{array_id}"] = _narrow_values(values, arrays, array_id)
     for name, values in accesses.items():  # a column this gpuviz does not know is kept as it is
         if name not in ACCESS_COLUMNS and name != "time":
             members[f"access.{name}"] = values
 
 
 def _sites(array: np.ndarray, kind: np.ndarray, line: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct (array, kind, line) rows, sorted; each access's row number). A kernel has a few
-    dozen sites at most, so a table over their small range numbers them without sorting."""
+    """(the distinct (array, kind, line) rows, sorted; each access's row number, in the narrowest
+    unsigned dtype). A kernel has a few dozen sites at most, so a table over their small range
+    numbers them without sorting."""
     if len(array) == 0:
-        return np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
-    columns = [c.astype(np.int64) for c in (array, kind, line)]
+        return np.zeros((0, 3), np.int64), np.zeros(0, np.uint8)
+    columns = (array, kind, line)
     lows = [int(c.min()) for c in columns]
     spans = [int(c.max()) - low + 1 for c, low in zip(columns, lows)]
     if np.prod(spans, dtype=float) > 4 * len(array) + 1024:
-        sites, site = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+        sites, site = np.unique(np.stack([c.astype(np.int64) for c in columns], axis=1), axis=0, return_inverse=True)
         return sites, site.reshape(-1)
-    key = np.zeros(len(array), np.int64)
-    for column, low, span in zip(columns, lows, spans):
+    wide = np.int32 if np.prod(spans, dtype=float) < 2**31 else np.int64
+    key = np.subtract(array, lows[0], dtype=wide)  # the whole key in place: one column allocated
+    for column, low, span in zip(columns[1:], lows[1:], spans[1:]):
         key *= span
-        key += column - low
+        key += column
+        key -= low
     present = np.bincount(key) > 0
-    site = (np.cumsum(present) - 1)[key]
     keys = np.flatnonzero(present)
+    numbers = (np.cumsum(present) - 1).astype(_unsigned(len(keys) - 1))
     sites = np.zeros((len(keys), 3), np.int64)
     for axis in (2, 1, 0):
         keys, sites[:, axis] = np.divmod(keys, spans[axis])
         sites[:, axis] += lows[axis]
-    return sites, site
+    return sites, numbers[key]
 
 
 def _narrow_values(values: np.ndarray, arrays: list[dict], array_id: int) -> np.ndarray:
@@ -100,17 +105,32 @@ def _narrow_values(values: np.ndarray, arrays: list[dict], array_id: int) -> np.
 
 def _put_int(members: dict, encoding: dict, name: str, values: np.ndarray) -> None:
     """A whole-number column as differences (where useful) less their minimum, in the narrowest
-    unsigned dtype; the offset, the first value and the dtype to give back go to `encoding`."""
+    unsigned dtype; the offset, the first value and the dtype to give back go to `encoding`.
+    Arithmetic is in int64 as before, written straight into the narrow column (no wide copies)."""
     values = np.asarray(values)
-    wide = values.astype(np.int64)
-    first = int(wide[0]) if len(wide) else 0
-    delta = name in DELTA and len(wide) > 1
-    stored = np.diff(wide, prepend=first) if delta else wide
+    first = int(values[0]) if len(values) else 0
+    delta = name in DELTA and len(values) > 1
+    stored = _differences(values) if delta else values
     offset = int(stored.min()) if len(stored) else 0
     span = int(stored.max()) - offset if len(stored) else 0
-    dtype = next(d for d in UNSIGNED if span <= np.iinfo(d).max)
-    members[name] = (stored - offset).astype(dtype)
+    dtype = _unsigned(span)
+    if offset == 0 and stored.dtype == dtype:
+        members[name] = stored  # already narrow and from zero (site numbers): stored as it is
+    else:
+        members[name] = np.subtract(stored, offset, dtype=np.int64, out=np.empty(len(stored), dtype), casting="unsafe")
     encoding[name] = {"offset": offset, "delta": delta, "first": first, "dtype": values.dtype.str}
+
+
+def _differences(values: np.ndarray) -> np.ndarray:
+    """Each value less the one before, in int64; the first row 0 (np.diff with prepend copies twice)."""
+    stored = np.empty(len(values), np.int64)
+    stored[0] = 0
+    np.subtract(values[1:], values[:-1], out=stored[1:], dtype=np.int64)
+    return stored
+
+
+def _unsigned(span: int) -> np.dtype:
+    return np.dtype(next(d for d in UNSIGNED if span <= np.iinfo(d).max))
 
 
 # ---- reading -------------------------------------------------------------------------------------
@@ -160,7 +180,7 @@ def _per_access(table: np.ndarray, site: np.ndarray) -> np.ndarray:
 
 
 def _values(members: dict, array: np.ndarray, length: int) -> np.ndarray:
-    value = np.zeros(length, np.float64)
+    value = None
     filled = 0
     for key in [k for k in members if k.startswith("access.value.")]:
         array_id = key[len("access.value.") :]
@@ -171,11 +191,28 @@ def _values(members: dict, array: np.ndarray, length: int) -> np.ndarray:
         held = int(np.count_nonzero(rows))
         if held != len(stored):
             raise BadEncoding(f"its {key} holds {len(stored)} values for {held} accesses")
-        value[slice(None) if held == length else rows] = stored  # one array: a plain copy, no mask
+        if held == length:  # one array (the usual case): its values are the column, widened once
+            value = stored.astype(np.float64)
+        elif held:
+            value = np.zeros(length, np.float64) if value is None else value
+            value[rows] = stored
         filled += len(stored)
     if filled != length:
         raise BadEncoding(f"its access values cover {filled} of {length} accesses")
-    return value
+    return np.zeros(length, np.float64) if value is None else value
+
+
+def stand_ins(members: dict) -> dict[str, np.ndarray | None]:
+    """The columns `decode` derives rather than reads, for the range checks (core/trace_schema.py):
+    a layout column follows from the grid and the block, so it is in range by construction (None);
+    a column of the site table holds only that table's values, so its few rows stand for it.
+    Call it once `decode` has accepted the members (it checks the site table)."""
+    found: dict[str, np.ndarray | None] = {f"thread.{name}": None for name in DERIVED_THREAD_COLUMNS}
+    if "access.site" in members:
+        sites = members["access.sites"]
+        found.update({f"access.{name}": sites[:, axis].astype(ACCESS_COLUMNS[name])  # as decode casts them
+                      for axis, name in enumerate(("array", "kind", "line"))})  # fmt: skip
+    return found
 
 
 def _encoding(members: dict) -> dict:
@@ -208,6 +245,8 @@ def _get_int(members: dict, encoding: dict, name: str, length: int | None) -> np
         raise BadEncoding(f"the encoding of {name} gives {dtype}; it must be a whole-number dtype")
     # Whole-number arithmetic wraps in the dtype given back, and wraps back: the sums come out exact
     # for every value that dtype holds (what was saved); a hostile file gets values the checks refuse.
+    if not offset and delta is not True:
+        return stored.astype(dtype, copy=False)  # nothing to add: no copy (site numbers stored as they are)
     values = stored.astype(dtype)
     if offset:
         values += np.array(offset).astype(dtype)

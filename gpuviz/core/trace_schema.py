@@ -13,7 +13,7 @@ import numpy as np
 from gpuviz.core.errors import TraceFormatError
 from gpuviz.core.launch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, MAX_THREADS_PER_BLOCK
 from gpuviz.core.trace import ACCESS_COLUMNS, KIND_NAMES, OPTIONAL_ACCESS_COLUMNS, READABLE_FORMATS, THREAD_COLUMNS
-from gpuviz.core.trace_codec import BadEncoding, decode
+from gpuviz.core.trace_codec import BadEncoding, decode, stand_ins
 
 
 class _Bad(Exception):
@@ -39,14 +39,15 @@ def _parts(columns: dict[str, np.ndarray]) -> dict:
     if fmt == "gpuviz-trace/1" and "args" in meta:
         meta["param_names"] = meta.pop("args")
     check_meta(meta)
+    derived: dict[str, np.ndarray | None] = {}  # columns derived on load: what their range check reads
     if fmt == "gpuviz-trace/3":
         try:
-            columns = decode(columns, meta)
+            columns, derived = decode(columns, meta), stand_ins(columns)
         except BadEncoding as exc:
             raise _Bad(str(exc)) from None
-    threads = _threads(columns, meta)
+    threads = _threads(columns, meta, derived)
     args = _snapshots(columns)
-    accesses = _accesses(columns, meta) if any(key.startswith("access.") for key in columns) else None
+    accesses = _accesses(columns, meta, derived) if any(key.startswith("access.") for key in columns) else None
     analysis = _json(columns, "analysis") if "analysis" in columns else {}
     _check_analysis(analysis, meta)
     return dict(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=_outcomes(columns, args),
@@ -155,7 +156,7 @@ def check_meta(meta: dict) -> None:
 
 
 # ---- columns -----------------------------------------------------------------------------------------
-def _threads(columns: dict, meta: dict) -> dict[str, np.ndarray]:
+def _threads(columns: dict, meta: dict, derived: dict) -> dict[str, np.ndarray]:
     grid, block = meta["grid"], meta["block"]
     n = math.prod(grid) * math.prod(block)
     warp_size = meta.get("warp_size", 32)
@@ -167,13 +168,13 @@ def _threads(columns: dict, meta: dict) -> dict[str, np.ndarray]:
     for key, dtype in THREAD_COLUMNS.items():
         shape = (n, 3) if key in ("block_idx", "thread_idx") else (n,)
         values = _column(columns, f"thread.{key}", dtype, shape, "iu")
-        if ranges[key] is not None:
+        if ranges[key] is not None and f"thread.{key}" not in derived:  # derived: from the checked meta
             _within(values, 0, np.asarray(ranges[key]), f"thread.{key}")
         threads[key] = values.astype(dtype, copy=False)
     return threads
 
 
-def _accesses(columns: dict, meta: dict) -> dict[str, np.ndarray]:
+def _accesses(columns: dict, meta: dict, derived: dict) -> dict[str, np.ndarray]:
     n_threads = math.prod(meta["grid"]) * math.prod(meta["block"])
     sizes = np.array([math.prod(entry["shape"]) for entry in meta.get("arrays", [])], dtype=np.int64)
     length = columns["access.thread"].shape[0] if getattr(columns.get("access.thread"), "ndim", 0) == 1 else None
@@ -184,9 +185,9 @@ def _accesses(columns: dict, meta: dict) -> dict[str, np.ndarray]:
         values = _column(columns, f"access.{key}", dtype, (length,), "fiub" if key == "value" else "iu")
         out[key] = values.astype(dtype, copy=False) if key == "value" else values
     _within(out["thread"], 0, n_threads, "access.thread")
-    _within(out["array"], 0, len(sizes), "access.array")
-    _within(out["kind"], 0, len(KIND_NAMES), "access.kind")
-    _within(out["line"], 0, 2**31, "access.line")
+    for key, high in (("array", len(sizes)), ("kind", len(KIND_NAMES)), ("line", 2**31)):
+        table = derived.get(f"access.{key}")  # a site table's column: its rows are all the values there are
+        _within(out[key] if table is None else table, 0, high, f"access.{key}" if table is None else "access.sites")
     _within(out["epoch"], 0, 2**31, "access.epoch")
     if length:  # one bound for all when the log names one array (the usual case), else one per access
         bounds = sizes[0] if len(sizes) == 1 else sizes[out["array"].astype(np.intp)]

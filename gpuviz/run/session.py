@@ -81,7 +81,9 @@ class Session:
         index = len(self.records)
         trace.meta["launch"] = index
         if self.on_unanalysed is not None and self.out_dir is not None:
-            self.on_unanalysed(trace.save(self._path(index, trace)), index, trace.kernel)
+            # Not synced: the file is written again (synced) with its analysis below; the app reads
+            # this one from the page cache meanwhile, and a crash before then loses the run either way.
+            self.on_unanalysed(trace.save(self._path(index, trace), durable=False), index, trace.kernel)
         self.notify(Stage("analysing", f"analysing {trace.kernel}"))
         trace.analysis = analyse(trace)  # once, here: every reader of the trace reads this
         races = race_summary(trace)

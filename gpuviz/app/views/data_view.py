@@ -159,6 +159,7 @@ class DataView(QWidget):
         drawn = (trace, self.current_array(), self._drawn_block)
         if self._writers_of is None or self._writers_of[0] is not trace or self._writers_of[1:] != drawn[1:]:
             self._last, self._count = writers(trace, self.current_array(), size, self._drawn_block)
+            self._first_write = first_writes(trace, self.current_array(), size, self._drawn_block)
             self._writers_of = drawn  # a redraw of the same picture (new frames, a slice) reuses them
         last, count = self._last, self._count
         self._shape = picture_shape(shape)
@@ -166,7 +167,6 @@ class DataView(QWidget):
         self.slice.setRange(0, shape[0] - 1 if len(shape) == 3 else 0)
         offset = self.slice.value() * self._shape[0] * self._shape[1] if len(shape) == 3 else 0
         self._final_codes = element_codes(trace, last, count, self.mode.currentText())
-        self._first_write = first_writes(trace, self.current_array(), size, self._drawn_block)
         self._offset = offset
         self.image.setLookupTable(lut())
         self.cell_lines.setPath(cell_lines(*self._shape))

@@ -51,18 +51,19 @@ def writers(trace: Trace, array: int, size: int, block: int | None = None) -> tu
     acc = _log(trace)
     if acc is None:
         return last, count
-    rows = (acc["array"] == array) & (acc["kind"] != READ)
-    thread, index = acc["thread"][rows].astype(np.int64), acc["index"][rows]
+    # One mask, then the rows it picks: the app asks this of millions of events on a new trace,
+    # so no column is widened or copied that the answer does not need.
+    rows = acc["kind"] != READ
+    rows &= acc["array"] == array
     if block is not None:
-        mine = thread // int(np.prod(trace.block)) == block
-        thread, index = thread[mine], index[mine]
+        rows &= acc["thread"] // int(np.prod(trace.block)) == block
+    thread, index = acc["thread"][rows], acc["index"][rows]
     last[index] = thread  # rows are in time order: the last write wins
     plain = acc["kind"][rows] == WRITE
-    if block is not None:
-        plain = plain[mine]
-    index, thread = index[plain], thread[plain]
+    if not plain.all():
+        index, thread = index[plain], thread[plain]
     if len(index):
-        count += _distinct_threads(index.astype(np.int64), thread, size)
+        count += _distinct_threads(index, thread, size)
     return last, count
 
 
@@ -71,7 +72,9 @@ def _distinct_threads(index: np.ndarray, thread: np.ndarray, size: int) -> np.nd
     where it is small (a race on a few elements by a million threads), else one sort of packed keys."""
     low = int(thread.min())
     span = int(thread.max()) - low + 1
-    pairs = index * span + (thread - low)
+    pairs = np.multiply(index, span, dtype=np.int64)
+    pairs += thread
+    pairs -= low
     if size * span <= PAIR_TABLE_MAX:
         seen = np.zeros(size * span, np.bool_)
         seen[pairs] = True
