@@ -25,6 +25,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _collect_qt_garbage_on_the_main_thread(request):
+    """A Qt test's garbage goes on the main thread (the app collects on a GUI timer, gui_gc.py):
+    never later in another test's loading thread."""
+    yield
+    if "qtbot" in request.fixturenames:
+        import gc
+
+        gc.collect()
+
+
 @pytest.fixture
 def sim_run():
     """Run kernel source text on the simulator: sim_run(src, grid, block, *args, name=..., **opts)."""

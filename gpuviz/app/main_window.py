@@ -20,6 +20,7 @@ from gpuviz.app import docking, file_menu, launch_check, picture_actions, screen
 from gpuviz.app.course import Course
 from gpuviz.app.device_facts import backend_for, facts_for
 from gpuviz.app.document import ScriptDocument
+from gpuviz.app.gui_gc import collect_on_gui_thread
 from gpuviz.app.help_overlay import WELCOME, HelpOverlay
 from gpuviz.app.preferences import Preferences, PreferencesDialog
 from gpuviz.app.run_controller import RunController
@@ -42,6 +43,7 @@ class MainWindow(QMainWindow):
     def __init__(self, lessons: str | None = None) -> None:
         """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder)."""
         super().__init__()
+        collect_on_gui_thread()  # before the loading thread exists (gui_gc.py says why)
         self.setWindowTitle(f"gpuviz {__version__}")
         self.state = AppState()
         self.runner = RunController(self.state, self)
