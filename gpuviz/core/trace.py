@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,18 +192,72 @@ def _unchanged(before: np.ndarray, after: np.ndarray) -> bool:
 def write_npz(stream, columns: dict[str, np.ndarray], level: int = COMPRESS_LEVEL) -> None:
     """An .npz as np.savez_compressed writes it (one .npy member per column), at a chosen zlib level.
     Each member is deflated the way a sample from its start says pays (`_packing`): fully, by
-    Huffman codes alone, or not at all. Every member is plain deflate or stored: any zip reader reads it."""
-    with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
-        for name, values in columns.items():
-            values = np.asanyarray(values)
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            packing = _packing(values, level)
-            info.compress_type = zipfile.ZIP_STORED if packing == STORED else zipfile.ZIP_DEFLATED
-            _set_level(info, level)
-            with archive.open(info, "w", force_zip64=True) as member:
-                if packing == HUFFMAN and hasattr(member, "_compressor"):  # zipfile's own deflater otherwise
-                    member._compressor = zlib.compressobj(level, zlib.DEFLATED, -15, 8, zlib.Z_HUFFMAN_ONLY)
-                np.lib.format.write_array(member, values, allow_pickle=False)
+    Huffman codes alone, or not at all. Every member is plain deflate or stored: any zip reader reads it.
+    Big members are deflated on several threads at once (zlib lets go of the GIL), then written in order."""
+    arrays = {name: np.asanyarray(values) for name, values in columns.items()}
+    packings = {name: _packing(values, level) for name, values in arrays.items()}
+    big = [name for name, values in arrays.items() if values.nbytes >= PARALLEL_BYTES and packings[name] != STORED]
+    if sum(arrays[name].nbytes for name in big) > PARALLEL_LIMIT:  # deflated data waits in memory: not for huge traces
+        big = []
+    with ThreadPoolExecutor(max_workers=max(1, min(len(big), os.cpu_count() or 1))) as pool:
+        deflated = {name: pool.submit(_deflate_member, arrays[name], packings[name], level) for name in big}
+        with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
+            for name, values in arrays.items():
+                _write_member(archive, name, values, packings[name], level, deflated.get(name))
+
+
+PARALLEL_BYTES = 1 << 20  # members this big are deflated ahead, on threads ...
+PARALLEL_LIMIT = 1 << 28  # ... when they come to 256 MiB at most
+
+
+def _write_member(archive: zipfile.ZipFile, name: str, values: np.ndarray, packing: str, level: int,
+                  deflated=None) -> None:  # fmt: skip
+    info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED if packing == STORED else zipfile.ZIP_DEFLATED
+    _set_level(info, level)
+    with archive.open(info, "w", force_zip64=True) as member:
+        if deflated is not None and hasattr(member, "_compressor"):  # zipfile still counts the CRC and size
+            member._compressor = _Deflated(deflated.result())
+        elif packing == HUFFMAN and hasattr(member, "_compressor"):  # zipfile's own deflater otherwise
+            member._compressor = _deflater(HUFFMAN, level)
+        np.lib.format.write_array(member, values, allow_pickle=False)
+
+
+def _deflate_member(values: np.ndarray, packing: str, level: int) -> bytes:
+    """The member's .npy bytes, deflated as zipfile would (raw deflate), chunk by chunk."""
+    sink = _DeflatingSink(_deflater(packing, level))
+    np.lib.format.write_array(sink, values, allow_pickle=False)
+    return b"".join(sink.parts) + sink.deflater.flush()
+
+
+class _DeflatingSink:
+    """A write-only stream that deflates what it is given (no copy of the whole member is kept)."""
+
+    def __init__(self, deflater) -> None:
+        self.deflater, self.parts = deflater, []
+
+    def write(self, data: bytes) -> int:
+        self.parts.append(self.deflater.compress(data))
+        return len(data)
+
+
+def _deflater(packing: str, level: int):
+    strategy = zlib.Z_HUFFMAN_ONLY if packing == HUFFMAN else zlib.Z_DEFAULT_STRATEGY
+    return zlib.compressobj(level, zlib.DEFLATED, -15, 8, strategy)
+
+
+class _Deflated:
+    """A stand-in for zipfile's deflater that gives back a member deflated ahead of time."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def compress(self, _raw: bytes) -> bytes:
+        return b""
+
+    def flush(self) -> bytes:
+        data, self._data = self._data, b""
+        return data
 
 
 def _set_level(info: zipfile.ZipInfo, level: int) -> None:
