@@ -186,7 +186,16 @@ def _unchanged(before: np.ndarray, after: np.ndarray) -> bool:
     plain = before.flags.c_contiguous and after.flags.c_contiguous and not before.dtype.hasobject
     if after.dtype != before.dtype or after.shape != before.shape or not plain:
         return np.array_equal(after, before, equal_nan=before.dtype.kind in "fc")
-    return np.array_equal(before.reshape(-1).view(np.uint8), after.reshape(-1).view(np.uint8))
+    return np.array_equal(_words(before), _words(after))
+
+
+def _words(array: np.ndarray) -> np.ndarray:
+    """A contiguous array's bytes as the widest unsigned words that tile it (fewer, faster compares)."""
+    flat = array.reshape(-1).view(np.uint8)
+    for word in (np.uint64, np.uint32, np.uint16):
+        if flat.nbytes % np.dtype(word).itemsize == 0:
+            return flat.view(word)
+    return flat
 
 
 def write_npz(stream, columns: dict[str, np.ndarray], level: int = COMPRESS_LEVEL) -> None:
