@@ -84,7 +84,7 @@ def overhead() -> dict[str, float]:
         launch = PreparedLaunch(cuda, compiled, config, (a, b, c), cap=4 * N)
         launch.compile_for_arguments()
         ms = kernel_ms(cuda, launch.launch, before=launch.reset_counter)
-        events = launch.log.filled()
+        events = launch.log.filled() if launch.log else 0
         ratios[level] = ms / base
         overload = launch.overload
         print(f"{level:9s}: {ms:.3f} ms  ratio {ratios[level]:.2f}  events {events:,}  registers "

@@ -53,8 +53,9 @@ def test_instrumented_kernels_type_for_the_device(name, level, monkeypatch, tmp_
     arrays = [np.zeros((4,) * dims, np.float32)] * 3
     log = [np.zeros(1, d) for d in (np.uint32, np.uint32, np.float32, np.uint16)]
     pool = [np.zeros(64, d) for d in (np.uint32, np.uint16, np.uint32, np.uint32, np.float32)]
-    buffers = [np.zeros(1, np.uint64), np.zeros(1, np.uint32), np.zeros(1, np.uint64), np.zeros(1, np.uint64),
-               *log, 1, *pool, np.zeros(COUNTER_WORDS, np.int64), 64, -1]  # fmt: skip
+    buffers = [np.zeros(1, np.uint64), np.zeros(1, np.uint32), np.zeros(1, np.uint64), np.zeros(1, np.uint64)]
+    if level == "accesses":
+        buffers += [*log, 1, *pool, np.zeros(COUNTER_WORDS, np.int64), 64, -1]
     signature = tuple(numba.typeof(value) for value in [*arrays, *buffers])
     try:
         cuda.compile_ptx(compiled.kernel.py_func, signature, cc=(9, 0))

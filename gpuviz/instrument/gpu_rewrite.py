@@ -253,7 +253,8 @@ class GpuRewriter(KernelRewriter):
             ids = [ast.arg(f"_gv_aid{k}") for k in range(len(self.params))]
             args.args = [ast.arg("_t"), *ids, *args.args]
             return args, body
-        args.args = [*args.args, *(ast.arg(name) for name in KERNEL_BUFFERS)]
+        buffers = KERNEL_BUFFERS if self.accesses else KERNEL_BUFFERS[:4]  # level threads: times and SMs only
+        args.args = [*args.args, *(ast.arg(name) for name in buffers)]
         if self.accesses:  # the thread's log state lives in a local array the hooks update
             log = ", ".join(KERNEL_BUFFERS[4:])
             prologue = "_gv_st = _gv_cuda.local.array(3, _gv_int64)\n"

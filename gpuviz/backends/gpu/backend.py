@@ -221,8 +221,8 @@ class PreparedLaunch:
         if timed:
             _check_element_range(self.entries)
         self.warp_start = cuda.device_array(n_warps if timed else 1, np.uint64)
-        logged = self._logged_ids()
-        self.log = AccessLog(cuda, config.threads, cap if timed else 0, logged, self._value_dtype(logged))
+        logged = self._logged_ids() if timed else 0
+        self.log = AccessLog(cuda, config.threads, cap, logged, self._value_dtype(logged)) if timed else None
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []
@@ -260,7 +260,8 @@ class PreparedLaunch:
         return np.dtype(np.float32 if exact else np.float64)
 
     def buffers(self) -> list:
-        return [self.block_start, self.block_sm, self.warp_end, self.warp_start, *self.log.buffers()]
+        times = [self.block_start, self.block_sm, self.warp_end, self.warp_start]
+        return times + (self.log.buffers() if self.log else [])
 
     def all_arguments(self) -> list:
         return [*self.device_args, *self.buffers()]
@@ -280,7 +281,8 @@ class PreparedLaunch:
         self.compiled.kernel[config.grid, config.block, 0, config.shared_bytes](*self.all_arguments())
 
     def reset_counter(self) -> None:
-        self.log.reset()
+        if self.log:
+            self.log.reset()
         self.warp_end.copy_to_device(np.zeros(self.warp_end.shape, np.uint64))
 
     def run_timed(self) -> float:

@@ -23,7 +23,7 @@ def slots_per_thread(threads: int, cap: int) -> int:
 
 
 class AccessLog:
-    """The log's device buffers for one launch (none used when `cap` is 0: level `threads`)."""
+    """The log's device buffers for one launch at level `accesses` (level `threads` has none)."""
 
     def __init__(self, cuda, threads: int, cap: int, logged: int, value_dtype: np.dtype):
         self.cuda, self.threads, self.logged = cuda, threads, logged
