@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 
+from gpuviz.backends.gpu import intrinsics
 from gpuviz.backends.gpu.compat import import_numba_cuda
 
 import_numba_cuda()  # numba-cuda 0.30 needs np.row_stack, gone from NumPy 2.5: the shim adds it
@@ -34,7 +35,8 @@ THREADS = 1024
 
 
 def _timer(register: str):
-    # The memory clobber keeps the compiler from moving the loads and stores of a[] across the reading.
+    # Not gpuviz's own timers (backends/gpu/intrinsics.py): the memory clobber here keeps the compiler
+    # from moving the loads and stores of a[] across the reading.
     @intrinsic
     def read(typingctx):
         def codegen(context, builder, signature, args):
@@ -51,13 +53,7 @@ globaltimer = _timer("%globaltimer")
 clock64 = _timer("%clock64")
 
 
-@intrinsic
-def smid(typingctx):
-    def codegen(context, builder, signature, args):
-        asm = ir.InlineAsm(ir.FunctionType(ir.IntType(32), []), "mov.u32 $0, %smid;", "=r", side_effect=True)
-        return builder.call(asm, [])
-
-    return types.int32(), codegen
+smid = intrinsics.smid()
 
 
 @cuda.jit

@@ -221,8 +221,6 @@ def make_hooks() -> dict:
         "_gv_uint32": numba.uint32,
         "_gv_int64": numba.int64,
         "_gv_uint64": numba.uint64,
-        "_gv_int32": numba.int32,
-        "_gv_float32": numba.float32,
         "_gv_smid": intrinsics.smid(),
         "_gv_globaltimer": intrinsics.globaltimer(),
     }

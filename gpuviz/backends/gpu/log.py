@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS
+from gpuviz.backends.gpu.intrinsics import simulated
 from gpuviz.backends.gpu.records import PoolLog, SlotLog, decode_records
 
 MAX_SLOTS = 4096  # a thread's slots at most: more would reserve memory most launches never touch
@@ -97,15 +98,9 @@ class AccessLog:
 
 
 def _zero(cuda, array) -> None:
-    if hasattr(array, "gpu_data") and not _simulated():
+    if hasattr(array, "gpu_data") and not simulated():
         from numba.cuda.cudadrv.driver import device_memset
 
         device_memset(array, 0, array.nbytes)
     else:
         array.copy_to_device(np.zeros(array.shape, array.dtype))
-
-
-def _simulated() -> bool:
-    import os
-
-    return os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
