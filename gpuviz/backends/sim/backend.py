@@ -99,6 +99,7 @@ class SimBackend:
         trace.meta["engine_note"] = note
         trace.meta["time_source"] = TIME_SOURCES[engine]  # known only now: the engine may have fallen back
         trace.meta["recorded_blocks"] = recording.recorded_blocks  # None: every block's accesses (up to the cap)
+        trace.meta["blocks_ran"] = recording.blocks_ran if engine == "vector" else "one at a time"
         return trace
 
 

@@ -8,6 +8,8 @@ reference, for what the vector one cannot run, for the `sequential` schedule and
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +19,9 @@ from gpuviz.backends.sim.faults import ErrorLog
 from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
 from gpuviz.backends.sim.simt_engine import VectorExecutor
 from gpuviz.backends.sim.simt_hooks import vector_hooks
+from gpuviz.backends.sim.simt_independent import IndependentExecutor
 from gpuviz.backends.sim.simt_memory import VectorLog, VectorMemory
+from gpuviz.backends.sim.simt_sharing import BlockSharing, BlocksShareMemory, block_sharing
 from gpuviz.core.budget import format_bytes
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig
@@ -42,26 +46,60 @@ class Recording:
     recorded_blocks: list | None = None  # None: every block's accesses (up to the cap)
     errors: ErrorLog = field(default_factory=ErrorLog)
     partial_syncs: list = field(default_factory=list)
+    blocks_ran: str = "interleaved"  # the vector engine: "independent" (in groups) or "interleaved: why"
 
 
 def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
                notify) -> Recording:  # fmt: skip
+    """Blocks in large groups when they share no memory (simt_sharing.py), else interleaved in time."""
+    arrays = global_arrays(params, host_args, program)
+    sharing = block_sharing(program.kernel.source.node, params, host_args, arrays.ids) if _grouping[0] else None
+    if sharing is not None:
+        try:
+            return _run_vector(program, config, params, host_args, device, options, level, notify, sharing)
+        except BlocksShareMemory as exc:
+            sharing.restore()
+            why = str(exc)
+    else:
+        why = "two arguments share memory" if _grouping[0] else "chosen"
+    recording = _run_vector(program, config, params, host_args, device, options, level, notify, None)
+    recording.blocks_ran = f"interleaved: {why}"
+    return recording
+
+
+_grouping = [True]  # whether the vector engine tries grouped runs (blocks_interleaved() turns it off)
+
+
+@contextmanager
+def blocks_interleaved() -> Iterator[None]:
+    """Launches inside run interleaved in time only: tests and benchmarks compare the two ways."""
+    _grouping[0] = False
+    try:
+        yield
+    finally:
+        _grouping[0] = True
+
+
+def _run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level, notify,
+                sharing: BlockSharing | None) -> Recording:  # fmt: skip
     arrays = global_arrays(params, host_args, program)
     log = None
     if level == "accesses":
         log = VectorLog(_event_cap(options, config, host_args), timed=True, blocks=options.blocks,
                         n_blocks=config.blocks, per_block=config.threads_per_block)  # fmt: skip
     memory = VectorMemory(arrays, log, config.grid, config.block)
+    memory.sharing = sharing
     warnings: list[str] = []
     partial_syncs: list = []
     errors = ErrorLog()
     fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block, partial_syncs, errors))
-    executor = VectorExecutor(fn, host_args, config, device, memory, notify, shared_bytes(program))
+    executor_class = VectorExecutor if sharing is None else IndependentExecutor
+    executor = executor_class(fn, host_args, config, device, memory, notify, shared_bytes(program))
     started = time.perf_counter()
     schedule = executor.run(options.seed)
     schedule.warnings = warnings[:MAX_WARNINGS]
     seconds = time.perf_counter() - started
-    accesses = log.columns() if log is not None else None
+    accesses = log.columns(getattr(executor, "block_starts", None)) if log is not None else None
     if log is not None and log.narrowed:
         schedule.warnings.append(f"accesses recorded for the first and last block only: every access would not fit the "
                                  f"memory budget ({format_bytes(options.memory_budget)}); threads are all recorded; "
@@ -71,7 +109,8 @@ def run_vector(program, config: LaunchConfig, params, host_args, device, options
                                  f"({format_bytes(options.memory_budget)}); threads are all recorded")  # fmt: skip
     recorded = log.recorded_blocks() if log is not None else None
     return Recording(arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, recorded, errors,
-                     partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None])  # fmt: skip
+                     partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None],
+                     "independent" if sharing is not None else "interleaved")  # fmt: skip
 
 
 def run_reference(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,

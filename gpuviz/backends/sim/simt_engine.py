@@ -7,6 +7,8 @@ run variation). Blocks whose starts lie within BATCH_WINDOW of each other run as
 lockstep. Batches run interleaved in time: the kernel pauses before every load and around every
 store and atomic, and the batch whose earliest running warp is earliest goes on, so memory is read
 and written in the order of the warps' clocks: a load sees exactly the stores issued before it.
+Launches whose blocks share no memory run in large groups instead (simt_independent.py) and get
+the same trace.
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ class VectorExecutor:
         t = Lanes(count * tpb, clock)
         t.__dict__.update(layout)
         t.blocks, t.config = blocks.astype(np.int64), self.config
+        t.first_block = int(blocks[0])  # a batch's blocks are consecutive
         t.ep = np.zeros(count * tpb, np.int32)
         t.n_warps, t.n_blocks, t.per_block, t.shared, t.warned = count * warps_per_block, count, tpb, {}, set()
         return t

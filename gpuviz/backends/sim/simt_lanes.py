@@ -88,12 +88,16 @@ class Lanes:
     # ---- values ------------------------------------------------------------------------------
     def merge(self, old: object, new: object) -> object:
         self.charge("alu")
+        return self._blend(old, new)
+
+    def _blend(self, old: object, new: object) -> object:
+        """The active lanes take `new`, the others keep `old` (no instruction charged)."""
         if self.full or old is UNSET:
             return new
         if not self.active:
             return old
         if isinstance(new, tuple):
-            return tuple(self.merge(o, v) for o, v in zip(old, new)) if isinstance(old, tuple) else new
+            return tuple(self._blend(o, v) for o, v in zip(old, new)) if isinstance(old, tuple) else new
         return np.where(self.mask, new, old)
 
     def land(self, left: object, right) -> object:
@@ -156,7 +160,8 @@ class Lanes:
         if not self.active:
             return
         frame.returned |= self.mask
-        frame.value = value if frame.value is UNSET else self.merge(frame.value, value)
+        # no charge: whether lanes returned before must not change a lane's time
+        frame.value = value if frame.value is UNSET else self._blend(frame.value, value)
         if frame.outermost:
             self.exited |= self.mask
             if self.clock is not None:
@@ -196,6 +201,7 @@ _INDICES = {
     "tx": lambda t: _thread(t, 0), "ty": lambda t: _thread(t, 1), "tz": lambda t: _thread(t, 2),
     "bx": lambda t: _block(t, 0), "by": lambda t: _block(t, 1), "bz": lambda t: _block(t, 2),
     "gid": lambda t: np.repeat(t.blocks * t.per_block, t.per_block) + t.local,
+    "block_numbers": lambda t: (t.blk + (t.first_block + 1)).astype(np.int32),  # 1 + its block (simt_sharing)
 }  # fmt: skip
 
 

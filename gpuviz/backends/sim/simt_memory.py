@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.backends.sim.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
+from gpuviz.backends.sim.simt_sharing import BlocksShareMemory
 from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE
 from gpuviz.instrument.vector_rewrite import VectorUnsupported
@@ -108,7 +109,8 @@ class VectorLog:
         value = value[:n][keep] if np.ndim(value) else value
         return (len(keep), positions[keep], gid, ep, aid, index, kind, line, value, clock)
 
-    def columns(self) -> dict[str, np.ndarray]:
+    def columns(self, block_starts: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The typed columns; `block_starts`: each block's start, when its clocks counted from 0."""
         names = [*ACCESS_COLUMNS, "time"] if self.timed else list(ACCESS_COLUMNS)
         dtypes = {**ACCESS_COLUMNS, "time": np.int64}
         out = {name: np.empty(self.count, dtypes[name]) for name in names}
@@ -125,6 +127,8 @@ class VectorLog:
                 out["time"][span] = pick(_lane_times(*clock)) if clock is not None else 0
             at += n
         self.entries = []
+        if self.timed and block_starts is not None:
+            out["time"] += block_starts[out["thread"] // self.per_block]
         return out
 
 
@@ -155,6 +159,7 @@ class VectorMemory:
         self.arrays, self.log = arrays, log
         self.grid, self.block = grid, block
         self.lanes = None
+        self.sharing = None  # BlockSharing while blocks run in groups (simt_independent.py)
 
     # ---- where an element lives --------------------------------------------------------------
     def _storage(self, t, array) -> tuple[np.ndarray, np.ndarray | None, int | None, str]:
@@ -189,6 +194,8 @@ class VectorMemory:
         data, key, flat, aid, space = self._key(t, array, index, lanes)
         if isinstance(array, SharedArray) and t.active:
             array.check_read(key)
+        elif self.sharing is not None and space == "global" and t.active:
+            self.sharing.touch(t, aid, flat, lanes, write=False)
         values = data[key]
         if self.log is not None and aid is not None and t.active:
             self._record(t, lanes, aid, flat, READ, line, values)
@@ -210,6 +217,8 @@ class VectorMemory:
             stored = np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value).astype(data.dtype)
         except (TypeError, ValueError) as exc:
             raise LaneFault(f"cannot store {value!r}: {exc}") from None
+        if self.sharing is not None and space == "global":
+            self.sharing.touch(t, aid, flat, lanes, write=True)
         if stored.ndim and all(np.ndim(k) == 0 for k in key):
             data[key] = stored[-1]  # every lane stores to one element: the last lane's value stays
         else:
@@ -223,6 +232,8 @@ class VectorMemory:
     def atomic(self, t, op, array, index, operands, line, _pause=None):
         if not t.active:
             return 0
+        if self.sharing is not None:
+            raise BlocksShareMemory("an atomic: its cost depends on the lanes that run beside it")
         lanes = t.lanes()
         data, key, flat, aid, space = self._key(t, array, index, lanes)
         if isinstance(array, SharedArray):
