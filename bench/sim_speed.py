@@ -9,7 +9,8 @@ is the simulator backend's run (the engine and the trace: what numba's simulator
 in the last line), `launch` a whole session launch, which also analyses the trace for races, and
 `interleaved` the backend's run with its blocks interleaved in time, as launches whose blocks share
 memory run (these kernels' blocks share none, so gpuviz runs them in large groups; same trace).
-numba's simulator records nothing and is timed once, in a subprocess.
+numba's simulator records nothing and is timed once, in a subprocess. gpuviz runs in this process
+with its memory set up as in the app's worker process and the command line (freed memory kept).
 Rates, on gpuviz's default engine with the cost model and per-access times, no fallback:
 - threads_per_s: vector add over 2^22 threads recorded at level `threads` (backend run: engine + trace),
   best of 3;
@@ -125,6 +126,9 @@ def recording_rate(n: int, level: str) -> tuple[float, int]:
 
 
 def main() -> None:
+    from gpuviz.run.allocator import keep_freed_memory
+
+    keep_freed_memory()  # as the app's worker process and the command line do before any launch
     ratios = {}
     for name, n in SIZES.items():
         time_gpuviz(name, n, analyse=False)

@@ -11,6 +11,7 @@ import builtins
 import contextlib
 import copy
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
 
@@ -548,6 +549,14 @@ class Program:
 
     kernel: Rewritten
     functions: list[Rewritten]
+    # facts worked out from the text once (numba, too, reads a kernel's globals once, when it compiles)
+    known: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, key: object, compute: Callable[[], object]) -> object:
+        """`compute()` the first time `key` is asked for, then the same answer."""
+        if key not in self.known:
+            self.known[key] = compute()
+        return self.known[key]
 
     @property
     def name(self) -> str:

@@ -31,8 +31,8 @@ def declarations(program: Program, kind: str) -> list[tuple[int, int]]:
 
 
 def shared_bytes(program: Program) -> int:
-    """Static shared memory one block declares."""
-    return sum(size for _, size in declarations(program, "shared"))
+    """Static shared memory one block declares (worked out once per program)."""
+    return program.memo("shared_bytes", lambda: sum(size for _, size in declarations(program, "shared")))
 
 
 def check_declared_memory(program: Program) -> None:

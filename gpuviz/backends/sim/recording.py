@@ -53,7 +53,7 @@ def run_vector(program, config: LaunchConfig, params, host_args, device, options
                notify) -> Recording:  # fmt: skip
     """Blocks in large groups when they share no memory (simt_sharing.py), else interleaved in time."""
     arrays = global_arrays(params, host_args, program)
-    sharing = block_sharing(program.kernel.source.node, params, host_args, arrays.ids) if _grouping[0] else None
+    sharing = block_sharing(program, params, host_args, arrays.ids) if _grouping[0] else None
     if sharing is not None:
         try:
             return _run_vector(program, config, params, host_args, device, options, level, notify, sharing)

@@ -58,7 +58,8 @@ class IndependentExecutor(VectorExecutor):
         """Each block's start and slot: dispatched in block order to the slot that frees first."""
         total = self.total
         late = np.random.default_rng(seed).integers(0, LATE_JITTER + 1, total).tolist()
-        free = [(0, slot) for slot in range(self.device.sm_count * self.per_sm)]
+        # slots free at 0 go in slot order: a launch smaller than the device needs only its first ones
+        free = [(0, slot) for slot in range(min(total, self.device.sm_count * self.per_sm))]
         starts, slots = [0] * total, [0] * total
         dispatched = -DISPATCH_GAP
         for block, duration in enumerate(durations.tolist()):

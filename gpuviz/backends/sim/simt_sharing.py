@@ -11,8 +11,6 @@ grouped run: the arrays it wrote are restored and the launch runs interleaved.
 
 from __future__ import annotations
 
-import ast
-
 import numpy as np
 
 from gpuviz.instrument.gpu_rewrite import read_only_params
@@ -84,8 +82,7 @@ def _span(flat: np.ndarray) -> slice | np.ndarray:
     return flat
 
 
-def block_sharing(kernel: ast.FunctionDef, params: list[str], host_args: tuple,
-                  ids: dict[int, int]) -> BlockSharing | None:  # fmt: skip
+def block_sharing(program, params: list[str], host_args: tuple, ids: dict[int, int]) -> BlockSharing | None:
     """The check for one launch; None when two arguments share memory (their elements alias, so
     elements cannot be told apart by array and index)."""
     arrays = [(name, value) for name, value in zip(params, host_args) if isinstance(value, np.ndarray)]
@@ -93,6 +90,7 @@ def block_sharing(kernel: ast.FunctionDef, params: list[str], host_args: tuple,
         for _, b in arrays[k + 1 :]:
             if a is not b and np.may_share_memory(a, b):
                 return None
-    read_only = read_only_params(kernel, {name: value.ndim for name, value in arrays})
+    ndims = tuple((name, value.ndim) for name, value in arrays)
+    read_only = program.memo(("read_only", ndims), lambda: read_only_params(program.kernel.source.node, dict(ndims)))
     watched = {ids[id(value)]: value for name, value in arrays if name not in read_only}
     return BlockSharing(watched)
