@@ -152,21 +152,66 @@ def test_device_presets_are_the_options_choices():
     assert trace.meta["sm_count"] == 40 and trace.device_facts["compute_capability"] == "7.5"
 
 
-def test_a_fault_falls_back_so_the_reference_engine_words_it():
+def test_a_lane_past_the_end_stops_with_a_memory_error_and_the_others_go_on():
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1) + 1] = 1\n"
     a = np.zeros(64)
     trace = gpuviz.trace(src, backend="sim")[1, 64](a)  # a memory error is recorded, the launch goes on
-    assert trace.meta["engine"] == "reference" and "faulted" in trace.meta["engine_note"]
+    assert trace.meta["engine"] == "vector" and trace.meta["engine_note"] == ""
     first = trace.errors[0]
     assert trace.error_count == 1 and first["kind"] == "out-of-bounds write" and first["thread"] == 63
+    assert a.sum() == 63
 
 
 def test_an_index_checked_for_one_array_is_checked_again_for_a_shorter_one():
     src = "from numba import cuda\n@cuda.jit\ndef k(a, b, c):\n    i = cuda.grid(1)\n    c[i] = a[i] + b[i]\n"
     a, b, c = np.ones(64), np.ones(63), np.zeros(64)
     trace = gpuviz.trace(src, backend="sim")[1, 64](a, b, c)  # the same `i` is in bounds for a, not for b
+    assert trace.meta["engine"] == "vector"
+    assert trace.errors == [{"kind": "out-of-bounds read", "thread": 63, "line": 5, "array": "b", "element": 63}]
+    assert c[63] == 0 and (c[:63] == 2).all()  # the stopped lane never stores
+
+
+OUT_OF_BOUNDS = {
+    "2-D, some lanes of a block": (
+        "@cuda.jit\ndef k(m, out):\n    x, y = cuda.grid(2)\n    out[y, x] = m[y + 1, x] * 2\n",
+        lambda: (np.arange(48.0).reshape(6, 8), np.zeros((6, 8))), (1, 1), (8, 6),
+    ),
+    "in a loop: a stopped lane's later iterations never run": (
+        "@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    s = 0.0\n    for j in range(4):\n"
+        "        s += a[i + j]\n        out[i] = s\n",
+        lambda: (np.arange(40.0), np.zeros(40)), 2, 20,
+    ),
+    "in a device function, negative indices wrap until they are too negative": (
+        "@cuda.jit(device=True)\ndef get(a, i):\n    return a[i]\n"
+        "@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    out[i] = get(a, 20 - 3 * i)\n",
+        lambda: (np.arange(16.0), np.zeros(32)), 1, 32,
+    ),
+    "every lane on one element past the end": (
+        "@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i % 2 == 0:\n        a[a.size] = i\n    else:\n"
+        "        a[i] = 1\n",
+        lambda: (np.zeros(64),), 2, 32,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_OF_BOUNDS))
+def test_out_of_bounds_lanes_stop_as_on_the_reference_engine(name):
+    body, make, grid, block = OUT_OF_BOUNDS[name]
+    (args_v, vector), (args_r, reference) = run_both("from numba import cuda\n" + body, grid, block, make)
+    assert vector.meta["engine"] == "vector" and vector.error_count > 0
+    for a, b in zip(args_v, args_r):
+        np.testing.assert_array_equal(a, b)
+    key = lambda e: (e["thread"], e["line"], e["kind"])  # noqa: E731
+    assert sorted(vector.errors, key=key) == sorted(reference.errors, key=key)
+    assert vector.error_count == reference.error_count
+
+
+def test_out_of_bounds_in_shared_memory_still_goes_to_the_reference_engine():
+    src = ("from numba import cuda, float32\n@cuda.jit\ndef k(out):\n    s = cuda.shared.array(32, float32)\n"
+           "    t = cuda.threadIdx.x\n    s[t + 1] = t\n    out[t] = 1\n")  # fmt: skip
+    trace = gpuviz.trace(src, backend="sim")[1, 32](np.zeros(32))
     assert trace.meta["engine"] == "reference" and "faulted" in trace.meta["engine_note"]
-    assert trace.errors[0]["kind"] == "out-of-bounds read" and trace.errors[0]["thread"] == 63
+    assert trace.errors[0]["thread"] == 31
 
 
 def test_lanes_that_return_early_end_then_and_the_others_end_with_their_warp():

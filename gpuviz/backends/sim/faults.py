@@ -34,6 +34,16 @@ class ErrorLog:
                                 "element": _plain(element)})  # fmt: skip
 
 
+    def add_many(self, kind: str, threads: list[int], line: int | None, array: str | None, elements: list) -> None:
+        """The same error of many threads at once (the vector engine's lanes), in thread order."""
+        room = max(0, self.MAX_ERRORS - len(self.errors))
+        for thread, element in zip(threads[:room], elements[:room]):
+            element = list(element) if isinstance(element, tuple) else element
+            self.errors.append({"kind": kind, "thread": int(thread), "line": line, "array": array,
+                                "element": _plain(element)})  # fmt: skip
+        self.count += len(threads)
+
+
 def _plain(element):
     if isinstance(element, list):
         return [_plain(e) for e in element]

@@ -91,7 +91,7 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     memory.sharing = sharing
     warnings: list[str] = []
     partial_syncs: list = []
-    errors = ErrorLog()
+    errors = memory.errors = ErrorLog()
     fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block, partial_syncs, errors))
     executor_class = VectorExecutor if sharing is None else IndependentExecutor
     executor = executor_class(fn, host_args, config, device, memory, notify, shared_bytes(program))

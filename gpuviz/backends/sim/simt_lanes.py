@@ -46,6 +46,7 @@ class Lanes:
         self.depth = 0  # calls in progress: the kernel's frame is the outermost
         self.clock = clock  # the cost model's clock, charged per issued instruction (simt_cost.py)
         self.checked_index = None  # the last index array checked for all lanes (simt_memory.py)
+        self.stopped = None  # lanes stopped by a memory error (bool per lane), once there is one
 
     def __getattr__(self, name: str) -> object:
         """Thread and block indices, computed the first time the kernel asks for them."""
@@ -62,6 +63,8 @@ class Lanes:
         return [(int(b % gx), int((b // gx) % gy), int(b // (gx * gy))) for b in self.blocks]
 
     def set_mask(self, mask: np.ndarray) -> None:
+        if self.stopped is not None:
+            mask = mask & ~self.stopped  # a stopped lane never runs again, whatever frame or loop ends
         self.mask = mask
         count = int(np.count_nonzero(mask))
         self.active = count > 0
@@ -149,6 +152,16 @@ class Lanes:
     def _switch_off(self) -> None:
         self.off = self.off | self.mask
         self.set_mask(np.zeros(self.n, bool))
+
+    def stop(self, positions: np.ndarray) -> None:
+        """These lanes hit a memory error: they end now and never run again (the others go on)."""
+        mask = np.zeros(self.n, bool)
+        mask[positions] = True
+        self.stopped = mask if self.stopped is None else self.stopped | mask
+        self.exited |= mask
+        if self.clock is not None:
+            self.clock.lanes_exit(mask)
+        self.set_mask(self.mask)
 
     def enter(self) -> _Frame:
         frame = _Frame(self.mask)

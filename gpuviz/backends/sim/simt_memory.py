@@ -22,6 +22,11 @@ class LaneFault(Exception):
     """A lane did something a GPU would fault on; the reference engine reruns the launch to word it."""
 
 
+class OutOfBounds(LaneFault):
+    """An index past an array's end: lanes of global arrays stop with a memory error each (as on the
+    reference engine); elsewhere (shared and local arrays) the reference engine reruns the launch."""
+
+
 class SharedArray:
     """One `cuda.shared.array` declaration: a copy per block of the batch (axis 0)."""
 
@@ -160,6 +165,7 @@ class VectorMemory:
         self.grid, self.block = grid, block
         self.lanes = None
         self.sharing = None  # BlockSharing while blocks run in groups (simt_independent.py)
+        self.errors = None  # the launch's ErrorLog: out-of-bounds lanes of global arrays stop with an error
 
     # ---- where an element lives --------------------------------------------------------------
     def _storage(self, t, array) -> tuple[np.ndarray, np.ndarray | None, int | None, str]:
@@ -186,18 +192,49 @@ class VectorMemory:
             checked.insert(0, prefix if lanes is None else prefix[lanes])
         return data, tuple(checked), flat, aid, space
 
+    def _lanes_key(self, t, array, index, line: int, kind: str, every: bool = False):
+        """(active lanes or None for all, _key(...)); lanes whose index is past a global array's end
+        stop first, with a memory error each, and the others go on (`every`: always list the lanes)."""
+        lanes = t.lanes() if every or not t.full else None
+        try:
+            return lanes, self._key(t, array, index, lanes)
+        except OutOfBounds:
+            if not isinstance(array, np.ndarray) or self.errors is None:
+                raise
+        self._stop_out_of_bounds(t, array, index, lanes, line, kind)
+        lanes = t.lanes() if every or not t.full else None
+        return lanes, self._key(t, array, index, lanes)
+
+    def _stop_out_of_bounds(self, t, array: np.ndarray, index, lanes, line: int, kind: str) -> None:
+        positions = np.arange(t.n) if lanes is None else lanes
+        parts = index if type(index) is tuple else (index,)
+        values = [_per_lane(p, positions, t.n) for p in parts]
+        bad = np.zeros(len(positions), bool)
+        for part, n in zip(values, array.shape):
+            bad |= (part < -n) | (part >= n)
+        if not bad.any():
+            raise LaneFault("an index out of bounds")  # a float or odd index: the reference engine words it
+        stopped = positions[bad]
+        shown = min(len(stopped), self.errors.MAX_ERRORS)
+        columns = [np.asarray(v)[bad][:shown].tolist() for v in values]
+        elements = columns[0] if len(columns) == 1 else [tuple(e) for e in zip(*columns)]
+        name = self.arrays.names.get(id(array), "a local array")
+        self.errors.add_many(f"out-of-bounds {kind}", t.gid[stopped].tolist(), line, name, elements)
+        t.stop(stopped)
+
     # ---- hooks -------------------------------------------------------------------------------
     def load(self, t, array, index, line, _pause=None):
         if type(array) is tuple:
             return array[index]
-        lanes = None if t.full else t.lanes()
-        data, key, flat, aid, space = self._key(t, array, index, lanes)
-        if isinstance(array, SharedArray) and t.active:
+        lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "read")
+        if not t.active:
+            return np.zeros(t.n, data.dtype)  # no lane reads: nothing is accessed
+        if isinstance(array, SharedArray):
             array.check_read(key)
-        elif self.sharing is not None and space == "global" and t.active:
+        elif self.sharing is not None and space == "global":
             self.sharing.touch(t, aid, flat, lanes, write=False)
         values = data[key]
-        if self.log is not None and aid is not None and t.active:
+        if self.log is not None and aid is not None:
             self._record(t, lanes, aid, flat, READ, line, values)
         t.charge(f"{space}_load")  # after recording: an access's time is when its warp issued it
         if lanes is None or not isinstance(values, np.ndarray):
@@ -209,8 +246,9 @@ class VectorMemory:
     def store(self, t, array, index, value, line, _pause=None):
         if not t.active:
             return
-        lanes = None if t.full else t.lanes()
-        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "write")
+        if not t.active:
+            return
         if isinstance(value, np.ndarray) and value.shape == (t.n,) and lanes is not None:
             value = value[lanes]
         try:
@@ -234,8 +272,9 @@ class VectorMemory:
             return 0
         if self.sharing is not None:
             raise BlocksShareMemory("an atomic: its cost depends on the lanes that run beside it")
-        lanes = t.lanes()
-        data, key, flat, aid, space = self._key(t, array, index, lanes)
+        lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "atomic", every=True)
+        if not t.active:
+            return np.zeros(t.n, data.dtype)
         if isinstance(array, SharedArray):
             array.check_read(key)
             array.mark_written(key)
@@ -299,15 +338,15 @@ def _checked(part, n: int, lanes):
         if part.size:
             low, high = part.min(), part.max()
             if low < -n or high >= n:
-                raise LaneFault("an index out of bounds")
+                raise OutOfBounds("an index out of bounds")
             if low < 0:
                 part = np.where(part < 0, part + n, part)
         return part.astype(np.int64, copy=False)
     if isinstance(part, (float, np.floating)) or not hasattr(part, "__index__"):
         raise LaneFault("a float index")
     k = int(part)
-    if not -n <= k < n:
-        raise LaneFault("an index out of bounds")
+    if not -n <= k < n and (lanes is None or len(lanes)):  # no lane active: nothing is accessed
+        raise OutOfBounds("an index out of bounds")
     return k + n if k < 0 else k
 
 
