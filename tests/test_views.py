@@ -235,3 +235,18 @@ def test_render_frames_differ_across_the_replay(race_trace, tmp_path):
     story = tmp_path / "story.png"
     assert main(["render", str(path), "--view", "story", "--element", "a[0]", "--out", str(story)]) == 0
     assert main(["render", str(path), "--view", "grid", "--at", "x", "--out", str(story)]) == 1
+
+
+def test_going_back_to_a_launch_redraws_its_memory_picture(qtbot, race_trace):
+    """Launch 0, then one without accesses (or none), then launch 0 again: its picture is drawn anew."""
+    state = AppState()
+    data = make_view("data", state)
+    qtbot.addWidget(data)
+    data.resize(800, 500)
+    data.show()
+    state.set_trace(race_trace)
+    drawn = data.values_now().copy()
+    state.set_trace(None)
+    state.set_trace(race_trace)
+    np.testing.assert_array_equal(data.values_now(), drawn)
+    assert data._last is not None

@@ -150,6 +150,7 @@ class DataView(QWidget):
         if entry is None or size == 0 or trace.accesses is None:
             self.image.clear()
             self._last = None
+            self._writers_of = None  # nothing computed stays: the next trace (maybe this one again) computes
             self.reads.setData(x=[], y=[])
             self.writes.setData(x=[], y=[])
             self.caption.setText(why_empty(trace, entry))
