@@ -215,6 +215,8 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     aid = window.state.trace.array_names().index("array")
     assert window.views["data"].values_now()[0] == 0.0 and window.state.element[:2] == (aid, 0)
     story = window.views["story"]
+    raise_dock_of(story)  # the Element story tab, behind the Lesson tab: told when clicked
+    qtbot.waitUntil(lambda: story.story is not None)
     assert "updates lost" in story.summary.text() and story.table.item(0, 3).text() == "read"
     assert story.table.item(1, 3).text() == "wrote" and story.table.item(1, 6).text() != ""  # lost updates
     assert window.state.trace.outcomes["array.runs"].shape == (3, 2)
@@ -310,3 +312,36 @@ def test_a_launch_is_shown_before_its_analysis_arrives(qtbot, window, tmp_path, 
     assert not window.state.analysis_pending
     assert "races: 1 location in 1 array" in window.views["races"].summary.text()
     assert race_calls == []
+
+
+RACE = """
+from numba import cuda
+
+@cuda.jit
+def k(a):
+    for i in range(a.size):
+        a[i] += 0.5
+"""
+
+
+def raise_dock_of(widget) -> None:
+    """Bring the dock tab holding `widget` to the front, as a click on its tab does."""
+    from PySide6.QtWidgets import QDockWidget
+
+    while not isinstance(widget, QDockWidget):
+        widget = widget.parentWidget()
+    widget.raise_()
+
+
+def test_the_element_story_behind_another_tab_is_told_when_its_tab_comes_to_the_front(qtbot, window):
+    """A hidden tab costs the first frame nothing: the story is worked out when its tab is raised."""
+    trace = gpuviz.trace(RACE, name="k", backend="sim", level="accesses")[8, 64](np.zeros(2, np.float32))
+    story = window.views["story"]
+    window.state.set_trace(trace)
+    assert story.story is None  # behind the Lesson tab: not worked out yet
+    raise_dock_of(story)
+    qtbot.waitUntil(lambda: story.story is not None)
+    assert story.story.lost > 0 and "updates" in story.summary.text()
+    window.state.set_trace(None)
+    window.state.set_trace(trace)  # in front now: told at once
+    assert story.story is not None

@@ -27,6 +27,11 @@ def dock_area(window: QMainWindow, area: str, panels: list[tuple[str, QWidget]])
         window.tabifyDockWidget(docks[1], dock)
     if len(docks) > 1:
         docks[1].raise_()
+    for dock, (_, widget) in zip(docks, panels):
+        on_screen = getattr(widget, "set_on_screen", None)  # a view that waits while its tab is behind
+        if on_screen is not None:
+            dock.visibilityChanged.connect(on_screen)
+            on_screen(dock not in docks[2:])  # tabs behind the raised one start hidden
 
 
 def row(*widgets: QWidget) -> QWidget:
