@@ -250,3 +250,38 @@ def test_one_warps_paths(sim_run):
     skipped = warp_paths(trace, 3)  # threads 96..127, n = 100: 28 lanes do nothing
     assert [lane_list(lanes) for lanes, _ in skipped] == ["lanes 4-31", "lanes 0, 2", "lanes 1, 3"]
     assert skipped[0][1] == {}
+
+
+SPLIT = """
+from numba import cuda
+
+@cuda.jit
+def k(a):
+    i = cuda.grid(1)
+    if i % 3 == 0:
+        a[i] = 1
+    if i < a.size:
+        a[i] += 2
+"""
+
+
+@pytest.mark.parametrize("blocks, per_block", [(6, 100), (5, 48)])
+def test_divergence_of_warps_without_recorded_accesses_is_one_path(blocks, per_block):
+    """With the accesses of the first and last block only, those blocks' warps split as with every
+    block recorded, and the other warps count one path (the log tells nothing of them)."""
+    import gpuviz
+    from gpuviz.core.analysis.divergence import divergence, line_counts, warp_paths
+
+    def run(chosen):
+        return gpuviz.trace(SPLIT, name="k", backend="sim", level="accesses", blocks=chosen)[blocks, per_block](
+            np.zeros(blocks * per_block - 7)
+        )
+
+    every, ends = run(()), run((0, -1))
+    full, partial = warp_paths(every, line_counts(every)), warp_paths(ends, line_counts(ends))
+    per_warp = -(-per_block // 32)
+    recorded = np.r_[np.arange(per_warp), np.arange(len(full) - per_warp, len(full))]
+    assert len(full) == len(partial) == blocks * per_warp
+    np.testing.assert_array_equal(partial[recorded], full[recorded])
+    assert (np.delete(partial, recorded) == 1).all() and (np.delete(full, recorded) > 1).any()
+    assert divergence(ends)["warps"] == blocks * per_warp

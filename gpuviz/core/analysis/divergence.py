@@ -34,27 +34,51 @@ def line_counts(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair, minlength=len(first))
 
 
-def thread_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    """A number per thread that is equal for threads that executed the same lines equally often."""
+def thread_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(threads that accessed memory, ascending; a signature for each, equal for threads that executed
+    the same lines equally often). Threads with no access have signature 0."""
     pair_thread, line, counts = pairs
+    if len(pair_thread) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
     with np.errstate(over="ignore"):
         mixed = line.astype(np.uint64) * _MIX_LINE ^ (counts.astype(np.uint64) + np.uint64(1)) * _MIX_COUNT
-    signature = np.zeros(trace.n_threads, np.uint64)
-    if len(pair_thread):
-        starts = np.flatnonzero(np.concatenate([[True], pair_thread[1:] != pair_thread[:-1]]))
-        with np.errstate(over="ignore"):
-            signature[pair_thread[starts]] = np.add.reduceat(mixed, starts)
-    return dense_ids(signature)[0]
+    starts = np.flatnonzero(np.concatenate([[True], pair_thread[1:] != pair_thread[:-1]]))
+    with np.errstate(over="ignore"):
+        return pair_thread[starts], np.add.reduceat(mixed, starts)
+
+
+def warp_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """How many different paths the lanes of each global warp took. A warp none of whose lanes is in
+    the log took one, as far as the log tells; so only warps with a recorded access are compared
+    (a launch that kept the accesses of a few blocks of millions is analysed in no time)."""
+    per_block = int(np.prod(trace.block))
+    warps_per_block = -(-per_block // WARP)
+    paths = np.ones(int(np.prod(trace.grid)) * warps_per_block if trace.n_threads else 0, np.int64)
+    threads, signature = thread_paths(trace, pairs)
+    if len(threads) == 0:
+        return paths
+    touched = np.unique(global_warp(trace, threads))
+    first_lane = (touched // warps_per_block) * per_block + (touched % warps_per_block) * WARP
+    lanes_in = np.minimum(WARP, per_block - WARP * (touched % warps_per_block))  # a block's last warp may be partial
+    lane = np.repeat(first_lane, lanes_in) + _ranks(lanes_in)  # every lane of the touched warps, ascending
+    lane_signature = np.zeros(len(lane), np.uint64)
+    lane_signature[np.searchsorted(lane, threads)] = signature
+    groups, counts = distinct_per_group(global_warp(trace, lane), dense_ids(lane_signature)[0])
+    paths[groups] = counts
+    return paths
+
+
+def _ranks(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., n-1 for each n in sizes, one after the other."""
+    ends = np.cumsum(sizes)
+    return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - sizes, sizes)
 
 
 def divergence(trace: Trace) -> dict:
     """Per warp, the groups of lanes that took different paths; per line, the warps in which only
     some lanes (or lanes a different number of times) executed it."""
-    paths = np.zeros(0, np.int64)
     pairs = line_counts(trace)
-    if trace.n_threads:
-        warp = global_warp(trace, np.arange(trace.n_threads))
-        _, paths = distinct_per_group(warp, thread_paths(trace, pairs))
+    paths = warp_paths(trace, pairs)
     split_lines = _split_lines(trace, pairs)
     histogram = np.bincount(paths) if len(paths) else np.zeros(1, np.int64)
     return {
