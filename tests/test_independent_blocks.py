@@ -187,3 +187,144 @@ def test_restore_puts_back_what_the_grouped_run_wrote():
     data[:2] = -1
     sharing.restore()
     np.testing.assert_array_equal(data, np.arange(6.0))
+
+
+READS_BEFORE_ANOTHER_BLOCK_WRITES = """
+from numba import cuda
+
+@cuda.jit
+def k(flag, a, out):
+    i = cuda.grid(1)
+    if cuda.blockIdx.x == 1:
+        s = 0
+        for j in range(10):
+            s += a[j]
+        out[i] = s // flag[0]
+    if cuda.blockIdx.x == 0 and cuda.threadIdx.x == 0:
+        flag[0] = 2
+"""
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+def test_a_fault_on_a_value_read_out_of_time_order_reruns_interleaved_not_on_the_reference_engine(seed):
+    """Grouped, block 1 divides by flag[0] before block 0 has set it; in time, block 0 sets it first."""
+    results = []
+    for grouped in (True, False):
+        args = (np.zeros(1, np.int64), np.ones(10, np.int64), np.zeros(64, np.int64))
+        with nullcontext() if grouped else blocks_interleaved():
+            trace = gpuviz.trace(READS_BEFORE_ANOTHER_BLOCK_WRITES, name="k", backend="sim", seed=seed)[2, 32](*args)
+        results.append((args, trace))
+    (args_g, g), (args_i, i) = results
+    assert g.meta["engine"] == i.meta["engine"] == "vector"
+    assert g.meta["blocks_ran"].startswith("interleaved: ")
+    np.testing.assert_array_equal(args_g[2], args_i[2])
+    assert_same_trace(g, i)
+
+
+THROUGH_A_TUPLE = """
+from numba import cuda
+
+@cuda.jit
+def k(out, tup):
+    i = cuda.grid(1)
+    v = tup[0]
+    if cuda.blockIdx.x == 1:
+        s = 0.0
+        for j in range(10):
+            s += v[j + 40]
+        out[i] = s + v[0]
+    if i == 0:
+        out[0] = 100.0
+"""
+
+
+def test_an_array_reached_through_a_tuple_is_not_trusted_to_be_unshared():
+    out = np.zeros(64)
+    trace = gpuviz.trace(THROUGH_A_TUPLE, name="k", backend="sim", seed=4)[2, 32](out, (out[:],))
+    assert trace.meta["blocks_ran"] == "interleaved: an array that is not one of the launch's arguments"
+    reference = np.zeros(64)
+    with blocks_interleaved():
+        gpuviz.trace(THROUGH_A_TUPLE, name="k", backend="sim", seed=4)[2, 32](reference, (reference[:],))
+    np.testing.assert_array_equal(out, reference)
+
+
+COPY = """
+from numba import cuda
+
+@cuda.jit
+def k(a, out):
+    i = cuda.grid(1)
+    s = 0.0
+    for j in range(4):
+        s += a[i]
+    out[i] = s
+"""
+
+
+def test_the_access_log_of_several_groups_is_in_time_order():
+    """Groups run one after the other; the log is sorted by time afterwards, as the replay reads it."""
+    blocks = 600  # 153,600 lanes: three groups, and several waves on 4 SMs
+    trace = gpuviz.trace(COPY, name="k", backend="sim", level="accesses", sms=4)[blocks, 256](
+        np.ones(blocks * 256), np.zeros(blocks * 256)
+    )
+    assert trace.meta["blocks_ran"] == "independent"
+    assert (np.diff(trace.accesses["time"]) >= 0).all()
+    with blocks_interleaved():
+        interleaved = gpuviz.trace(COPY, name="k", backend="sim", level="accesses", sms=4)[blocks, 256](
+            np.ones(blocks * 256), np.zeros(blocks * 256)
+        )
+    assert_same_trace(trace, interleaved)
+
+
+def test_a_capped_log_reruns_interleaved_so_it_keeps_the_earliest_accesses():
+    options = {"name": "k", "backend": "sim", "level": "accesses", "sms": 1, "access_cap": 500, "blocks": (0, 300)}
+    runs = []
+    for grouped in (True, False):
+        with nullcontext() if grouped else blocks_interleaved():
+            runs.append(gpuviz.trace(COPY, **options)[400, 64](np.ones(400 * 64), np.zeros(400 * 64)))
+    grouped, interleaved = runs
+    assert grouped.meta["blocks_ran"].startswith("interleaved: the access log reached its cap")
+    assert grouped.truncated and len(grouped.accesses["thread"]) == 500
+    assert_same_trace(grouped, interleaved)
+
+
+SHARED_ATOMIC = """
+from numba import cuda, int32
+
+@cuda.jit
+def k(out):
+    counts = cuda.shared.array(4, int32)
+    t = cuda.threadIdx.x
+    if t < 4:
+        counts[t] = 0
+    cuda.syncthreads()
+    cuda.atomic.add(counts, t % 4, 1)
+    cuda.syncthreads()
+    if t < 4:
+        out[cuda.blockIdx.x * 4 + t] = counts[t]
+"""
+
+
+def test_shared_atomics_contend_within_their_block_only_and_run_grouped():
+    def block_zero_ticks(blocks: int) -> tuple[int, str]:
+        with blocks_interleaved() if blocks < 0 else nullcontext():
+            n = abs(blocks)
+            trace = gpuviz.trace(SHARED_ATOMIC, name="k", backend="sim")[n, 128](np.zeros(4 * n, np.int32))
+        times = trace.threads
+        return int(times["t_end"][:128].max() - times["t_start"][0]), trace.meta["blocks_ran"]
+
+    alone, _ = block_zero_ticks(1)
+    beside_others, ran = block_zero_ticks(-8)  # interleaved: in one lockstep batch with seven more blocks
+    assert alone == beside_others  # the other blocks' lanes are on other SMs' shared memory
+    assert block_zero_ticks(8)[1] == "independent" and ran == "interleaved: chosen"
+
+
+def test_a_call_whose_lanes_all_stopped_keeps_the_launch_on_the_vector_engine():
+    src = (
+        "from numba import cuda\n@cuda.jit(device=True)\ndef get(a, i):\n    return a[i]\n"
+        "@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    x = get(a, i + 100) + 1.0\n    out[i] = x\n"
+    )
+    out = np.zeros(32)
+    trace = gpuviz.trace(src, name="k", backend="sim")[1, 32](np.arange(16.0), out)
+    assert trace.meta["engine"] == "vector" and trace.error_count == 32
+    assert (out == 0).all()  # every thread stopped at its read: none stored

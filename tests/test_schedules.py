@@ -158,3 +158,14 @@ def test_a_full_wave_spreads_enough_for_a_second_generation(sim_run):
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
     sim_run(src, 264, 1024, a, level="threads")
     assert a[0] == 1.0
+
+
+def test_the_reference_engine_places_blocks_the_same_way_every_run():
+    """Blocks that end together free their SMs in block order (a set's order changed from run to run)."""
+    import gpuviz
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = i\n"
+    runs = [gpuviz.trace(src, name="k", backend="sim", engine="reference", sms=8)[600, 32](np.zeros(600 * 32))
+            for _ in range(3)]  # fmt: skip
+    for trace in runs[1:]:
+        np.testing.assert_array_equal(trace.threads["sm"], runs[0].threads["sm"])

@@ -62,7 +62,7 @@ class StoryView(QWidget):
         """Tell the element's story now, or when the view is next shown: a hidden tab must not delay the
         launch's first frame (a race's story over a million threads takes most of a second)."""
         self._pending = (element,)
-        if self._on_screen and self.isVisible():
+        if self.isVisible() and (self._on_screen or not self.visibleRegion().isEmpty()):
             self._tell_pending()
 
     def set_on_screen(self, on_screen: bool) -> None:

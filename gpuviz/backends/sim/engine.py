@@ -289,7 +289,8 @@ class Executor:
             self.tick += 1
             self.on_cycle()
             if any(not warp.live for warp in resident):
-                for block in {warp.block for warp in resident if not warp.block.alive}:
+                # blocks in the order of their warps (a set's order would change from run to run)
+                for block in dict.fromkeys(warp.block for warp in resident if not warp.block.alive):
                     free_sms.append(block.sm)
                     _unlink(block)
                 resident = [warp for warp in resident if warp.live]

@@ -60,6 +60,9 @@ def run_vector(program, config: LaunchConfig, params, host_args, device, options
         except BlocksShareMemory as exc:
             sharing.restore()
             why = str(exc)
+        except Exception as exc:  # noqa: BLE001 - run out of time order, a block may fault on a value
+            sharing.restore()  # another block had not written yet: the interleaved run decides
+            why = f"the grouped run stopped ({type(exc).__name__}: {exc})"
     else:
         why = "two arguments share memory" if _grouping[0] else "chosen"
     recording = _run_vector(program, config, params, host_args, device, options, level, notify, None)
@@ -99,7 +102,11 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     schedule = executor.run(options.seed)
     schedule.warnings = warnings[:MAX_WARNINGS]
     seconds = time.perf_counter() - started
-    accesses = log.columns(getattr(executor, "block_starts", None)) if log is not None else None
+    if sharing is not None and log is not None and log.truncated:
+        raise BlocksShareMemory("the access log reached its cap, which keeps the earliest accesses in time")
+    accesses = None
+    if log is not None:
+        accesses = log.columns(getattr(executor, "block_starts", None), getattr(executor, "groups", 1) > 1)
     if log is not None and log.narrowed:
         schedule.warnings.append(f"accesses recorded for the first and last block only: every access would not fit the "
                                  f"memory budget ({format_bytes(options.memory_budget)}); threads are all recorded; "

@@ -41,6 +41,7 @@ class IndependentExecutor(VectorExecutor):
         """Every block from time 0: each block's duration; the lanes' ends (from 0) in the result."""
         total, tpb = self.total, self.tpb
         per_group = max(1, GROUP_LANES // tpb)
+        self.groups = -(-total // per_group)  # more than one: the access log is sorted by time afterwards
         durations = np.zeros(total, np.int64)
         for first in range(0, total, per_group):
             blocks = np.arange(first, min(total, first + per_group), dtype=np.int64)

@@ -185,7 +185,9 @@ class Lanes:
         self.depth -= 1
         self.off &= ~frame.returned
         self.set_mask(frame.saved & ~self.off)
-        return None if frame.value is UNSET else frame.value
+        # no lane returned a value (all left or stopped on the way): 0 keeps the caller's arithmetic going
+        # for lanes that are not active anyway, as a void call's value is never used
+        return 0 if frame.value is UNSET else frame.value
 
     def charge(self, what: str, key: np.ndarray | None = None) -> None:
         """The cost model's clock advances for the warps with active lanes (`key`: atomic addresses)."""

@@ -114,8 +114,9 @@ class VectorLog:
         value = value[:n][keep] if np.ndim(value) else value
         return (len(keep), positions[keep], gid, ep, aid, index, kind, line, value, clock)
 
-    def columns(self, block_starts: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """The typed columns; `block_starts`: each block's start, when its clocks counted from 0."""
+    def columns(self, block_starts: np.ndarray | None = None, in_time_order: bool = False) -> dict[str, np.ndarray]:
+        """The typed columns; `block_starts`: each block's start, when its clocks counted from 0;
+        `in_time_order`: sorted by time (stable), when groups of blocks ran one after the other."""
         names = [*ACCESS_COLUMNS, "time"] if self.timed else list(ACCESS_COLUMNS)
         dtypes = {**ACCESS_COLUMNS, "time": np.int64}
         out = {name: np.empty(self.count, dtypes[name]) for name in names}
@@ -134,6 +135,9 @@ class VectorLog:
         self.entries = []
         if self.timed and block_starts is not None:
             out["time"] += block_starts[out["thread"] // self.per_block]
+        if self.timed and in_time_order:
+            order = np.argsort(out["time"], kind="stable")  # runs of nearly sorted times: fast
+            out = {name: column[order] for name, column in out.items()}
         return out
 
 
@@ -270,11 +274,11 @@ class VectorMemory:
     def atomic(self, t, op, array, index, operands, line, _pause=None):
         if not t.active:
             return 0
-        if self.sharing is not None:
-            raise BlocksShareMemory("an atomic: its cost depends on the lanes that run beside it")
         lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "atomic", every=True)
         if not t.active:
             return np.zeros(t.n, data.dtype)
+        if self.sharing is not None and space == "global":
+            raise BlocksShareMemory("an atomic on global memory: blocks meet at its address")
         if isinstance(array, SharedArray):
             array.check_read(key)
             array.mark_written(key)
@@ -285,7 +289,11 @@ class VectorMemory:
             old, new = _ordered_serial(data, key, op, values)
         if self.log is not None and aid is not None:
             self._record(t, lanes, aid, flat, ATOMIC, line, new)
-        t.charge("atomic", key=np.broadcast_to(flat, lanes.shape))
+        where = np.broadcast_to(flat, lanes.shape)
+        if space != "global":  # a shared array is its block's, a local one its lane's: no one else contends
+            owner = t.blk if space == "shared" else t.positions
+            where = owner[lanes] * int(np.prod(data.shape[1:])) + where
+        t.charge("atomic", key=where)
         out = np.zeros(t.n, data.dtype)
         out[lanes] = old
         return out

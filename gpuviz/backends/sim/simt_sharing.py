@@ -33,6 +33,8 @@ class BlockSharing:
 
     def touch(self, t, aid: int | None, flat, lanes: np.ndarray | None, write: bool) -> None:
         """Lanes (`lanes`: the active ones, None for all) of the batch `t` access elements `flat`."""
+        if aid is None:  # an array inside a tuple argument, say: it may be another argument's memory
+            raise BlocksShareMemory("an array that is not one of the launch's arguments")
         data = self.watched.get(aid)
         if data is None:
             if write:
