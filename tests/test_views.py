@@ -250,3 +250,24 @@ def test_going_back_to_a_launch_redraws_its_memory_picture(qtbot, race_trace):
     state.set_trace(race_trace)
     np.testing.assert_array_equal(data.values_now(), drawn)
     assert data._last is not None
+
+
+def test_selecting_a_thread_outside_the_zoomed_grid_pans_to_it_keeping_the_zoom(qtbot):
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
+    trace = gpuviz.trace(src, name="k", backend="sim")[400, 256](np.zeros(400 * 256))
+    state = AppState()
+    grid = make_view("grid", state)
+    qtbot.addWidget(grid)
+    grid.resize(800, 500)
+    grid.show()
+    state.set_trace(trace)
+    grid.view.setRange(xRange=(0, 20), yRange=(0, 12), padding=0)  # zoomed into the first block's corner
+    (x0, x1), (y0, y1) = grid.view.viewRange()
+    last = trace.n_threads - 1
+    state.select(last)
+    center = grid.cell_center(last)
+    (a0, a1), (b0, b1) = grid.view.viewRange()
+    assert a0 <= center.x() <= a1 and b0 <= center.y() <= b1  # the selected thread is in view
+    assert abs((a1 - a0) - (x1 - x0)) < 1e-6 and abs((b1 - b0) - (y1 - y0)) < 1e-6  # at the same zoom
+    state.select(last - 1)  # a neighbour already in view: the view stays put
+    assert grid.view.viewRange() == [[a0, a1], [b0, b1]]

@@ -272,6 +272,17 @@ class GridView(QWidget):
         center = self.cell_center(gid)
         self.marker.setRect(QRectF(center.x() - 0.7, center.y() - 0.7, 1.4, 1.4))
         self.marker.setVisible(True)
+        self._bring_into_view(center)
+
+    def _bring_into_view(self, center: QPointF) -> None:
+        """Pan, keeping the zoom, so that a thread selected outside the visible part (by a lesson, a race
+        row, the data view) comes to the middle of the view."""
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        if x0 <= center.x() <= x1 and y0 <= center.y() <= y1:
+            return
+        half_w, half_h = (x1 - x0) / 2, (y1 - y0) / 2
+        self.view.setRange(xRange=(center.x() - half_w, center.x() + half_w),
+                           yRange=(center.y() - half_h, center.y() + half_h), padding=0)  # fmt: skip
 
 
 def _replay_colours(codes: np.ndarray, lut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
