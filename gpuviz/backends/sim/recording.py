@@ -106,7 +106,7 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
         raise BlocksShareMemory("the access log reached its cap, which keeps the earliest accesses in time")
     accesses = None
     if log is not None:
-        accesses = log.columns(getattr(executor, "block_starts", None), getattr(executor, "groups", 1) > 1)
+        accesses = log.columns(executor.block_starts, executor.groups > 1)
     if log is not None and log.narrowed:
         schedule.warnings.append(f"accesses recorded for the first and last block only: every access would not fit the "
                                  f"memory budget ({format_bytes(options.memory_budget)}); threads are all recorded; "

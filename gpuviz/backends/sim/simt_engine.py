@@ -44,6 +44,9 @@ class _Batch:
 class VectorExecutor:
     """One launch of a vector-flavour kernel function over all its blocks."""
 
+    block_starts: np.ndarray | None = None  # grouped runs (simt_independent.py): each block's start
+    groups = 1  # lockstep groups run one after the other (grouped runs): more than one, the log is sorted
+
     def __init__(self, fn, args: tuple, config: LaunchConfig, device: VirtualDevice, memory,
                  notify: Notify = ignore, shared_bytes: int = 0):  # fmt: skip
         self.fn, self.args, self.config, self.device, self.memory = fn, args, config, device, memory

@@ -6,9 +6,9 @@ instructions: every warp clock is its block's start plus what the block issued. 
 groups of GROUP_LANES lanes in lockstep, every block from time 0, and then places the blocks with the
 GPU's dispatch rule (simt_engine.py): in block order, each to the slot that frees first, one every
 DISPATCH_GAP cycles, after its seeded late start. Thread times and access times are shifted by their
-block's start. The interleaved run gives the same values, durations and accesses; the starts of later
-waves can differ by a few cycles, where it hands a block the slot free first among the blocks whose
-ends it already knows.
+block's start. The interleaved run gives the same values, durations and accesses, and in every launch
+compared the same starts (in principle it can hand a later block a slot a few cycles late: it learns a
+block's end only when that block's batch finishes).
 """
 
 from __future__ import annotations
