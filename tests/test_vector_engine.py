@@ -252,6 +252,24 @@ def k(a, b, out, half):
     assert out[0] == 2**31 and list(out[1:3]) == [-4, 1] and half[0] == 2**29
 
 
+def test_uint32_with_a_signed_int_is_int64_as_in_numba():
+    """uint32 % 32 is an int64 in numba (it can index); only uint64 with int64 becomes float64."""
+    src = """
+from numba import cuda
+@cuda.jit
+def k(idx, big, out, kinds):
+    i = cuda.grid(1)
+    out[idx[i] % 8] = i            # an integer index, not a float
+    kinds[i] = big[i] + (-1)       # uint64 + int64: float64 in numba
+"""
+    idx = np.arange(8, dtype=np.uint32)[::-1].copy()
+    out, kinds = np.zeros(8, np.int64), np.zeros(8, np.float64)
+    big = np.full(8, 2**63, np.uint64)
+    trace = gpuviz.trace(src, name="k", backend="sim")[1, 8](idx, big, out, kinds)
+    assert trace.meta["engine"] == "vector", trace.meta["engine_note"]
+    assert list(out) == list(range(8))[::-1] and kinds[0] == float(2**63 - 1)
+
+
 def test_progress_is_reported_per_wave():
     events = []
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
@@ -427,3 +445,27 @@ def k(d, out):
     assert trace.meta["engine"] == "vector"
     assert list(out) == [100 // v + 100 % v if v else 0 for v in d.tolist()]
     # an active lane dividing by zero: the reference engine reruns it and says which thread (test_errors.py)
+
+
+def test_print_and_an_atomic_passed_to_a_device_function_stay_on_the_vector_engine():
+    src = """
+from numba import cuda
+
+@cuda.jit(device=True)
+def bump(op, counts, i):
+    op(counts, i % 4, 1)
+
+@cuda.jit
+def k(counts):
+    i = cuda.grid(1)
+    bump(cuda.atomic.add, counts, i)
+    if i < 3:
+        print("thread", i)
+"""
+    (args_v, vector), (args_r, reference) = run_both(src, 2, 32, lambda: (np.zeros(4, np.int64),))
+    assert vector.meta["engine"] == "vector", vector.meta["engine_note"]
+    np.testing.assert_array_equal(args_v[0], args_r[0])
+    assert list(args_v[0]) == [16, 16, 16, 16]
+    printed = sorted((p["thread"], p["text"]) for p in vector.meta["printed"])
+    assert printed == sorted((p["thread"], p["text"]) for p in reference.meta["printed"])
+    assert printed == [(0, "thread 0"), (1, "thread 1"), (2, "thread 2")]

@@ -45,7 +45,16 @@ def _operands(name: str, a: object, b: object) -> tuple[object, object, np.dtype
     if tb.kind == "b":
         tb = np.dtype(np.int64)
     common = np.promote_types(ta, tb)
+    if common.kind == "f" and {ta.kind, tb.kind} == {"u", "i"} and min(_width(a, ta), _width(b, tb)) < 8:
+        common = np.dtype(np.int64)  # numba: uint32 with int64 is int64 (only uint64 with int64 is float64)
     return _as(a, common), _as(b, common), common
+
+
+def _width(value: object, promoted: np.dtype) -> int:
+    """Bytes of an unsigned operand before numba widened it to uint64 (8 for anything else)."""
+    if promoted.kind != "u":
+        return 8
+    return np.asarray(value).dtype.itemsize if isinstance(value, (np.ndarray, np.generic)) else 8
 
 
 def _as(value: object, dtype: np.dtype) -> object:
