@@ -469,3 +469,31 @@ def k(counts):
     printed = sorted((p["thread"], p["text"]) for p in vector.meta["printed"])
     assert printed == sorted((p["thread"], p["text"]) for p in reference.meta["printed"])
     assert printed == [(0, "thread 0"), (1, "thread 1"), (2, "thread 2")]
+
+
+UNINITIALISED = {
+    "2-D, half the block writes": (
+        "from numba import cuda, float32\n@cuda.jit\ndef k(out):\n    s = cuda.shared.array((4, 8), float32)\n"
+        "    t = cuda.threadIdx.x\n    if t < 16:\n        s[t // 8, t % 8] = t\n    cuda.syncthreads()\n"
+        "    out[cuda.grid(1)] = s[t // 8, t % 8] + 1\n",
+        2, 32,
+    ),
+    "odd threads read elements only even threads write": (
+        "from numba import cuda, int32\n@cuda.jit\ndef k(out):\n    s = cuda.shared.array(64, int32)\n"
+        "    t = cuda.threadIdx.x\n    if t % 2 == 0:\n        s[t] = t\n    cuda.syncthreads()\n"
+        "    out[cuda.grid(1)] = s[t] + s[t - t % 2]\n",
+        3, 64,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNINITIALISED))
+def test_reads_of_unwritten_shared_memory_are_listed_and_the_lanes_go_on(name):
+    src, grid, block = UNINITIALISED[name]
+    (args_v, vector), (args_r, reference) = run_both(src, grid, block, lambda: (np.zeros(grid * block),))
+    assert vector.meta["engine"] == "vector", vector.meta["engine_note"]
+    np.testing.assert_array_equal(args_v[0], args_r[0])
+    key = lambda e: (e["thread"], e["line"])  # noqa: E731
+    assert sorted(vector.errors, key=key) == sorted(reference.errors, key=key)
+    assert vector.error_count == reference.error_count > 0
+    assert {e["kind"] for e in vector.errors} == {"uninitialised shared read"}

@@ -35,11 +35,10 @@ class SharedArray:
         self.written = np.zeros(data.shape, bool)  # shared memory starts uninitialised, as on a GPU
         self.complete = False  # every element written: no more reads to check
 
-    def check_read(self, key) -> None:
-        """A read of an element no thread of the block wrote yet is a memory error: the reference
-        engine reruns the launch and records it (where, and what the thread got)."""
-        if not self.complete and not self.written[key].all():
-            raise LaneFault("a read of uninitialised shared memory")
+    def unwritten(self, key) -> np.ndarray | None:
+        """Which of the lanes' reads find an element no thread of the block wrote yet (a memory error
+        each, as the reference engine lists them); None once every element was written."""
+        return None if self.complete else ~self.written[key]
 
     def mark_written(self, key) -> None:
         if not self.complete:
@@ -56,7 +55,14 @@ class SharedArray:
 
 
 class LocalArray(SharedArray):
-    """One `cuda.local.array`: a copy per lane (axis 0), never logged."""
+    """One `cuda.local.array`: a copy per lane (axis 0), never logged, its reads never checked (as on
+    the reference engine)."""
+
+    def unwritten(self, key) -> None:
+        return None
+
+    def mark_written(self, key) -> None:
+        pass
 
 
 class VectorLog:
@@ -226,6 +232,23 @@ class VectorMemory:
         self.errors.add_many(f"out-of-bounds {kind}", t.gid[stopped].tolist(), line, name, elements)
         t.stop(stopped)
 
+    def _report_unwritten(self, t, array: SharedArray, key, index, lanes, line: int) -> None:
+        """Lanes reading shared memory no thread of their block wrote yet: a memory error each (the
+        lane goes on with what is there, as on the reference engine)."""
+        unread = array.unwritten(key)
+        if unread is None or not unread.any():
+            return
+        if self.errors is None:
+            raise LaneFault("a read of uninitialised shared memory")
+        positions = np.arange(t.n) if lanes is None else lanes
+        unread = np.broadcast_to(unread, positions.shape)
+        parts = index if type(index) is tuple else (index,)
+        shown = self.errors.MAX_ERRORS
+        columns = [np.asarray(_per_lane(p, positions, t.n))[unread][:shown].tolist() for p in parts]
+        elements = columns[0] if len(columns) == 1 else [tuple(e) for e in zip(*columns)]
+        name = self.arrays.entries[array.aid]["name"] if array.aid is not None else None
+        self.errors.add_many("uninitialised shared read", t.gid[positions[unread]].tolist(), line, name, elements)
+
     # ---- hooks -------------------------------------------------------------------------------
     def load(self, t, array, index, line, _pause=None):
         if type(array) is tuple:
@@ -234,7 +257,7 @@ class VectorMemory:
         if not t.active:
             return np.zeros(t.n, data.dtype)  # no lane reads: nothing is accessed
         if isinstance(array, SharedArray):
-            array.check_read(key)
+            self._report_unwritten(t, array, key, index, lanes, line)
         elif self.sharing is not None and space == "global":
             self.sharing.touch(t, aid, flat, lanes, write=False)
         values = data[key]
@@ -280,8 +303,7 @@ class VectorMemory:
         if self.sharing is not None and space == "global":
             raise BlocksShareMemory("an atomic on global memory: blocks meet at its address")
         if isinstance(array, SharedArray):
-            array.check_read(key)
-            array.mark_written(key)
+            array.mark_written(key)  # an atomic's read of an unwritten element is not listed (nor by the reference)
         values = [_per_lane(v, lanes, t.n) for v in operands]
         if op in ("add", "sub") and data.dtype.kind in "iu":
             old, new = _ordered_add(data, key, values[0].astype(data.dtype), op == "sub")
