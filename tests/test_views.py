@@ -194,16 +194,22 @@ def race_trace():
     return gpuviz.trace(RACE, backend="sim", level="accesses", sms=1)[4, 64](np.zeros(1), np.zeros(256))
 
 
+def shown_views(qtbot, state: AppState, *names: str) -> dict:
+    """Views of the table on one state, each shown at 800x500."""
+    views = {name: make_view(name, state) for name in names}
+    for widget in views.values():
+        qtbot.addWidget(widget)
+        widget.resize(800, 500)
+        widget.show()
+    return views
+
+
 def test_the_data_view_shows_the_memory_at_the_cursor(qtbot, race_trace):
     from gpuviz.core.element_story import element_story
     from gpuviz.core.replay import state_at
 
     state = AppState()
-    views = {name: make_view(name, state) for name in ("data", "story", "grid")}
-    for widget in views.values():
-        qtbot.addWidget(widget)
-        widget.resize(800, 500)
-        widget.show()
+    views = shown_views(qtbot, state, "data", "story", "grid")
     state.set_trace(race_trace)
     data = views["data"]
     story = element_story(race_trace, 0, 0)
@@ -240,10 +246,7 @@ def test_render_frames_differ_across_the_replay(race_trace, tmp_path):
 def test_going_back_to_a_launch_redraws_its_memory_picture(qtbot, race_trace):
     """Launch 0, then one without accesses (or none), then launch 0 again: its picture is drawn anew."""
     state = AppState()
-    data = make_view("data", state)
-    qtbot.addWidget(data)
-    data.resize(800, 500)
-    data.show()
+    data = shown_views(qtbot, state, "data")["data"]
     state.set_trace(race_trace)
     drawn = data.values_now().copy()
     state.set_trace(None)
@@ -256,10 +259,7 @@ def test_selecting_a_thread_outside_the_zoomed_grid_pans_to_it_keeping_the_zoom(
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
     trace = gpuviz.trace(src, name="k", backend="sim")[400, 256](np.zeros(400 * 256))
     state = AppState()
-    grid = make_view("grid", state)
-    qtbot.addWidget(grid)
-    grid.resize(800, 500)
-    grid.show()
+    grid = shown_views(qtbot, state, "grid")["grid"]
     state.set_trace(trace)
     grid.view.setRange(xRange=(0, 20), yRange=(0, 12), padding=0)  # zoomed into the first block's corner
     (x0, x1), (y0, y1) = grid.view.viewRange()

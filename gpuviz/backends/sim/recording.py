@@ -56,7 +56,7 @@ def run_vector(program, config: LaunchConfig, params, host_args, device, options
     sharing = block_sharing(program, params, host_args, arrays.ids) if _grouping[0] else None
     if sharing is not None:
         try:
-            return _run_vector(program, config, params, host_args, device, options, level, notify, sharing)
+            return _run_vector(program, config, params, host_args, device, options, level, notify, sharing, arrays)
         except BlocksShareMemory as exc:
             sharing.restore()
             why = str(exc)
@@ -65,7 +65,8 @@ def run_vector(program, config: LaunchConfig, params, host_args, device, options
             why = f"the grouped run stopped ({type(exc).__name__}: {exc})"
     else:
         why = "two arguments share memory" if _grouping[0] else "chosen"
-    recording = _run_vector(program, config, params, host_args, device, options, level, notify, None)
+    fresh = global_arrays(params, host_args, program) if sharing is not None else arrays  # not the grouped run's
+    recording = _run_vector(program, config, params, host_args, device, options, level, notify, None, fresh)
     recording.blocks_ran = f"interleaved: {why}"
     return recording
 
@@ -84,8 +85,7 @@ def blocks_interleaved() -> Iterator[None]:
 
 
 def _run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level, notify,
-                sharing: BlockSharing | None) -> Recording:  # fmt: skip
-    arrays = global_arrays(params, host_args, program)
+                sharing: BlockSharing | None, arrays: ArrayTable) -> Recording:  # fmt: skip
     log = None
     if level == "accesses":
         log = VectorLog(_event_cap(options, config, host_args), timed=True, blocks=options.blocks,

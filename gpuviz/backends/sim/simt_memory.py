@@ -217,20 +217,15 @@ class VectorMemory:
 
     def _stop_out_of_bounds(self, t, array: np.ndarray, index, lanes, line: int, kind: str) -> None:
         positions = np.arange(t.n) if lanes is None else lanes
-        parts = index if type(index) is tuple else (index,)
-        values = [_per_lane(p, positions, t.n) for p in parts]
+        values = _lane_index(t, index, positions)
         bad = np.zeros(len(positions), bool)
         for part, n in zip(values, array.shape):
             bad |= (part < -n) | (part >= n)
         if not bad.any():
             raise LaneFault("an index out of bounds")  # a float or odd index: the reference engine words it
-        stopped = positions[bad]
-        shown = min(len(stopped), self.errors.MAX_ERRORS)
-        columns = [np.asarray(v)[bad][:shown].tolist() for v in values]
-        elements = columns[0] if len(columns) == 1 else [tuple(e) for e in zip(*columns)]
         name = self.arrays.names.get(id(array), "a local array")
-        self.errors.add_many(f"out-of-bounds {kind}", t.gid[stopped].tolist(), line, name, elements)
-        t.stop(stopped)
+        self._list_errors(f"out-of-bounds {kind}", t, positions, bad, values, line, name)
+        t.stop(positions[bad])
 
     def _report_unwritten(self, t, array: SharedArray, key, index, lanes, line: int) -> None:
         """Lanes reading shared memory no thread of their block wrote yet: a memory error each (the
@@ -242,12 +237,16 @@ class VectorMemory:
             raise LaneFault("a read of uninitialised shared memory")
         positions = np.arange(t.n) if lanes is None else lanes
         unread = np.broadcast_to(unread, positions.shape)
-        parts = index if type(index) is tuple else (index,)
-        shown = self.errors.MAX_ERRORS
-        columns = [np.asarray(_per_lane(p, positions, t.n))[unread][:shown].tolist() for p in parts]
-        elements = columns[0] if len(columns) == 1 else [tuple(e) for e in zip(*columns)]
         name = self.arrays.entries[array.aid]["name"] if array.aid is not None else None
-        self.errors.add_many("uninitialised shared read", t.gid[positions[unread]].tolist(), line, name, elements)
+        self._list_errors("uninitialised shared read", t, positions, unread, _lane_index(t, index, positions), line,
+                          name)  # fmt: skip
+
+    def _list_errors(self, kind: str, t, positions, which, values: list, line: int, name: str | None) -> None:
+        """A memory error for each of the lanes `positions[which]`, with the element it indexed."""
+        shown = self.errors.MAX_ERRORS  # the log keeps this many in full and counts the rest
+        columns = [np.asarray(v)[which][:shown].tolist() for v in values]
+        elements = columns[0] if len(columns) == 1 else [tuple(e) for e in zip(*columns)]
+        self.errors.add_many(kind, t.gid[positions[which]].tolist(), line, name, elements)
 
     # ---- hooks -------------------------------------------------------------------------------
     def load(self, t, array, index, line, _pause=None):
@@ -378,6 +377,11 @@ def _checked(part, n: int, lanes):
     if not -n <= k < n and (lanes is None or len(lanes)):  # no lane active: nothing is accessed
         raise OutOfBounds("an index out of bounds")
     return k + n if k < 0 else k
+
+
+def _lane_index(t, index, positions: np.ndarray) -> list[np.ndarray]:
+    """Each part of an index (one per axis), as the lanes at `positions` gave it."""
+    return [_per_lane(p, positions, t.n) for p in (index if type(index) is tuple else (index,))]
 
 
 def _per_lane(value, lanes: np.ndarray, n: int) -> np.ndarray:

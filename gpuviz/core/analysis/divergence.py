@@ -59,7 +59,7 @@ def warp_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -
         return paths
     touched = np.unique(global_warp(trace, threads))
     first_lane = (touched // warps_per_block) * per_block + (touched % warps_per_block) * WARP
-    lanes_in = np.minimum(WARP, per_block - WARP * (touched % warps_per_block))  # a block's last warp may be partial
+    lanes_in = lanes_per_warp(trace)[touched]
     lane = np.repeat(first_lane, lanes_in) + _ranks(lanes_in)  # every lane of the touched warps, ascending
     lane_signature = np.zeros(len(lane), np.uint64)
     lane_signature[np.searchsorted(lane, threads)] = signature
