@@ -119,3 +119,26 @@ def test_analysis_is_stored_once_and_read_back(saved):
     back = gpuviz.load(path)
     assert back.analysis == json.loads(json.dumps(trace.analysis))
     assert race_report(back).summary() == "races: none found"
+
+
+def test_analysis_added_to_a_file_written_without_one(saved, tmp_path):
+    """The run's second write copies the first file's members and adds the analysis: same columns,
+    readable by plain NumPy, and a file that already holds an analysis is left as it was."""
+    from gpuviz.core.files import WriteError
+
+    trace, _ = saved
+    analysis, trace.analysis = trace.analysis, {}
+    path = trace.save(tmp_path / "first.npz", durable=False)
+    trace.analysis = analysis
+    assert trace.save_analysis(path) == path
+    back = gpuviz.load(path)
+    assert back.analysis == json.loads(json.dumps(analysis))
+    for key in THREAD_COLUMNS:
+        assert np.array_equal(back.threads[key], trace.threads[key])
+    assert np.array_equal(back.after("a"), np.arange(10) * 3)
+    with np.load(path, allow_pickle=False) as npz:
+        assert json.loads(str(npz["analysis"])) == back.analysis
+    before = path.read_bytes()
+    with pytest.raises(WriteError, match="already holds an analysis"):
+        trace.save_analysis(path)
+    assert path.read_bytes() == before and not list(tmp_path.glob("*.partial"))

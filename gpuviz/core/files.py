@@ -86,7 +86,7 @@ def _sync(path: Path) -> None:
 
 
 def _open_new(path: Path) -> BinaryIO:
-    return open(path, "xb")
+    return open(path, "xb+")  # readable too: a zip archive is appended to by reading its directory
 
 
 def _reason(exc: OSError) -> str:

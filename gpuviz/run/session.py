@@ -80,15 +80,19 @@ class Session:
             self.running = None
         index = len(self.records)
         trace.meta["launch"] = index
+        unanalysed = None
         if self.on_unanalysed is not None and self.out_dir is not None:
             # Not synced: the file is written again (synced) with its analysis below; the app reads
             # this one from the page cache meanwhile, and a crash before then loses the run either way.
-            self.on_unanalysed(trace.save(self._path(index, trace), durable=False), index, trace.kernel)
+            unanalysed = trace.save(self._path(index, trace), durable=False)
+            self.on_unanalysed(unanalysed, index, trace.kernel)
         self.notify(Stage("analysing", f"analysing {trace.kernel}"))
         trace.analysis = analyse(trace)  # once, here: every reader of the trace reads this
         races = race_summary(trace)
         path = None
-        if self.out_dir is not None:
+        if unanalysed is not None:
+            path = trace.save_analysis(unanalysed)  # the arrays as written, the analysis added
+        elif self.out_dir is not None:
             path = trace.save(self._path(index, trace))  # whole or not at all
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races,
                               trace.error_count, engine_label(trace.meta))  # fmt: skip
