@@ -345,3 +345,22 @@ def test_the_element_story_behind_another_tab_is_told_when_its_tab_comes_to_the_
     window.state.set_trace(None)
     window.state.set_trace(trace)  # in front now: told at once
     assert story.story is not None
+
+
+def test_views_in_centre_tabs_behind_the_front_one_draw_when_their_tab_comes_to_the_front(qtbot, window):
+    """The data view and the SM timeline wait while the Threads tab is in front, so the first frame
+    of a big launch does not pay for them; picked, they show this launch."""
+    trace = gpuviz.trace(RACE, name="k", backend="sim", level="accesses")[8, 64](np.zeros(2, np.float32))
+    data, timeline = window.views["data"], window.views["timeline"]
+    assert window.tabs.currentWidget() is window.views["grid"]
+    window.state.set_trace(trace)
+    assert data._last is None and timeline.spans is None  # behind: nothing worked out
+    window.tabs.setCurrentWidget(data)
+    assert data._last is not None and "elements written" in data.caption.text()
+    assert timeline.spans is None
+    window.tabs.setCurrentWidget(timeline)
+    assert timeline.spans is not None and "8 blocks" in timeline.caption.text()
+    window.tabs.setCurrentWidget(window.views["grid"])
+    window.state.set_trace(None)
+    window.state.set_trace(trace)
+    assert data._last is None and timeline.spans is None

@@ -108,9 +108,18 @@ class MainWindow(QMainWindow):
                 launch_panel.append(widget)
             else:
                 by_area.setdefault(spec.area, []).append((spec.title, widget))
+        self.tabs.currentChanged.connect(self._tell_tabs_on_screen)
+        self._tell_tabs_on_screen(self.tabs.currentIndex())
         by_area["right"] = [("Launch", docking.column(*launch_panel))] + by_area.get("right", [])
         for area, panels in by_area.items():
             docking.dock_area(self, area, panels)
+
+    def _tell_tabs_on_screen(self, current: int) -> None:
+        """Views that wait while their tab is behind another (set_on_screen) learn which tab is in front."""
+        for index in range(self.tabs.count()):
+            on_screen = getattr(self.tabs.widget(index), "set_on_screen", None)
+            if on_screen is not None:
+                on_screen(index == current)
 
     def _build_actions(self) -> None:
         """Menus of (text, keys, what it does); a toolbar for what a teacher reaches for."""

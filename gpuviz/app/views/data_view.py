@@ -30,6 +30,7 @@ from gpuviz.app.views.data_pictures import (
     short,
     why_empty,
 )
+from gpuviz.app.views.when_shown import WhenShown
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.core.colors import PALETTE
 from gpuviz.core.frames import REPLAY
@@ -81,7 +82,10 @@ class DataView(QWidget):
         self._shape = (0, 0)
         self._last = self._count = None
         self._drawn_block = None
-        self._writers_of: tuple | None = None  # (trace, array, block) that _last and _count describe
+        self._writers_of: tuple | None = None  # (trace, array, block) that self._writers describe
+        self._writers: tuple = ()  # last writer, write count and first write of each element
+        self._draw_when_shown = WhenShown(self._draw)
+        self.set_on_screen = self._draw_when_shown.set_on_screen  # the window's tabs call it
         self.array.currentIndexChanged.connect(lambda *_: self._redraw())
         self.mode.currentIndexChanged.connect(lambda *_: self._redraw())
         self.slice.valueChanged.connect(lambda *_: self._redraw())
@@ -144,6 +148,11 @@ class DataView(QWidget):
 
     # ---- drawing -------------------------------------------------------------------------------
     def _redraw(self) -> None:
+        """Draw now, or once the view is shown; meanwhile nothing drawn from another picture stays."""
+        self._last = None
+        self._draw_when_shown()
+
+    def _draw(self) -> None:
         trace = self.state.trace
         entry = self._entry() if trace is not None and self.current_array() >= 0 else None
         size = int(np.prod(entry["shape"])) if entry is not None and entry["shape"] else 1
@@ -159,9 +168,10 @@ class DataView(QWidget):
         self._drawn_block = self._block()
         drawn = (trace, self.current_array(), self._drawn_block)
         if self._writers_of is None or self._writers_of[0] is not trace or self._writers_of[1:] != drawn[1:]:
-            self._last, self._count = writers(trace, self.current_array(), size, self._drawn_block)
-            self._first_write = first_writes(trace, self.current_array(), size, self._drawn_block)
+            last, count = writers(trace, self.current_array(), size, self._drawn_block)
+            self._writers = last, count, first_writes(trace, self.current_array(), size, self._drawn_block)
             self._writers_of = drawn  # a redraw of the same picture (new frames, a slice) reuses them
+        self._last, self._count, self._first_write = self._writers
         last, count = self._last, self._count
         self._shape = picture_shape(shape)
         self.slice.setEnabled(len(shape) == 3)

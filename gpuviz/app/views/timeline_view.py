@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.state import AppState
+from gpuviz.app.views.when_shown import WhenShown
 from gpuviz.core.analysis.residency import residency_note
 from gpuviz.core.analysis.timeline import block_slots, block_spans, block_waves
 from gpuviz.core.colors import PALETTE
@@ -41,13 +42,21 @@ class TimelineView(QWidget):
         layout.addWidget(self.plot, 1)
         self._bars = []
         self.spans = None
+        self._show_when_shown = WhenShown(lambda: self._show_trace(self.state.trace))
+        self.set_on_screen = self._show_when_shown.set_on_screen  # the window's tabs call it
         self.mode.currentIndexChanged.connect(lambda *_: self._draw())
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         state.trace_changed.connect(self._on_trace_changed)
         state.selection_changed.connect(self._on_selection_changed)
 
-    def _on_trace_changed(self, trace) -> None:
+    def _on_trace_changed(self, _trace) -> None:
+        """Draw now, or once the view is shown; meanwhile no bars of another launch stay."""
+        self.spans = None
+        self._draw()
+        self._show_when_shown()
+
+    def _show_trace(self, trace) -> None:
         if trace is None:
             self.spans = None
             self._draw()
