@@ -56,8 +56,9 @@ def grid_layout(grid: tuple[int, int, int], block: tuple[int, int, int]) -> Grid
         cx, cy = tx, ty + tz * block[1]
     b = np.arange(n_xy)
     bcol, brow = _block_position(b, gx, gy, blocks_per_row)
-    x = (np.repeat(bcol * (tile_w + gap), per_block) + np.tile(cx, n_xy)).astype(np.int32)
-    y = (np.repeat(brow * (tile_h + gap), per_block) + np.tile(cy, n_xy)).astype(np.int32)
+    # block origin + cell within the block, broadcast straight into int32 (no int64 temporaries)
+    x = np.add.outer((bcol * (tile_w + gap)).astype(np.int32), cx.astype(np.int32)).reshape(-1)
+    y = np.add.outer((brow * (tile_h + gap)).astype(np.int32), cy.astype(np.int32)).reshape(-1)
     return GridLayout(width, height, tile_w, tile_h, gap, blocks_per_row, x, y)
 
 
@@ -69,6 +70,7 @@ def _block_position(b, gx: int, gy: int, per_row: int):
 
 def cell_owner(layout: GridLayout, image_shape: tuple[int, int]) -> np.ndarray:
     """For every cell of the picture, the index (within the layer) of the thread there, or -1."""
-    owner = np.full(image_shape, -1, np.int64)
-    owner[layout.y, layout.x] = np.arange(len(layout.x))
+    index = np.int32 if len(layout.x) < 2**31 else np.int64  # half the memory for up to 2^31 threads
+    owner = np.full(image_shape, -1, index)
+    owner[layout.y, layout.x] = np.arange(len(layout.x), dtype=index)
     return owner

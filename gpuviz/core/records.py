@@ -21,7 +21,7 @@ def thread_record(trace: Trace, gid: int) -> str:
         ("SM", str(int(t["sm"][gid]))),
         ("start / end", f"{int(t['t_start'][gid]):,} / {int(t['t_end'][gid]):,} {unit}"),
     ]
-    rows += _accesses(trace, gid)
+    rows += _accesses(trace, gid) + _errors(trace, gid)
     body = "".join(f"<tr><td style='color:#9aa'>{k}</td><td><b>{v}</b></td></tr>" for k, v in rows)
     return f"<table cellspacing='4'>{body}</table>"
 
@@ -29,6 +29,11 @@ def thread_record(trace: Trace, gid: int) -> str:
 def _accesses(trace: Trace, gid: int) -> list[tuple[str, str]]:
     if trace.accesses is None:
         return [("accesses", "not recorded (level threads)")]
+    recorded = trace.meta.get("recorded_blocks")
+    block = gid // int(np.prod(trace.block))
+    if recorded is not None and block not in recorded:
+        shown = ", ".join(f"{b:,}" for b in recorded[:4]) + (" ..." if len(recorded) > 4 else "")
+        return [("accesses", f"not recorded for this block (recorded: block {shown})")]
     acc = trace.accesses
     mine = np.flatnonzero(acc["thread"] == gid)
     names = trace.array_names()
@@ -39,6 +44,19 @@ def _accesses(trace: Trace, gid: int) -> list[tuple[str, str]]:
         more = f" and {len(chosen) - MAX_LISTED} more" if len(chosen) > MAX_LISTED else ""
         rows.append((label, ", ".join(items) + more if items else "nothing"))
     return rows
+
+
+def _errors(trace: Trace, gid: int) -> list[tuple[str, str]]:
+    """The thread's memory errors (among those the trace lists in full)."""
+    mine = [e for e in trace.errors if e.get("thread") == gid]
+    items = [_error_text(e) for e in mine[:MAX_LISTED]]
+    return [("memory error", ", ".join(items))] if items else []
+
+
+def _error_text(error: dict) -> str:
+    where = f"of {error['array']}[{error['element']}] " if "array" in error and "element" in error else ""
+    line = f"(line {error['line']})" if error.get("line") else ""
+    return f"{error.get('kind', 'error')} {where}{line}".strip()
 
 
 def _dims(values) -> str:

@@ -47,9 +47,13 @@ def why_empty(trace, entry) -> str:
 def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.ndarray:
     per_block = int(np.prod(trace.block))
     writer = np.maximum(last, 0)
-    warp = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]  # blocks of any size
-    ids = {"thread": last, "block": last // per_block, "warp": warp}[mode]
-    codes = (np.maximum(ids, 0) % len(PALETTE) + 1).astype(np.uint8)
+    if mode == "thread":
+        ids = writer
+    elif mode == "block":
+        ids = writer // per_block
+    else:  # blocks of any size: a block's warps follow the previous block's
+        ids = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]
+    codes = (ids % len(PALETTE) + 1).astype(np.uint8)
     codes[last < 0] = NEVER
     codes[count > 1] = SEVERAL
     return codes

@@ -23,6 +23,7 @@ from gpuviz.core.records import thread_record
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
 
 MAX_OUTLINED_BLOCKS = 4096
+MIN_CELL_PIXELS = 3.0  # a thread selected elsewhere in cells smaller than this is zoomed to
 # The replay draws a cell's colour (64 levels) in one of four looks, one per thread state, so a frame
 # is still one image: code = look * 64 + colour.
 LOOK = np.zeros(4, np.uint8)
@@ -61,6 +62,7 @@ class GridView(QWidget):
         self._owner = None  # thread (within the layer) of each cell, -1 for gaps
         self._codes = self._drawn_coloring = self._drawn_plan = None
         self._shown = 0  # threads lit (a prefix of the frame plan's order)
+        self._clicked = False  # a selection made by clicking this view
         self.view.sigRangeChanged.connect(lambda *_: self._refresh_image())
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._on_mouse_clicked)
@@ -110,13 +112,15 @@ class GridView(QWidget):
     def _build_layer(self) -> None:
         trace = self.state.trace
         layout = self._layout = grid_layout(trace.grid, trace.block)
-        self._cells = layout.y.astype(np.int64) * layout.width + layout.x
+        wide = np.int32 if layout.width * layout.height < 2**31 else np.int64
+        self._cells = layout.y.astype(wide) * wide(layout.width) + layout.x
         self._owner = cell_owner(layout, (layout.height, layout.width))
         self._pixels = np.zeros((layout.height, layout.width), np.uint8)
         self._draw_outlines(layout)
         self._recolour()
         self._show_frame(self.state.frame, full=True)
-        self.view.autoRange(padding=0.02)
+        # the whole picture, not autoRange: the image item holds only the part that was visible
+        self.view.setRange(QRectF(0, 0, layout.width, layout.height), padding=0.02)
         gx, gy, gz = trace.grid
         layer = f", layer z={self.state.layer} of {gz}" if gz > 1 else ""
         self.caption.setText(
@@ -263,7 +267,11 @@ class GridView(QWidget):
         if event.button() == Qt.MouseButton.LeftButton:
             gid = self.thread_at(event.scenePos())
             if gid >= 0:
-                self.state.select(gid)
+                self._clicked = True  # picked here, where the student is looking: no zoom
+                try:
+                    self.state.select(gid)
+                finally:
+                    self._clicked = False
 
     def _on_selection_changed(self, gid: int) -> None:
         if gid < 0 or self._cells is None or gid not in self.layer_threads():
@@ -276,11 +284,15 @@ class GridView(QWidget):
 
     def _bring_into_view(self, center: QPointF) -> None:
         """Pan, keeping the zoom, so that a thread selected outside the visible part (by a lesson, a race
-        row, the data view) comes to the middle of the view."""
+        row, the data view) comes to the middle of the view; where cells are too small to make out (a
+        grid of 65,537 blocks), zoom to about two blocks around it as well."""
         (x0, x1), (y0, y1) = self.view.viewRange()
-        if x0 <= center.x() <= x1 and y0 <= center.y() <= y1:
+        tiny = not self._clicked and self.thread_labels.pixels_per_cell() < MIN_CELL_PIXELS
+        if x0 <= center.x() <= x1 and y0 <= center.y() <= y1 and not tiny:
             return
         half_w, half_h = (x1 - x0) / 2, (y1 - y0) / 2
+        if tiny:
+            half_w, half_h = self._layout.tile_w + 1, self._layout.tile_h + 1
         self.view.setRange(xRange=(center.x() - half_w, center.x() + half_w),
                            yRange=(center.y() - half_h, center.y() + half_h), padding=0)  # fmt: skip
 
@@ -288,10 +300,14 @@ class GridView(QWidget):
 def _replay_colours(codes: np.ndarray, lut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The colours in 64 levels, and a lookup table with the four looks of the thread states:
     not started dark, running as is, waiting at a barrier near white, finished dimmed."""
-    levels = np.clip(codes.astype(np.int64), 0, 255)
-    wide = levels.max(initial=0) > 63
-    small = (1 + (levels - 1) * 62 // 253).clip(0, 63) if wide else levels
-    source = (1 + (np.arange(64) - 1) * 253 // 62).clip(0, 255) if wide else np.arange(64)
+    wide = int(codes.max(initial=0)) > 63
+    levels = np.arange(256)
+    if wide:  # a ramp (codes 1..253) in 61 levels; its two special codes (not recorded, nothing) kept apart
+        to_small = np.concatenate([[0], 1 + (levels[1:254] - 1) * 60 // 252, [62, 63]])
+        source = np.concatenate([[0], 1 + (np.arange(1, 62) - 1) * 252 // 60, [254, 255]])
+    else:
+        to_small, source = levels.clip(0, 63), np.arange(64)
+    small = to_small.astype(np.uint8)[codes]  # one lookup per thread, no wide temporaries
     base = lut[source].astype(np.float64)
     replay = np.zeros((256, 4), np.uint8)
     replay[:, 3] = 255
@@ -299,7 +315,7 @@ def _replay_colours(codes: np.ndarray, lut: np.ndarray) -> tuple[np.ndarray, np.
     replay[64:128] = base
     replay[128:192, :3] = base[:, :3] * 0.15 + 255 * 0.85  # near white: no palette colour is
     replay[192:256, :3] = base[:, :3] * 0.4 + 10
-    return small.astype(np.uint8), replay
+    return small, replay
 
 
 def _block_name(b: int, gx: int, gy: int, z: int, gz: int) -> str:
