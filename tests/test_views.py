@@ -271,3 +271,29 @@ def test_selecting_a_thread_outside_the_zoomed_grid_pans_to_it_keeping_the_zoom(
     assert abs((a1 - a0) - (x1 - x0)) < 1e-6 and abs((b1 - b0) - (y1 - y0)) < 1e-6  # at the same zoom
     state.select(last - 1)  # a neighbour already in view: the view stays put
     assert grid.view.viewRange() == [[a0, a1], [b0, b1]]
+
+
+def test_a_grid_of_many_blocks_opens_whole_and_zooms_to_a_thread_picked_elsewhere(qtbot):
+    """20,000 blocks: the view opens on the whole grid; a thread picked by another view is zoomed to
+    (its cell too small to see), and one clicked in the grid itself leaves the zoom alone."""
+    from gpuviz.app.views.grid_view import MIN_CELL_PIXELS
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
+    trace = gpuviz.trace(src, backend="sim", level="threads")[20_000, 32](np.zeros(640_000, np.int8))
+    state = AppState()
+    grid = shown_views(qtbot, state, "grid")["grid"]
+    state.set_trace(trace)
+    height, width = grid.cells_shape
+    (x0, x1), (y0, y1) = grid.view.viewRange()
+    assert x0 <= 0 and y0 <= 0 and x1 >= width and y1 >= height  # the whole grid, not the cells drawn first
+    assert grid.thread_labels.pixels_per_cell() < MIN_CELL_PIXELS
+    last = 19_999 * 32 + 7
+    state.select(last)
+    (x0, x1), (y0, y1) = grid.view.viewRange()
+    centre = grid.cell_center(last)
+    assert x0 < centre.x() < x1 and y0 < centre.y() < y1
+    assert grid.thread_labels.pixels_per_cell() >= 3 * MIN_CELL_PIXELS  # about two blocks across
+    grid.view.setRange(xRange=(0, width), yRange=(0, height), padding=0)
+    before = grid.view.viewRange()
+    click_view(qtbot, grid.graphics, grid.view, grid.cell_center(5 * 32))
+    assert state.selected // 32 == 5 and grid.view.viewRange() == before  # a cell of block 5, at under a pixel
