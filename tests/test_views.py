@@ -293,7 +293,42 @@ def test_a_grid_of_many_blocks_opens_whole_and_zooms_to_a_thread_picked_elsewher
     centre = grid.cell_center(last)
     assert x0 < centre.x() < x1 and y0 < centre.y() < y1
     assert grid.thread_labels.pixels_per_cell() >= 3 * MIN_CELL_PIXELS  # about two blocks across
-    grid.view.setRange(xRange=(0, width), yRange=(0, height), padding=0)
+    grid.view.setRange(xRange=(0, 330), yRange=(0, 330), padding=0)  # cells of about 2 pixels
+    qtbot.wait(10)
+    assert 1 < grid.thread_labels.pixels_per_cell() < MIN_CELL_PIXELS
     before = grid.view.viewRange()
-    click_view(qtbot, grid.graphics, grid.view, grid.cell_center(5 * 32))
-    assert state.selected // 32 == 5 and grid.view.viewRange() == before  # a cell of block 5, at under a pixel
+    picked = 30 * 32 + 16  # block 30's thread 16 is a cell in the middle of its tile
+    click_view(qtbot, grid.graphics, grid.view, grid.cell_center(picked))
+    assert state.selected == picked and grid.view.viewRange() == before
+
+
+def test_a_big_1d_array_is_a_square_picture():
+    from gpuviz.app.views.data_pictures import picture_shape
+
+    assert picture_shape((1000,)) == (16, 64)  # small arrays: rows of 64, row starts easy to read
+    assert picture_shape((2**20,)) == (1024, 1024)  # a million elements: a square, not a 64-wide strip
+    assert picture_shape((2**24 + 11,)) == (4097, 4096) and picture_shape((10,)) == (1, 10)
+
+
+def test_the_data_view_zooms_to_an_element_picked_elsewhere_in_a_big_array(qtbot):
+    """A lesson (or a race row) picks array[1324] of a million: the view zooms so its value shows;
+    a click in the view itself keeps the zoom. In the replay the caption tells the memory at the cursor."""
+    from gpuviz.app.views.data_view import MIN_CELL_PIXELS
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] += 0.5\n"
+    trace = gpuviz.trace(src, backend="sim", level="accesses")[1024, 1024](np.zeros(2**20, np.float32))
+    state = AppState()
+    data = shown_views(qtbot, state, "data")["data"]
+    state.set_trace(trace)
+    assert data.values.pixels_per_cell() < MIN_CELL_PIXELS
+    state.select_element((0, 1324, None))
+    (x0, x1), (y0, y1) = data.view.viewRange()
+    assert x0 < 300.5 < x1 and y0 < 1.5 < y1 and data.values.pixels_per_cell() >= 34  # values in the cells
+    data.view.setRange(xRange=(0, 1024), yRange=(0, 1024), padding=0)
+    before = data.view.viewRange()
+    click_view(qtbot, data.graphics, data.view, QPointF(700.5, 700.5))
+    assert state.element[1] // 1024 in (699, 700, 701) and data.view.viewRange() == before
+    state.set_order("replay")
+    state.set_frame(10)
+    data._redraw()  # a redraw in the replay (new frames) keeps the cursor's caption
+    assert "after event 10" in data.caption.text()

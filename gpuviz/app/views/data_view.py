@@ -38,6 +38,8 @@ from gpuviz.core.trace import READ
 
 MODES = ("block", "warp", "thread")
 MAX_MARKS = 4000
+MIN_CELL_PIXELS = 3.0  # an element picked elsewhere in cells smaller than this is zoomed to ...
+ZOOMED_CELLS = 16  # ... with this many cells across (values show in the cells)
 
 
 class DataView(QWidget):
@@ -84,6 +86,7 @@ class DataView(QWidget):
         self._drawn_block = None
         self._writers_of: tuple | None = None  # (trace, array, block) that self._writers describe
         self._writers: tuple = ()  # last writer, write count and first write of each element
+        self._clicked = False  # an element picked by clicking this view
         self._draw_when_shown = WhenShown(self._draw)
         self.set_on_screen = self._draw_when_shown.set_on_screen  # the window's tabs call it
         self.array.currentIndexChanged.connect(lambda *_: self._redraw())
@@ -181,8 +184,6 @@ class DataView(QWidget):
         self._offset = offset
         self.image.setLookupTable(lut())
         self.cell_lines.setPath(cell_lines(*self._shape))
-        self._paint()
-        self.view.autoRange(padding=0.02)
         where = f", block {self._block()}'s copy" if self._block() is not None else ""
         written = int((count > 0).sum())
         several = int((count > 1).sum())
@@ -190,6 +191,9 @@ class DataView(QWidget):
             f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; "
             f"<span style='color:#ff4040'>{several:,} by several threads without atomics</span>; never written: dark."
         )
+        self._paint()  # in the replay its caption, of the memory at the cursor, replaces the one above
+        self.view.autoRange(padding=0.02)
+        self._zoom_to_element()
         self._mark()
 
     def _replaying(self) -> bool:
@@ -309,7 +313,11 @@ class DataView(QWidget):
             return
         index = self.element_at(event.scenePos())
         if index >= 0:
-            self.state.select_element((self.current_array(), index, self._block()))
+            self._clicked = True  # picked here, where the student is looking: no zoom
+            try:
+                self.state.select_element((self.current_array(), index, self._block()))
+            finally:
+                self._clicked = False
 
     def _on_element_changed(self, element) -> None:
         if element is not None and element[0] != self.current_array():
@@ -317,3 +325,18 @@ class DataView(QWidget):
             if position >= 0:
                 self.array.setCurrentIndex(position)
         self._mark()
+        if self._last is not None and not self._clicked:
+            self._zoom_to_element()
+
+    def _zoom_to_element(self) -> None:
+        """Where cells are too small to make out (a million elements), zoom to the picked element (by a
+        lesson, a race row, the element story) and the few around it, values shown."""
+        element = self.state.element
+        if element is None or element[0] != self.current_array() or self.values.pixels_per_cell() >= MIN_CELL_PIXELS:
+            return
+        local = int(element[1]) - self._offset
+        if not 0 <= local < self._shape[0] * self._shape[1]:
+            return
+        x, y = local % self._shape[1] + 0.5, local // self._shape[1] + 0.5
+        self.view.setRange(xRange=(x - ZOOMED_CELLS / 2, x + ZOOMED_CELLS / 2),
+                           yRange=(y - ZOOMED_CELLS / 4, y + ZOOMED_CELLS / 4), padding=0)  # fmt: skip
