@@ -64,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="auto (GPU if usable, else simulator), sim or gpu (default: auto)")  # fmt: skip
     run.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
     run.add_argument("--level", choices=LEVELS, default="auto",
-                     help="record threads only, or memory accesses too (default: auto by size)")  # fmt: skip
+                     help="record threads only, or memory accesses too (default: auto: every access up to "
+                          "2 M threads; above, threads and, on the simulator, the first and last blocks' "
+                          "accesses)")  # fmt: skip
     run.add_argument("--schedule", choices=SCHEDULES, default="gpu",
                      help="simulator: gpu (lockstep warps, waves), sequential (one thread at a time) or "
                           "reversed (one at a time, last thread first) (default: gpu)")  # fmt: skip

@@ -221,3 +221,22 @@ def test_a_stuck_worker_answers_before_it_ends(tmp_path):
     failed = [m.message for m in messages if isinstance(m, RunFailed)]
     assert failed == ["timed out after 1 s in s.py line 3, outside any kernel; give it a longer timeout"]
     assert messages[-1] == RunFinished(False) and worker.exitcode == 124
+
+
+def test_level_auto_above_its_limit_keeps_the_first_and_last_blocks_accesses_on_the_simulator():
+    """Above AUTO_ACCESS_LIMIT threads `auto` records every thread, and on the vector engine the
+    accesses of the first and last blocks too (saying so); the reference engine records threads."""
+    from gpuviz.core.options import AUTO_ACCESS_LIMIT
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i\n"
+    blocks = AUTO_ACCESS_LIMIT // 256 + 1
+    a = np.zeros(blocks * 256 - 3, np.int32)
+    trace = gpuviz.trace(src, backend="sim")[blocks, 256](a)
+    assert trace.meta["level"] == "accesses" and trace.meta["recorded_blocks"] == [0, blocks - 1]
+    assert sorted(set(trace.accesses["thread"] // 256)) == [0, blocks - 1]
+    assert len(trace.accesses["thread"]) == 256 + 253
+    assert any(f"blocks 0 and {blocks - 1:,} only: level auto" in w for w in trace.meta["warnings"])
+    reference = gpuviz.trace(src, backend="sim", engine="reference")[blocks, 256](a)
+    assert reference.accesses is None and reference.meta["level"] == "threads"
+    small = gpuviz.trace(src, backend="sim")[4, 256](np.zeros(1000, np.int32))
+    assert small.meta["recorded_blocks"] is None and len(small.accesses["thread"]) == 1000

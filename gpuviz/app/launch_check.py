@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from gpuviz.core.budget import format_bytes
 from gpuviz.core.launch_guard import TraceEstimate, estimate_trace, plan
-from gpuviz.core.options import RunOptions
+from gpuviz.core.options import AUTO_BLOCKS, RunOptions
 from gpuviz.program.dry_launches import dry_launches
 
-FEW_BLOCKS = (0, -1)  # the blocks whose accesses are kept when not all fit: the first and the last
+FEW_BLOCKS = AUTO_BLOCKS  # the blocks whose accesses are kept when not all fit: the first and the last
 GO_ON, THREADS_ONLY, CANCEL = "go on", "threads only", "cancel"
 BUTTONS = {GO_ON: ("Go on", QMessageBox.ButtonRole.AcceptRole),
            THREADS_ONLY: ("Record threads only", QMessageBox.ButtonRole.ActionRole),

@@ -1,4 +1,4 @@
-"""Vector add as the tutorial writes it, on 2**16 + 11 elements in blocks of 256 threads."""
+"""Vector add as the tutorial writes it, at its size: 2**24 + 11 elements in blocks of 256 threads."""
 
 import numpy as np
 from numba import cuda
@@ -11,7 +11,7 @@ def vecadd(a, b, c):
         c[i] = a[i] + b[i]
 
 
-n = 2**16 + 11  # the tutorial uses 2**24 + 11 on a GPU
+n = 2**24 + 11
 a = np.arange(n, dtype=np.float32)
 b = np.ones(n, dtype=np.float32)
 c = np.zeros(n, dtype=np.float32)

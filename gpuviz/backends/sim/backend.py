@@ -13,7 +13,7 @@ from gpuviz.backends.sim.simt_memory import LaneFault
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
-from gpuviz.core.options import RunOptions
+from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
 from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.rewrite import Program, build_program
@@ -74,8 +74,8 @@ class SimBackend:
         host_args, write_back = _host_arguments(args)
         # Record arrays (the RNG states) have no numbers to show: no before/after snapshots for them.
         before = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray) and not v.dtype.names}
-        level = options.level_for(config.threads)
         engine, note = _engine_for(py_func, program, config, options)
+        level, options, auto_blocks = _level_for(config, options, engine)
         gc_was_enabled = gc.isenabled()
         gc.disable()  # millions of short-lived objects: collection passes only cost time
         try:
@@ -87,6 +87,7 @@ class SimBackend:
                     except Exception as exc:  # noqa: BLE001 - anything it cannot run goes to the reference engine
                         _restore(params, host_args, before)
                         engine, note = "reference", f"vector engine stopped: {fallback_reason(exc)}"
+                        level, auto_blocks = options.level_for(config.threads), ""  # it keeps no blocks' only
                 if engine == "reference":
                     recording = run_reference(program, config, params, host_args, device, options, level, notify)
         finally:
@@ -100,7 +101,26 @@ class SimBackend:
         trace.meta["time_source"] = TIME_SOURCES[engine]  # known only now: the engine may have fallen back
         trace.meta["recorded_blocks"] = recording.recorded_blocks  # None: every block's accesses (up to the cap)
         trace.meta["blocks_ran"] = recording.blocks_ran if engine == "vector" else "one at a time"
+        if auto_blocks:
+            trace.meta["warnings"].append(auto_blocks)
         return trace
+
+
+def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[str, RunOptions, str]:
+    """The level to record at, the options to record with, and a warning when `auto` kept the accesses
+    of a few blocks only: above AUTO_ACCESS_LIMIT threads every access would rarely fit, so the vector
+    engine records every thread and the first and last blocks' accesses (the reference engine, which
+    cannot pick blocks, records threads only)."""
+    level = options.level_for(config.threads)
+    if options.level != "auto" or level == "accesses" or engine != "vector":
+        return level, options, ""
+    blocks = options.blocks or AUTO_BLOCKS
+    kept = sorted({b % config.blocks for b in blocks})
+    named = ", ".join(f"{b:,}" for b in kept[:-1]) + (" and " if len(kept) > 1 else "") + f"{kept[-1]:,}"
+    warning = (f"accesses recorded for block{'s' if len(kept) > 1 else ''} {named} only: level auto keeps every "
+               f"access up to {AUTO_ACCESS_LIMIT:,} threads; threads are all recorded; --level accesses keeps "
+               "every access the memory budget holds, --blocks chooses the blocks")  # fmt: skip
+    return "accesses", options.with_(blocks=blocks), warning
 
 
 def fallback_reason(exc: Exception) -> str:
