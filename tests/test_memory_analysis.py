@@ -284,4 +284,19 @@ def test_divergence_of_warps_without_recorded_accesses_is_one_path(blocks, per_b
     assert len(full) == len(partial) == blocks * per_warp
     np.testing.assert_array_equal(partial[recorded], full[recorded])
     assert (np.delete(partial, recorded) == 1).all() and (np.delete(full, recorded) > 1).any()
-    assert divergence(ends)["warps"] == blocks * per_warp
+    assert divergence(ends)["warps"] == 2 * per_warp  # the recorded blocks' warps: of the others nothing is known
+
+
+def test_divergence_counts_only_the_warps_of_blocks_whose_accesses_were_kept():
+    """With the accesses of the first and last blocks only, the counts are of their warps, and say so."""
+    import gpuviz
+    from gpuviz.core.analysis.memory_text import divergence_lines
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i\n"
+    trace = gpuviz.trace(src, backend="sim", level="accesses", blocks=(0, -1))[6, 64](np.zeros(6 * 64 - 40))
+    div = memory_report(trace)["divergence"]
+    assert div["warps"] == 4 and div["diverged_warps"] == 1  # block 5's second warp: 24 lanes in bounds
+    assert div["scope"] == " whose accesses were recorded (blocks 0 and 5)"
+    assert divergence_lines(div)[0].startswith("divergence 1 of 4 warps whose accesses were recorded (blocks 0 and 5)")
+    whole = memory_report(gpuviz.trace(src, backend="sim", level="accesses")[6, 64](np.zeros(6 * 64 - 40)))
+    assert whole["divergence"]["warps"] == 12 and whole["divergence"]["scope"] == ""

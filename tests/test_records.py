@@ -32,7 +32,7 @@ def test_threads_of_blocks_whose_accesses_were_not_recorded_say_so():
     trace = partly_recorded(128)
     assert trace.meta["recorded_blocks"] == [0, 3]
     middle = thread_record(trace, 2 * 32 + 5)
-    assert "not recorded for this block (recorded: block 0, 3)" in middle and "nothing" not in middle
+    assert "not recorded for this block (recorded: blocks 0 and 3)" in middle and "nothing" not in middle
     assert "a[101] (line 6)" in thread_record(trace, 3 * 32 + 5)
 
 

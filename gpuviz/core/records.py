@@ -32,8 +32,7 @@ def _accesses(trace: Trace, gid: int) -> list[tuple[str, str]]:
     recorded = trace.meta.get("recorded_blocks")
     block = gid // int(np.prod(trace.block))
     if recorded is not None and block not in recorded:
-        shown = ", ".join(f"{b:,}" for b in recorded[:4]) + (" ..." if len(recorded) > 4 else "")
-        return [("accesses", f"not recorded for this block (recorded: block {shown})")]
+        return [("accesses", f"not recorded for this block (recorded: {named_blocks(recorded)})")]
     acc = trace.accesses
     mine = np.flatnonzero(acc["thread"] == gid)
     names = trace.array_names()
@@ -57,6 +56,14 @@ def _error_text(error: dict) -> str:
     where = f"of {error['array']}[{error['element']}] " if "array" in error and "element" in error else ""
     line = f"(line {error['line']})" if error.get("line") else ""
     return f"{error.get('kind', 'error')} {where}{line}".strip()
+
+
+def named_blocks(blocks: list[int]) -> str:
+    """'block 3', 'blocks 0 and 65,536', 'blocks 0, 5 and 9': the blocks a trace kept accesses of."""
+    names = [f"{int(b):,}" for b in blocks]
+    if len(names) <= 1:
+        return f"block {names[0] if names else '(none)'}"
+    return f"blocks {', '.join(names[:-1])} and {names[-1]}"
 
 
 def _dims(values) -> str:

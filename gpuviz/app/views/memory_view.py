@@ -167,7 +167,8 @@ class MemoryView(QWidget):
 
     def _show_divergence(self, warp: int | None = None) -> None:
         div = self.report["divergence"]
-        text = (f"<b>Divergence</b>: {div['diverged_warps']} of {div['warps']} warps took more than one path "
+        text = (f"<b>Divergence</b>: {div['diverged_warps']} of {div['warps']:,} warps{div.get('scope', '')} took "
+                f"more than one path "
                 f"(at most {div['max_paths']} group(s) of lanes). Not known: {div['unknown']}.")  # fmt: skip
         if self.report.get("truncated"):
             text += " The access log was truncated: requests near its end may miss lanes."

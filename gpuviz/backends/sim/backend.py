@@ -14,6 +14,7 @@ from gpuviz.core.errors import LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
+from gpuviz.core.records import named_blocks
 from gpuviz.core.trace import Trace, new_trace, thread_layout
 from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.rewrite import Program, build_program
@@ -116,8 +117,7 @@ def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[
         return level, options, ""
     blocks = options.blocks or AUTO_BLOCKS
     kept = sorted({b % config.blocks for b in blocks})
-    named = ", ".join(f"{b:,}" for b in kept[:-1]) + (" and " if len(kept) > 1 else "") + f"{kept[-1]:,}"
-    warning = (f"accesses recorded for block{'s' if len(kept) > 1 else ''} {named} only: level auto keeps every "
+    warning = (f"accesses recorded for {named_blocks(kept)} only: level auto keeps every "
                f"access up to {AUTO_ACCESS_LIMIT:,} threads; threads are all recorded; --level accesses keeps "
                "every access the memory budget holds, --blocks chooses the blocks")  # fmt: skip
     return "accesses", options.with_(blocks=blocks), warning

@@ -11,11 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.requests import WARP, dense_ids, distinct_per_group, global_warp
+from gpuviz.core.records import named_blocks
 from gpuviz.core.trace import Trace
 
 UNKNOWN = (
-    "cycles lost to divergence need the engine's cost model (not in this trace); lines that touch no "
-    "memory are not recorded, so branches that only compute are not seen"
+    "the cycles lost to divergence (the threads' times in the Threads view and the SM timeline show "
+    "what the whole run took); lines that touch no memory are not recorded, so branches that only "
+    "compute are not seen"
 )
 _MIX_LINE, _MIX_COUNT = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
 
@@ -80,15 +82,29 @@ def divergence(trace: Trace) -> dict:
     pairs = line_counts(trace)
     paths = warp_paths(trace, pairs)
     split_lines = _split_lines(trace, pairs)
+    paths, scope = _recorded_only(trace, paths)
     histogram = np.bincount(paths) if len(paths) else np.zeros(1, np.int64)
     return {
         "warps": int(len(paths)),
+        "scope": scope,
         "diverged_warps": int((paths > 1).sum()),
         "max_paths": int(paths.max()) if len(paths) else 0,
         "warps_by_paths": {str(k): int(v) for k, v in enumerate(histogram) if v and k},
         "lines": split_lines,
         "unknown": UNKNOWN,
     }
+
+
+def _recorded_only(trace: Trace, paths: np.ndarray) -> tuple[np.ndarray, str]:
+    """The warps of the blocks whose accesses were recorded (all, unless a launch too big for every
+    access kept a few blocks'), and those words for the counts, e.g. " whose accesses were recorded
+    (blocks 0 and 65,536)": of the others the log tells nothing."""
+    recorded = trace.meta.get("recorded_blocks")
+    blocks = int(np.prod(trace.grid))
+    if recorded is None or not len(paths) or blocks == 0:
+        return paths, ""
+    kept = sorted({int(b) % blocks for b in recorded})
+    return paths.reshape(blocks, -1)[kept].reshape(-1), f" whose accesses were recorded ({named_blocks(kept)})"
 
 
 def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[dict]:

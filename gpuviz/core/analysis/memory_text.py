@@ -66,7 +66,7 @@ def array_row(row: dict) -> str:
 
 def divergence_lines(div: dict) -> list[str]:
     lines = [
-        f"divergence {div['diverged_warps']} of {div['warps']} warps took more than one path "
+        f"divergence {div['diverged_warps']} of {div['warps']:,} warps{div.get('scope', '')} took more than one path "
         f"(at most {div['max_paths']} group(s) of lanes)"
     ]
     lines += [f"  line {d['line']}: lanes split in {d['split_warps']} of {d['warps']} warps"
