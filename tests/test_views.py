@@ -332,3 +332,23 @@ def test_the_data_view_zooms_to_an_element_picked_elsewhere_in_a_big_array(qtbot
     state.set_frame(10)
     data._redraw()  # a redraw in the replay (new frames) keeps the cursor's caption
     assert "after event 10" in data.caption.text()
+
+
+def test_the_data_view_shows_elements_changed_by_blocks_whose_accesses_were_not_kept(qtbot):
+    """With the first and last blocks' accesses only, the elements the other blocks changed are not
+    'never written': they have a colour of their own and the caption counts them, in the replay too."""
+    from gpuviz.app.views.data_pictures import NEVER, UNRECORDED
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i + 1\n"
+    trace = gpuviz.trace(src, backend="sim", level="accesses", blocks=(0, -1))[4, 32](np.zeros(120))
+    state = AppState()
+    data = shown_views(qtbot, state, "data")["data"]
+    state.set_trace(trace)
+    codes = data._final_codes
+    assert (codes[32:96] == UNRECORDED).all() and (codes[:32] != UNRECORDED).all() and (codes[96:] != NEVER).all()
+    assert "changed; its writer's accesses not recorded" in [text for _, text in data.legend_items()]
+    assert state.order == "replay" and "Purple: 64 changed by blocks whose" in data.caption.text()
+    state.set_frame(0)
+    assert (data.image.image.reshape(-1)[32:96] == UNRECORDED).all()  # when they were written is not known
+    state.set_order("logical")
+    assert "64 more changed, by blocks whose accesses were not recorded" in data.caption.text()

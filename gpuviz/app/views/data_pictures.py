@@ -10,7 +10,7 @@ from PySide6.QtGui import QPainterPath
 from gpuviz.core.colors import PALETTE
 from gpuviz.core.trace import READ
 
-NEVER, SEVERAL = 0, 13
+NEVER, SEVERAL, UNRECORDED = 0, 13, 14  # UNRECORDED: changed by the launch, its writer's accesses not kept
 
 def cell_lines(rows: int, columns: int) -> QPainterPath:
     """Thin lines between elements, while they are few enough to tell apart."""
@@ -62,6 +62,18 @@ def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.n
     return codes
 
 
+def unrecorded_changes(trace, entry: dict, last: np.ndarray) -> np.ndarray | None:
+    """Elements no recorded access wrote whose value the launch changed, where the trace kept the
+    accesses of some blocks only (None where it kept all, or for arrays without snapshots)."""
+    if trace.meta.get("recorded_blocks") is None or entry["name"] not in trace.args:
+        return None
+    before, after = (a.reshape(-1) for a in trace.args[entry["name"]])
+    changed = before != after
+    if before.dtype.kind in "fc":
+        changed &= ~(np.isnan(before) & np.isnan(after))
+    return changed & (last < 0)
+
+
 def first_writes(trace, array: int, size: int, block: int | None) -> np.ndarray:
     """Per element, the log position of its first write (or of this block's copy); the log's length if never."""
     acc = trace.accesses
@@ -84,6 +96,7 @@ def lut() -> np.ndarray:
     lut[NEVER, :3] = (45, 45, 55)
     lut[1 : len(PALETTE) + 1, :3] = PALETTE
     lut[SEVERAL, :3] = (255, 40, 40)
+    lut[UNRECORDED, :3] = (95, 75, 130)  # muted purple: written, but by whom is not in the trace
     lut[255, :3] = (24, 24, 30)
     return lut
 

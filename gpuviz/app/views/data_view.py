@@ -22,12 +22,14 @@ from gpuviz.app.views.cell_labels import CellLabels
 from gpuviz.app.views.data_pictures import (
     NEVER,
     SEVERAL,
+    UNRECORDED,
     cell_lines,
     element_codes,
     first_writes,
     lut,
     picture_shape,
     short,
+    unrecorded_changes,
     why_empty,
 )
 from gpuviz.app.views.when_shown import WhenShown
@@ -130,7 +132,9 @@ class DataView(QWidget):
         again = f" (and every {len(PALETTE)}th after)" if count > len(PALETTE) else ""
         rgb = lambda code: tuple(int(c) for c in table[code, :3])
         writers = [(rgb(k + 1), f"last written by {mode} {k}{again if k == 0 else ''}") for k in range(shown)]
-        return [*writers, (rgb(SEVERAL), "written by several threads"), (rgb(NEVER), "never written")]
+        unknown = [(rgb(UNRECORDED), "changed; its writer's accesses not recorded")] if trace.meta.get(
+            "recorded_blocks") is not None else []  # fmt: skip
+        return [*writers, (rgb(SEVERAL), "written by several threads"), (rgb(NEVER), "never written"), *unknown]
 
     def _entry(self):
         return self.state.trace.meta["arrays"][self.current_array()]
@@ -181,6 +185,9 @@ class DataView(QWidget):
         self.slice.setRange(0, shape[0] - 1 if len(shape) == 3 else 0)
         offset = self.slice.value() * self._shape[0] * self._shape[1] if len(shape) == 3 else 0
         self._final_codes = element_codes(trace, last, count, self.mode.currentText())
+        unseen = unrecorded_changes(trace, entry, last)
+        if unseen is not None:
+            self._final_codes[unseen] = UNRECORDED
         self._offset = offset
         self.image.setLookupTable(lut())
         self.cell_lines.setPath(cell_lines(*self._shape))
@@ -190,6 +197,8 @@ class DataView(QWidget):
         self.caption.setText(
             f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; "
             f"<span style='color:#ff4040'>{several:,} by several threads without atomics</span>; never written: dark."
+            + (f" {int(unseen.sum()):,} more changed, by blocks whose accesses were not recorded (purple)."
+               if unseen is not None else "")
         )
         self._paint()  # in the replay its caption, of the memory at the cursor, replaces the one above
         self.view.autoRange(padding=0.02)
@@ -203,7 +212,8 @@ class DataView(QWidget):
         """The element colours: final writers, or in the replay those written by the cursor."""
         codes = self._final_codes
         if self._replaying():
-            codes = np.where(self._first_write < self.state.frame, codes, NEVER).astype(np.uint8)
+            shown = (self._first_write < self.state.frame) | (codes == UNRECORDED)  # when is not known: all along
+            codes = np.where(shown, codes, NEVER).astype(np.uint8)
             self._caption_now()
         plane = np.full(self._shape[0] * self._shape[1], 255, np.uint8)
         part = codes[self._offset : self._offset + plane.size]
@@ -215,9 +225,12 @@ class DataView(QWidget):
         entry, frame = self._entry(), self.state.frame
         written = int((self._first_write < frame).sum())
         where = f", block {self._drawn_block}'s copy" if self._drawn_block is not None else ""
+        unseen = int(np.count_nonzero(self._final_codes == UNRECORDED))
         self.caption.setText(f"<b>{entry['name']}</b>{where} after event {frame:,}: {written:,} of "
                              f"{len(self._first_write):,} elements written so far (dark: not yet); the last access "
-                             f"flashes (cyan: read, white: write). Zoom in to see values.")  # fmt: skip
+                             f"flashes (cyan: read, white: write). Zoom in to see values."
+                             + (f" Purple: {unseen:,} changed by blocks whose accesses were not recorded."
+                                if unseen else ""))  # fmt: skip
 
     def _on_frame_changed(self, frame: int) -> None:
         if self._last is not None and self._replaying():
