@@ -173,3 +173,20 @@ def test_the_preferences_dialog_keeps_the_lessons_folder(qtbot, tmp_path):
     chosen = dialog.chosen()
     chosen.save()
     assert Preferences.load().lessons_folder == str(tmp_path)
+
+
+def test_a_long_choice_wraps_instead_of_widening_the_panel_and_its_words_pick_it(qtbot):
+    """Lesson 03's choices are long sentences: the box stays narrow enough for a projector's docks."""
+    from PySide6.QtWidgets import QLabel
+
+    from gpuviz.app.views.prediction_box import PredictionBox
+
+    box = PredictionBox()
+    qtbot.addWidget(box)
+    box.set_prediction(find("03").prediction)
+    box.resize(320, 400)
+    box.show()
+    assert box.minimumSizeHint().width() < 250
+    words = [label for label in box.findChildren(QLabel) if label.text().startswith("245, and the check passes")]
+    qtbot.mouseClick(words[0], Qt.MouseButton.LeftButton)
+    assert box.picked() == 1 and box.commit_button.isEnabled()

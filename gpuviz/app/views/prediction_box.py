@@ -3,10 +3,11 @@ a line of words where the lesson asks for neither), and Commit, which locks them
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -71,9 +72,9 @@ class PredictionBox(QWidget):
     def _add_choices(self, prediction: Prediction) -> None:
         column = QVBoxLayout(self.inputs)
         for index, choice in enumerate(prediction.choices):
-            button = QRadioButton(choice.text.replace("`", ""))
+            button = QRadioButton()
             self._group.addButton(button, index)
-            column.addWidget(button)
+            column.addWidget(_wrapped(button, choice.text.replace("`", "")))
             self.choice_buttons.append(button)
         self._group.idToggled.connect(lambda *_: self._on_input_changed())
 
@@ -124,3 +125,18 @@ class PredictionBox(QWidget):
             return "; ".join(f"{a.label}: {box.text().strip()}" for a, box in zip(self.prediction.numbers,
                                                                                    self.number_boxes))  # fmt: skip
         return self.words.text().strip()
+
+
+def _wrapped(button: QRadioButton, text: str) -> QWidget:
+    """A choice whose words wrap (a radio button's own text never does, and a long choice widened
+    the lesson panel past a projector's width); a click on the words picks it too."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.mousePressEvent = lambda _event: button.click()
+    button.setAccessibleName(text)
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+    layout.addWidget(label, 1)
+    return row
