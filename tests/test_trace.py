@@ -142,3 +142,23 @@ def test_analysis_added_to_a_file_written_without_one(saved, tmp_path):
     with pytest.raises(WriteError, match="already holds an analysis"):
         trace.save_analysis(path)
     assert path.read_bytes() == before and not list(tmp_path.glob("*.partial"))
+
+
+def test_members_deflated_ahead_on_threads_give_the_bytes_of_a_serial_write(monkeypatch):
+    """Big members are deflated a window ahead of the one written; the file is the same byte for byte."""
+    import io
+
+    from gpuviz.core import trace as trace_module
+
+    columns = {f"m{i}": np.arange(300_000 * (i + 1), dtype=np.float32) % (7 + i) for i in range(5)}
+    columns["small"] = np.arange(10)
+    monkeypatch.setattr(trace_module, "PARALLEL_BYTES", 1 << 16)
+    monkeypatch.setattr(trace_module, "PARALLEL_WINDOW", 1 << 22)  # fewer than all at once
+    threaded = io.BytesIO()
+    trace_module.write_npz(threaded, columns)
+    monkeypatch.setattr(trace_module, "PARALLEL_BYTES", 1 << 40)  # nothing ahead: one member after another
+    serial = io.BytesIO()
+    trace_module.write_npz(serial, columns)
+    assert threaded.getvalue() == serial.getvalue()
+    with np.load(io.BytesIO(threaded.getvalue())) as npz:
+        assert all(np.array_equal(npz[name], values) for name, values in columns.items())

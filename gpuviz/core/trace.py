@@ -221,21 +221,30 @@ def write_npz(stream, columns: dict[str, np.ndarray], level: int = COMPRESS_LEVE
     """An .npz as np.savez_compressed writes it (one .npy member per column), at a chosen zlib level.
     Each member is deflated the way a sample from its start says pays (`_packing`): fully, by
     Huffman codes alone, or not at all. Every member is plain deflate or stored: any zip reader reads it.
-    Big members are deflated on several threads at once (zlib lets go of the GIL), then written in order."""
+    Big members are deflated on several threads at once (zlib lets go of the GIL), a few members ahead
+    of the one being written (so deflated data waiting in memory stays bounded), then written in order."""
     arrays = {name: np.asanyarray(values) for name, values in columns.items()}
     packings = {name: _packing(values, level) for name, values in arrays.items()}
     big = [name for name, values in arrays.items() if values.nbytes >= PARALLEL_BYTES and packings[name] != STORED]
-    if sum(arrays[name].nbytes for name in big) > PARALLEL_LIMIT:  # deflated data waits in memory: not for huge traces
-        big = []
-    with ThreadPoolExecutor(max_workers=max(1, min(len(big), os.cpu_count() or 1))) as pool:
-        deflated = {name: pool.submit(_deflate_member, arrays[name], packings[name], level) for name in big}
+    workers = max(1, min(len(big), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        ahead: dict[str, object] = {}
+        waiting = iter(big)
+
+        def deflate_ahead() -> None:  # while what is ahead comes to PARALLEL_WINDOW, or fewer members than threads
+            while (len(ahead) < workers or sum(arrays[n].nbytes for n in ahead) < PARALLEL_WINDOW) and (
+                    name := next(waiting, None)) is not None:  # fmt: skip
+                ahead[name] = pool.submit(_deflate_member, arrays[name], packings[name], level)
+
+        deflate_ahead()
         with zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
             for name, values in arrays.items():
-                _write_member(archive, name, values, packings[name], level, deflated.get(name))
+                _write_member(archive, name, values, packings[name], level, ahead.pop(name, None))
+                deflate_ahead()
 
 
-PARALLEL_BYTES = 1 << 20  # members this big are deflated ahead, on threads ...
-PARALLEL_LIMIT = 1 << 28  # ... when they come to 256 MiB at most
+PARALLEL_BYTES = 1 << 20  # members this big are deflated ahead, on threads, ...
+PARALLEL_WINDOW = 1 << 28  # ... as long as those ahead of the one being written come to 256 MiB
 
 
 def _write_member(archive: zipfile.ZipFile, name: str, values: np.ndarray, packing: str, level: int,
