@@ -12,7 +12,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = Path(__file__).parent
-LESSONS = ("09", "10", "18", "20")
+LESSONS = ("02", "03", "09", "10", "18", "20")
 SIZE = (1280, 720)
 
 
