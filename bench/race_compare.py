@@ -1,7 +1,9 @@
 """The simulator's race outcomes over seeds, for the launches measured on an H100 (docs/races.md).
 
 Runs each launch on the vector engine (cost model on, level threads) for seeds 0..N-1 and prints
-the final values next to the hardware's. Last line: `compare lesson=<..> wave=<..> tutorial=<..> histogram=<..>`.
+the final values next to the hardware's. The tutorial's launch starts from its array [0, 1], as the
+hardware's 10 runs did; "zeros" is the same launch from [0, 0], as the 60 runs of gpu_race_timing.py.
+Last line: `compare lesson=<..> wave=<..> histogram=<..> tutorial=<..>`.
 Usage: python bench/race_compare.py [seeds]
 """
 
@@ -36,13 +38,14 @@ def histogram_racy(data, bins):
 HARDWARE = {
     "lesson": "a[0] = 0.5 in 8 of 8",
     "wave": "a[0] = 1.0 in 8 of 8",
-    "tutorial": "a[0] 3.0-5.0, a[1] 5.5-9.5",
+    "tutorial": "a[0] 3.0-5.0, a[1] 5.5-9.5 (10 runs)",
+    "zeros": "a[0] 2.5-5.5, a[1] 3.5-8.0 (60 runs)",
     "histogram": "16 counted in 7 of 8",
 }
 
 
-def race(blocks: int, seed: int) -> tuple[float, float]:
-    a = np.zeros(2, np.float32)
+def race(blocks: int, seed: int, start=(0.0, 0.0)) -> tuple[float, float]:
+    a = np.array(start, np.float32)
     gpuviz.run(RACE, blocks, 1024, a, level="threads", seed=seed)
     return float(a[0]), float(a[1])
 
@@ -62,18 +65,20 @@ def main(seeds: int) -> None:
     outcomes = {
         "lesson": [race(64, s)[0] for s in range(seeds)],
         "wave": [race(264, s)[0] for s in range(seeds)],
-        "tutorial": [race(1024, s) for s in range(seeds)],
+        "tutorial": [race(1024, s, (0.0, 1.0)) for s in range(seeds)],  # the tutorial's array, as measured
+        "zeros": [race(1024, s) for s in range(seeds)],  # the same launch on zeros, as bench/gpu_race_timing.py
         "histogram": [histogram(s) for s in range(seeds)],
     }
     for name, values in outcomes.items():
-        if name == "tutorial":
+        if name in ("tutorial", "zeros"):
             shown = f"a[0] {spread(v[0] for v in values)}; a[1] {spread(v[1] for v in values)}"
         else:
             shown = spread(values)
         print(f"{name:9s} sim ({seeds} seeds): {shown:60s} hardware: {HARDWARE[name]}")
     tutorial = " ".join(f"[{a},{b}]" for a, b in outcomes["tutorial"])
     print(f"tutorial runs: {tutorial}")
-    print("compare " + " ".join(f"{k}={spread(v) if k != 'tutorial' else tutorial}" for k, v in outcomes.items()))
+    print("compare " + " ".join(f"{k}={spread(v)}" for k, v in outcomes.items() if k not in ("tutorial", "zeros"))
+          + f" tutorial={tutorial}")
 
 
 if __name__ == "__main__":

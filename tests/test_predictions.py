@@ -72,18 +72,20 @@ def test_a_number_is_judged_against_the_lesson_and_the_run(race_run):
     entry, traces = race_run
     wrong = judge_numbers(entry.prediction, [32768], traces)
     assert (wrong.right, wrong.run_matched) == (False, False)
-    assert "the run gave 0.5 (no match)" in wrong.lines[0] and "the lesson's number is 0.5" in wrong.lines[0]
-    right = judge_numbers(entry.prediction, [0.5], traces)
+    assert "the run gave 4 (no match)" in wrong.lines[0] and "the lesson's number is 4" in wrong.lines[0]
+    right = judge_numbers(entry.prediction, [5], traces)  # within the lesson's ± 1.5 of 4, and of the run's 4
     assert (right.right, right.run_matched) == (True, True)
+    off = judge_numbers(entry.prediction, [6], traces)
+    assert (off.right, off.run_matched) == (False, False)
 
 
 def test_a_numeric_choice_is_also_held_against_the_run(race_run):
     _, traces = race_run
-    prediction = parse_prediction({"choices": "- [ ] 32,768\n- [x] 0.5\nmeasure: array[0]"})
+    prediction = parse_prediction({"choices": "- [ ] 524,288\n- [x] 4\nmeasure: array[0]"})
     picked_wrong, picked_right = judge_choice(prediction, 0, traces), judge_choice(prediction, 1, traces)
     assert (picked_wrong.right, picked_wrong.run_matched) == (False, False)
     assert (picked_right.right, picked_right.run_matched) == (True, True)
-    assert "The run gave array[0] = 0.5" in picked_right.lines[1]
+    assert "The run gave array[0] = 4" in picked_right.lines[1]
     words = judge_choice(parse_prediction({"choices": "- [x] yes\n- [ ] no"}), 1, traces)
     assert (words.right, words.run_matched, len(words.lines)) == (False, None, 1)
 

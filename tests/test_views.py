@@ -339,8 +339,8 @@ def test_the_data_view_shows_elements_changed_by_blocks_whose_accesses_were_not_
     'never written': they have a colour of their own and the caption counts them, in the replay too."""
     from gpuviz.app.views.data_pictures import NEVER, UNRECORDED
 
-    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i + 1\n"
-    trace = gpuviz.trace(src, backend="sim", level="accesses", blocks=(0, -1))[4, 32](np.zeros(120))
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i + 1"
+    trace = gpuviz.trace(src + "\n", backend="sim", level="accesses", blocks=(0, -1))[4, 32](np.zeros(120))
     state = AppState()
     data = shown_views(qtbot, state, "data")["data"]
     state.set_trace(trace)

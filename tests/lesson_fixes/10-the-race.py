@@ -1,5 +1,5 @@
-"""The kernel of lesson 1 on many threads: every thread loops over a 2-element array
-and adds 0.5 to each element."""
+"""The kernel of lesson 1 on many threads, as the tutorial launches it: every thread loops over
+a 2-element array and adds 0.5 to each element."""
 
 import numpy as np
 from numba import cuda
@@ -11,6 +11,7 @@ def cudakernel0(array):
         cuda.atomic.add(array, i, 0.5)
 
 
-array = np.zeros(2, np.float32)
-cudakernel0[64, 1024](array)  # 65,536 threads; the tutorial's [1024, 1024] runs on a GPU
-print("array =", array)
+array = np.array([0, 1], np.float32)
+print("Initial array:", array)
+cudakernel0[1024, 1024](array)  # 1,048,576 threads
+print("Updated array:", array)
