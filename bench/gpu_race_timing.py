@@ -12,6 +12,7 @@ Prints, per launch and variant, the outcomes, each element's per-warp load-to-st
 (the latency of a load of the hot line, waits included), when the warps issued their first and
 second loads, and whether a block's warps read one value. Compare with `bench/race_timing.py` and
 docs/races.md.
+Last, the tutorial's launch from its own array [0, 1] (the engine's issue measured that), plain.
 Usage: python bench/gpu_race_timing.py [runs]
 """
 
@@ -93,10 +94,10 @@ VARIANTS = (("a[1], constant index", race_timed_constant, 1), ("a[1], index pass
             ("a[32], index passed", race_timed_index, 32))  # fmt: skip
 
 
-def plain(blocks: int, runs: int) -> list[tuple[float, float]]:
+def plain(blocks: int, runs: int, start=(0.0, 0.0)) -> list[tuple[float, float]]:
     outcomes = []
     for _ in range(runs):
-        a = cuda.to_device(np.zeros(2, np.float32))
+        a = cuda.to_device(np.array(start, np.float32))
         race[blocks, THREADS](a)
         outcomes.append(tuple(float(x) for x in a.copy_to_host()))
     return outcomes
@@ -156,6 +157,9 @@ def main(runs: int) -> None:
     race[1, 32](cuda.to_device(np.zeros(2, np.float32)))  # compile before the runs
     for blocks in LAUNCHES:
         report(blocks, runs)
+    tutorial = plain(1024, runs, (0.0, 1.0))  # the tutorial's own array, as the engine's issue measured it
+    print(f"[1024, {THREADS}] from the tutorial's [0, 1], {runs} plain runs: "
+          + " ".join(f"[{x:g},{y:g}]" for x, y in tutorial))
 
 
 if __name__ == "__main__":
