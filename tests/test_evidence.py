@@ -87,3 +87,19 @@ def test_a_caption_names_only_what_the_evidence_resolves(one_thread):
     for caption in ("{value} alone", "{who}"):
         with pytest.raises(GpuvizError):
             resolve(parse_evidence(f"view: data\ncaption: {caption}"), trace, replay)
+
+
+def test_a_thread_named_by_its_place_needs_no_access_log():
+    """A launch recorded at level threads (a GPU's 16.8 M-thread vector add) still resolves
+    `thread: block B thread T` and the slowest thread; a moment still needs the log."""
+    import numpy as np
+
+    import gpuviz
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i\n"
+    trace = gpuviz.trace(src, backend="sim", level="threads")[4, 32](np.zeros(100))
+    shown = resolve(parse_evidence("view: grid\nthread: block 3 thread 11\ncaption: {thread}"), trace)
+    assert shown.thread == 3 * 32 + 11 and shown.caption == "Thread 11 of block 3"
+    assert resolve(parse_evidence("view: grid\nthread: slowest\ncaption: {thread}"), trace).thread >= 0
+    with pytest.raises(GpuvizError, match="without its accesses"):
+        resolve(parse_evidence("view: grid\nat: end\ncaption: the end"), trace)

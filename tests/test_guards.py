@@ -238,5 +238,7 @@ def test_level_auto_above_its_limit_keeps_the_first_and_last_blocks_accesses_on_
     assert any(f"blocks 0 and {blocks - 1:,} only: level auto" in w for w in trace.meta["warnings"])
     reference = gpuviz.trace(src, backend="sim", engine="reference")[blocks, 256](a)
     assert reference.accesses is None and reference.meta["level"] == "threads"
+    chosen = gpuviz.trace(src, backend="sim", blocks=(5, blocks + 5))[blocks, 256](a)  # one past the grid: dropped
+    assert chosen.meta["recorded_blocks"] == [5] and any("for block 5 only" in w for w in chosen.meta["warnings"])
     small = gpuviz.trace(src, backend="sim")[4, 256](np.zeros(1000, np.int32))
     assert small.meta["recorded_blocks"] is None and len(small.accesses["thread"]) == 1000

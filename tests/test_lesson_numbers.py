@@ -46,7 +46,7 @@ def test_every_number_a_lesson_states_holds_on_the_simulator(entry, tmp_path):
 def test_every_number_a_lesson_gives_for_hardware_holds_on_the_gpu(entry, tmp_path):
     """The checks not marked `sim:` (numbers that follow from the code, and measured hardware figures)."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        pytest.skip("lessons launch up to 65,536 threads: too slow for numba's CUDA simulator")
+        pytest.skip("lessons launch up to 16.8 million threads: too slow for numba's CUDA simulator")
     outcomes = lesson_checks(entry, run_demo(entry, tmp_path, backend="gpu"))
     failed = [str(outcome) for outcome in outcomes if not outcome.passed]
     assert not failed, f"{entry.name} on the GPU: " + "; ".join(failed)

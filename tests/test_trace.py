@@ -142,6 +142,12 @@ def test_analysis_added_to_a_file_written_without_one(saved, tmp_path):
     with pytest.raises(WriteError, match="already holds an analysis"):
         trace.save_analysis(path)
     assert path.read_bytes() == before and not list(tmp_path.glob("*.partial"))
+    for broken in (b"not a zip at all", before[: len(before) // 2]):  # junk, and a file cut short
+        bad = tmp_path / "bad.npz"
+        bad.write_bytes(broken)
+        with pytest.raises(WriteError, match="not a whole trace file"):
+            trace.save_analysis(bad)
+        assert bad.read_bytes() == broken
 
 
 def test_members_deflated_ahead_on_threads_give_the_bytes_of_a_serial_write(monkeypatch):
@@ -154,8 +160,25 @@ def test_members_deflated_ahead_on_threads_give_the_bytes_of_a_serial_write(monk
     columns["small"] = np.arange(10)
     monkeypatch.setattr(trace_module, "PARALLEL_BYTES", 1 << 16)
     monkeypatch.setattr(trace_module, "PARALLEL_WINDOW", 1 << 22)  # fewer than all at once
+    outstanding, most = {}, [0]  # members deflated ahead and not yet written, and their most bytes at once
+
+    class CountingPool(trace_module.ThreadPoolExecutor):
+        def submit(self, fn, values, *args):
+            outstanding[id(values)] = values.nbytes
+            most[0] = max(most[0], sum(outstanding.values()))
+            return super().submit(fn, values, *args)
+
+    real_write = trace_module._write_member
+
+    def write_member(archive, name, values, *args):
+        outstanding.pop(id(values), None)
+        return real_write(archive, name, values, *args)
+
+    monkeypatch.setattr(trace_module, "ThreadPoolExecutor", CountingPool)
+    monkeypatch.setattr(trace_module, "_write_member", write_member)
     threaded = io.BytesIO()
     trace_module.write_npz(threaded, columns)
+    assert 0 < most[0] <= max(1 << 22, *(v.nbytes for v in columns.values()))  # the window, or the one member next
     monkeypatch.setattr(trace_module, "PARALLEL_BYTES", 1 << 40)  # nothing ahead: one member after another
     serial = io.BytesIO()
     trace_module.write_npz(serial, columns)

@@ -352,3 +352,22 @@ def test_the_data_view_shows_elements_changed_by_blocks_whose_accesses_were_not_
     assert (data.image.image.reshape(-1)[32:96] == UNRECORDED).all()  # when they were written is not known
     state.set_order("logical")
     assert "64 more changed, by blocks whose accesses were not recorded" in data.caption.text()
+
+
+def test_a_data_view_behind_another_tab_lets_go_of_the_previous_trace(qtbot, race_trace):
+    import gc
+    import weakref
+
+    state = AppState()
+    data = shown_views(qtbot, state, "data")["data"]
+    first = gpuviz.trace(RACE, backend="sim", level="accesses", sms=1)[4, 64](np.zeros(1), np.zeros(256))
+    state.set_trace(first)
+    assert data._last is not None
+    data.set_on_screen(False)  # its tab went behind another
+    gone = weakref.ref(first)
+    state.set_trace(race_trace)
+    del first
+    gc.collect()
+    assert gone() is None  # nothing worked out for it keeps it alive until the tab comes back
+    data.set_on_screen(True)
+    assert data._last is not None and data._writers_of[0] is race_trace

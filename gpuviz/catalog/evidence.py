@@ -95,7 +95,8 @@ def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None) -> S
     """Every word of the evidence found in the launch; a GpuvizError says which one is not there."""
     if replay is None and trace.accesses is not None:
         replay = Replay(trace)
-    needs_log = evidence.at or (evidence.thread and not evidence.thread.isdigit()) or evidence.element == "race"
+    needs_log = evidence.at or (evidence.thread and not moments.names_a_thread_by_place(evidence.thread)) or (
+        evidence.element == "race")  # fmt: skip
     if needs_log and replay is None:
         raise GpuvizError("evidence: this launch was recorded without its accesses (level threads)")
     frame = moments.moment(trace, replay, evidence.at) if evidence.at else None

@@ -68,6 +68,13 @@ def moment(trace: Trace, replay: Replay, text: str) -> int:
     return position
 
 
+def names_a_thread_by_place(text: str) -> bool:
+    """Words that name a thread without the access log: its global id, `block B thread T`, the
+    slowest or the fastest."""
+    text = text.strip()
+    return text.isdigit() or _THREAD.match(text) is not None or text in ("slowest", "fastest")
+
+
 def thread(trace: Trace, replay: Replay, text: str) -> int:
     """The global id of the thread the words name (see THREADS)."""
     text = text.strip()

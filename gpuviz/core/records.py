@@ -62,7 +62,7 @@ def named_blocks(blocks: list[int]) -> str:
     """'block 3', 'blocks 0 and 65,536', 'blocks 0, 5 and 9': the blocks a trace kept accesses of."""
     names = [f"{int(b):,}" for b in blocks]
     if len(names) <= 1:
-        return f"block {names[0] if names else '(none)'}"
+        return f"block {names[0]}" if names else "no block"
     return f"blocks {', '.join(names[:-1])} and {names[-1]}"
 
 

@@ -184,6 +184,13 @@ class Trace:
         import shutil
 
         def copy_and_add(stream) -> None:
+            try:  # appending to anything but a whole trace file would leave junk with a zip behind it
+                with zipfile.ZipFile(path) as archive:
+                    whole = {"format.npy", "meta.npy"} <= set(archive.namelist())
+            except zipfile.BadZipFile:
+                whole = False
+            if not whole:
+                raise OSError("it is not a whole trace file")
             with open(path, "rb") as written:
                 shutil.copyfileobj(written, stream, 1 << 22)
             stream.seek(0)
@@ -229,11 +236,12 @@ def write_npz(stream, columns: dict[str, np.ndarray], level: int = COMPRESS_LEVE
     workers = max(1, min(len(big), os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         ahead: dict[str, object] = {}
-        waiting = iter(big)
+        waiting = list(reversed(big))
 
-        def deflate_ahead() -> None:  # while what is ahead comes to PARALLEL_WINDOW, or fewer members than threads
-            while (len(ahead) < workers or sum(arrays[n].nbytes for n in ahead) < PARALLEL_WINDOW) and (
-                    name := next(waiting, None)) is not None:  # fmt: skip
+        def deflate_ahead() -> None:  # the next member always; more while all ahead fit PARALLEL_WINDOW
+            while waiting and (not ahead or sum(arrays[n].nbytes for n in ahead) + arrays[waiting[-1]].nbytes
+                               <= PARALLEL_WINDOW):  # fmt: skip
+                name = waiting.pop()
                 ahead[name] = pool.submit(_deflate_member, arrays[name], packings[name], level)
 
         deflate_ahead()
@@ -244,7 +252,7 @@ def write_npz(stream, columns: dict[str, np.ndarray], level: int = COMPRESS_LEVE
 
 
 PARALLEL_BYTES = 1 << 20  # members this big are deflated ahead, on threads, ...
-PARALLEL_WINDOW = 1 << 28  # ... as long as those ahead of the one being written come to 256 MiB
+PARALLEL_WINDOW = 3 << 27  # ... as long as those ahead of the one being written come to 384 MiB at most
 
 
 def _write_member(archive: zipfile.ZipFile, name: str, values: np.ndarray, packing: str, level: int,

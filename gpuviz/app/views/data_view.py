@@ -155,8 +155,13 @@ class DataView(QWidget):
 
     # ---- drawing -------------------------------------------------------------------------------
     def _redraw(self) -> None:
-        """Draw now, or once the view is shown; meanwhile nothing drawn from another picture stays."""
+        """Draw now, or once the view is shown; meanwhile nothing drawn from another picture stays, and
+        nothing worked out for another trace keeps that trace in memory."""
         self._last = None
+        if self._writers_of is not None and self._writers_of[0] is not self.state.trace:
+            self._writers_of, self._writers = None, ()
+            self._final_codes = self._first_write = self._count = None
+            self.image.clear()
         self._draw_when_shown()
 
     def _draw(self) -> None:

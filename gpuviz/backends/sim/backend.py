@@ -116,7 +116,7 @@ def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[
     if options.level != "auto" or level == "accesses" or engine != "vector":
         return level, options, ""
     blocks = options.blocks or AUTO_BLOCKS
-    kept = sorted({b % config.blocks for b in blocks})
+    kept = sorted({b % config.blocks for b in blocks if -config.blocks <= b < config.blocks})  # as the log keeps
     warning = (f"accesses recorded for {named_blocks(kept)} only: level auto keeps every "
                f"access up to {AUTO_ACCESS_LIMIT:,} threads; threads are all recorded; --level accesses keeps "
                "every access the memory budget holds, --blocks chooses the blocks")  # fmt: skip
