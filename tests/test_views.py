@@ -371,3 +371,13 @@ def test_a_data_view_behind_another_tab_lets_go_of_the_previous_trace(qtbot, rac
     assert gone() is None  # nothing worked out for it keeps it alive until the tab comes back
     data.set_on_screen(True)
     assert data._last is not None and data._writers_of[0] is race_trace
+
+
+def test_the_data_view_leaves_room_for_its_column_and_row_numbers(qtbot, race_trace):
+    """A 1-element array fills a wide view: its column number above it must still be on screen."""
+    state = AppState()
+    data = shown_views(qtbot, state, "data")["data"]
+    state.set_trace(race_trace)
+    data.array.setCurrentIndex(data.array.findData(race_trace.array_names().index("a")))
+    (x0, _), (y0, _) = data.view.viewRange()
+    assert x0 <= -0.4 and y0 <= -0.4  # the numbers sit at -0.1 cells, a line of text high

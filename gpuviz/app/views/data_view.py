@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
@@ -42,6 +42,7 @@ MODES = ("block", "warp", "thread")
 MAX_MARKS = 4000
 MIN_CELL_PIXELS = 3.0  # an element picked elsewhere in cells smaller than this is zoomed to ...
 ZOOMED_CELLS = 16  # ... with this many cells across (values show in the cells)
+LABEL_ROOM = 0.4  # cells left above and to the left of the picture for the column and row numbers
 
 
 class DataView(QWidget):
@@ -206,7 +207,8 @@ class DataView(QWidget):
                if unseen is not None else "")
         )
         self._paint()  # in the replay its caption, of the memory at the cursor, replaces the one above
-        self.view.autoRange(padding=0.02)
+        rows, columns = self._shape  # the picture and, where labels fit, room for them above and to the left
+        self.view.setRange(QRectF(-LABEL_ROOM, -LABEL_ROOM, columns + LABEL_ROOM, rows + LABEL_ROOM), padding=0.02)
         self._zoom_to_element()
         self._mark()
 
