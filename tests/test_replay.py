@@ -101,3 +101,50 @@ def test_sparse_epoch_numbers_wait_at_the_barrier_as_dense_ones(sim_run):
     for k in range(0, dense.events + 1, 7):
         assert np.array_equal(sparse.thread_states(k).state, dense.thread_states(k).state), k
     assert sparse._barrier_tables()[2] == 2  # two epochs, ranked
+
+
+def reference_states(trace, k):
+    """Every thread's state at cursor k, worked out over all threads at once (the replay works over
+    the threads that made an access, the others by their times): the two must agree."""
+    from gpuviz.core.replay import RUNNING
+
+    acc, threads, n = trace.accesses, trace.threads, trace.n_threads
+    events = len(acc["thread"])
+    k = max(0, min(k, events))
+    done, total = np.bincount(acc["thread"][:k], minlength=n), np.bincount(acc["thread"], minlength=n)
+    now = int(acc["time"][k - 1]) if k > 0 else int(threads["t_start"].min())
+    silent = total == 0
+    started = (done > 0) | (silent & (threads["t_start"] <= now))
+    finished = (done == total) & (threads["t_end"] <= now) & started
+    if k >= events:
+        started[:] = finished[:] = True
+    state = started.astype(np.uint8) + 2 * finished.astype(np.uint8)
+    per_block = int(np.prod(trace.block))
+    for t in np.flatnonzero((done > 0) & (done < total) & (state == RUNNING)):
+        mine = np.flatnonzero(acc["thread"] == t)
+        last, following = acc["epoch"][mine[done[t] - 1]], acc["epoch"][mine[done[t]]]
+        block = acc["thread"] // per_block == t // per_block
+        behind = np.flatnonzero(block & (acc["epoch"] == last))
+        if following > last and behind.max() >= k:
+            state[t] = AT_BARRIER
+    return state
+
+
+@pytest.mark.parametrize("blocks", [(), (0, -1)])
+def test_thread_states_agree_with_a_count_over_every_thread(sim_run, blocks):
+    """With every block's accesses and with the first and last blocks' only (the other threads by
+    their times), at cursors across the launch, barriers included."""
+    import gpuviz
+
+    trace = gpuviz.trace(BARRIER, backend="sim", level="accesses", blocks=blocks, sms=2)[6, 64](
+        np.zeros(64), np.zeros(64))  # fmt: skip
+    replay = Replay(trace)
+    assert len(replay.active) == (6 if not blocks else 2) * 64
+    waited = 0
+    for k in [*range(0, replay.events, 29), replay.events - 1, replay.events]:
+        expected = reference_states(trace, k)
+        np.testing.assert_array_equal(replay.thread_states(k).state, expected, err_msg=str(k))
+        waited += int((expected == AT_BARRIER).sum())
+    assert waited > 0  # the cursors passed threads waiting at the barrier
+    if blocks:  # a thread of a block whose accesses were not kept has no step of its own
+        assert len(replay._stops("thread", 2 * 64)) == 0 and len(replay._stops("thread", 5 * 64 + 3)) == 3

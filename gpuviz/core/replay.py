@@ -50,7 +50,7 @@ class Replay:
         self.times = self._event_times()
         self._by_thread()
         self._waves = None
-        self._done: tuple[int, np.ndarray] = (0, np.zeros(trace.n_threads, np.int64))  # k, events per thread before k
+        self._done = (0, np.zeros(len(self.active), np.int64))  # k, and events per active thread before k
         self._checkpoints: dict[int, tuple[int, list[np.ndarray]]] = {}
         self._write_rows: dict[int, np.ndarray] = {}
 
@@ -71,15 +71,21 @@ class Replay:
 
     # ---- threads -----------------------------------------------------------------------------
     def _by_thread(self) -> None:
+        """The threads that made an access ("active"; a launch that kept a few blocks' accesses of
+        millions has few), and per active thread its segment of the events sorted by thread: per-frame
+        work is over them, and every other thread starts and ends by its times."""
         acc = self.trace.accesses
         n = self.trace.n_threads
         self.order = np.argsort(acc["thread"], kind="stable")  # events grouped by thread, in log order
         counts = np.bincount(acc["thread"], minlength=n)
-        self.seg_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        self.seg_count = counts.astype(np.int64)
+        self.active = np.flatnonzero(counts)
+        self._all_active = len(self.active) == n
+        # each event's thread, as its place in active (where every thread is active: the thread itself)
+        self._slot = acc["thread"] if self._all_active else np.searchsorted(self.active, acc["thread"])
+        self.seg_count = counts[self.active].astype(np.int64)
+        self.seg_start = np.concatenate([[0], np.cumsum(self.seg_count)[:-1]]).astype(np.int64)
         self.sorted_pos = self.order.astype(np.int64, copy=False)  # argsort gives int64 already
         self.line_sorted = acc["line"][self.order] if self.events else np.zeros(1, np.int32)
-        self._silent = counts == 0  # threads that made no access
         self.epochs = int(acc["epoch"].max()) + 1 if self.events else 1
         self._barriers: tuple[np.ndarray, np.ndarray, int] | None = None  # built when a barrier is first asked about
 
@@ -105,20 +111,29 @@ class Replay:
 
     def thread_states(self, k: int) -> ThreadStates:
         """Every thread's state and line after the first k events."""
-        threads = self.trace.threads
+        threads, n, active = self.trace.threads, self.trace.n_threads, self.active
         k = max(0, min(k, self.events))
         done = self._events_before(k)
         now = self.time_at(k)
-        started = done > 0
-        if self._silent.any():  # threads that made no access start and end by their times
-            started |= self._silent & (threads["t_start"] <= now)
-        finished = (done == self.seg_count) & (threads["t_end"] <= now) & started
-        if k >= self.events:
-            started[:] = finished[:] = True
-        state = started.astype(np.uint8) + 2 * finished.astype(np.uint8)  # 0, RUNNING 1, FINISHED 3
-        latest = self.seg_start + done - 1
         seen = done > 0
-        line = np.where(seen, self.line_sorted[np.maximum(latest, 0)], 0).astype(np.int32)
+        latest = self.seg_start + done - 1
+        lines = np.where(seen, self.line_sorted[np.maximum(latest, 0)], 0).astype(np.int32)
+        if k >= self.events:  # the end: every thread has finished
+            state = np.full(n, FINISHED, np.uint8)
+        else:
+            ends = threads["t_end"] if self._all_active else threads["t_end"][active]
+            mine = seen.view(np.uint8) + 2 * ((done == self.seg_count) & (ends <= now) & seen).view(np.uint8)
+            if self._all_active:
+                state = mine
+            else:  # threads that made no access start and end by their times: 0, RUNNING 1, FINISHED 3
+                started = threads["t_start"] <= now
+                state = started.view(np.uint8) + 2 * (started & (threads["t_end"] <= now)).view(np.uint8)
+                state[active] = mine
+        if self._all_active:
+            line = lines
+        else:
+            line = np.zeros(n, np.int32)
+            line[active] = lines
         if self.epochs > 1:
             self._mark_barrier_waits(state, seen, latest, done, k)
         return ThreadStates(state, line)
@@ -127,8 +142,8 @@ class Replay:
         """Per thread, how many of its events come before k; from the last answer, so playing forward
         costs only the events passed since (the log's prefix counted once, never the whole log)."""
         last, done = self._done
-        threads = self.trace.accesses["thread"]
-        n = self.trace.n_threads
+        threads = self._slot
+        n = len(self.active)
         if k >= self.events:  # the whole log: every thread's count is known already
             done = self.seg_count.copy()
         elif k >= last:
@@ -142,14 +157,14 @@ class Replay:
 
     def _mark_barrier_waits(self, state, seen, latest, done, k: int) -> None:
         epoch_sorted, epoch_last, span = self._barrier_tables()
-        pending = seen & (done < self.seg_count) & (state == RUNNING)
-        rows = np.flatnonzero(pending)
+        pending = seen & (done < self.seg_count) & (state[self.active] == RUNNING)
+        rows = np.flatnonzero(pending)  # places in active
         last_epoch = epoch_sorted[latest[rows]]
         next_epoch = epoch_sorted[latest[rows] + 1]
-        block = rows // int(np.prod(self.trace.block))
+        block = self.active[rows] // int(np.prod(self.trace.block))
         crossed = next_epoch > last_epoch
         others_behind = epoch_last[block * span + last_epoch] >= k
-        state[rows[crossed & others_behind]] = AT_BARRIER
+        state[self.active[rows[crossed & others_behind]]] = AT_BARRIER
 
     # ---- memory ------------------------------------------------------------------------------
     def values_at(self, array: int, k: int, block: int | None = None) -> np.ndarray:
@@ -233,8 +248,11 @@ class Replay:
             wave = self.waves()[acc["thread"] // per_block]
             return np.flatnonzero(np.diff(wave) > 0) + 1
         if unit == "thread" and thread is not None and 0 <= thread < self.trace.n_threads:
-            start = self.seg_start[thread]
-            return self.sorted_pos[start : start + self.seg_count[thread]] + 1
+            place = int(np.searchsorted(self.active, thread))
+            if place == len(self.active) or self.active[place] != thread:
+                return np.zeros(0, np.int64)  # a thread with no access: no step of its own
+            start = self.seg_start[place]
+            return self.sorted_pos[start : start + self.seg_count[place]] + 1
         raise ValueError(f"unknown step {unit!r}; steps: {', '.join(STEPS)}")
 
     def waves(self) -> np.ndarray:
