@@ -126,6 +126,6 @@ def test_the_race_lesson_runs_the_tutorials_launch_and_its_one_wave_suggestion_h
     lesson = find("the-race")
     trace = run_demo(lesson, tmp_path / "full", backend="sim").session.traces[0]
     assert trace.grid == (1024, 1, 1) and trace.block == (1024, 1, 1)
-    assert list(trace.before("array")) == [0, 1] and 2.5 <= trace.after("array")[0] <= 6.0  # an H100: 2.5-6.0
+    assert list(trace.before("array")) == [0, 1] and 2.5 <= trace.after("array")[0] <= 6.5  # an H100: 2.5-6.5
     one_wave = run_demo(lesson, tmp_path / "wave", grid=(64, 1, 1), backend="sim").session.traces[0]
     assert list(one_wave.after("array")) == [0.5, 1.5]

@@ -73,9 +73,9 @@ def test_a_number_is_judged_against_the_lesson_and_the_run(race_run):
     wrong = judge_numbers(entry.prediction, [32768], traces)
     assert (wrong.right, wrong.run_matched) == (False, False)
     assert "the run gave 4 (no match)" in wrong.lines[0] and "the lesson's number is 4" in wrong.lines[0]
-    right = judge_numbers(entry.prediction, [5.5], traces)  # within the lesson's ± 2 of 4, and of the run's 4
+    right = judge_numbers(entry.prediction, [6], traces)  # within the lesson's ± 2.5 of 4, and of the run's 4
     assert (right.right, right.run_matched) == (True, True)
-    off = judge_numbers(entry.prediction, [6.5], traces)
+    off = judge_numbers(entry.prediction, [7], traces)
     assert (off.right, off.run_matched) == (False, False)
 
 
