@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import zipfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -176,12 +177,10 @@ class Trace:
         columns.update(encode(self.threads, accesses, self.meta.get("arrays", [])))
         return write_file(path, lambda stream: write_npz(stream, columns), "trace", durable)
 
-
     def save_analysis(self, path: str | Path, durable: bool = True) -> Path:
         """Write the trace file again with its analysis, where `path` holds this trace as `save` wrote
         it without one: its members are copied as they are and the analysis added, so the arrays are
         not compressed a second time (seconds for a launch of millions of threads)."""
-        import shutil
 
         def copy_and_add(stream) -> None:
             try:  # appending to anything but a whole trace file would leave junk with a zip behind it

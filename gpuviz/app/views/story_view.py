@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app.state import AppState
+from gpuviz.app.views.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
 from gpuviz.core.frames import REPLAY
@@ -41,8 +42,9 @@ class StoryView(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         self.story: ElementStory | None = None
-        self._pending: tuple | None = None  # an element to tell once the view is shown
-        self._on_screen = True  # False while its dock is a tab behind another (set_on_screen)
+        self._element = None  # the element whose story is told, or to be told once the view is shown
+        self._tell_when_shown = WhenShown(lambda: self._tell(self._element))
+        self.set_on_screen = self._tell_when_shown.set_on_screen  # the window's docks call it
         self.table.cellClicked.connect(self._on_row_clicked)
         state.trace_changed.connect(lambda _trace: self._show(self._default_element()))
         state.analysis_changed.connect(lambda _trace: self._show(self.state.element or self._default_element()))
@@ -59,28 +61,10 @@ class StoryView(QWidget):
         return trace.array_names().index(race.array), race.index, block
 
     def _show(self, element) -> None:
-        """Tell the element's story now, or when the view is next shown: a hidden tab must not delay the
-        launch's first frame (a race's story over a million threads takes most of a second)."""
-        self._pending = (element,)
-        if self.isVisible() and (self._on_screen or not self.visibleRegion().isEmpty()):
-            self._tell_pending()
-
-    def set_on_screen(self, on_screen: bool) -> None:
-        """Its dock's tab came to the front, or went behind another (the window's docks say so)."""
-        self._on_screen = on_screen
-        if on_screen:
-            self._tell_pending()
-
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        super().showEvent(event)
-        if self._on_screen:
-            self._tell_pending()
-
-    def _tell_pending(self) -> None:
-        if self._pending is not None:
-            (element,) = self._pending
-            self._pending = None
-            self._tell(element)
+        """Tell the element's story now, or when the view is next on screen: a hidden tab must not delay
+        the launch's first frame (a race's story over a million threads takes most of a second)."""
+        self._element = element
+        self._tell_when_shown()
 
     def _tell(self, element) -> None:
         trace = self.state.trace

@@ -9,7 +9,7 @@ import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice, preset
 from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
-from gpuviz.backends.sim.simt_memory import LaneFault
+from gpuviz.backends.sim.simt_memory import LaneFault, block_mask
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
@@ -116,7 +116,7 @@ def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[
     if options.level != "auto" or level == "accesses" or engine != "vector":
         return level, options, ""
     blocks = options.blocks or AUTO_BLOCKS
-    kept = sorted({b % config.blocks for b in blocks if -config.blocks <= b < config.blocks})  # as the log keeps
+    kept = np.flatnonzero(block_mask(blocks, config.blocks)).tolist()  # the blocks the log will keep
     warning = (f"accesses recorded for {named_blocks(kept)} only: level auto keeps every "
                f"access up to {AUTO_ACCESS_LIMIT:,} threads; threads are all recorded; --level accesses keeps "
                "every access the memory budget holds, --blocks chooses the blocks")  # fmt: skip

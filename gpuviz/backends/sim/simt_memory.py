@@ -78,7 +78,7 @@ class VectorLog:
         self.cap, self.count, self.truncated, self.timed = cap, 0, False, timed
         self.entries: list[tuple] = []
         self.n_blocks, self.per_block = n_blocks, per_block
-        self.chosen = _block_mask(blocks, n_blocks) if blocks else None  # blocks whose accesses are kept
+        self.chosen = block_mask(blocks, n_blocks) if blocks else None  # blocks whose accesses are kept
         self.narrowed = False  # the budget made the log keep the first and last blocks only
 
     def add(self, t, lanes, aid: int, index, kind: int, line: int, value) -> None:
@@ -106,7 +106,7 @@ class VectorLog:
     def _narrow(self) -> None:
         """Over budget: keep the first and the last block's accesses (and drop the others already kept)."""
         self.narrowed = True
-        self.chosen = _block_mask((0, -1), self.n_blocks)
+        self.chosen = block_mask((0, -1), self.n_blocks)
         self.entries = [e for e in (self._keep_chosen(e) for e in self.entries) if e[0]]
         self.count = sum(e[0] for e in self.entries)
 
@@ -147,7 +147,7 @@ class VectorLog:
         return out
 
 
-def _block_mask(blocks: tuple[int, ...], n_blocks: int) -> np.ndarray:
+def block_mask(blocks: tuple[int, ...], n_blocks: int) -> np.ndarray:
     """Linear block numbers (negative ones count from the end) as a mask over the launch's blocks."""
     mask = np.zeros(n_blocks, bool)
     for b in blocks:

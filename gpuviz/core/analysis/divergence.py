@@ -103,8 +103,7 @@ def _recorded_only(trace: Trace, paths: np.ndarray) -> tuple[np.ndarray, str]:
     blocks = int(np.prod(trace.grid))
     if recorded is None or not len(paths) or blocks == 0:
         return paths, ""
-    kept = sorted({int(b) % blocks for b in recorded})
-    return paths.reshape(blocks, -1)[kept].reshape(-1), f" whose accesses were recorded ({named_blocks(kept)})"
+    return paths.reshape(blocks, -1)[recorded].reshape(-1), f" whose accesses were recorded ({named_blocks(recorded)})"
 
 
 def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[dict]:
