@@ -67,7 +67,7 @@ def main(grid: int = 1024) -> None:
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window.main_window import MainWindow
     from gpuviz.catalog import find
 
     os.environ["GPUVIZ_SETTINGS"] = str(Path(tempfile.mkdtemp()) / "settings.ini")

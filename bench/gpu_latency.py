@@ -6,7 +6,7 @@ Each microbenchmark runs one warp and times a dependent chain with the SM's cycl
 - atomic: dependent atomic adds to one global address;
 - syncthreads: a barrier in a loop, one block of 1,024 threads;
 - block dispatch: the gap between the start times of the blocks that land on one SM.
-Prints cycles per operation next to the constants in gpuviz/backends/sim/simt_cost.py, so that the
+Prints cycles per operation next to the constants in gpuviz/backends/sim/vector/cost.py, so that the
 model can be calibrated (docs/simulator.md lists any constant changed). Last line:
 `latency global=<c> shared=<c> atomic=<c> barrier=<c> dispatch=<c>`.
 """
@@ -18,7 +18,7 @@ from llvmlite import ir
 from numba import cuda, types
 from numba.cuda.extending import intrinsic
 
-from gpuviz.backends.sim.simt_cost import BLOCK_LAUNCH, COSTS
+from gpuviz.backends.sim.vector.cost import BLOCK_LAUNCH, COSTS
 
 CHAIN = 4096
 L2_BEATING = 1 << 26  # int64 elements: 512 MiB, far beyond any L2

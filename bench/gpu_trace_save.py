@@ -26,7 +26,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from gpuviz.core.launch import LaunchConfig  # noqa: E402
-from gpuviz.core.trace import Trace, load, new_trace, thread_layout  # noqa: E402
+from gpuviz.core.trace.columns import thread_layout  # noqa: E402
+from gpuviz.core.trace.model import Trace, new_trace  # noqa: E402
+from gpuviz.core.trace.reader import load  # noqa: E402
 
 REPEATS = 7
 N, BLOCK, SMS, WARP = 1 << 20, 256, 132, 32

@@ -18,7 +18,8 @@ import numpy as np
 
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.analysis.races import find_races
-from gpuviz.core.trace import ACCESS_COLUMNS, READ, WRITE, Trace, thread_layout
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, READ, WRITE, thread_layout
+from gpuviz.core.trace.model import Trace
 
 THREADS, BLOCK, WAVE = 1 << 20, 256, 132 * 8 * 256
 

@@ -15,7 +15,8 @@ import time
 import numpy as np
 
 from gpuviz.core.analysis.races import find_races
-from gpuviz.core.trace import ACCESS_COLUMNS, READ, WRITE, Trace, thread_layout
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, READ, WRITE, thread_layout
+from gpuviz.core.trace.model import Trace
 
 THREADS, BLOCK = 1 << 20, 256
 

@@ -17,10 +17,11 @@ import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from gpuviz.app.state import AppState  # noqa: E402
 from gpuviz.app.views.grid_view import GridView  # noqa: E402
 from gpuviz.core.colors import NOT_RUN  # noqa: E402
-from gpuviz.core.trace import Trace, thread_layout  # noqa: E402
+from gpuviz.core.trace.columns import thread_layout  # noqa: E402
+from gpuviz.core.trace.model import Trace  # noqa: E402
+from gpuviz.scene.state import AppState  # noqa: E402
 
 FRAMES = 60
 

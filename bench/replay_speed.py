@@ -52,8 +52,8 @@ def _drawn(trace, replay, frames) -> tuple[float, float]:
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
-    from gpuviz.app.state import AppState
     from gpuviz.app.views.grid_view import GridView
+    from gpuviz.scene.state import AppState
 
     app = QApplication.instance() or QApplication([])
     pg.setConfigOptions(useOpenGL=False)

@@ -18,7 +18,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from gpuviz.core.launch import LaunchConfig  # noqa: E402
-from gpuviz.core.trace import load, new_trace, thread_layout  # noqa: E402
+from gpuviz.core.trace.columns import thread_layout  # noqa: E402
+from gpuviz.core.trace.model import new_trace  # noqa: E402
+from gpuviz.core.trace.reader import load  # noqa: E402
 
 REPEATS = 5
 GRID, BLOCK, EVENTS = 4096, 256, 1 << 22

@@ -2,7 +2,7 @@
 
 Vector add over 2^20 float32 elements (random inputs, 3 accesses a thread) and the tutorial's race
 ([1024, 1024] threads on float32[2]), recorded on the simulator with every access's value and time,
-saved as gpuviz-trace/3 (narrowed, deflated columns; core/trace_codec.py) and, as the baseline in the
+saved as gpuviz-trace/3 (narrowed, deflated columns; core/trace/codec.py) and, as the baseline in the
 same run, as gpuviz-trace/2 wrote it (every column as it is in memory, np.savez uncompressed). Loading
 /3 checks that every access column comes back exactly. Last line per launch:
 `<name> access_bytes_per_event=<b> file_bytes_per_event=<b> v2_bytes_per_event=<b>`.

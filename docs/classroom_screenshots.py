@@ -19,8 +19,8 @@ LESSON = "10"  # the race: the answer selects a racing thread and stops the repl
 def shoot(app, size: tuple[int, int], theme: str, presenting: bool) -> Path:
     from PySide6.QtCore import QSize
 
-    from gpuviz.app import screen_fit
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window import screen_fit
+    from gpuviz.app.window.main_window import MainWindow
 
     home = Path(tempfile.mkdtemp())  # a first start on this screen: no layout remembered
     os.environ["GPUVIZ_SETTINGS"] = str(home / "settings.ini")
@@ -57,8 +57,8 @@ def first_start(app) -> None:
     """The window as a student first sees it at 1280x720, and with F1's keys over it."""
     from PySide6.QtCore import QSize
 
-    from gpuviz.app import screen_fit
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window import screen_fit
+    from gpuviz.app.window.main_window import MainWindow
 
     home = Path(tempfile.mkdtemp())
     os.environ["GPUVIZ_SETTINGS"] = str(home / "settings.ini")

@@ -28,8 +28,8 @@ def settle(app, done, seconds: float = 120) -> None:
 def shoot(app, lesson: str) -> Path:
     from PySide6.QtCore import QSize
 
-    from gpuviz.app import screen_fit
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window import screen_fit
+    from gpuviz.app.window.main_window import MainWindow
 
     home = Path(tempfile.mkdtemp())  # a first start: no layout remembered
     os.environ["GPUVIZ_SETTINGS"] = str(home / "settings.ini")

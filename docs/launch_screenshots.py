@@ -51,8 +51,8 @@ def wait(app, until, seconds: float = 120) -> None:
 def new_window(app):
     from PySide6.QtCore import QSize
 
-    from gpuviz.app import screen_fit
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window import screen_fit
+    from gpuviz.app.window.main_window import MainWindow
 
     home = Path(tempfile.mkdtemp())  # a first start: no layout remembered
     os.environ["GPUVIZ_SETTINGS"] = str(home / "settings.ini")
@@ -102,7 +102,7 @@ def big_launch_question(app) -> None:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from gpuviz.app.preferences import Preferences
+    from gpuviz.app.window.preferences import Preferences
 
     window, home = new_window(app)
     window.apply_preferences(Preferences(memory_budget_mib=128))

@@ -43,8 +43,8 @@ def main() -> None:
     from PySide6.QtCore import QSize
     from PySide6.QtWidgets import QApplication
 
-    from gpuviz.app import screen_fit
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window import screen_fit
+    from gpuviz.app.window.main_window import MainWindow
 
     pg.setConfigOptions(useOpenGL=False, antialias=False)
     app = QApplication.instance() or QApplication(sys.argv[:1])

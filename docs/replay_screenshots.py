@@ -13,7 +13,7 @@ HERE = Path(__file__).parent
 
 
 def open_and_run(app, entry: str, size=(1600, 950)):
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window.main_window import MainWindow
 
     window = MainWindow()
     window.resize(*size)

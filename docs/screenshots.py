@@ -28,7 +28,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication, QDockWidget
 
     os.environ["GPUVIZ_SETTINGS"] = str(Path(tempfile.mkdtemp()) / "settings.ini")
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     pg.setConfigOptions(useOpenGL=False)

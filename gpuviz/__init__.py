@@ -5,7 +5,8 @@ from __future__ import annotations
 from gpuviz.core.errors import GpuvizError, KernelError, KernelSourceError, LaunchError  # noqa: E402
 from gpuviz.core.launch import LaunchConfig  # noqa: E402
 from gpuviz.core.options import RunOptions  # noqa: E402
-from gpuviz.core.trace import Trace, load  # noqa: E402
+from gpuviz.core.trace.model import Trace  # noqa: E402
+from gpuviz.core.trace.reader import load  # noqa: E402
 from gpuviz.core.version import __version__  # noqa: E402
 from gpuviz.notebook import load_ipython_extension, show  # noqa: E402  (`%load_ext gpuviz`; Qt only when drawing)
 from gpuviz.run.api import run, trace  # noqa: E402

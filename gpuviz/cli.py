@@ -248,19 +248,21 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from gpuviz.app.export import parse_size
-    from gpuviz.app.picture import PictureOptions
-    from gpuviz.app.render import Shown, render_clip, render_picture
+    from gpuviz.app.pictures.export import parse_size
+    from gpuviz.app.pictures.picture import PictureOptions
+    from gpuviz.app.pictures.render import as_trace, render_clip, render_picture
+    from gpuviz.scene.scene import scene_at
 
     options = PictureOptions(parse_size(args.size), args.scale, args.theme)
-    shown = Shown(args.at, args.select, args.colour_by, args.order, args.element)
-    trace = gpuviz.load(args.trace, **_budget(args))  # within the memory budget, before any window
+    trace = as_trace(gpuviz.load(args.trace, **_budget(args)))  # within the memory budget, before any window
+    scene = scene_at(trace, at=args.at, select=args.select, colour=args.colour_by, order=args.order,
+                     element=args.element)  # fmt: skip
     if args.animate:
-        path = render_clip(trace, args.view, args.out, options, shown, args.fps, args.start, args.stop)
+        path = render_clip(scene, args.view, args.out, options, args.fps, args.start, args.stop)
     else:
         if args.start is not None or args.stop is not None:
             raise GpuvizError("--from and --to choose the frames of a clip: add --animate")
-        path = render_picture(trace, args.view, args.out, options, shown)
+        path = render_picture(scene, args.view, args.out, options)
     print(f"wrote {path}")
     return 0
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from gpuviz.core import display
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import LEVELS, RunOptions
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
+from gpuviz.scene.scene import scene_at
 
 SIZE, CLIP_SIZE, THEME = (960, 540), (640, 360), "dark"  # the app's colours; a clip stays small
 
@@ -24,11 +25,12 @@ def picture(
     order: str = "logical", size=SIZE, scale: float = 1.0, theme: str = THEME, format: str = "png",
 ) -> bytes:  # fmt: skip
     """One view of a trace drawn with its title, legend and caption, as PNG (or SVG) bytes."""
-    from gpuviz.app.picture import PictureOptions, picture_bytes
-    from gpuviz.app.render import Shown, slide_for
+    from gpuviz.app.pictures.picture import PictureOptions, picture_bytes
+    from gpuviz.app.pictures.render import as_trace, slide_for
 
     options = PictureOptions(tuple(size), scale, theme)
-    slide = slide_for(trace, view, Shown(at, select, colour_by, order), theme)
+    scene = scene_at(as_trace(trace), at=at, select=select, colour=colour_by, order=order)
+    slide = slide_for(scene, view, theme)
     try:
         return picture_bytes(slide, f".{format}", options)
     finally:
@@ -42,12 +44,13 @@ def clip(
     """The animation's frames from `start` to `stop` as GIF bytes."""
     import tempfile
 
-    from gpuviz.app.picture import PictureOptions
-    from gpuviz.app.render import Shown, render_clip
+    from gpuviz.app.pictures.picture import PictureOptions
+    from gpuviz.app.pictures.render import as_trace, render_clip
 
+    scene = scene_at(as_trace(trace), colour=colour_by, order=order)
     with tempfile.TemporaryDirectory() as folder:
-        path = render_clip(trace, view, Path(folder) / "clip.gif", PictureOptions(tuple(size), 1.0, theme),
-                           Shown(None, -1, colour_by, order), fps, start, stop)  # fmt: skip
+        options = PictureOptions(tuple(size), 1.0, theme)
+        path = render_clip(scene, view, Path(folder) / "clip.gif", options, fps, start, stop)
         return path.read_bytes()
 
 

@@ -62,7 +62,7 @@ def _own_settings_and_data(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GPUVIZ_SETTINGS", str(home / "settings.ini"))
     monkeypatch.setenv("GPUVIZ_DATA", str(home / "data"))
     try:
-        from gpuviz.app import document
+        from gpuviz.app.control import document
     except ImportError:  # no Qt here: the app's tests skip
         return
     monkeypatch.setattr(document, "ask", lambda parent, title, text: "discard")

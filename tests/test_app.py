@@ -11,7 +11,7 @@ pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 from PySide6.QtCore import Qt
 
 import gpuviz
-from gpuviz.app.main_window import MainWindow
+from gpuviz.app.window.main_window import MainWindow
 from gpuviz.core.frames import MAX_FRAMES
 from gpuviz.core.layout import grid_layout
 

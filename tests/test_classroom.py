@@ -14,7 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetricsF
 
-from gpuviz.app import appearance, document, screen_fit
+from gpuviz.app.control import document
+from gpuviz.app.window import appearance, screen_fit
 from gpuviz.backends.sim.device import PRESETS
 from tests.test_app import pick, run_and_wait, window  # noqa: F401  (the fixture)
 
@@ -167,7 +168,7 @@ def test_every_control_has_a_tooltip_and_f1_lists_the_keys(qtbot, window):  # no
 
 
 def test_preferences_reach_the_run(qtbot, window, monkeypatch):  # noqa: F811
-    from gpuviz.app.preferences import Preferences
+    from gpuviz.app.window.preferences import Preferences
 
     chosen = Preferences(theme="light", font_scale=1.3, backend="sim", device=next(iter(PRESETS)),
                          keep_traces=True, run_timeout=30, memory_budget_mib=512)  # fmt: skip

@@ -37,8 +37,8 @@ def test_a_launch_compared_with_itself_differs_in_nothing(histogram):
 
 def test_the_compare_view_shows_both_at_one_cursor(qtbot, histogram):
     pytest.importorskip("PySide6", reason="the view needs PySide6")
-    from gpuviz.app.state import AppState
     from gpuviz.app.views.table import make_view
+    from gpuviz.scene.state import AppState
 
     state = AppState()
     view = make_view("compare", state)

@@ -8,7 +8,7 @@ import gpuviz
 from gpuviz.core.analysis import races
 from gpuviz.core.options import RunOptions
 from gpuviz.run.messages import AnalysisReady, RunFinished, RunRequest, TraceReady
-from gpuviz.run.service import execute
+from gpuviz.run.worker import execute
 
 SCRIPT = """import numpy as np
 from numba import cuda
@@ -51,7 +51,7 @@ def test_the_trace_comes_first_then_its_analysis_once(tmp_path, monkeypatch):
 
 def test_the_worker_steps_back_once_the_app_has_a_trace_to_load(monkeypatch) -> None:
     """A sent unanalysed trace lowers the worker's priority (once); other messages do not."""
-    from gpuviz.run import service
+    from gpuviz.run import worker as service
     from gpuviz.run.messages import TraceReady
 
     niceness = [0]

@@ -8,8 +8,8 @@ pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 
 from PySide6.QtGui import QTextCursor
 
-from gpuviz.app import document
-from gpuviz.app.main_window import MainWindow
+from gpuviz.app.control import document
+from gpuviz.app.window.main_window import MainWindow
 from tests.test_app import pick, window  # noqa: F401  (the fixture)
 
 

@@ -31,13 +31,13 @@ def test_every_lessons_evidence_resolves_on_its_own_run(entry, tmp_path):
     launch = evidence.launch if evidence.launch is not None else entry.launch or 0
     trace = traces[launch]
     replay = Replay(trace)
-    shown = resolve(evidence, trace, replay)
-    assert shown.frame is None or 0 <= shown.frame <= replay.events
-    assert -1 <= shown.thread < trace.n_threads and (evidence.thread is None) == (shown.thread < 0)
-    if shown.element is not None:
-        aid, index, block = shown.element
+    scene = resolve(evidence, trace, replay)
+    assert scene.frame is None or 0 <= scene.frame <= replay.events
+    assert -1 <= scene.selected < trace.n_threads and (evidence.thread is None) == (scene.selected < 0)
+    if scene.element is not None:
+        aid, index, block = scene.element
         assert 0 <= index < replay.values_at(aid, 0, block).size
-    assert shown.caption and "{" not in shown.caption and shown.caption[0].isupper()
+    assert scene.caption and "{" not in scene.caption and scene.caption[0].isupper()
 
 
 def test_moments_are_the_events_they_name(one_thread):
@@ -81,9 +81,9 @@ def test_the_section_parses_and_bad_lines_say_what_is_allowed():
 
 def test_a_caption_names_only_what_the_evidence_resolves(one_thread):
     trace, replay = one_thread
-    shown = resolve(parse_evidence("view: data\nat: first write of array[3]\nthread: first write of array[3]\n"
+    scene = resolve(parse_evidence("view: data\nat: first write of array[3]\nthread: first write of array[3]\n"
                                    "element: array[3]\ncaption: {thread} wrote {element} = {value}."), trace, replay)
-    assert shown.caption == "Thread 0 of block 0 wrote array[3] = 0.5." and shown.frame == 8
+    assert scene.caption == "Thread 0 of block 0 wrote array[3] = 0.5." and scene.frame == 8
     for caption in ("{value} alone", "{who}"):
         with pytest.raises(GpuvizError):
             resolve(parse_evidence(f"view: data\ncaption: {caption}"), trace, replay)
@@ -98,8 +98,8 @@ def test_a_thread_named_by_its_place_needs_no_access_log():
 
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i\n"
     trace = gpuviz.trace(src, backend="sim", level="threads")[4, 32](np.zeros(100))
-    shown = resolve(parse_evidence("view: grid\nthread: block 3 thread 11\ncaption: {thread}"), trace)
-    assert shown.thread == 3 * 32 + 11 and shown.caption == "Thread 11 of block 3"
-    assert resolve(parse_evidence("view: grid\nthread: slowest\ncaption: {thread}"), trace).thread >= 0
+    scene = resolve(parse_evidence("view: grid\nthread: block 3 thread 11\ncaption: {thread}"), trace)
+    assert scene.selected == 3 * 32 + 11 and scene.caption == "Thread 11 of block 3"
+    assert resolve(parse_evidence("view: grid\nthread: slowest\ncaption: {thread}"), trace).selected >= 0
     with pytest.raises(GpuvizError, match="without its accesses"):
         resolve(parse_evidence("view: grid\nat: end\ncaption: the end"), trace)

@@ -42,8 +42,8 @@ def test_the_barrier_lesson_stops_the_replay_where_the_block_waits(qtbot, window
     before = window.state.frame
     caption = answer(qtbot, window)
     state = window.state
-    shown = resolve(state.entry.evidence, state.trace, state.replay)
-    assert state.frame == shown.frame != before and state.selected == 63
+    scene = resolve(state.entry.evidence, state.trace, state.replay)
+    assert state.frame == scene.frame != before and state.selected == 63
     assert window.tabs.currentWidget() is window.views["grid"]
     states = state.thread_states()
     assert states.state[:63].tolist() == [2] * 63 and states.state[63] == 1  # 0-62 at the barrier, 63 running

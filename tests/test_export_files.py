@@ -7,7 +7,7 @@ pytest.importorskip("PySide6", reason="pictures need PySide6")
 pytest.importorskip("pyqtgraph", reason="pictures need pyqtgraph")
 
 import gpuviz
-from gpuviz.app import picture
+from gpuviz.app.pictures import picture
 from gpuviz.cli import main
 
 SRC = """from numba import cuda

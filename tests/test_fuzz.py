@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import gpuviz
 from gpuviz.cli import main
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.trace_schema import META
+from gpuviz.core.trace.schema import META
 
 from .trace_files import good_trace, members, raw_member, write_members, write_raw
 

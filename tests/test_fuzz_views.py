@@ -22,8 +22,8 @@ pytest.importorskip("PySide6", reason="the views need PySide6")
 
 @cache
 def views():
-    from gpuviz.app.state import AppState
     from gpuviz.app.views.table import VIEWS, make_view
+    from gpuviz.scene.state import AppState
 
     state = AppState()
     built = [make_view(spec.name, state) for spec in VIEWS]

@@ -34,8 +34,8 @@ def test_the_race_lesson_finds_its_terms():
 
 def test_the_lesson_panel_lists_the_words_and_the_fix(qtbot, tmp_path):
     pytest.importorskip("PySide6", reason="the lesson panel needs PySide6")
-    from gpuviz.app.state import AppState
     from gpuviz.app.views.lesson_view import LessonView
+    from gpuviz.scene.state import AppState
 
     state = AppState()
     view = LessonView(state)
@@ -103,8 +103,8 @@ def test_hovering_a_term_shows_its_meaning(qtbot):
     from PySide6.QtCore import QPoint, QUrl
     from PySide6.QtWidgets import QToolTip
 
-    from gpuviz.app.state import AppState
     from gpuviz.app.views.lesson_view import LessonView
+    from gpuviz.scene.state import AppState
 
     state = AppState()
     view = LessonView(state)

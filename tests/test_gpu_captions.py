@@ -8,8 +8,8 @@ pytest.importorskip("PySide6", reason="the app's tests need PySide6")
 pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 
 import gpuviz  # noqa: E402
-from gpuviz.app.state import AppState  # noqa: E402
 from gpuviz.app.views.table import make_view  # noqa: E402
+from gpuviz.scene.state import AppState  # noqa: E402
 
 RACE = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1\n"
 

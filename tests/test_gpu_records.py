@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from gpuviz.backends.gpu.decode import PoolLog, SlotLog, accesses_of, decode_records, place_in_time, thread_times
 from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, SAME, TIME_MARK
-from gpuviz.backends.gpu.records import PoolLog, SlotLog, accesses_of, decode_records, place_in_time, thread_times
 
 
 def test_threads_span_their_warps_first_to_last_reading():
@@ -20,7 +20,7 @@ def test_threads_span_their_warps_first_to_last_reading():
 
 
 def test_a_warp_value_goes_to_each_of_its_threads_also_in_a_partial_warp():
-    from gpuviz.backends.gpu.records import per_thread
+    from gpuviz.backends.gpu.decode import per_thread
 
     assert per_thread(np.array([7, 8]), threads_per_block=64).tolist() == [7] * 32 + [8] * 32
     spread = per_thread(np.array([1, 2, 3, 4]), threads_per_block=40)  # 2 blocks of a full and an 8-lane warp
@@ -151,7 +151,7 @@ def test_a_logged_element_past_the_end_is_reported_as_out_of_bounds():
 
 
 def test_a_tie_among_last_writes_ends_with_the_value_memory_kept():
-    from gpuviz.backends.gpu.records import final_writes_last
+    from gpuviz.backends.gpu.decode import final_writes_last
 
     acc = {"thread": np.array([0, 1, 2, 3, 4]), "array": np.zeros(5, np.int16), "index": np.array([1, 1, 1, 1, 0]),
            "kind": np.array([1, 1, 1, 0, 1], np.int8), "value": np.array([1.0, 2.0, 3.0, 2.0, 9.0]),

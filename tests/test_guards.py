@@ -186,7 +186,7 @@ def test_the_worker_ends_a_run_at_its_timeout(tmp_path):
     """The app's worker takes the same limit (RunRequest.timeout) and answers with where the run was."""
     from gpuviz.core.options import RunOptions
     from gpuviz.run.messages import RunFailed, RunFinished, RunRequest
-    from gpuviz.run.service import execute
+    from gpuviz.run.worker import execute
 
     messages = []
     request = RunRequest(script(tmp_path, ENDLESS_KERNEL), str(tmp_path / "out"), RunOptions(backend="sim"), timeout=1)
@@ -203,7 +203,7 @@ def test_a_stuck_worker_answers_before_it_ends(tmp_path):
 
     from gpuviz.core.options import RunOptions
     from gpuviz.run.messages import RunFailed, RunFinished, RunRequest
-    from gpuviz.run.service import worker_main
+    from gpuviz.run.worker import worker_main
 
     text = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(1000)\n"
     request = RunRequest(script(tmp_path, text), str(tmp_path / "out"), RunOptions(backend="sim"), timeout=1)

@@ -1,4 +1,4 @@
-"""Blocks that share no memory run in large groups (simt_independent.py): the same trace as the run
+"""Blocks that share no memory run in large groups (vector/independent.py): the same trace as the run
 interleaved in time, and a launch whose blocks do share memory is found out and run interleaved."""
 
 from contextlib import nullcontext
@@ -9,7 +9,7 @@ import pytest
 
 import gpuviz
 from gpuviz.backends.sim.recording import blocks_interleaved
-from gpuviz.backends.sim.simt_sharing import BlockSharing, BlocksShareMemory
+from gpuviz.backends.sim.vector.sharing import BlockSharing, BlocksShareMemory
 from gpuviz.catalog import catalog, find
 from gpuviz.program.script import run_script
 from gpuviz.run.session import Session

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("PySide6", reason="the app's tests need PySide6")
 pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 
-from gpuviz.app.preferences import Preferences
+from gpuviz.app.window.preferences import Preferences
 from gpuviz.backends.sim.device import PRESETS
 from gpuviz.core.analysis import occupancy
 from tests.test_app import run_and_wait, window  # noqa: F401  (the fixture)
@@ -65,7 +65,7 @@ def test_the_preferences_device_shows_in_the_launch_editor(qtbot, window):  # no
 
 
 def test_no_device_choice_on_a_real_gpu(qtbot, window, monkeypatch):  # noqa: F811
-    from gpuviz.app import main_window
+    from gpuviz.app.window import main_window
 
     facts = {"name": "NVIDIA H100 80GB HBM3", "sm_count": 132, "max_threads_per_sm": 2048, "max_blocks_per_sm": 32}
     monkeypatch.setattr(main_window, "backend_for", lambda options: "gpu")
@@ -166,7 +166,7 @@ def test_a_launch_no_budget_holds_is_refused_before_it_starts(qtbot, window, mon
 
 
 def test_a_launch_that_fits_is_not_asked_about(qtbot, window, monkeypatch, tmp_path):  # noqa: F811
-    from gpuviz.app import launch_check
+    from gpuviz.app.control import launch_check
 
     monkeypatch.setattr(launch_check, "choose", lambda *args: pytest.fail("asked about a small launch"))
     open_script(window, tmp_path)
@@ -181,7 +181,7 @@ def test_the_device_choice_never_widens_the_launch_panel(qtbot, window):  # noqa
     from PySide6.QtCore import QSize
     from PySide6.QtWidgets import QDockWidget
 
-    from gpuviz.app import screen_fit
+    from gpuviz.app.window import screen_fit
 
     window.launch.backend.setCurrentIndex(window.launch.backend.findData("sim"))
     screen_fit.fit(window, QSize(1280, 720))

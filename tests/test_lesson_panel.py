@@ -14,9 +14,9 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from gpuviz.app.main_window import MainWindow
-from gpuviz.app.preferences import Preferences
-from gpuviz.app.settings import data_dir
+from gpuviz.app.window.main_window import MainWindow
+from gpuviz.app.window.preferences import Preferences
+from gpuviz.app.window.settings import data_dir
 from gpuviz.catalog import find
 from gpuviz.catalog.student_progress import ProgressBook
 from gpuviz.cli import main
@@ -164,7 +164,7 @@ def test_the_app_command_refuses_a_missing_lessons_folder(capsys, tmp_path):
 
 
 def test_the_preferences_dialog_keeps_the_lessons_folder(qtbot, tmp_path):
-    from gpuviz.app.preferences import PreferencesDialog
+    from gpuviz.app.window.preferences import PreferencesDialog
 
     dialog = PreferencesDialog(Preferences(lessons_folder="/somewhere"))
     qtbot.addWidget(dialog)
@@ -179,7 +179,7 @@ def test_a_long_choice_wraps_instead_of_widening_the_panel_and_its_words_pick_it
     """Lesson 03's choices are long sentences: the box stays narrow enough for a projector's docks."""
     from PySide6.QtWidgets import QLabel
 
-    from gpuviz.app.views.prediction_box import PredictionBox
+    from gpuviz.app.widgets.prediction_box import PredictionBox
 
     box = PredictionBox()
     qtbot.addWidget(box)

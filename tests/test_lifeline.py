@@ -17,7 +17,7 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.events import Stage
 from gpuviz.run import lifeline
 from gpuviz.run.messages import RunRequest
-from gpuviz.run.service import worker_main
+from gpuviz.run.worker import worker_main
 
 
 def worker(request, queue, use_pdeathsig):

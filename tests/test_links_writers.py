@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from gpuviz.core.analysis import links
-from gpuviz.core.trace import ATOMIC, READ, WRITE, Trace
+from gpuviz.core.trace.columns import ATOMIC, READ, WRITE
+from gpuviz.core.trace.model import Trace
 
 
 def _trace(thread, index, kind) -> Trace:

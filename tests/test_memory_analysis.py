@@ -6,7 +6,8 @@ import pytest
 
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.analysis.occupancy import measured, theoretical
-from gpuviz.core.trace import ACCESS_COLUMNS, READ, WRITE, Trace, thread_layout
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, READ, WRITE, thread_layout
+from gpuviz.core.trace.model import Trace
 
 GLOBAL = """
 from numba import cuda

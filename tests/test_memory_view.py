@@ -6,9 +6,9 @@ import pytest
 pytest.importorskip("PySide6", reason="the app's tests need PySide6")
 pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 
-from gpuviz.app.state import AppState  # noqa: E402
 from gpuviz.app.views.table import make_view  # noqa: E402
 from gpuviz.core.analysis.report import analyse  # noqa: E402
+from gpuviz.scene.state import AppState  # noqa: E402
 
 TILE = """
 from numba import cuda, float32

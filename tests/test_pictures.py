@@ -12,10 +12,11 @@ pytest.importorskip("imageio", reason="clips and these checks read pictures with
 import imageio.v3 as iio
 
 import gpuviz
-from gpuviz.app.clip import clip_frames, frame_range, write_clip
-from gpuviz.app.picture import PictureOptions, image_array
-from gpuviz.app.render import Shown, slide_for
+from gpuviz.app.pictures import render as render_module
+from gpuviz.app.pictures.clip import clip_frames, frame_range, write_clip
+from gpuviz.app.pictures.picture import PictureOptions, image_array
 from gpuviz.cli import main
+from gpuviz.scene.scene import scene_at
 
 HISTOGRAM = """
 from numba import cuda
@@ -35,6 +36,11 @@ def trace_path(tmp_path_factory):
     return trace.save(tmp_path_factory.mktemp("trace") / "histogram.npz")
 
 
+def slide_for(trace_path, view, cursor=None, theme="dark"):
+    """A slide of a trace file's scene: its cursor, selection, colours and order as `gpuviz render` takes them."""
+    return render_module.slide_for(scene_at(render_module.as_trace(trace_path), **(cursor or {})), view, theme)
+
+
 def render(trace_path, out, *options):
     assert main(["render", str(trace_path), "--out", str(out), *options]) == 0, options
     return out
@@ -47,7 +53,7 @@ def colours_in(pixels: np.ndarray) -> set[tuple[int, int, int]]:
 @pytest.mark.parametrize("view", ["grid", "timeline", "data"])
 def test_a_png_is_size_times_scale_with_the_legend_in_its_strip(trace_path, view):
     options = PictureOptions((480, 300), 2.0, "light")
-    slide = slide_for(trace_path, view, Shown(select=130), options.theme)
+    slide = slide_for(trace_path, view, dict(select=130), options.theme)
     pixels = image_array(slide.image(options))
     assert pixels.shape == (600, 960, 3)
     legend = slide.view.legend_items()
@@ -82,11 +88,11 @@ def test_render_writes_an_svg_of_the_requested_size_with_legend_title_and_select
 
 
 def test_at_is_a_frame_index_or_a_fraction(trace_path, tmp_path):
-    slide = slide_for(trace_path, "grid", Shown(at="0.5"))
+    slide = slide_for(trace_path, "grid", dict(at="0.5"))
     count = slide.state.plan.count
     assert count > 4 and slide.state.frame == round(0.5 * (count - 1))
-    assert slide_for(trace_path, "grid", Shown(at=3)).state.frame == 3
-    assert f"frame 4 of {count}" in slide_for(trace_path, "grid", Shown(at="3")).frame_label.text()
+    assert slide_for(trace_path, "grid", dict(at=3)).state.frame == 3
+    assert f"frame 4 of {count}" in slide_for(trace_path, "grid", dict(at="3")).frame_label.text()
     assert slide_for(trace_path, "grid").frame_label.text() == ""  # the last frame: the whole launch
     half = iio.imread(render(trace_path, tmp_path / "half.png", "--at", "0.5", "--size", "320x200"))
     same = iio.imread(render(trace_path, tmp_path / "same.png", "--at", str(slide.state.frame), "--size", "320x200"))
@@ -162,8 +168,8 @@ def test_a_cancelled_clip_leaves_no_file(trace_path, tmp_path):
 def test_the_window_exports_copies_and_animates_its_current_view(qtbot, tmp_path, monkeypatch, trace_path):
     from PySide6.QtGui import QGuiApplication
 
-    from gpuviz.app import picture_actions
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.pictures import picture_actions
+    from gpuviz.app.window.main_window import MainWindow
 
     monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
     window = MainWindow()
@@ -186,7 +192,7 @@ def test_the_window_exports_copies_and_animates_its_current_view(qtbot, tmp_path
 
 
 def test_the_view_keeps_its_place_in_every_frame_of_a_clip(trace_path):
-    slide = slide_for(trace_path, "grid", Shown(select=3))
+    slide = slide_for(trace_path, "grid", dict(select=3))
     options = PictureOptions((400, 240))
     places = set()
     for frame in frame_range(slide.state.plan.count):
@@ -199,8 +205,8 @@ def test_the_view_keeps_its_place_in_every_frame_of_a_clip(trace_path):
 def test_the_menu_actions_ask_size_scale_theme_and_file(qtbot, tmp_path, monkeypatch, trace_path):
     from PySide6.QtWidgets import QDialog, QFileDialog
 
-    from gpuviz.app import picture_actions
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.pictures import picture_actions
+    from gpuviz.app.window.main_window import MainWindow
 
     monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
     window = MainWindow()

@@ -9,7 +9,8 @@ import gpuviz
 from gpuviz.cli import main
 from gpuviz.core.analysis.outcomes import lost_updates, serial_answers, serial_text
 from gpuviz.core.analysis.races import find_races, format_report
-from gpuviz.core.trace import ACCESS_COLUMNS, ATOMIC, READ, WRITE, Trace, thread_layout
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, READ, WRITE, thread_layout
+from gpuviz.core.trace.model import Trace
 
 from .race_suite import CASES
 
@@ -227,8 +228,8 @@ def test_no_serial_answer_where_the_order_of_threads_decides(tmp_path, capsys):
 
 def test_the_race_view_draws_no_serial_line_where_the_order_decides(qtbot, tmp_path):
     pytest.importorskip("PySide6", reason="the race view needs PySide6")
-    from gpuviz.app.state import AppState
     from gpuviz.app.views.race_view import RaceView
+    from gpuviz.scene.state import AppState
 
     script = tmp_path / "orders.py"
     script.write_text(MISSING_BARRIER)

@@ -3,7 +3,7 @@
 import numpy as np
 
 import gpuviz
-from gpuviz.core.records import thread_record
+from gpuviz.core.thread_record import thread_record
 
 UNGUARDED = """from numba import cuda
 

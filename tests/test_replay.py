@@ -6,7 +6,7 @@ import pytest
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.element_story import element_story
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, Replay, state_at
-from gpuviz.core.trace import READ
+from gpuviz.core.trace.columns import READ
 
 RACE = """
 from numba import cuda

@@ -3,7 +3,7 @@
 import numpy as np
 
 from gpuviz.core.analysis.residency import excess_overlap, peak_resident_warps, residency, residency_note
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 FACTS = {"name": "test GPU", "sm_count": 2, "warp_size": 32, "max_threads_per_sm": 2048, "max_blocks_per_sm": 32,
          "compute_capability": [9, 0]}  # fmt: skip

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from gpuviz.core.trace import READ, WRITE
+from gpuviz.core.trace.columns import READ, WRITE
 
 RACY = """
 from numba import cuda

@@ -1,6 +1,6 @@
 """The app says which system packages to install when Qt's xcb platform would not load."""
 
-from gpuviz.app.system_libraries import APT, missing_xcb_line
+from gpuviz.app.window.system_libraries import APT, missing_xcb_line
 
 
 def test_missing_libxcb_cursor_names_the_packages():

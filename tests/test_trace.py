@@ -8,7 +8,7 @@ import pytest
 
 import gpuviz
 from gpuviz.core.errors import TraceFormatError
-from gpuviz.core.trace import ACCESS_COLUMNS, FORMAT, THREAD_COLUMNS, WRITE
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, FORMAT, THREAD_COLUMNS, WRITE
 
 from .trace_files import members
 
@@ -154,7 +154,7 @@ def test_members_deflated_ahead_on_threads_give_the_bytes_of_a_serial_write(monk
     """Big members are deflated a window ahead of the one written; the file is the same byte for byte."""
     import io
 
-    from gpuviz.core import trace as trace_module
+    from gpuviz.core.trace import writer as trace_module
 
     columns = {f"m{i}": np.arange(300_000 * (i + 1), dtype=np.float32) % (7 + i) for i in range(5)}
     columns["small"] = np.arange(10)
@@ -168,14 +168,14 @@ def test_members_deflated_ahead_on_threads_give_the_bytes_of_a_serial_write(monk
             most[0] = max(most[0], sum(outstanding.values()))
             return super().submit(fn, values, *args)
 
-    real_write = trace_module._write_member
+    real_write = trace_module.write_member
 
     def write_member(archive, name, values, *args):
         outstanding.pop(id(values), None)
         return real_write(archive, name, values, *args)
 
     monkeypatch.setattr(trace_module, "ThreadPoolExecutor", CountingPool)
-    monkeypatch.setattr(trace_module, "_write_member", write_member)
+    monkeypatch.setattr(trace_module, "write_member", write_member)
     threaded = io.BytesIO()
     trace_module.write_npz(threaded, columns)
     assert 0 < most[0] <= max(1 << 22, *(v.nbytes for v in columns.values()))  # the window, or the one member next
@@ -185,3 +185,29 @@ def test_members_deflated_ahead_on_threads_give_the_bytes_of_a_serial_write(monk
     assert threaded.getvalue() == serial.getvalue()
     with np.load(io.BytesIO(threaded.getvalue())) as npz:
         assert all(np.array_equal(npz[name], values) for name, values in columns.items())
+
+
+def test_the_writer_still_finds_the_private_zipfile_names_it_relies_on():
+    """The standard library has no public way to write a member deflated ahead of time: the writer sets
+    zipfile's private `_compressor` (and, before 3.13, `_compresslevel`). A Python that removes them
+    fails here, loudly, instead of the writer falling back to slower serial deflating unnoticed."""
+    from gpuviz.core.trace.writer import private_api_present
+
+    assert private_api_present(), "zipfile lost _compressor or a ZipInfo level: see core/trace/writer.py"
+
+
+def test_the_private_api_check_fails_when_the_names_are_missing(monkeypatch):
+    import zipfile
+
+    from gpuviz.core.trace.writer import private_api_present
+
+    real_open = zipfile.ZipFile.open
+
+    def open_without_compressor(self, *args, **kwargs):
+        member = real_open(self, *args, **kwargs)
+        if hasattr(member, "_compressor"):
+            del member._compressor
+        return member
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", open_without_compressor)
+    assert not private_api_present()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.app.trace_cache import TraceCache, trace_bytes
+from gpuviz.app.control.trace_cache import TraceCache, trace_bytes
 from gpuviz.core.errors import TraceFormatError
 
 SRC = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"

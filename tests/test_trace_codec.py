@@ -10,8 +10,9 @@ import pytest
 
 import gpuviz
 from gpuviz.core.errors import TraceFormatError
-from gpuviz.core.trace import ACCESS_COLUMNS, THREAD_COLUMNS, Trace, thread_layout
-from gpuviz.core.trace_file import OverBudget
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, THREAD_COLUMNS, thread_layout
+from gpuviz.core.trace.model import Trace
+from gpuviz.core.trace.reader import OverBudget
 
 from .trace_files import members, stored_members, write_members
 

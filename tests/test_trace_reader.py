@@ -10,7 +10,7 @@ import pytest
 import gpuviz
 from gpuviz.cli import main
 from gpuviz.core.errors import TraceFormatError
-from gpuviz.core.trace_file import OverBudget
+from gpuviz.core.trace.reader import OverBudget
 
 from .trace_files import good_trace, members, raw_member, with_meta, write_members, write_raw
 

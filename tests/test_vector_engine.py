@@ -215,7 +215,7 @@ def test_out_of_bounds_in_shared_memory_still_goes_to_the_reference_engine():
 
 
 def test_lanes_that_return_early_end_then_and_the_others_end_with_their_warp():
-    from gpuviz.backends.sim.simt_cost import WarpClock
+    from gpuviz.backends.sim.vector.cost import WarpClock
 
     warp_key = np.repeat(np.arange(2), 4)
     clock = WarpClock(warp_key, np.array([10, 20]))

@@ -30,7 +30,7 @@ def good_trace(folder: Path, repeat: int = 1) -> Path:
 def members(path: Path) -> dict[str, np.ndarray]:
     """The columns of a saved trace as a gpuviz-trace/2 file holds them (plain columns, every gpuviz
     reads them), so that damaging one damages what the reader checks after decoding any format."""
-    from gpuviz.core.trace_codec import decode
+    from gpuviz.core.trace.codec import decode
 
     with np.load(path, allow_pickle=False) as npz:
         stored = {key: npz[key] for key in npz.files}

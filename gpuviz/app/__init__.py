@@ -18,7 +18,7 @@ def main(path: str | None = None, lessons: str | None = None) -> int:
             "no display to open the app on; use the command line (gpuviz run SCRIPT, gpuviz render TRACE ...) "
             "or start it where there is a screen"
         )
-    from gpuviz.app.system_libraries import missing_xcb_line
+    from gpuviz.app.window.system_libraries import missing_xcb_line
 
     missing = missing_xcb_line()
     if missing:
@@ -27,7 +27,7 @@ def main(path: str | None = None, lessons: str | None = None) -> int:
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
-    from gpuviz.app.main_window import MainWindow
+    from gpuviz.app.window.main_window import MainWindow
 
     pg.setConfigOptions(useOpenGL=False, antialias=False)
     app = QApplication.instance() or QApplication(sys.argv[:1])

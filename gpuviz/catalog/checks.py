@@ -45,7 +45,8 @@ import numpy as np
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.report import memory_analysis, race_report
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.trace import KIND_NAMES, Trace
+from gpuviz.core.trace.columns import KIND_NAMES
+from gpuviz.core.trace.model import Trace
 
 OPERATORS = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
              "<": operator.lt}  # fmt: skip

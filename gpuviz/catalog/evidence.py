@@ -1,4 +1,5 @@
-"""A lesson's `## Evidence`: once the answer is shown, the app shows it on the frames that prove it.
+"""A lesson's `## Evidence`: once the answer is shown, the app shows it on the frames that prove it
+(a Scene, scene/scene.py).
 
 One `key: value` a line (docs/lessons.md, "Evidence"):
 
@@ -28,7 +29,8 @@ from gpuviz.core.colors import MODES
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS, REPLAY
 from gpuviz.core.replay import Replay
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
+from gpuviz.scene.scene import Scene
 
 KEYS = ("view", "launch", "at", "thread", "element", "line", "colour", "order", "caption")
 
@@ -46,21 +48,6 @@ class Evidence:
     line: int = 0
     colour: str | None = None
     order: str | None = None
-
-
-@dataclass(frozen=True)
-class Shown:
-    """The evidence resolved against one launch: what the app sets."""
-
-    view: str
-    order: str
-    frame: int | None  # the replay cursor; None: the order's last frame
-    thread: int  # global id, -1 for none
-    element: moments.Element | None
-    line: int
-    colour: str | None
-    caption: str
-    layer: int = 0  # the grid's z layer: the selected thread's blockIdx.z
 
 
 def parse_evidence(text: str) -> Evidence | None:
@@ -91,8 +78,9 @@ def parse_evidence(text: str) -> Evidence | None:
                     fields.get("element"), int(fields.get("line", 0)), fields.get("colour"), fields.get("order"))  # fmt: skip
 
 
-def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None) -> Shown:
-    """Every word of the evidence found in the launch; a GpuvizError says which one is not there."""
+def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None, launches: tuple[Trace, ...] = ()) -> Scene:
+    """The scene the evidence asks for, every word of it found in the launch (`launches`: the run it belongs
+    to); a GpuvizError says which word is not there. Colours the evidence does not name are the first mode."""
     if replay is None and trace.accesses is not None:
         replay = Replay(trace)
     needs_log = evidence.at or (evidence.thread and not moments.names_a_thread_by_place(evidence.thread)) or (
@@ -105,7 +93,8 @@ def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None) -> S
     order = REPLAY if frame is not None else (evidence.order or (REPLAY if replay is not None else ORDERS[1]))
     caption = _caption(evidence.caption, _words(trace, replay, frame, gid, chosen))
     layer = int(trace.threads["block_idx"][gid][2]) if gid >= 0 else 0
-    return Shown(evidence.view, order, frame, gid, chosen, evidence.line, evidence.colour, caption, layer)
+    colour = evidence.colour or MODES[0]
+    return Scene(trace, launches, order, layer, frame, gid, chosen, evidence.line, colour, evidence.view, caption)
 
 
 def _caption(text: str, words: dict[str, str]) -> str:

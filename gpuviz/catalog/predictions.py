@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from gpuviz.catalog.checks import Check, evaluate, parse_check
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 _CHOICE = re.compile(r"^[-*]\s*\[(?P<mark>[ xX])\]\s*(?P<text>.+)$")
 _TOLERANCE = re.compile(r"\s*(?:±|\+-|\+/-)\s*(?P<tol>[\d.,_]+)\s*$")

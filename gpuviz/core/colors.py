@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 MODES = ("block", "warp", "SM", "start time", "value written")
 NOT_RUN, NOT_RECORDED, NOTHING = 0, 254, 255  # codes: not started yet; accesses not recorded; no value to show

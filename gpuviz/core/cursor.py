@@ -1,6 +1,6 @@
-"""Where in a replay, as people write it beyond a frame or a fraction (app/render.py: frame_at):
-`--at t=1240` (the first frame at or after that time), and which element: `--element 'array[0]'`,
-`--element 'C[3,4]'`. One-line errors for anything else."""
+"""Where in a replay, as people write it: a frame (120), a fraction of the run (0.5) or a time (`--at t=1240`,
+the first frame at or after that time), and which element: `--element 'array[0]'`, `--element 'C[3,4]'`.
+One-line errors for anything else. `gpuviz render`, clips and the notebook all place their cursor here."""
 
 from __future__ import annotations
 
@@ -35,3 +35,25 @@ def parse_element(text: str, arrays: list[dict]) -> tuple[int, int]:
     if len(indices) != len(shape) or any(not 0 <= i < n for i, n in zip(indices, shape)):
         raise GpuvizError(f"--element {text!r}: {name} has shape {shape}")
     return names.index(name), int(np.ravel_multi_index(indices, shape))
+
+
+def frame_at(at: str | int | float | None, count: int, what: str = "--at", times=None) -> int:
+    """A frame index from an index (3), a fraction of the frames (0.5, 1.0) or, in the replay, a time
+    (t=1240: see core/cursor.py); None is the last frame."""
+    last = max(0, count - 1)
+    if at is None:
+        return last
+    text = str(at).strip()
+    if text.startswith("t="):
+        return frame_at_time(text, count, times)
+    try:
+        value = float(text) if ("." in text or isinstance(at, float)) else int(text)
+    except ValueError:
+        raise GpuvizError(f"{what} {at!r}: give a frame index (0 to {last}) or a fraction like 0.5") from None
+    if isinstance(value, float):
+        if not 0.0 <= value <= 1.0:
+            raise GpuvizError(f"{what} {at!r}: a fraction of the run is 0.0 to 1.0")
+        return round(value * last)
+    if not 0 <= value <= last:
+        raise GpuvizError(f"{what} {at!r}: this launch has {count} frames, 0 to {last} (or give a fraction like 0.5)")
+    return value

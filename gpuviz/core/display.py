@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpuviz.core.trace import Trace
+    from gpuviz.core.trace.model import Trace
 
 Painter = Callable[["Trace"], "bytes | None"]  # a trace -> PNG bytes, or None when it cannot draw
 _painters: list[Painter] = []

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuviz.core.analysis.outcomes import lost_per_element
-from gpuviz.core.trace import ATOMIC, READ, Trace
+from gpuviz.core.trace.columns import ATOMIC, READ
+from gpuviz.core.trace.model import Trace
 
 MAX_CHAIN_EVENTS = 200_000  # beyond this many events on one element, lost writes are counted, not named
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuviz.core.analysis.timeline import block_waves
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 REPLAY = "replay"  # the recorded execution, event by event (traces with accesses): core/replay.py
 ORDERS = (REPLAY, "logical", "as executed", "by SM waves")

@@ -12,7 +12,7 @@ import numpy as np
 
 from gpuviz.core.budget import format_bytes
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.trace import ACCESS_COLUMNS, THREAD_COLUMNS
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, THREAD_COLUMNS
 
 THREAD_BYTES = sum(np.dtype(t).itemsize * (3 if k.endswith("_idx") else 1) for k, t in THREAD_COLUMNS.items())
 ACCESS_BYTES = sum(np.dtype(t).itemsize for t in ACCESS_COLUMNS.values())

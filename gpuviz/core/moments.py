@@ -16,7 +16,8 @@ from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import lost_write_rows
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.replay import Replay
-from gpuviz.core.trace import KIND_NAMES, Trace
+from gpuviz.core.trace.columns import KIND_NAMES
+from gpuviz.core.trace.model import Trace
 
 Element = tuple[int, int, int | None]  # array id, flat index, block (a shared array's copy) or None
 

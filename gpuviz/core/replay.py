@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuviz.core.analysis.timeline import block_waves
-from gpuviz.core.trace import READ, Trace
+from gpuviz.core.trace.columns import READ
+from gpuviz.core.trace.model import Trace
 
 NOT_STARTED, RUNNING, AT_BARRIER, FINISHED = 0, 1, 2, 3
 STATE_NAMES = ("not started", "running", "waiting at a barrier", "finished")

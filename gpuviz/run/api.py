@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 from gpuviz.instrument.source import register_text
 from gpuviz.program.kernel import Kernel
 from gpuviz.run.session import Session

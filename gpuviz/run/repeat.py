@@ -7,7 +7,7 @@ import numpy as np
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.options import RunOptions
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 SEQUENTIAL_LIMIT = 1 << 20  # threads: above this the serial reference run is skipped (too slow)
 

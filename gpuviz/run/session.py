@@ -14,7 +14,7 @@ from gpuviz.core.events import LogLine, Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.launch_guard import check_fits, estimate_trace, worth_announcing
 from gpuviz.core.options import RunOptions
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 from gpuviz.program.launcher import set_default_factory
 from gpuviz.run.repeat import repeat_launch
 

@@ -16,10 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.state import AppState
 from gpuviz.core.colors import MODES
 from gpuviz.core.frames import ORDERS, REPLAY
 from gpuviz.core.replay import STEPS
+from gpuviz.scene.state import AppState
 
 # Frames a second: a few for narrating one race, up to fast; the replay advances more than one
 # event per tick when the rate passes what a timer can show.

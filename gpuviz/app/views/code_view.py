@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextEdit
 
-from gpuviz.app.state import AppState
-from gpuviz.app.views.editor import SourceEditor
+from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.core.analysis.links import line_counts
 from gpuviz.core.replay import AT_BARRIER, RUNNING
+from gpuviz.scene.state import AppState
 
 
 class CodeView(SourceEditor):

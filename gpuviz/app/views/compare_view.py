@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.state import AppState
 from gpuviz.app.views.grid_view import GridView
 from gpuviz.core.analysis.compare import compare_launches
+from gpuviz.scene.state import AppState
 
 
 class CompareView(QWidget):

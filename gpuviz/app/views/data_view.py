@@ -17,9 +17,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
-from gpuviz.app.views.cell_labels import CellLabels
-from gpuviz.app.views.data_pictures import (
+from gpuviz.app.widgets.cell_labels import CellLabels
+from gpuviz.app.widgets.data_pictures import (
     NEVER,
     SEVERAL,
     UNRECORDED,
@@ -32,11 +31,12 @@ from gpuviz.app.views.data_pictures import (
     unrecorded_changes,
     why_empty,
 )
-from gpuviz.app.views.when_shown import WhenShown
+from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.core.colors import PALETTE
 from gpuviz.core.frames import REPLAY
-from gpuviz.core.trace import READ
+from gpuviz.core.trace.columns import READ
+from gpuviz.scene.state import AppState
 
 MODES = ("block", "warp", "thread")
 MAX_MARKS = 4000

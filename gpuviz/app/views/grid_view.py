@@ -14,13 +14,13 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
-from gpuviz.app.views.cell_labels import CellLabels
+from gpuviz.app.widgets.cell_labels import CellLabels
 from gpuviz.core.colors import NOT_RUN
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.layout import cell_owner, grid_layout
-from gpuviz.core.records import thread_record
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
+from gpuviz.core.thread_record import thread_record
+from gpuviz.scene.state import AppState
 
 MAX_OUTLINED_BLOCKS = 4096
 MIN_CELL_PIXELS = 3.0  # a thread selected elsewhere in cells smaller than this is zoomed to

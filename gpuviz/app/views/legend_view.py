@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
+from gpuviz.scene.state import AppState
 
 
 class LegendView(QWidget):

@@ -9,14 +9,14 @@ from html import escape
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
-from gpuviz.app.views.fix_check_box import FAIL, PASS, FixCheckBox
-from gpuviz.app.views.lesson_text import FittingText, LessonText
-from gpuviz.app.views.prediction_box import PredictionBox
-from gpuviz.catalog.evidence import Shown, resolve
+from gpuviz.app.widgets.fix_check_box import FAIL, PASS, FixCheckBox
+from gpuviz.app.widgets.lesson_text import FittingText, LessonText
+from gpuviz.app.widgets.prediction_box import PredictionBox
+from gpuviz.catalog.evidence import resolve
 from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.catalog.predictions import Verdict, judge_choice, judge_numbers
 from gpuviz.core.errors import GpuvizError
+from gpuviz.scene.state import AppState
 
 
 class LessonView(QWidget):
@@ -176,32 +176,18 @@ class LessonView(QWidget):
         if self.state.launch_index() != launch:
             self._pending = evidence
             self._say(f"Loading launch {launch + 1}, where the evidence is...")
-            self.state.want_launch(launch)
+            self.state.request_launch(launch)
             return
         try:
-            shown = resolve(evidence, trace, self.state.replay)
+            scene = resolve(evidence, trace, self.state.replay, tuple(self.state.launches))
         except GpuvizError as error:  # an edited script may no longer make the events the lesson names
             self._say(f"The evidence is not in this run: {error}")
             return
-        self._apply(shown)
-        self._say(shown.caption)
-        self.state.set_caption(shown.caption)
+        self.state.apply(scene)
+        self._say(scene.caption)
 
     def _say(self, text: str) -> None:
         self.evidence.setText(f"<b>Look:</b> {escape(text)}")
-
-    def _apply(self, shown: Shown) -> None:
-        state = self.state
-        if shown.colour:
-            state.set_colour_mode(shown.colour)
-        state.set_layer(shown.layer)
-        state.set_order(shown.order)
-        if shown.frame is not None:
-            state.set_frame(shown.frame)
-        state.select(shown.thread)
-        state.select_element(shown.element)
-        state.select_line(shown.line)
-        state.show_view(shown.view)
 
     def _on_launch_shown(self, _trace) -> None:
         """A launch asked for by the evidence has arrived: point at it once the state has settled."""

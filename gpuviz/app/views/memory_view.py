@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.state import AppState
 from gpuviz.core.analysis.memory_text import few_blocks, percent
 from gpuviz.core.analysis.report import memory_analysis
 from gpuviz.core.analysis.warp_detail import WarpRequest, lane_list, warp_line_requests, warp_of, warp_paths
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
+from gpuviz.scene.state import AppState
 
 COLUMNS = ("line", "array", "space", "kind", "requests", "sectors", "ideal", "efficiency",
            "bank conflicts", "split warps", "code")  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
+from gpuviz.scene.state import AppState
 
 MAX_CHARACTERS = 200_000  # a script printing in a loop must not grow the window without end
 

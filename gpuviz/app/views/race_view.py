@@ -6,10 +6,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
 from gpuviz.core.analysis.outcomes import plain_vs_recorded, serial_answers, serial_text
 from gpuviz.core.analysis.report import race_report
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
+from gpuviz.scene.state import AppState
 
 
 class RaceView(QWidget):

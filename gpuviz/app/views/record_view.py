@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
-from gpuviz.core.records import thread_record
+from gpuviz.core.thread_record import thread_record
+from gpuviz.scene.state import AppState
 
 
 class RecordView(QWidget):

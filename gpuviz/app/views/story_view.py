@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.state import AppState
-from gpuviz.app.views.when_shown import WhenShown
+from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
 from gpuviz.core.frames import REPLAY
+from gpuviz.scene.state import AppState
 
 COLUMNS = ("events", "threads", "block", "does", "value", "line", "lost")
 LOST = QColor(255, 90, 90)
@@ -46,9 +46,9 @@ class StoryView(QWidget):
         self._tell_when_shown = WhenShown(lambda: self._tell(self._element))
         self.set_on_screen = self._tell_when_shown.set_on_screen  # the window's docks call it
         self.table.cellClicked.connect(self._on_row_clicked)
-        state.trace_changed.connect(lambda _trace: self._show(self._default_element()))
+        # A new trace comes with its element (none picked yet): the story of the pick, else of the first race.
+        state.element_changed.connect(lambda element: self._show(element or self._default_element()))
         state.analysis_changed.connect(lambda _trace: self._show(self.state.element or self._default_element()))
-        state.element_changed.connect(self._show)
 
     def _default_element(self):
         """Without a pick, the first racing element: the race is the story worth telling."""

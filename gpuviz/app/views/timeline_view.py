@@ -10,11 +10,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gpuviz.app.state import AppState
-from gpuviz.app.views.when_shown import WhenShown
+from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.residency import residency_note
 from gpuviz.core.analysis.timeline import block_slots, block_spans, block_waves
 from gpuviz.core.colors import PALETTE
+from gpuviz.scene.state import AppState
 
 MODES = ("wave", "block")
 

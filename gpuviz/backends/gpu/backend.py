@@ -18,10 +18,10 @@ from functools import cache, reduce
 import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
+from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hooks
-from gpuviz.backends.gpu.log import AccessLog
+from gpuviz.backends.gpu.log import DeviceLog
 from gpuviz.backends.gpu.plain import plain_outcomes
-from gpuviz.backends.gpu.records import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.dtypes import dtype_text
@@ -29,7 +29,8 @@ from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
-from gpuviz.core.trace import Trace, new_trace, thread_layout
+from gpuviz.core.trace.columns import thread_layout
+from gpuviz.core.trace.model import Trace, new_trace
 from gpuviz.instrument.gpu_rewrite import MAX_ARRAY_IDS, MAX_PARAM_IDS, GpuRewriter, SharedSites, read_only_params
 from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 from gpuviz.instrument.shared_memory import check_declared_memory
@@ -222,7 +223,7 @@ class PreparedLaunch:
             _check_element_range(self.entries)
         self.warp_start = cuda.device_array(n_warps if timed else 1, np.uint64)
         logged = self._logged_ids() if timed else 0
-        self.log = AccessLog(cuda, config.threads, cap, logged, self._value_dtype(logged)) if timed else None
+        self.log = DeviceLog(cuda, config.threads, cap, logged, self._value_dtype(logged)) if timed else None
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []

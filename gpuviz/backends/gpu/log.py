@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.gpu.decode import PoolLog, SlotLog, decode_records
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS
 from gpuviz.backends.gpu.intrinsics import simulated
-from gpuviz.backends.gpu.records import PoolLog, SlotLog, decode_records
 
 MAX_SLOTS = 4096  # a thread's slots at most: more would reserve memory most launches never touch
 COUNTER_WORDS = COUNTERS * COUNTER_STRIDE + 1  # the pool's counters, then the "some were dropped" flag
@@ -23,7 +23,7 @@ def slots_per_thread(threads: int, cap: int) -> int:
     return int(min(MAX_SLOTS, max(1, cap // max(threads, 1))))
 
 
-class AccessLog:
+class DeviceLog:
     """The log's device buffers for one launch at level `accesses` (level `threads` has none)."""
 
     def __init__(self, cuda, threads: int, cap: int, logged: int, value_dtype: np.dtype):

@@ -9,13 +9,14 @@ import numpy as np
 
 from gpuviz.backends.sim.device import VirtualDevice, preset
 from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
-from gpuviz.backends.sim.simt_memory import LaneFault, block_mask
+from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
-from gpuviz.core.records import named_blocks
-from gpuviz.core.trace import Trace, new_trace, thread_layout
+from gpuviz.core.thread_record import named_blocks
+from gpuviz.core.trace.columns import thread_layout
+from gpuviz.core.trace.model import Trace, new_trace
 from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.rewrite import Program, build_program
 from gpuviz.instrument.shared_memory import MAX_STATIC_SHARED, shared_bytes

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpuviz.backends.sim.engine import MAX_WARNINGS, Executor
 from gpuviz.backends.sim.faults import ErrorLog
-from gpuviz.backends.sim.memory import AccessLog, ArrayTable, make_hooks
-from gpuviz.backends.sim.simt_engine import VectorExecutor
-from gpuviz.backends.sim.simt_hooks import vector_hooks
-from gpuviz.backends.sim.simt_independent import IndependentExecutor
-from gpuviz.backends.sim.simt_memory import VectorLog, VectorMemory
-from gpuviz.backends.sim.simt_sharing import BlockSharing, BlocksShareMemory, block_sharing
+from gpuviz.backends.sim.reference.engine import MAX_WARNINGS, Executor
+from gpuviz.backends.sim.reference.memory import AccessLog, ArrayTable, make_hooks
+from gpuviz.backends.sim.vector.engine import VectorExecutor
+from gpuviz.backends.sim.vector.hooks import vector_hooks
+from gpuviz.backends.sim.vector.independent import IndependentExecutor
+from gpuviz.backends.sim.vector.memory import VectorLog, VectorMemory
+from gpuviz.backends.sim.vector.sharing import BlockSharing, BlocksShareMemory, block_sharing
 from gpuviz.core.budget import format_bytes
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig
@@ -51,7 +51,7 @@ class Recording:
 
 def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
                notify) -> Recording:  # fmt: skip
-    """Blocks in large groups when they share no memory (simt_sharing.py), else interleaved in time."""
+    """Blocks in large groups when they share no memory (vector/sharing.py), else interleaved in time."""
     arrays = global_arrays(params, host_args, program)
     sharing = block_sharing(program, params, host_args, arrays.ids) if _grouping[0] else None
     if sharing is not None:

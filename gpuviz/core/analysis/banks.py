@@ -11,7 +11,7 @@ import numpy as np
 
 from gpuviz.core.analysis.coalescing import itemsizes
 from gpuviz.core.analysis.requests import Requests, distinct_per_group
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 BANKS, WORD = 32, 4
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from gpuviz.core.analysis.requests import Requests, pack
 from gpuviz.core.dtypes import itemsize_of
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 SECTOR, CACHE_LINE = 32, 128
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.report import race_summary
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 
 def compare_launches(this: Trace, other: Trace) -> list[tuple[str, str, str]]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.requests import WARP, dense_ids, distinct_per_group, global_warp
-from gpuviz.core.records import named_blocks
-from gpuviz.core.trace import Trace
+from gpuviz.core.thread_record import named_blocks
+from gpuviz.core.trace.model import Trace
 
 UNKNOWN = (
     "the cycles lost to divergence (the threads' times in the Threads view and the SM timeline show "

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.core.trace import READ, WRITE, Trace
+from gpuviz.core.trace.columns import READ, WRITE
+from gpuviz.core.trace.model import Trace
 
 PAIR_TABLE_MAX = 64 << 20  # (element, thread) pairs counted in a table of bytes up to this size
 

@@ -7,7 +7,8 @@ from collections import Counter
 import numpy as np
 
 from gpuviz.core.launch import format_dims
-from gpuviz.core.trace import KIND_NAMES, Trace
+from gpuviz.core.trace.columns import KIND_NAMES
+from gpuviz.core.trace.model import Trace
 
 MAX_KEPT = 1000
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from gpuviz.core.analysis import banks, coalescing, divergence, occupancy
 from gpuviz.core.analysis.requests import dense_ids, group_requests
-from gpuviz.core.trace import KIND_NAMES, Trace
+from gpuviz.core.trace.columns import KIND_NAMES
+from gpuviz.core.trace.model import Trace
 
 
 def memory_report(trace: Trace) -> dict:

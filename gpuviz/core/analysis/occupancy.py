@@ -7,7 +7,7 @@ import numpy as np
 
 from gpuviz.core.analysis.timeline import block_spans
 from gpuviz.core.dtypes import itemsize_of
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 WARP = 32
 REGISTERS_PER_SM = 65536

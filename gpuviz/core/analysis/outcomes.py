@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.core.trace import READ, Trace
+from gpuviz.core.trace.columns import READ
+from gpuviz.core.trace.model import Trace
 
 
 def lost_updates(trace: Trace) -> dict[str, np.ndarray]:

@@ -16,7 +16,8 @@ import numpy as np
 
 from gpuviz.core.analysis.requests import dense_ids
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.trace import Trace, epoch_field
+from gpuviz.core.trace.columns import epoch_field
+from gpuviz.core.trace.model import Trace
 
 R, P, A = 0, 1, 2  # access classes: read, plain write, atomic
 TABLE_SLACK = 1 << 20  # a bincount over up to 2 x events + this many keys beats a sort

@@ -18,7 +18,8 @@ import numpy as np
 from gpuviz.core.analysis.race_count import A, Found, Layout, P, R, bits, racy_locations
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
-from gpuviz.core.trace import Trace, epoch_field
+from gpuviz.core.trace.columns import epoch_field
+from gpuviz.core.trace.model import Trace
 
 FEW_LOCATIONS = 16  # up to this many racy elements are picked out one by one, more by one sort
 MAX_EXAMPLE_EVENTS = 4096

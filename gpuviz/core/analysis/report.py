@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gpuviz.core.analysis import races
 from gpuviz.core.analysis.memory import memory_report
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 
 def analyse(trace: Trace) -> dict:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 WARP = 32
 

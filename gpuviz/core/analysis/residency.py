@@ -10,7 +10,7 @@ import numpy as np
 
 from gpuviz.core.analysis.occupancy import peak_resident_blocks, sm_facts, theoretical
 from gpuviz.core.analysis.timeline import block_spans
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 
 @dataclass(frozen=True)

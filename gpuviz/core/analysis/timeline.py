@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.core.trace import Trace
+from gpuviz.core.trace.model import Trace
 
 
 def block_spans(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

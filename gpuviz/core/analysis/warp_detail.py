@@ -8,7 +8,8 @@ import numpy as np
 
 from gpuviz.core.analysis import banks, coalescing
 from gpuviz.core.analysis.requests import WARP, Requests, global_warp, group_requests
-from gpuviz.core.trace import KIND_NAMES, Trace
+from gpuviz.core.trace.columns import KIND_NAMES
+from gpuviz.core.trace.model import Trace
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The app's controllers: running scripts in a worker, loading traces, the course and fix checks."""

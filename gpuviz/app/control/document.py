@@ -1,0 +1,201 @@
+"""The script in the editor as a document: New, Open, Save, Save As, Revert, recent files, a title
+with the file's name and a modified mark, a question before unsaved work is replaced, and an
+autosave that is offered back after a crash. A lesson is never overwritten: saving one writes the
+user's own copy, which is opened the next time the lesson is picked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+import gpuviz.catalog
+from gpuviz.app.widgets.editor import SourceEditor
+from gpuviz.app.window.settings import data_dir, settings
+from gpuviz.core.errors import GpuvizError
+from gpuviz.core.files import write_text
+
+PACKAGE_DATA = Path(gpuviz.catalog.__file__).resolve().parent
+AUTOSAVE_MS = 2000  # after the last keystroke
+MAX_RECENT = 8
+SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+_BUTTONS = {QMessageBox.StandardButton.Save: SAVE, QMessageBox.StandardButton.Discard: DISCARD}
+
+
+def ask(parent: QWidget, title: str, text: str) -> str:
+    """Save, discard or cancel? (One place, so tests can answer it.)"""
+    buttons = QMessageBox.StandardButton
+    answer = QMessageBox.question(parent, title, text, buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save)
+    return _BUTTONS.get(answer, CANCEL)
+
+
+def offer(parent: QWidget, title: str, text: str) -> bool:
+    """Yes or no? (One place, so tests can answer it.)"""
+    buttons = QMessageBox.StandardButton
+    return QMessageBox.question(parent, title, text, buttons.Yes | buttons.No, buttons.Yes) == buttons.Yes
+
+
+def is_package_data(path: Path) -> bool:
+    return path.resolve().is_relative_to(PACKAGE_DATA)
+
+
+def own_copy(path: Path) -> Path:
+    """Where the user's copy of a lesson or example lives."""
+    return data_dir("my-scripts") / path.name
+
+
+class ScriptDocument(QObject):
+    title_changed = Signal(str)
+    status = Signal(str, bool)  # text, is an error
+
+    def __init__(self, editor: SourceEditor, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.editor, self.window = editor, parent
+        self.path: Path | None = None
+        self._kept: dict[Path, QTextDocument] = {}  # each script's document: its undo survives switching back
+        self._autosave = QTimer(self)
+        self._autosave.setSingleShot(True)
+        self._autosave.setInterval(AUTOSAVE_MS)
+        self._autosave.timeout.connect(self.autosave)
+        editor.document().modificationChanged.connect(lambda _: self.title_changed.emit(self.title()))
+        editor.textChanged.connect(self._on_text_changed)
+
+    # ---- what it is ----------------------------------------------------------------------------------
+    @property
+    def modified(self) -> bool:
+        return self.editor.document().isModified()
+
+    def name(self) -> str:
+        return self.path.name if self.path else "untitled.py"
+
+    def title(self) -> str:
+        lesson = " (lesson)" if self.path is not None and is_package_data(self.path) else ""
+        return f"{self.name()}{lesson}{' *' if self.modified else ''}"
+
+    # ---- replacing the text ---------------------------------------------------------------------------
+    def may_replace(self) -> bool:
+        """Ask before unsaved changes are replaced; False when the user cancels (or a save fails)."""
+        if not self.modified:
+            return True
+        answer = ask(self.window, "Unsaved changes", f"{self.name()} has changes that are not saved. Save them?")
+        return answer == DISCARD or (answer == SAVE and self.save())
+
+    def load(self, path: Path) -> bool:
+        """Show a script; a lesson the user saved before opens as the user's copy."""
+        if is_package_data(path) and own_copy(path).exists():
+            path = own_copy(path)
+            self.status.emit(f"your copy of {path.name} (Revert reloads it; the lesson itself is unchanged)", False)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.status.emit(f"error: cannot read {path.name}: {exc}", True)
+            return False
+        self.path = path
+        self._show(text, path)
+        if not is_package_data(path):
+            remember_recent(path)
+        return True
+
+    def new(self) -> None:
+        self.path = None
+        self._show("", None)
+
+    def revert(self) -> None:
+        if self.path is not None and (not self.modified or self.may_replace()):
+            self.load(self.path)
+
+    def _show(self, text: str, path: Path | None) -> None:
+        """The script's own document again when it still holds this text (its undo history with it),
+        else a new one."""
+        kept = self._kept.get(path) if path is not None else None
+        if kept is not None and not kept.isModified() and kept.toPlainText() == text:
+            self.editor.use_document(kept)
+        else:
+            kept = self.editor.new_document(text)
+            kept.modificationChanged.connect(lambda _: self.title_changed.emit(self.title()))
+            if path is not None:
+                self._kept[path] = kept
+        self.title_changed.emit(self.title())
+
+    # ---- saving ---------------------------------------------------------------------------------------
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        target = own_copy(self.path) if is_package_data(self.path) else self.path
+        return self.save_to(target)
+
+    def save_as(self) -> bool:
+        start = str(own_copy(self.path) if self.path else data_dir("my-scripts") / self.name())
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save script as", start, "Python scripts (*.py)")
+        return bool(path) and self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> bool:
+        if is_package_data(path):
+            path = own_copy(path)
+        try:
+            write_text(path, self.editor.toPlainText(), "script")
+        except GpuvizError as exc:
+            self.status.emit(f"error: {exc}", True)
+            return False
+        copied = self.path is not None and is_package_data(self.path)
+        self.path = path
+        self._kept[path] = self.editor.document()  # the saved file's document, undo history and all
+        self.editor.document().setModified(False)
+        self.title_changed.emit(self.title())
+        remember_recent(path)
+        self.discard_autosave()
+        self.status.emit(f"saved {'your copy as ' if copied else ''}{path}", False)
+        return True
+
+    # ---- autosave ------------------------------------------------------------------------------------
+    def _on_text_changed(self) -> None:
+        if self.modified:
+            self._autosave.start()
+
+    def autosave(self) -> None:
+        """The unsaved text and where it came from, beside each other in the user's data folder."""
+        if not self.modified:
+            return
+        folder = data_dir("autosave")
+        try:
+            write_text(folder / "script.py", self.editor.toPlainText(), "autosave")
+            write_text(folder / "about.json", json.dumps({"path": str(self.path or "")}), "autosave")
+        except GpuvizError as exc:
+            self.status.emit(f"error: autosave: {exc}", True)
+
+    def discard_autosave(self) -> None:
+        self._autosave.stop()
+        for name in ("script.py", "about.json"):
+            (data_dir("autosave") / name).unlink(missing_ok=True)
+
+    def restore_autosave(self) -> bool:
+        """After a crash: offer the unsaved text back (it stays unsaved, marked modified)."""
+        folder = data_dir("autosave")
+        if not (folder / "script.py").exists():
+            return False
+        about = json.loads((folder / "about.json").read_text()) if (folder / "about.json").exists() else {}
+        origin = Path(about["path"]) if about.get("path") else None
+        name = origin.name if origin else "an untitled script"
+        question = f"gpuviz closed with unsaved changes to {name}. Restore them?"
+        if not offer(self.window, "Restore unsaved work", question):
+            self.discard_autosave()
+            return False
+        self.path = origin
+        self._show((folder / "script.py").read_text(encoding="utf-8"), None)
+        self.editor.document().setModified(True)
+        self.title_changed.emit(self.title())
+        self.status.emit(f"restored unsaved changes to {name}: save them with Ctrl+S", False)
+        return True
+
+
+def recent_files() -> list[str]:
+    files = settings().value("recent", []) or []
+    return [files] if isinstance(files, str) else list(files)
+
+
+def remember_recent(path: Path) -> None:
+    files = [str(path)] + [f for f in recent_files() if f != str(path)]
+    settings().setValue("recent", files[:MAX_RECENT])

@@ -1,0 +1,154 @@
+"""Runs the editor's script in a worker and shows its launches: the glue between the run service,
+the trace loader and the app state. Qt signals tell the window what to say; the state gets traces."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from gpuviz.app.control.trace_loader import TraceLoader
+from gpuviz.app.control.worker_host import RunService
+from gpuviz.app.window.settings import data_dir
+from gpuviz.core.analysis.report import is_analysed
+from gpuviz.core.options import RunOptions
+from gpuviz.run.messages import RunRequest
+from gpuviz.scene.state import AppState
+
+
+class RunController(QObject):
+    status = Signal(str, bool)  # text, is an error
+    error_line = Signal(int)  # a line of the script to mark, 0 to clear
+    running_changed = Signal(bool)
+    launches_listed = Signal(object, int)  # launch names, the one shown
+
+    def __init__(self, state: AppState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.runs = RunService(self)
+        self.loader = TraceLoader(self)
+        self.paths: list[str] = []  # traces of the run (or the file) shown
+        self.shown = 0  # which of them
+        self._work = tempfile.TemporaryDirectory(prefix="gpuviz-")
+        self._count = 0
+        self.keep_traces = False  # runs go to the user's data folder, kept after closing
+        self._opening = ""  # the file being opened, for the status once it is shown
+        self.note = ""  # said with the result: the launch was overridden
+        self._pending: set[str] = set()  # traces of the run shown before their analysis arrived
+        self._analyses: dict[str, dict] = {}  # analyses that arrived, for traces still loading
+        self._shown_path = ""
+        self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
+        self.runs.trace_ready.connect(self._on_trace_ready)
+        self.runs.analysis_ready.connect(self._on_analysis_ready)
+        self.runs.output.connect(lambda text: state.set_output(state.output + text))
+        self.runs.log.connect(lambda line: state.set_output(state.output + line + "\n"))
+        self.runs.failed.connect(self._on_failed)
+        self.runs.finished.connect(self._on_finished)
+        self.loader.loaded.connect(self._on_loaded)
+        state.launch_requested.connect(self.pick_launch)
+        self.loader.failed.connect(self._on_load_failed)
+
+    @property
+    def running(self) -> bool:
+        return self.runs.running
+
+    def run(self, text: str, name: str, options: RunOptions, overrides: tuple = (), note: str = "",
+            timeout: float | None = None) -> None:  # fmt: skip
+        """Save the text as a script in this session's folder and run it in a worker process; `note`
+        (an overridden launch) is said in the output and with the result."""
+        self._count += 1
+        if self.keep_traces:
+            folder = data_dir("traces") / f"{time.strftime('%Y%m%d-%H%M%S')}-run{self._count}"
+        else:
+            folder = Path(self._work.name) / f"run{self._count}"
+        folder.mkdir(parents=True, exist_ok=True)
+        script = folder / name
+        script.write_text(text, encoding="utf-8")
+        self.paths = []
+        self._pending.clear()
+        self._analyses.clear()
+        self.note = note
+        self.state.set_output(f"[{note}]\n" if note else "")
+        self.error_line.emit(0)
+        self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides), timeout=timeout))
+        self.running_changed.emit(True)
+
+    def stop(self) -> None:
+        self.runs.stop()
+
+    def open_trace(self, path: str) -> None:
+        """Show a saved trace (read again: the file may have been written again)."""
+        self.paths, self.shown = [path], 0
+        self._opening = Path(path).name
+        self.loader.request(self.paths)
+        self.state.set_busy(f"loading {Path(path).name}")
+
+    def pick_launch(self, index: int) -> None:
+        if 0 <= index < len(self.paths) and index != self.shown:
+            self.shown = index
+            self.loader.request(self.paths, index, frozenset(self._pending))
+            self.state.set_busy("loading the launch")
+
+    def forget(self) -> None:
+        """A new script: the launches shown belong to the previous one."""
+        self.paths, self.shown = [], 0
+        self.launches_listed.emit([], -1)
+
+    def close(self) -> None:
+        self.runs.stop()
+        self.loader.close()
+        self._work.cleanup()
+
+    # ---- messages from the worker and the loader --------------------------------------------------
+    def _on_trace_ready(self, ready) -> None:
+        self.paths.append(ready.path)
+        if not ready.analysed:  # shown now; its analysis follows (never computed twice)
+            self._pending.add(ready.path)
+        self.shown = len(self.paths) - 1  # each new launch is shown as it arrives
+        self.loader.request(self.paths, self.shown, frozenset(self._pending))
+
+    def _on_analysis_ready(self, ready) -> None:
+        self._pending.discard(ready.path)
+        self._analyses[ready.path] = ready.analysis
+        self.loader.set_analysis(ready.path, ready.analysis)
+        if ready.path == self._shown_path and self.state.trace is not None:
+            self.state.set_analysis(self.state.trace, ready.analysis)
+
+    def _on_failed(self, message: str, line: int) -> None:
+        self.status.emit(f"error: {message}", True)
+        self.state.set_output(self.state.output + f"error: {message}\n")
+        if line:
+            self.error_line.emit(line)
+
+    def _on_finished(self, ok: bool) -> None:
+        self.running_changed.emit(False)
+        if self._pending:  # stopped before analysing: the loader analyses them, off the GUI thread
+            self._pending.clear()
+            self.loader.request(self.paths, self.shown)
+        entry = self.state.entry
+        if entry is not None and entry.launch is not None and entry.launch < len(self.paths):
+            self.pick_launch(entry.launch)  # the launch the lesson's text explains
+        if ok:
+            note = f" ({self.note})" if self.note else ""
+            self.status.emit(f"finished: {len(self.paths)} launch(es) traced{note}", False)
+
+    def _on_loaded(self, paths: list[str], traces: list) -> None:
+        self.state.set_busy("")
+        shown = min(self.shown, len(traces) - 1)
+        self.launches_listed.emit([Path(p).stem for p in paths], shown)
+        for path, trace in zip(paths, traces):
+            if path in self._analyses and not is_analysed(trace):  # it arrived while the trace loaded
+                trace.analysis = self._analyses[path]
+        self._shown_path = paths[shown]
+        self.state.set_trace(traces[shown], traces, self.loader.replay_of(traces[shown]),
+                             analysis_pending=paths[shown] in self._pending)  # fmt: skip
+        if self._opening:
+            self.status.emit(f"opened {self._opening}", False)
+            self._opening = ""
+
+    def _on_load_failed(self, message: str) -> None:
+        self._opening = ""
+        self.state.set_busy("")
+        self.status.emit(f"error: {message}", True)

@@ -1,0 +1,1 @@
+"""Pictures of views without a window: slides, exports, clips and `gpuviz render`."""

@@ -1,0 +1,95 @@
+"""Clips of a launch: the animation's frames drawn as slides, written as a GIF (imageio with Pillow) or
+an MP4 (imageio with imageio-ffmpeg, which carries its own ffmpeg).
+
+Frame k of a clip is frame `first + k` of the app state's animation (state.plan), drawn exactly as
+`gpuviz render --at first+k` draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from gpuviz.app.pictures.picture import PictureOptions, Slide, image_array
+from gpuviz.core.cursor import frame_at
+from gpuviz.core.errors import GpuvizError
+
+Progress = Callable[[int, int], bool]  # (frames done, frames in all) -> go on?
+MAX_CLIP_FRAMES = 300  # a replay has a frame per event: longer stretches are sampled evenly
+
+
+def frame_range(count: int, start=None, stop=None) -> range:
+    """The frames from `start` to `stop`, both included (frame indices or fractions like 0.5), every
+    one of them, or evenly spread ones when there are more than MAX_CLIP_FRAMES."""
+    first = frame_at(start if start is not None else 0, count, "--from")
+    last = frame_at(stop, count, "--to")
+    if last < first:
+        raise GpuvizError(f"--from {start} comes after --to {stop}: the clip would have no frame")
+    step = -(-(last + 1 - first) // MAX_CLIP_FRAMES)
+    return range(first, last + 1, step)
+
+
+def clip_frames(slide: Slide, frames: range, options: PictureOptions) -> Iterator[np.ndarray]:
+    """Each frame of the range drawn as an RGB array of options.pixels."""
+    for frame in frames:
+        slide.state.set_frame(frame)
+        yield image_array(slide.image(options))
+
+
+def _gif_writer(path: Path, fps: float, options: PictureOptions):
+    import imageio.v3 as iio
+
+    file = iio.imopen(path, "w", plugin="pillow", extension=".gif")
+    return file, lambda frame: file.write(frame, duration=round(1000 / fps), loop=0)
+
+
+def _mp4_writer(path: Path, fps: float, options: PictureOptions):
+    try:
+        import imageio.v2 as imageio
+        import imageio_ffmpeg  # noqa: F401  (the ffmpeg it carries writes the file)
+    except ImportError:
+        raise GpuvizError("MP4 clips need imageio-ffmpeg: pip install 'gpuviz[mp4]' (or write a .gif)") from None
+    width, height = options.pixels
+    if width % 2 or height % 2:
+        raise GpuvizError(f"an MP4 needs an even width and height; this clip is {width}x{height} pixels")
+    writer = imageio.get_writer(path, format="FFMPEG", fps=fps, codec="libx264", pixelformat="yuv420p",
+                                macro_block_size=2, quality=7, ffmpeg_log_level="error")  # fmt: skip
+    return writer, writer.append_data
+
+
+WRITERS = {".gif": _gif_writer, ".mp4": _mp4_writer}
+
+
+def write_clip(slide: Slide, path: str | Path, frames: range, options: PictureOptions, fps: float = 8,
+               progress: Progress | None = None) -> Path | None:  # fmt: skip
+    """Write the frames as a clip; None when `progress` said stop (nothing is left behind)."""
+    path = Path(path)
+    make_writer = WRITERS.get(path.suffix.lower())
+    if make_writer is None:
+        raise GpuvizError(f"cannot write a clip to {path.name}: use a .gif or .mp4 file name")
+    if not len(frames):
+        raise GpuvizError("the launch has no frames to make a clip of")
+    if not 0.1 <= fps <= 60:
+        raise GpuvizError(f"--fps {fps:g}: use 0.1 to 60 frames a second")
+    temporary = path.with_name(f".{path.stem}.part{path.suffix}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        writer, append = make_writer(temporary, fps, options)
+    except OSError as exc:
+        raise GpuvizError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finished = False
+    try:
+        for done, frame in enumerate(clip_frames(slide, frames, options)):
+            append(frame)
+            if progress is not None and not progress(done + 1, len(frames)):
+                return None
+        finished = True
+    finally:
+        writer.close()
+        if finished:
+            temporary.replace(path)
+        else:
+            temporary.unlink(missing_ok=True)
+    return path

@@ -1,0 +1,103 @@
+"""Pictures of arrays for the data view: element colour codes, their lookup table, the grid of cells."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtGui import QPainterPath
+
+from gpuviz.core.colors import PALETTE
+from gpuviz.core.trace.columns import READ
+
+NEVER, SEVERAL, UNRECORDED = 0, 13, 14  # UNRECORDED: changed by the launch, its writer's accesses not kept
+
+def cell_lines(rows: int, columns: int) -> QPainterPath:
+    """Thin lines between elements, while they are few enough to tell apart."""
+    path = QPainterPath()
+    if rows <= 256 and columns <= 256:
+        for x in range(1, columns):
+            path.moveTo(x, 0)
+            path.lineTo(x, rows)
+        for y in range(1, rows):
+            path.moveTo(0, y)
+            path.lineTo(columns, y)
+    return path
+
+
+def picture_shape(shape: tuple) -> tuple[int, int]:
+    """Rows and columns of the picture: a 1-D array in rows of 64 (row starts easy to read), or of a
+    power of two near its square root once that is wider, so that a million elements make a square
+    of 1,024 x 1,024 instead of a strip 64 cells wide and 16,384 tall."""
+    if len(shape) == 1:
+        width = max(64, 2 ** round(math.log2(math.sqrt(shape[0])))) if shape[0] > 64 else max(shape[0], 1)
+        return math.ceil(shape[0] / width), width
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    return shape[1], shape[2]
+
+
+def why_empty(trace, entry) -> str:
+    if trace is None:
+        return "No trace yet."
+    if entry is None:
+        return "This launch has no arrays."
+    if trace.accesses is None:
+        return "Accesses were not recorded for this launch (level threads): run with level accesses to see them."
+    return f"{entry['name']} has no elements."
+
+
+def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.ndarray:
+    per_block = int(np.prod(trace.block))
+    writer = np.maximum(last, 0)
+    if mode == "thread":
+        ids = writer
+    elif mode == "block":
+        ids = writer // per_block
+    else:  # blocks of any size: a block's warps follow the previous block's
+        ids = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]
+    codes = (ids % len(PALETTE) + 1).astype(np.uint8)
+    codes[last < 0] = NEVER
+    codes[count > 1] = SEVERAL
+    return codes
+
+
+def unrecorded_changes(trace, entry: dict, last: np.ndarray) -> np.ndarray | None:
+    """Elements no recorded access wrote whose value the launch changed, where the trace kept the
+    accesses of some blocks only (None where it kept all, or for arrays without snapshots)."""
+    if trace.meta.get("recorded_blocks") is None or entry["name"] not in trace.args:
+        return None
+    before, after = (a.reshape(-1) for a in trace.args[entry["name"]])
+    changed = before != after
+    if before.dtype.kind in "fc":
+        changed &= ~(np.isnan(before) & np.isnan(after))
+    return changed & (last < 0)
+
+
+def first_writes(trace, array: int, size: int, block: int | None) -> np.ndarray:
+    """Per element, the log position of its first write (or of this block's copy); the log's length if never."""
+    acc = trace.accesses
+    rows = (acc["array"] == array) & (acc["kind"] != READ)
+    if block is not None:
+        rows &= acc["thread"] // int(np.prod(trace.block)) == block
+    rows = np.flatnonzero(rows)
+    first = np.full(size, len(acc["thread"]), np.int64)
+    np.minimum.at(first, acc["index"][rows], rows)
+    return first
+
+
+def short(value: float) -> str:
+    return "?" if value != value else f"{value:.4g}"
+
+
+def lut() -> np.ndarray:
+    lut = np.zeros((256, 4), np.uint8)
+    lut[:, 3] = 255
+    lut[NEVER, :3] = (45, 45, 55)
+    lut[1 : len(PALETTE) + 1, :3] = PALETTE
+    lut[SEVERAL, :3] = (255, 40, 40)
+    lut[UNRECORDED, :3] = (95, 75, 130)  # muted purple: written, but by whom is not in the trace
+    lut[255, :3] = (24, 24, 30)
+    return lut
+
+

@@ -1,0 +1,1 @@
+"""The window's chrome: the main window, docks, menus, themes, settings and preferences."""

@@ -1,0 +1,369 @@
+"""The main window: assembles the views of the table as tabs and docks, the controls and the actions.
+Views never call each other: they share the app state."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QTabWidget,
+    QWidget,
+)
+
+from gpuviz.app.control import launch_check
+from gpuviz.app.control.course import Course
+from gpuviz.app.control.device_facts import backend_for, facts_for
+from gpuviz.app.control.document import ScriptDocument
+from gpuviz.app.control.run_controller import RunController
+from gpuviz.app.control.run_feedback import RunFeedback
+from gpuviz.app.pictures import picture_actions
+from gpuviz.app.views.table import BY_NAME, VIEWS, view_class
+from gpuviz.app.widgets.catalog_panel import CatalogPanel
+from gpuviz.app.widgets.editor import SourceEditor
+from gpuviz.app.widgets.launch_editor import LaunchEditor
+from gpuviz.app.window import docking, file_menu, screen_fit
+from gpuviz.app.window.gui_gc import collect_on_gui_thread
+from gpuviz.app.window.help_overlay import WELCOME, HelpOverlay
+from gpuviz.app.window.preferences import Preferences, PreferencesDialog
+from gpuviz.app.window.settings import settings
+from gpuviz.app.window.tooltips import add_tooltips
+from gpuviz.app.window.view_controls import ViewControls
+from gpuviz.core.options import RunOptions
+from gpuviz.core.thread_record import device_summary
+from gpuviz.core.version import __version__
+from gpuviz.program.dry_launches import dry_launches
+from gpuviz.scene.state import AppState
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, lessons: str | None = None) -> None:
+        """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder)."""
+        super().__init__()
+        collect_on_gui_thread()  # before the loading thread exists (gui_gc.py says why)
+        self.setWindowTitle(f"gpuviz {__version__}")
+        self.state = AppState()
+        self.runner = RunController(self.state, self)
+        self.runs = self.runner.runs
+        self.look = ViewControls(self)
+        self.preferences = Preferences.load()
+        self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
+        self._build_controls()
+        self._assemble()
+        self._build_actions()
+        self._connect()
+        self.course = Course(self)
+        self._lessons = lessons
+        self._restore_layout()
+        self.help = HelpOverlay(self)
+        self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
+        add_tooltips(self)
+        self.apply_preferences(self.preferences)
+        if self.document.restore_autosave():
+            self._show_restored()
+
+    # ---- building ------------------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        from gpuviz.backends import unavailable_reason
+
+        self.editor = SourceEditor()
+        self.document = ScriptDocument(self.editor, self)
+        self.catalog = CatalogPanel()
+        self.launch = LaunchEditor(unavailable_reason("gpu"))
+        self.editor.setPlaceholderText("Pick lesson 1 in the Catalog (or open your own script), then press Run.")
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("run")
+        self.run_button.setToolTip("Run the script and trace its launches (Ctrl+R)")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stop")
+        self.stop_button.setToolTip("Stop the running script at once")
+        self.stop_button.setEnabled(False)
+        self.feedback = RunFeedback(self.run_button, self.stop_button, self)
+        self.status = QLabel("Welcome! Pick lesson 1 in the Catalog, then press Run (Ctrl+R). F1 lists the keys.")
+        self.status.setObjectName("status")
+        screen_fit.elastic(self.status)
+        self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addPermanentWidget(self.feedback.clock)
+
+    def _assemble(self) -> None:
+        """Tabs in the centre, docks around it; the views' places come from the table."""
+        self.tabs = QTabWidget()
+        self.banner = QLabel()  # what the views show, in a sentence: a lesson's evidence, above them
+        self.banner.setObjectName("evidence")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        centre = docking.column(self.banner, self.tabs)
+        centre.layout().setContentsMargins(0, 0, 0, 0)
+        self.setCentralWidget(centre)
+        by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
+        launch_panel = [docking.row(self.run_button, self.stop_button), self.feedback.bar, self.launch]
+        for spec in VIEWS:
+            widget = self.views[spec.name]
+            if spec.area == "tab":
+                self.tabs.addTab(widget, spec.title)
+            elif spec.area == "launch":
+                launch_panel.append(widget)
+            else:
+                by_area.setdefault(spec.area, []).append((spec.title, widget))
+        self.tabs.currentChanged.connect(self._tell_tabs_on_screen)
+        self._tell_tabs_on_screen(self.tabs.currentIndex())
+        by_area["right"] = [("Launch", docking.column(*launch_panel))] + by_area.get("right", [])
+        for area, panels in by_area.items():
+            docking.dock_area(self, area, panels)
+
+    def _tell_tabs_on_screen(self, current: int) -> None:
+        """Views that wait while their tab is behind another (set_on_screen) learn which tab is in front."""
+        for index in range(self.tabs.count()):
+            on_screen = getattr(self.tabs.widget(index), "set_on_screen", None)
+            if on_screen is not None:
+                on_screen(index == current)
+
+    def _build_actions(self) -> None:
+        """Menus of (text, keys, what it does); a toolbar for what a teacher reaches for."""
+        animation = self.views["animation"]
+        menus = {
+            "&Run": [("Run", "Ctrl+R", self.run), ("Play / pause", "Space", animation.toggle),
+                     ("Step back", "Left", lambda: animation.step(-1)),
+                     ("Step forward", "Right", lambda: animation.step(1))],
+            "&View": [("Presentation mode", "F5", self.look.toggle_presentation),
+                      ("Bigger text", "Ctrl+=", lambda: self.look.zoom(1)),
+                      ("Smaller text", "Ctrl+-", lambda: self.look.zoom(-1)),
+                      ("Normal text size", "Ctrl+0", lambda: self.look.zoom(0)),
+                      ("Light / dark theme", "Ctrl+Shift+T", self.look.toggle_theme),
+                      ("Full screen", "F11", self.toggle_full_screen)],
+            "&Export": [("Export view...", "Ctrl+E", self.export_dialog),
+                        ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
+                        ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self))],
+            "&Help": [("Keys and help", "F1", lambda: self.help.toggle()),
+                      ("Preferences...", "Ctrl+,", self.edit_preferences)],
+        }  # fmt: skip
+        file_menu.build(self)
+        made = {}
+        for title, actions in menus.items():
+            menu = self.menuBar().addMenu(title)
+            for text, keys, slot in actions:
+                made[text] = file_menu.add_action(self, menu, text, keys, slot, f"{text} ({keys})")
+        toolbar = self.addToolBar("Classroom")
+        toolbar.setObjectName("classroom toolbar")
+        for text in ("Run", "Presentation mode", "Bigger text", "Smaller text", "Light / dark theme", "Keys and help"):
+            toolbar.addAction(made[text])
+
+    def _connect(self) -> None:
+        self.document.title_changed.connect(self._show_title)
+        self.document.status.connect(self.set_status)
+        self.catalog.entry_picked.connect(self._on_entry_picked)
+        self.catalog.open_requested.connect(self.open_dialog)
+        self.run_button.clicked.connect(self.run)
+        self.stop_button.clicked.connect(self.runner.stop)
+        self.runner.status.connect(self.set_status)
+        self.runner.error_line.connect(self.editor.mark_line)
+        self.runner.running_changed.connect(self._on_running_changed)
+        self.runs.progress.connect(self.feedback.on_progress)
+        self.runner.launches_listed.connect(self._on_launches_listed)
+        self.launch.launch_changed.connect(self._on_launch_changed)
+        self.launch.launch_picker.activated.connect(self.runner.pick_launch)
+        self.launch.backend.currentIndexChanged.connect(lambda _: self._show_device())
+        self.launch.device_picked.connect(self._on_device_picked)
+        self.state.trace_changed.connect(self._on_trace_changed)
+        self.state.busy_changed.connect(lambda what: what and self.set_status(f"{what}..."))
+        self.state.view_requested.connect(self.raise_view)
+        self.state.caption_changed.connect(lambda text: (self.banner.setText(text), self.banner.setVisible(bool(text))))
+
+    # ---- opening -------------------------------------------------------------------------------
+    def open_path(self, path: str | Path) -> None:
+        """Open a script (ready to run) or a saved trace; bad files get a one-line message."""
+        path = Path(path)
+        if path.suffix == ".npz":
+            self.runner.open_trace(str(path))
+            return
+        if self.document.may_replace():
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
+        self.set_status(f"{path.name} is ready: set the launch and press Run (Ctrl+R)")
+        if self.document.load(path):
+            self._new_script()
+
+    def new_script(self) -> None:
+        if self.document.may_replace():
+            self.document.new()
+            self._new_script()
+
+    def _new_script(self) -> None:
+        self.runner.forget()
+        entry_launch = self.state.entry.launch if self.state.entry is not None else None
+        self.launch.show_script_launches(dry_launches(self.editor.toPlainText()), entry_launch or 0)
+        self.editor.mark_line(0)
+
+    def _show_restored(self) -> None:
+        """An autosave of a lesson comes back with its lesson text and the script's launches."""
+        path = self.script_path.resolve() if self.script_path else None
+        entries = [entry for entry in self.catalog.entries if entry.path.resolve() == path]
+        if entries:
+            self.state.set_entry(entries[0])
+            self.catalog.show_entry(entries[0])
+        self._new_script()
+
+    @property
+    def script_path(self) -> Path | None:
+        return self.document.path
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open script or trace", "", "Scripts and traces (*.py *.npz)")
+        if path:
+            self.open_path(path)
+
+    def export_dialog(self) -> None:
+        picture_actions.export_picture(self)
+
+    def _on_entry_picked(self, entry) -> None:
+        if not self.document.may_replace():
+            self.catalog.show_entry(self.state.entry)  # stay on the script with the unsaved changes
+            return
+        self.state.set_entry(entry)
+        self._load(entry.path)
+        self._show_device()
+
+    # ---- running -------------------------------------------------------------------------------
+    def run(self) -> None:
+        if self.runner.running:
+            return
+        if not self.editor.toPlainText().strip():
+            self.set_status("error: nothing to run; pick a kernel or open a script", error=True)
+            return
+        config = self.launch.config()
+        if config is None and self.launch.overridden():
+            self.set_status(f"error: {self.launch.message.text()}", error=True)
+            return
+        overrides, note = (), ""
+        if self.launch.overridden():  # only when asked: the launch picked gets the fields' launch
+            index = max(0, self.launch.launch_picker.currentIndex())
+            overrides = ((index, config.grid, config.block),)
+            note = f"launch {index + 1} overridden: grid {config.grid}, block {config.block}"
+        asked = self._run_options()
+        options = launch_check.options_after_asking(self, self.editor.toPlainText(), asked, overrides)
+        if options is None:
+            self.set_status("not run: the launch's trace would not fit the memory budget")
+            return
+        note = "; ".join(filter(None, [note, launch_check.choice_note(asked, options)]))
+        name = self.script_path.name if self.script_path else "script.py"
+        self.runner.run(self.editor.toPlainText(), name, options, overrides, note, self.preferences.timeout())
+
+    def _run_options(self) -> RunOptions:
+        entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
+        options = entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
+        return self.preferences.run_options(options)  # the device picked is kept in the preferences
+
+    # ---- preferences -----------------------------------------------------------------------------
+    def edit_preferences(self) -> None:
+        dialog = PreferencesDialog(Preferences.load(), self)
+        if dialog.exec():
+            chosen = dialog.chosen()
+            chosen.save()
+            self.apply_preferences(chosen)
+
+    def apply_preferences(self, preferences: Preferences) -> None:
+        self.preferences = preferences
+        self.look.theme, self.look.font_scale = preferences.theme, preferences.font_scale
+        self.look.apply()
+        self.launch.backend.setCurrentIndex(max(0, self.launch.backend.findData(preferences.backend)))
+        self.launch.set_device_name(preferences.device)
+        self.runner.keep_traces = preferences.keep_traces
+        self._show_device()
+        self.course.load_lessons(self._lessons or preferences.lessons_folder)
+
+    def _on_device_picked(self, name: str) -> None:
+        """The launch editor's device is the preferences' simulated device: kept for the next session."""
+        self.preferences = replace(self.preferences, device=name)
+        self.preferences.save()
+        self._show_device()
+
+    def _on_running_changed(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        self.feedback.set_running(running)
+
+    def _on_launches_listed(self, names: list[str], shown: int) -> None:
+        picker = self.launch.launch_picker
+        picker.blockSignals(True)
+        picker.clear()
+        picker.addItems(names)
+        picker.setCurrentIndex(shown)
+        picker.blockSignals(False)
+
+    def _on_launch_changed(self, config) -> None:
+        usable = config is not None or not self.launch.overridden()  # the fields count only when overriding
+        self.run_button.setEnabled(usable and not self.runner.running)
+
+    def _on_trace_changed(self, trace) -> None:
+        if trace is not None:
+            if not self.launch.overridden():
+                self.launch.set_launch(trace.grid, trace.block)
+            self.launch.set_device(device_summary(trace.device_facts, ran=True))
+
+    def _show_device(self) -> None:
+        """The device the next run will use, from the backend itself; a choice only on the simulator."""
+        options = self._run_options()
+        self.launch.offer_device_choice(backend_for(options) == "sim")
+        self.launch.set_device(device_summary(facts_for(options)))
+
+    # ---- window ----------------------------------------------------------------------------------
+    def raise_view(self, name: str) -> None:
+        """Bring a view of the table to the front: its tab, or its dock (docks are named by their titles)."""
+        spec = BY_NAME.get(name)
+        if spec is None:
+            return
+        if spec.area == "tab":
+            self.tabs.setCurrentWidget(self.views[name])
+            return
+        dock = self.findChild(QDockWidget, spec.title)
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
+    def set_status(self, text: str, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet("color: #ff6b6b;" if error else "")
+
+    def _show_title(self, title: str) -> None:
+        self.setWindowTitle(f"{title} - gpuviz {__version__}")
+
+    def toggle_full_screen(self) -> None:
+        self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    def _restore_layout(self) -> None:
+        store = settings()
+        geometry, layout = store.value("geometry"), store.value("state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(screen_fit.first_size())
+        if layout is not None:
+            self.restoreState(layout)
+        screen_fit.fit(self)
+        self._first_start = layout is None
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._first_start:  # laid out only once shown: then the side panels get their share
+            self._first_start = False
+            screen_fit.share_width(self)
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.document.may_replace():
+            event.ignore()
+            return
+        self.document.discard_autosave()
+        self.look.leave_presentation()  # the layout remembered is the everyday one
+        self.views["animation"].pause()
+        self.runner.close()
+        self.course.close()
+        store = settings()
+        store.setValue("geometry", self.saveGeometry())
+        store.setValue("state", self.saveState())
+        super().closeEvent(event)

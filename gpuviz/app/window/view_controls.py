@@ -1,0 +1,75 @@
+"""The window's look, as actions: font scale (Ctrl+= / Ctrl+- / Ctrl+0), theme, and presentation
+mode (F5: a bigger font and only the panels a lesson needs). Choices are remembered in the settings."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDockWidget, QMainWindow
+
+from gpuviz.app.window import appearance
+from gpuviz.app.window.settings import settings, value
+
+THEMES = ("dark", "light")
+PRESENTATION_SIDE = 0.45  # of the window's width, for the lesson and launch panels
+PRESENTATION_DOCKS = ("Lesson", "Launch", "Animation")  # what a lesson needs on a projector
+
+
+def system_theme() -> str:
+    """The desktop's light or dark scheme (dark where the platform does not say)."""
+    hints = QGuiApplication.styleHints()
+    return "light" if hints is not None and hints.colorScheme() == Qt.ColorScheme.Light else "dark"
+
+
+class ViewControls:
+    def __init__(self, window: QMainWindow) -> None:
+        self.window = window
+        self.theme = value("theme", system_theme(), str)
+        self.theme = self.theme if self.theme in THEMES else system_theme()
+        self.font_scale = appearance.clamp(value("font_scale", 1.0, float))
+        self.presenting = False
+        self._everyday = None  # the layout before presentation mode (docks, their sizes)
+
+    def apply(self) -> None:
+        scale = self.font_scale * (appearance.PRESENTATION_SCALE if self.presenting else 1.0)
+        appearance.apply(self.window, self.theme, scale)
+
+    def zoom(self, steps: int) -> None:
+        """Ctrl+= (1), Ctrl+- (-1); 0 resets."""
+        self.font_scale = appearance.clamp(self.font_scale * appearance.STEP**steps) if steps else 1.0
+        settings().setValue("font_scale", self.font_scale)
+        self.apply()
+
+    def set_theme(self, theme: str) -> None:
+        self.theme = theme
+        settings().setValue("theme", theme)
+        self.apply()
+
+    def toggle_theme(self) -> None:
+        self.set_theme(THEMES[(THEMES.index(self.theme) + 1) % len(THEMES)])
+
+    def leave_presentation(self) -> None:
+        if self.presenting:
+            self.toggle_presentation()
+
+    def toggle_presentation(self) -> None:
+        """Bigger text and only the panels a lesson needs; again restores the panels as they were."""
+        self.presenting = not self.presenting
+        if self.presenting:
+            self._everyday = self.window.saveState()
+            for dock in self.window.findChildren(QDockWidget):
+                if dock.objectName() not in PRESENTATION_DOCKS:
+                    dock.hide()
+            self._widen_side_panels()
+        elif self._everyday is not None:
+            self.window.restoreState(self._everyday)
+        self.apply()
+
+    def _widen_side_panels(self) -> None:
+        """The panels left beside the views get the room the hidden ones had (the bigger text needs it)."""
+        side = [d for d in self.window.findChildren(QDockWidget) if not d.isHidden()
+                and self.window.dockWidgetArea(d) in (Qt.DockWidgetArea.LeftDockWidgetArea,
+                                                      Qt.DockWidgetArea.RightDockWidgetArea)]  # fmt: skip
+        if side:
+            width = int(self.window.width() * PRESENTATION_SIDE)
+            self.window.resizeDocks(side, [width] * len(side), Qt.Orientation.Horizontal)

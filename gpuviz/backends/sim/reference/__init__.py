@@ -1,0 +1,1 @@
+"""The reference engine: every thread a Python generator, interleaved by a scheduler (exact, slow)."""

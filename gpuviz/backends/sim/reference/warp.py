@@ -1,0 +1,109 @@
+"""Warp collectives (shuffles, votes, syncwarp) computed over the lanes that reached them together."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from gpuviz.core.trace.columns import bump_epoch, epoch_field, set_epoch
+
+
+def resolve_collectives(waiting: list) -> list[tuple[object, object]]:
+    """The value each waiting lane gets back; lanes meet per (operation, source line)."""
+    groups: dict[tuple[str, int], list] = defaultdict(list)
+    for lane in waiting:
+        groups[(lane.req[1], lane.req[3])].append(lane)
+    results = []
+    for (op, _), lanes in groups.items():
+        results += OPERATIONS[op](lanes)
+    return results
+
+
+def _args(lane) -> tuple:
+    return lane.req[2]
+
+
+def _syncwarp(lanes):
+    """Orders memory among the lanes that meet here: each gets the highest warp epoch among them, plus
+    one. A syncwarp of part of the warp is noted on the block with the warp epochs of the live lanes
+    it left out: the race analysis trusts the warp's epochs only if none of those lanes accessed
+    memory at that epoch (core/analysis/races.py)."""
+    top = max(epoch_field(lane.ep, "warp") for lane in lanes)
+    for lane in lanes:
+        lane.ep = bump_epoch(set_epoch(lane.ep, "warp", top), "warp")
+    met = {id(lane) for lane in lanes}
+    left_out = [lane for lane in lanes[0].warp.lanes if id(lane) not in met and lane.state != _DONE]
+    if left_out:
+        first = lanes[0]
+        # [global id of the warp's first thread, block epoch, [[lane, warp epoch] of each lane left out]]
+        outside = [[lane.lane, epoch_field(lane.ep, "warp")] for lane in left_out]
+        first.block.partial_syncs.append([first.warp.lanes[0].gid, epoch_field(first.ep, "block"), outside])
+    return [(lane, None) for lane in lanes]
+
+
+_DONE = 3  # engine.DONE (the engine imports this module)
+
+
+def _activemask(lanes):
+    mask = sum(1 << lane.lane for lane in lanes)
+    return [(lane, mask) for lane in lanes]
+
+
+def _shuffle(source_of):
+    def shuffle(lanes):
+        values = {lane.lane: _args(lane)[1] for lane in lanes}
+        results = []
+        for lane in lanes:
+            own = _args(lane)[1]
+            src = source_of(lane.lane, int(_args(lane)[2]))
+            results.append((lane, values.get(src, own) if 0 <= src < 32 else own))
+        return results
+
+    return shuffle
+
+
+def _ballot(lanes):
+    bits = sum(1 << lane.lane for lane in lanes if _args(lane)[1])
+    return [(lane, bits & int(_args(lane)[0])) for lane in lanes]
+
+
+def _vote(combine):
+    def vote(lanes):
+        answer = int(combine(bool(_args(lane)[1]) for lane in lanes))
+        return [(lane, answer) for lane in lanes]
+
+    return vote
+
+
+def _eq(lanes):
+    values = [_args(lane)[1] for lane in lanes]
+    answer = int(all(v == values[0] for v in values))
+    return [(lane, answer) for lane in lanes]
+
+
+def _match_any(lanes):
+    """Each lane gets the mask of the lanes (of its mask) holding the same value."""
+    return [(lane, sum(1 << o.lane for o in lanes if _args(o)[1] == _args(lane)[1]) & int(_args(lane)[0]))
+            for lane in lanes]  # fmt: skip
+
+
+def _match_all(lanes):
+    """(mask, 1) when every lane holds the same value, else (0, 0)."""
+    values = [_args(lane)[1] for lane in lanes]
+    same = all(v == values[0] for v in values)
+    return [(lane, (int(_args(lane)[0]) if same else 0, int(same))) for lane in lanes]
+
+
+OPERATIONS = {
+    "syncwarp": _syncwarp,
+    "activemask": _activemask,
+    "shfl": _shuffle(lambda lane, src: src % 32),
+    "shfl_up": _shuffle(lambda lane, delta: lane - delta),
+    "shfl_down": _shuffle(lambda lane, delta: lane + delta),
+    "shfl_xor": _shuffle(lambda lane, mask: lane ^ mask),
+    "ballot": _ballot,
+    "all": _vote(all),
+    "any": _vote(any),
+    "eq": _eq,
+    "match_any": _match_any,
+    "match_all": _match_all,
+}

@@ -1,0 +1,1 @@
+"""The vector engine: kernels rewritten lane-wise, whole blocks in NumPy lockstep, with a cost model."""

@@ -1,0 +1,50 @@
+"""Every name a vector-flavour kernel calls, bound to one launch (the vector twin of memory.make_hooks)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from gpuviz.backends.sim.intrinsics import DeviceValue, call_value
+from gpuviz.backends.sim.reference.memory import BIT_FUNCTIONS, grid_hooks
+from gpuviz.backends.sim.vector.lanes import UNSET
+from gpuviz.backends.sim.vector.ops import operation_hooks
+from gpuviz.backends.sim.vector.warp import sync
+
+
+def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial_syncs: list | None = None,
+                 errors=None) -> dict:  # fmt: skip
+    bdx, bdy, bdz = block
+    gdx, gdy, gdz = grid
+    return {
+        **operation_hooks(BIT_FUNCTIONS, active=lambda: memory.lanes.mask),
+        "_gv_UNSET": UNSET,
+        "_gv_ld": memory.load,
+        "_gv_st": memory.store,
+        "_gv_atomic": memory.atomic,
+        "_gv_shared": memory.shared,
+        "_gv_local": memory.local,
+        "_gv_const": memory.const,
+        "_gv_sync": partial(sync, warnings, partial_syncs if partial_syncs is not None else [], errors),
+        "_gv_atomic_fn": lambda t, op, line: lambda array, index, *operands: memory.atomic(t, op, array, index,
+                                                                                           operands, line),
+        "_gv_call": call_value,  # a device function or an atomic passed as a value, called through a variable
+        "_gv_device_value": DeviceValue,
+        "_gv_print": partial(lane_print, errors),
+        **grid_hooks(grid, block),
+        "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
+        "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
+        "_gv_warpsize": 32,
+    }  # fmt: skip
+
+
+def lane_print(errors, t, *values) -> None:
+    """print() in a kernel: a line per active lane, in lane order, each kept with its thread (as the
+    reference engine keeps them; on a GPU the lines of different threads come in no set order)."""
+    *values, line = values
+    for lane in t.lanes().tolist():
+        text = " ".join(str(v[lane] if isinstance(v, np.ndarray) and v.shape == (t.n,) else v) for v in values)
+        if errors is not None and len(errors.printed) < errors.MAX_ERRORS * 10:
+            errors.printed.append({"thread": int(t.gid[lane]), "line": line, "text": text})
+        print(text)

@@ -1,0 +1,251 @@
+"""The trace of one instrumented launch: what every thread was and did, and its one constructor."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from gpuviz.core.files import write_file
+from gpuviz.core.trace.columns import FORMAT
+from gpuviz.core.trace.writer import COMPRESS_LEVEL, DEFLATED, write_member, write_npz
+
+
+@dataclass
+class Trace:
+    """One launch: meta (JSON-able dict), per-thread columns, argument snapshots, the access log."""
+
+    meta: dict
+    threads: dict[str, np.ndarray]
+    args: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    accesses: dict[str, np.ndarray] | None = None
+    # Optional, from repeated runs: "<array>.runs" (runs x shape), "<array>.lost", "<array>.sequential",
+    # "<array>.reversed" (one thread at a time, in thread order and in reverse).
+    outcomes: dict[str, np.ndarray] = field(default_factory=dict)
+    # What the run computed once about the launch (JSON-able; e.g. "races"): read it, never recompute it.
+    analysis: dict = field(default_factory=dict)
+    # Memory errors (out-of-bounds, uninitialised shared reads, barrier divergence), the first ones in
+    # full: {"kind", "thread" (global id), "line", "array", "element"}; meta["error_count"] counts all.
+    errors: list[dict] = field(default_factory=list)
+
+    @property
+    def error_count(self) -> int:
+        return int(self.meta.get("error_count", len(self.errors)))
+
+    @property
+    def kernel(self) -> str:
+        return self.meta["kernel"]
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return tuple(self.meta["grid"])
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return tuple(self.meta["block"])
+
+    @property
+    def n_threads(self) -> int:
+        return len(self.threads["warp"])
+
+    @property
+    def param_names(self) -> list[str]:
+        """The kernel's parameters in order (array arguments have snapshots in `args`)."""
+        return list(self.meta.get("param_names", []))
+
+    @property
+    def device_facts(self) -> dict:
+        """The device the launch ran on: name, sm_count, warp_size, residency limits."""
+        return dict(self.meta.get("device_facts", {}))
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.meta.get("truncated", False))
+
+    def before(self, name: str) -> np.ndarray:
+        return self.args[name][0]
+
+    def after(self, name: str) -> np.ndarray:
+        return self.args[name][1]
+
+    def block_linear(self, block) -> int:
+        """Linear number of a block given by its (x, y, z) blockIdx."""
+        gx, gy, _ = self.grid
+        return int(block[0] + block[1] * gx + block[2] * gx * gy)
+
+    def global_id(self, block, thread) -> int:
+        """Global linear id of a thread given by its blockIdx and threadIdx."""
+        bx, by, _ = self.block
+        thread_linear = int(thread[0] + thread[1] * bx + thread[2] * bx * by)
+        return self.block_linear(block) * int(np.prod(self.block)) + thread_linear
+
+    def array_names(self) -> list[str]:
+        return [a["name"] for a in self.meta.get("arrays", [])]
+
+    def _repr_html_(self) -> str:  # a notebook shows a trace as its summary and its grid
+        from gpuviz.core.display import summary_html
+
+        return summary_html(self)
+
+    def _repr_png_(self) -> bytes | None:
+        from gpuviz.core.display import picture_png
+
+        return picture_png(self)
+
+    def save(self, path: str | Path, durable: bool = True) -> Path:
+        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line.
+        `durable=False` skips the fsync, for a file that is written again soon (core/files.py)."""
+        from gpuviz.core.trace.codec import encode
+
+        columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
+        if self.analysis:
+            columns["analysis"] = np.array(json.dumps(self.analysis))
+        if self.errors:
+            columns["errors"] = np.array(json.dumps(self.errors))
+        for name, (before, after) in self.args.items():
+            columns[f"arg.{name}.before"] = before
+            if not _unchanged(before, after):
+                columns[f"arg.{name}.after"] = after  # an input the kernel left alone is stored once
+        for name, values in self.outcomes.items():
+            columns[f"outcome.{name}"] = values
+        accesses = None if self.accesses is None else dict(self.accesses)
+        columns.update(encode(self.threads, accesses, self.meta.get("arrays", [])))
+        return write_file(path, lambda stream: write_npz(stream, columns), "trace", durable)
+
+    def save_analysis(self, path: str | Path, durable: bool = True) -> Path:
+        """Write the trace file again with its analysis, where `path` holds this trace as `save` wrote
+        it without one: its members are copied as they are and the analysis added, so the arrays are
+        not compressed a second time (seconds for a launch of millions of threads)."""
+
+        def copy_and_add(stream) -> None:
+            try:  # appending to anything but a whole trace file would leave junk with a zip behind it
+                with zipfile.ZipFile(path) as archive:
+                    whole = {"format.npy", "meta.npy"} <= set(archive.namelist())
+            except zipfile.BadZipFile:
+                whole = False
+            if not whole:
+                raise OSError("it is not a whole trace file")
+            with open(path, "rb") as written:
+                shutil.copyfileobj(written, stream, 1 << 22)
+            stream.seek(0)
+            with zipfile.ZipFile(stream, "a", zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL) as archive:
+                if "analysis.npy" in archive.namelist():
+                    raise OSError("the file already holds an analysis")
+                write_member(archive, "analysis", np.array(json.dumps(self.analysis)), DEFLATED, COMPRESS_LEVEL)
+            stream.seek(0, os.SEEK_END)
+
+        return write_file(path, copy_and_add, "trace", durable)
+
+
+def _unchanged(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether a snapshot after the launch holds what it held before. Compared bit for bit where both
+    are plain arrays of one layout (one pass, NaNs included; a 0.0 written over -0.0 then counts as a
+    change, which only stores the array twice), else value by value as before."""
+    if after is before:
+        return True
+    plain = before.flags.c_contiguous and after.flags.c_contiguous and not before.dtype.hasobject
+    if after.dtype != before.dtype or after.shape != before.shape or not plain:
+        return np.array_equal(after, before, equal_nan=before.dtype.kind in "fc")
+    return np.array_equal(_words(before), _words(after))
+
+
+def _words(array: np.ndarray) -> np.ndarray:
+    """A contiguous array's bytes as the widest unsigned words that tile it (fewer, faster compares)."""
+    flat = array.reshape(-1).view(np.uint8)
+    for word in (np.uint64, np.uint32, np.uint16):
+        if flat.nbytes % np.dtype(word).itemsize == 0:
+            return flat.view(word)
+    return flat
+
+
+def new_trace(
+    *,
+    source,
+    config,
+    backend: str,
+    device_facts: dict,
+    time_unit: str,
+    param_names: list[str],
+    values: tuple,
+    snapshots: dict[str, tuple[np.ndarray, np.ndarray]],
+    arrays: list[dict],
+    threads: dict[str, np.ndarray],
+    accesses: dict[str, np.ndarray] | None,
+    level: str,
+    schedule: str,
+    seed: int | None = None,
+    truncated: bool = False,
+    warnings: list[str] | None = None,
+    seconds: float = 0.0,
+    errors: list[dict] | None = None,
+    error_count: int | None = None,
+    printed: list[dict] | None = None,
+    unrecorded: list[str] | None = None,
+    partial_syncwarps: list | str | None = None,
+    time_source: str | None = None,
+    times_inferred: bool = False,
+    kernel_facts: dict | None = None,
+) -> Trace:
+    """The one place a trace's meta is written, whichever backend ran the launch.
+
+    `source` is the kernel's source (name, text, filename, first_line, last_line); `values` are the
+    arguments as passed (real scalars are kept in the meta); `device_facts` come from the backend;
+    `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all;
+    `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"];
+    `unrecorded` says, in words, which accesses the kernel made that the trace does not hold;
+    `partial_syncwarps` lists syncwarps of part of a warp ([first thread of the warp, block epoch,
+    [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis;
+    `kernel_facts` are what the compiler says of the kernel (registers_per_thread,
+    shared_bytes_per_block, local_bytes_per_thread), kept as meta keys for the occupancy analysis.
+    """
+    meta = {
+        "kernel": source.name,
+        "source": source.text,
+        "source_file": source.filename,
+        "source_lines": [source.first_line, source.last_line],
+        "grid": list(config.grid),
+        "block": list(config.block),
+        "backend": backend,
+        "device": device_facts["name"],
+        "device_facts": device_facts,
+        "sm_count": device_facts["sm_count"],
+        "warp_size": device_facts["warp_size"],
+        "time_unit": time_unit,
+        "time_source": time_source,  # cost-model, scheduler-steps or globaltimer (docs/trace-format.md)
+        "times_inferred": bool(times_inferred),
+        "launch": 0,
+        "param_names": list(param_names),
+        "scalars": {n: v for n, v in ((n, _real_scalar(v)) for n, v in zip(param_names, values)) if v is not None},
+        "arrays": arrays,
+        "level": level,
+        "schedule": schedule,
+        "seed": seed,
+        "truncated": bool(truncated),
+        "warnings": list(warnings or []),
+        "seconds": max(0.0, float(seconds)),  # a timer of numba's CUDA simulator can run backwards
+        "error_count": int(error_count if error_count is not None else len(errors or [])),
+    }
+    meta.update({key: int(value) for key, value in (kernel_facts or {}).items()})
+    if printed:
+        meta["printed"] = list(printed)
+    if unrecorded:
+        meta["unrecorded"] = list(unrecorded)
+    if partial_syncwarps:
+        meta["partial_syncwarps"] = partial_syncwarps
+    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
+
+
+def _real_scalar(value):
+    """A real scalar argument as a JSON value; None for arrays, complex numbers and other objects."""
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    return None
+
+
