@@ -9,7 +9,13 @@ from gpuviz.core.trace.model import Trace  # noqa: E402
 from gpuviz.core.trace.reader import load  # noqa: E402
 from gpuviz.core.version import __version__  # noqa: E402
 from gpuviz.notebook import load_ipython_extension, show  # noqa: E402  (`%load_ext gpuviz`; Qt only when drawing)
+from gpuviz.program.launcher import set_default_factory  # noqa: E402
 from gpuviz.run.api import run, trace  # noqa: E402
+from gpuviz.run.session import Session  # noqa: E402
+
+# Registered here, in the package's entry point (every `import gpuviz.X` runs it first): a launch outside
+# `gpuviz run` and the Python API, e.g. a script using `gpuviz.cuda` directly, runs on a quiet simulator.
+set_default_factory(Session)
 
 __all__ = [
     "GpuvizError", "KernelError", "KernelSourceError", "LaunchConfig", "LaunchError",

@@ -65,15 +65,17 @@ def show(trace: Trace | str | Path, view: str = "grid", at=None, animate: bool =
     return Image(data=data, format="gif" if animate else "png")
 
 
-def _grid_png(trace: Trace) -> bytes | None:
-    """How a trace draws itself (Trace._repr_png_): its grid, or nothing where Qt is missing."""
+def grid_png(trace: Trace) -> bytes | None:
+    """A trace's grid as PNG bytes, as a notebook shows a trace; None where Qt is missing."""
     try:
         return picture(trace, size=(800, 450))
     except ImportError:
         return None
 
 
-display.set_painter(_grid_png)
+def trace_html(trace: Trace) -> str:
+    """A trace as a notebook shows it: its summary, and its grid below where it can be drawn."""
+    return display.summary_html(trace, grid_png(trace))
 
 
 # ---- the %%gpuviz cell magic ------------------------------------------------------------------------
@@ -133,7 +135,11 @@ def gpuviz_magic(line: str, cell: str, namespace: dict):
 
 
 def load_ipython_extension(ipython) -> None:
-    """`%load_ext gpuviz`: registers the %%gpuviz cell magic."""
+    """`%load_ext gpuviz`: registers the %%gpuviz cell magic, and how a trace shows itself as a cell's value
+    (its summary and grid as HTML, its grid as PNG)."""
+    formatters = ipython.display_formatter.formatters
+    formatters["text/html"].for_type(Trace, trace_html)
+    formatters["image/png"].for_type(Trace, grid_png)
     ipython.register_magic_function(
         lambda line, cell: gpuviz_magic(line, cell, ipython.user_ns), magic_kind="cell", magic_name="gpuviz"
     )

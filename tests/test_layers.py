@@ -80,3 +80,43 @@ def test_gpu_tests_collect_on_a_machine_without_qt(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "error" not in done.stdout.lower().split("collected")[-1]
     assert "tests/test_gpu.py::" in done.stdout
+
+
+def test_no_import_cycle_in_the_package():
+    """No module of gpuviz imports itself through others: lazy imports (inside functions) and imports
+    under `if TYPE_CHECKING:` count too (a loop hidden in either is still a loop a reader must untangle)."""
+    import grimp  # import-linter's graph library: installed with it, so never a skip
+
+    graph = grimp.build_graph("gpuviz", cache_dir=None)
+    cycles = []
+    for module in sorted(graph.modules):
+        for imported in graph.find_modules_directly_imported_by(module):
+            back = graph.find_shortest_chain(importer=imported, imported=module)
+            if back is not None:
+                cycles.append(" -> ".join((module, *back)))
+    assert not cycles, "\n".join(cycles[:10])
+
+
+LAUNCH_WITH_THE_PROGRAM_LAYER_ALONE = """
+import numpy as np
+import gpuviz.program.shims.cuda as cuda
+
+@cuda.jit
+def double(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] *= 2
+
+x = np.arange(40.0)
+double[2, 32](x)
+print(x[:3], x[-1])
+"""
+
+
+def test_a_launch_runs_after_importing_the_program_layer_alone(tmp_path):
+    """The default launcher is registered by the package's entry point, not by importing the run layer."""
+    script = tmp_path / "double.py"
+    script.write_text(LAUNCH_WITH_THE_PROGRAM_LAYER_ALONE)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[0.", "2.", "4.]", "78.0"]

@@ -35,12 +35,21 @@ def trace():
     return gpuviz.trace(SQUARE, backend="sim")[2, 32](np.arange(50, dtype=np.float32))
 
 
-def test_a_trace_shows_a_summary_and_its_grid(trace):
-    html = trace._repr_html_()
+def test_load_ext_makes_a_trace_show_its_summary_and_its_grid(trace):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    formats = shell.display_formatter.formatters
+    formats["text/html"].pop(gpuviz.Trace, None)
+    formats["image/png"].pop(gpuviz.Trace, None)
+    assert shell.display_formatter.format(trace)[0].keys() == {"text/plain"}  # nothing registered on import
+    shell.run_cell("%load_ext gpuviz", store_history=False)
+    data = shell.display_formatter.format(trace)[0]
+    html = data["text/html"]
     for wanted in ("square (launch 0)", "grid 2 x 1 x 1, block 32 x 1 x 1: 64 threads", "x float32(50,)", "none found"):
         assert wanted in html, wanted
     png = base64.b64decode(html.split("base64,")[1].split("'")[0])
-    assert png == trace._repr_png_() and iio.imread(png).shape[:2] == (450, 800)
+    assert png == data["image/png"] and iio.imread(png).shape[:2] == (450, 800)
 
 
 def test_show_gives_a_picture_or_a_clip(trace, monkeypatch):

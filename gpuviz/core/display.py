@@ -1,29 +1,14 @@
-"""How a trace shows itself in a notebook (`Trace._repr_html_`, `_repr_png_`): a summary table, made here,
-and a picture of its grid, drawn by the painter gpuviz.notebook plugs in (core knows no Qt)."""
+"""How a trace shows itself in a notebook: a summary table, made here, with a picture of its grid drawn
+elsewhere (core knows no Qt). `%load_ext gpuviz` registers it as IPython's formatter for traces."""
 
 from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gpuviz.core.trace.model import Trace
-
-Painter = Callable[["Trace"], "bytes | None"]  # a trace -> PNG bytes, or None when it cannot draw
-_painters: list[Painter] = []
-
-
-def set_painter(painter: Painter) -> None:
-    """Say how traces draw themselves (importing gpuviz plugs in the app's picture of the grid)."""
-    _painters[:] = [painter]
-
-
-def picture_png(trace: Trace) -> bytes | None:
-    """The trace's picture as PNG bytes; None without a painter or without Qt to draw with."""
-    return _painters[0](trace) if _painters else None
-
 
 def summary_rows(trace: Trace) -> list[tuple[str, str]]:
     from gpuviz.core.analysis.report import race_summary
@@ -42,13 +27,12 @@ def summary_rows(trace: Trace) -> list[tuple[str, str]]:
     ]
 
 
-def summary_html(trace: Trace, picture: bool = True) -> str:
-    """A table of what the launch was and found, with the grid's picture below when one can be drawn."""
+def summary_html(trace: Trace, png: bytes | None = None) -> str:
+    """A table of what the launch was and found, with the grid's picture (PNG bytes) below where given."""
     rows = "".join(
         f"<tr><th style='text-align:left;padding-right:1em'>{html.escape(k)}</th>"
         f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
         for k, v in summary_rows(trace)
     )
-    png = picture_png(trace) if picture else None
     image = f"<br><img src='data:image/png;base64,{base64.b64encode(png).decode()}'>" if png else ""
     return f"<table>{rows}</table>{image}"

@@ -18,7 +18,7 @@ class Launcher(Protocol):
 
 
 _active: list[Launcher] = []
-_default: list[Callable[[], Launcher]] = []  # set by the run layer: a quiet simulator session
+_default: list[Callable[[], Launcher]] = []  # registered by gpuviz/__init__.py: a quiet simulator session
 
 
 def set_default_factory(factory: Callable[[], Launcher]) -> None:
@@ -29,7 +29,7 @@ def set_default_factory(factory: Callable[[], Launcher]) -> None:
 def current() -> Launcher:
     """The launcher launches go to now; outside a run, a default one made once."""
     if not _active:
-        _active.append(_default[0]())  # importing gpuviz registers it (gpuviz.run.session)
+        _active.append(_default[0]())  # gpuviz/__init__.py registers it, before any subpackage loads
     return _active[-1]
 
 

@@ -15,7 +15,6 @@ from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.launch_guard import check_fits, estimate_trace, worth_announcing
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.model import Trace
-from gpuviz.program.launcher import set_default_factory
 from gpuviz.run.repeat import repeat_launch
 
 
@@ -148,5 +147,3 @@ def engine_label(meta: dict) -> str:
 def _duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
-
-set_default_factory(lambda: Session())  # launches outside `gpuviz run`: a quiet simulator

@@ -87,16 +87,6 @@ class Trace:
     def array_names(self) -> list[str]:
         return [a["name"] for a in self.meta.get("arrays", [])]
 
-    def _repr_html_(self) -> str:  # a notebook shows a trace as its summary and its grid
-        from gpuviz.core.display import summary_html
-
-        return summary_html(self)
-
-    def _repr_png_(self) -> bytes | None:
-        from gpuviz.core.display import picture_png
-
-        return picture_png(self)
-
     def save(self, path: str | Path, durable: bool = True) -> Path:
         """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line.
         `durable=False` skips the fsync, for a file that is written again soon (core/files.py)."""

@@ -10,13 +10,23 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-import numpy as np
-
 from gpuviz.backends.sim.device import VirtualDevice
-from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.errors import GpuvizError
 from gpuviz.program.kernel import jit  # noqa: F401  (numba.cuda.jit)
 from gpuviz.program.shims.cuda import random  # noqa: F401  (numba.cuda.random)
+from gpuviz.program.shims.cuda.arrays import (  # noqa: F401  (numba.cuda's array helpers)
+    DeviceArray,
+    as_cuda_array,
+    device_array,
+    device_array_like,
+    is_cuda_array,
+    managed_array,
+    mapped_array,
+    mapped_array_like,
+    pinned_array,
+    pinned_array_like,
+    to_device,
+)
 from gpuviz.program.shims.cuda.reduction import Reduce, reduce  # noqa: F401
 from gpuviz.program.shims.cuda.types import TYPE_NAMES, types  # noqa: F401  (numba.cuda.types)
 
@@ -48,61 +58,6 @@ shfl_xor_sync ballot_sync all_sync any_sync eq_sync atomic shared local const th
 threadfence_block threadfence_system popc brev clz ffs fma cbrt selp cg
 """.split()
 globals().update({name: _Intrinsic(name) for name in _INTRINSICS})
-
-
-class DeviceArray(np.ndarray):
-    """A host array that plays the part of a numba device array (kernels see it live, never frozen)."""
-
-    _gpuviz_device_array = True
-
-    def copy_to_host(self, ary=None, stream=0):
-        if ary is None:
-            return np.array(self)
-        ary[...] = self
-        return ary
-
-    def copy_to_device(self, ary, stream=0) -> None:
-        self[...] = ary
-
-    def is_c_contiguous(self) -> bool:
-        return self.flags.c_contiguous
-
-
-def to_device(obj, stream=0, copy=True, to=None) -> DeviceArray:
-    if to is not None:
-        to.copy_to_device(obj)
-        return to
-    return np.array(obj).view(DeviceArray)
-
-
-def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0) -> DeviceArray:
-    return np.zeros(shape, to_dtype(dtype), order=order).view(DeviceArray)
-
-
-def device_array_like(ary, stream=0) -> DeviceArray:
-    return np.zeros_like(np.asarray(ary)).view(DeviceArray)
-
-
-def pinned_array(shape, dtype=np.float64, strides=None, order="C") -> np.ndarray:
-    return np.zeros(shape, to_dtype(dtype), order=order)
-
-
-mapped_array = managed_array = pinned_array
-
-
-def pinned_array_like(ary) -> np.ndarray:
-    return np.zeros_like(np.asarray(ary))
-
-
-mapped_array_like = pinned_array_like
-
-
-def as_cuda_array(obj, sync=True) -> DeviceArray:
-    return np.asarray(obj).view(DeviceArray)
-
-
-def is_cuda_array(obj) -> bool:
-    return isinstance(obj, np.ndarray)
 
 
 def In(ary):  # noqa: N802  (numba.cuda.In/Out/InOut: transfer hints, meaningless here)

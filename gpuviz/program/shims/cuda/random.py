@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from gpuviz.program.shims.cuda.arrays import device_array
+
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
 
 _MASK = (1 << 64) - 1
@@ -96,8 +98,6 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0) -> No
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
-    from gpuviz.program.shims.cuda import device_array
-
     states = device_array(n, dtype=xoroshiro128p_dtype)
     init_xoroshiro128p_states(states, seed, subsequence_start, stream)
     return states
