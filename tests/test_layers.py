@@ -120,3 +120,21 @@ def test_a_launch_runs_after_importing_the_program_layer_alone(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["[0.", "2.", "4.]", "78.0"]
+
+
+def test_every_registered_backend_keeps_the_backend_contract():
+    from gpuviz import backends
+    from gpuviz.backends.protocol import Backend
+
+    for name in backends.BACKENDS:
+        backend = backends.new_backend(name)
+        assert isinstance(backend, Backend), name
+        assert backend.name == name
+
+
+def test_the_program_layer_never_asks_what_a_backend_has():
+    """`program/kernel.py` used hasattr to tell the backends apart; the Backend contract says what each has."""
+    source = (PACKAGE / "program" / "kernel.py").read_text()
+    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", "") == "hasattr"]  # fmt: skip
+    assert all("backend" not in ast.unparse(call) for call in calls)

@@ -42,8 +42,7 @@ class Kernel:
         from gpuviz.program.launcher import current
 
         session = current()
-        backend = session.backend
-        facts = backend.device_facts(session.options) if hasattr(backend, "device_facts") else backend.device()
+        facts = session.backend.device_facts(session.options)
         threads = functools.reduce(lambda a, b: a * b, blockdim) if isinstance(blockdim, tuple) else int(blockdim)
         per_sm = min(facts.get("max_blocks_per_sm", 32), facts.get("max_threads_per_sm", 2048) // max(threads, 1))
         return per_sm * facts["sm_count"]

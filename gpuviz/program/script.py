@@ -130,10 +130,10 @@ def shims_for(backend_name: str):
 
 @contextmanager
 def _gpuviz_jit_on_real_cuda():
-    from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
+    from gpuviz.backends import real_numba_cuda
     from gpuviz.program.kernel import jit
 
-    cuda = import_numba_cuda()
+    cuda, numba_jit = real_numba_cuda()
     real = numba_jit()
 
     def jit_for_scripts(func_or_signature=None, device: bool = False, **options):

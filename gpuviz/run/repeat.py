@@ -32,11 +32,12 @@ def repeat_launch(backend, py_func, config: LaunchConfig, trace: Trace, options:
     outcomes = {f"{name}.runs": np.stack(values) for name, values in runs.items()}
     outcomes.update({f"{name}.lost": np.stack(values) for name, values in lost.items()})
     if config.threads <= SEQUENTIAL_LIMIT:
-        from gpuviz.backends.sim.backend import SimBackend
+        from gpuviz.backends import get_backend
 
+        simulator = get_backend("sim")
         for schedule in ("sequential", "reversed"):
-            serial = SimBackend().run(py_func, config, _inputs(trace, params, scalars),
-                                      options.with_(schedule=schedule, level="threads"))  # fmt: skip
+            serial = simulator.run(py_func, config, _inputs(trace, params, scalars),
+                                   options.with_(schedule=schedule, level="threads"))  # fmt: skip
             outcomes.update({f"{name}.{schedule}": serial.after(name) for name in names})
     trace.outcomes = {**trace.outcomes, **outcomes}  # keeps what the backend stored (a GPU's unrecorded run)
     trace.meta["outcomes"] = {"runs": options.repeat, "seeds": [options.seed + k for k in range(options.repeat)],

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS
+from gpuviz.backends import simulated_devices
 from gpuviz.core.errors import LaunchError
 from gpuviz.core.launch import MAX_GRID_DIMS, LaunchConfig, blocks_to_cover
 from gpuviz.program.dry_launches import ScriptLaunch
@@ -37,18 +37,18 @@ def _spin(maximum: int, value: int = 1) -> QSpinBox:
 
 def device_label(name: str) -> str:
     """A preset as a student knows it, short enough for a narrow panel: 'T4, 40 SMs'."""
-    device = PRESETS[name]
-    return f"{device.short_name}, {device.sm_count} SMs" + (" (default)" if name == DEFAULT_DEVICE else "")
+    devices = simulated_devices()  # the default first
+    facts = devices[name]
+    return f"{facts['short_name']}, {facts['sm_count']} SMs" + (" (default)" if name == next(iter(devices)) else "")
 
 
 def _device_box() -> QComboBox:
     box = QComboBox()
-    for row, name in enumerate(PRESETS):
-        device = PRESETS[name]
+    for row, (name, device) in enumerate(simulated_devices().items()):
         box.addItem(device_label(name), name)
-        facts = (f"{device.name}: compute capability {device.compute_capability}, {device.max_threads_per_sm:,} "
-                 f"threads and {device.max_blocks_per_sm} blocks per SM, {device.shared_per_sm // 1024} KiB shared "
-                 "memory per SM")  # fmt: skip
+        facts = (f"{device['name']}: compute capability {device['compute_capability']}, "
+                 f"{device['max_threads_per_sm']:,} threads and {device['max_blocks_per_sm']} blocks per SM, "
+                 f"{device['shared_per_sm'] // 1024} KiB shared memory per SM")  # fmt: skip
         box.setItemData(row, facts, Qt.ItemDataRole.ToolTipRole)
     box.setToolTip("the GPU the simulator imitates: its SMs and how many blocks each holds")
     # The panel is narrow: the box never widens it, its list is as wide as its longest name.

@@ -22,7 +22,7 @@ from gpuviz.app.widgets.launch_editor import BACKENDS
 from gpuviz.app.window import appearance
 from gpuviz.app.window.settings import settings, value
 from gpuviz.app.window.view_controls import THEMES
-from gpuviz.backends.sim.device import PRESETS
+from gpuviz.backends import simulated_devices
 from gpuviz.core.budget import default_memory_budget
 from gpuviz.core.options import RunOptions
 
@@ -67,7 +67,8 @@ class PreferencesDialog(QDialog):
         self.font_scale.setValue(preferences.font_scale)
         self.font_scale.setToolTip("text size of every view (also Ctrl+= / Ctrl+- / Ctrl+0)")
         self.backend = _combo(BACKENDS, preferences.backend, "the backend a run starts with")
-        self.device = _combo([(name, name) for name in PRESETS], preferences.device, "the GPU the simulator imitates")
+        devices = [(name, name) for name in simulated_devices()]
+        self.device = _combo(devices, preferences.device, "the GPU the simulator imitates")
         self.keep_traces = QCheckBox("keep the traces of every run after closing")
         self.keep_traces.setChecked(preferences.keep_traces)
         self.keep_traces.setToolTip("traces are written to the gpuviz folder of your data directory")

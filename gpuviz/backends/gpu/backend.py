@@ -81,11 +81,11 @@ class GpuBackend:
             return "numba-cuda finds no usable GPU"
         return None
 
+    def presets(self) -> dict[str, dict]:
+        return {}  # a real GPU is the device it is
+
     def device_facts(self, options: RunOptions | None = None) -> dict:
         """The real device's facts (the same keys as the simulator's)."""
-        return self.device(options)
-
-    def device(self, options: RunOptions | None = None) -> dict:
         cuda = import_numba_cuda()
         device = cuda.get_current_device()
         name = getattr(device, "name", "numba CUDA simulator")
@@ -108,7 +108,7 @@ class GpuBackend:
 
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         cuda = import_numba_cuda()
-        facts = self.device()
+        facts = self.device_facts(options)
         config.validate(facts["max_threads_per_block"])
         level = options.level_for(config.threads)
         ndims = {name: value.ndim for name, value in zip(_parameters(py_func), args) if hasattr(value, "ndim")}

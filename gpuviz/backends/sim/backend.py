@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from gpuviz.backends.sim.device import VirtualDevice, preset
+from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, preset
 from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
 from gpuviz.core.errors import LaunchError
@@ -59,6 +59,11 @@ class SimBackend:
 
     def device_facts(self, options: RunOptions) -> dict:
         return self.device(options).describe()
+
+    def presets(self) -> dict[str, dict]:
+        """Every device the simulator imitates, the default first."""
+        names = [DEFAULT_DEVICE, *(name for name in PRESETS if name != DEFAULT_DEVICE)]
+        return {name: PRESETS[name].describe() for name in names}
 
     def device(self, options: RunOptions) -> VirtualDevice:
         device = preset(options.device)

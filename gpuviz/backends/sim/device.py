@@ -47,6 +47,7 @@ class VirtualDevice:
         # The names the GPU backend's facts use too (occupancy reads them, whichever backend ran).
         facts["max_shared_memory_per_sm"] = self.shared_per_sm
         facts["max_shared_memory_per_block"] = self.shared_per_block
+        facts["short_name"] = self.short_name
         return facts
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.core.errors import GpuvizError
 from gpuviz.program.kernel import jit  # noqa: F401  (numba.cuda.jit)
 from gpuviz.program.shims.cuda import random  # noqa: F401  (numba.cuda.random)
@@ -76,13 +75,13 @@ def is_available() -> bool:
 
 
 class _Device:
-    def __init__(self, device: VirtualDevice):
-        self.name = device.name.encode()
+    def __init__(self, facts: dict):
+        self.name = facts["name"].encode()
         self.id = 0
-        self.compute_capability = (9, 0)
-        self.MULTIPROCESSOR_COUNT = device.sm_count
-        self.MAX_THREADS_PER_BLOCK = device.max_threads_per_block
-        self.WARP_SIZE = device.warp_size
+        self.compute_capability = tuple(int(v) for v in str(facts.get("compute_capability", "9.0")).split("."))
+        self.MULTIPROCESSOR_COUNT = facts["sm_count"]
+        self.MAX_THREADS_PER_BLOCK = facts["max_threads_per_block"]
+        self.WARP_SIZE = facts["warp_size"]
         self.MAX_BLOCK_DIM_X, self.MAX_BLOCK_DIM_Y, self.MAX_BLOCK_DIM_Z = 1024, 1024, 64
         self.MAX_GRID_DIM_X, self.MAX_GRID_DIM_Y, self.MAX_GRID_DIM_Z = 2**31 - 1, 65535, 65535
         self.MAX_SHARED_MEMORY_PER_BLOCK = 48 * 1024
@@ -94,7 +93,8 @@ class _Device:
 def get_current_device() -> _Device:
     from gpuviz.program.launcher import current
 
-    return _Device(current().backend.device(current().options))
+    session = current()
+    return _Device(session.backend.device_facts(session.options))
 
 
 def select_device(device_id: int = 0) -> _Device:
