@@ -101,7 +101,7 @@ def test_animation_plays_and_steps(qtbot, window):
     pick(window, "racy counter")
     assert run_and_wait(qtbot, window) is True
     events = len(window.state.trace.accesses["thread"])
-    assert window.state.order == "replay" and window.views["grid"].frames == events + 1  # a frame an event
+    assert window.state.order == "replay" and window.views["grid"].frames() == events + 1  # a frame an event
     assert window.state.frame == events  # a finished run shows its end
     window.views["animation"].unit.setCurrentText("thread")  # the selected thread's next access
     window.state.select(300)
@@ -113,13 +113,13 @@ def test_animation_plays_and_steps(qtbot, window):
     caption = window.views["animation"].caption.text()
     assert "thread 300 " in caption and "wrote array[0]" in caption
     window.views["animation"].order.setCurrentText("logical")
-    frames = window.views["grid"].frames
+    frames = window.views["grid"].frames()
     assert frames == min(64 * 8, MAX_FRAMES) and window.state.frame == frames - 1  # logical: a frame a warp
     window.views["animation"].step(-1)
     assert window.state.frame == frames - 2
     window.views["animation"].order.setCurrentText("as executed")  # one wave on 132 SMs: a frame a start time
     starts = np.unique(window.state.trace.threads["t_start"])
-    frames = window.views["grid"].frames
+    frames = window.views["grid"].frames()
     assert frames == min(len(starts), MAX_FRAMES) > 1 and window.state.frame == frames - 1
     window.views["animation"].order.setCurrentText("logical")
     window.state.set_frame(0)
@@ -239,7 +239,7 @@ def test_layers_have_their_own_frames(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, trace.save(tmp_path / "t.npz"))
     window.views["animation"].order.setCurrentText("as executed")
     window.views["animation"].layer.setValue(3)
-    assert window.views["animation"].slider.maximum() == window.views["grid"].frames - 1
+    assert window.views["animation"].slider.maximum() == window.views["grid"].frames() - 1
     assert window.views["grid"].lit_threads() == 1024  # the whole layer shown at the last frame
 
 

@@ -190,3 +190,30 @@ def test_a_long_choice_wraps_instead_of_widening_the_panel_and_its_words_pick_it
     words = [label for label in box.findChildren(QLabel) if label.text().startswith("245, and the check passes")]
     qtbot.mouseClick(words[0], Qt.MouseButton.LeftButton)
     assert box.picked() == 1 and box.commit_button.isEnabled()
+
+
+def test_the_course_needs_only_the_panels_it_wires(qtbot, tmp_path):
+    """Built from stand-ins, with no main window: progress reaches the book and the catalog's marks, a bad
+    teacher's folder is one status line, and a fix is checked on the code and backend it is given."""
+    from gpuviz.app.control.course import Course
+    from gpuviz.app.views.lesson_view import LessonView
+    from gpuviz.app.widgets.catalog_panel import CatalogPanel
+    from gpuviz.catalog import catalog
+    from gpuviz.scene.state import AppState
+
+    state, said, checked = AppState(), [], []
+    lesson, panel = LessonView(state), CatalogPanel()
+    qtbot.addWidget(lesson)
+    qtbot.addWidget(panel)
+    panel.set_entries(catalog())
+    course = Course(lesson, panel, state, lambda text, error=False: said.append((text, error)),
+                    lambda: "the editor's code", lambda: "sim")  # fmt: skip
+    course.fixes.check = lambda entry, code, backend: checked.append((entry.name, code, backend))
+    entry = find("the-race")
+    lesson.progress_made.emit(entry.name, {"ran": True})
+    assert course.book.get(entry.name).ran
+    lesson.fix_check_requested.emit(entry)
+    assert checked == [(entry.name, "the editor's code", "sim")]
+    assert not course.load_lessons(tmp_path / "no such folder")
+    assert said and said[-1][1] and "no such folder" in said[-1][0]
+    course.close()

@@ -168,7 +168,6 @@ def test_a_cancelled_clip_leaves_no_file(trace_path, tmp_path):
 def test_the_window_exports_copies_and_animates_its_current_view(qtbot, tmp_path, monkeypatch, trace_path):
     from PySide6.QtGui import QGuiApplication
 
-    from gpuviz.app.pictures import picture_actions
     from gpuviz.app.window.main_window import MainWindow
 
     monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
@@ -180,13 +179,13 @@ def test_the_window_exports_copies_and_animates_its_current_view(qtbot, tmp_path
     window.state.select(7)
     window.tabs.setCurrentWidget(window.views["timeline"])
     size_before = window.views["timeline"].size()
-    out = picture_actions.save_picture(window, tmp_path / "t.png", PictureOptions((400, 250), 2))
+    out = window.pictures.save_picture(tmp_path / "t.png", PictureOptions((400, 250), 2))
     assert iio.imread(out).shape[:2] == (500, 800) and window.views["timeline"].size() == size_before
     assert window.state.frame == 2 and window.state.selected == 7  # the window's own state is untouched
-    picture_actions.copy_picture(window)
+    window.pictures.copy_picture()
     assert not QGuiApplication.clipboard().image().isNull() and "copied" in window.status.text()
     window.tabs.setCurrentWidget(window.views["grid"])
-    clip = picture_actions.save_animation(window, tmp_path / "run.gif", PictureOptions((320, 200)), 8)
+    clip = window.pictures.save_animation(tmp_path / "run.gif", PictureOptions((320, 200)), 8)
     assert iio.imread(clip, index=None).shape[0] == len(frame_range(window.state.plan.count))
     window.close()
 
@@ -211,7 +210,7 @@ def test_the_menu_actions_ask_size_scale_theme_and_file(qtbot, tmp_path, monkeyp
     monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
     window = MainWindow()
     qtbot.addWidget(window)
-    picture_actions.export_picture(window)
+    window.pictures.export_picture()
     assert "nothing to export yet" in window.status.text()
     window.state.set_trace(gpuviz.load(trace_path))
 
@@ -227,8 +226,33 @@ def test_the_menu_actions_ask_size_scale_theme_and_file(qtbot, tmp_path, monkeyp
     window.export_dialog()  # Ctrl+E
     assert window.status.text() == "exported view.svg"
     assert b'width="800" height="600"' in (tmp_path / "view.svg").read_bytes()
-    picture_actions.export_animation(window)
+    window.pictures.export_animation()
     assert window.status.text() == "exported run.gif"
     frames = len(frame_range(window.state.plan.count))
     assert iio.imread(tmp_path / "run.gif", index=None).shape == (frames, 600, 800, 3)
     window.close()
+
+
+def test_picture_actions_need_only_the_state_the_tabs_and_a_status_line(qtbot, tmp_path, monkeypatch, trace_path):
+    """Built from stand-ins, with no main window: a tab widget holding one view, a state and a status list."""
+    from PySide6.QtWidgets import QDialog, QFileDialog, QTabWidget
+
+    from gpuviz.app.pictures.picture_actions import PictureActions, PictureDialog
+    from gpuviz.app.views.table import make_view
+    from gpuviz.scene.state import AppState
+
+    state, said = AppState(), []
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    views = {"grid": make_view("grid", state)}
+    tabs.addTab(views["grid"], "Threads")
+    actions = PictureActions(state, tabs, views, lambda text, error=False: said.append((text, error)), tabs)
+    actions.copy_picture()
+    assert said == [("error: nothing to copy yet; run a kernel or open a trace", True)]
+    state.set_trace(gpuviz.load(trace_path))
+    out = actions.save_picture(tmp_path / "grid.png", PictureOptions((320, 200)))
+    assert iio.imread(out).shape[:2] == (200, 320)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: ("", ""))  # the file dialog cancelled
+    monkeypatch.setattr(PictureDialog, "exec", lambda dialog: QDialog.DialogCode.Accepted)
+    actions.export_picture()
+    assert len(said) == 1  # a file dialog cancelled: nothing written, nothing said

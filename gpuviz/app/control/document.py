@@ -53,7 +53,7 @@ class ScriptDocument(QObject):
 
     def __init__(self, editor: SourceEditor, parent: QWidget) -> None:
         super().__init__(parent)
-        self.editor, self.window = editor, parent
+        self.editor, self.dialog_parent = editor, parent
         self.path: Path | None = None
         self._kept: dict[Path, QTextDocument] = {}  # each script's document: its undo survives switching back
         self._autosave = QTimer(self)
@@ -80,7 +80,7 @@ class ScriptDocument(QObject):
         """Ask before unsaved changes are replaced; False when the user cancels (or a save fails)."""
         if not self.modified:
             return True
-        answer = ask(self.window, "Unsaved changes", f"{self.name()} has changes that are not saved. Save them?")
+        answer = ask(self.dialog_parent, "Unsaved changes", f"{self.name()} has changes that are not saved. Save them?")
         return answer == DISCARD or (answer == SAVE and self.save())
 
     def load(self, path: Path) -> bool:
@@ -129,7 +129,7 @@ class ScriptDocument(QObject):
 
     def save_as(self) -> bool:
         start = str(own_copy(self.path) if self.path else data_dir("my-scripts") / self.name())
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save script as", start, "Python scripts (*.py)")
+        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Save script as", start, "Python scripts (*.py)")
         return bool(path) and self.save_to(Path(path))
 
     def save_to(self, path: Path) -> bool:
@@ -180,7 +180,7 @@ class ScriptDocument(QObject):
         origin = Path(about["path"]) if about.get("path") else None
         name = origin.name if origin else "an untitled script"
         question = f"gpuviz closed with unsaved changes to {name}. Restore them?"
-        if not offer(self.window, "Restore unsaved work", question):
+        if not offer(self.dialog_parent, "Restore unsaved work", question):
             self.discard_autosave()
             return False
         self.path = origin

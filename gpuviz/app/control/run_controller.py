@@ -8,9 +8,12 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
 
+from gpuviz.app.control import launch_check
 from gpuviz.app.control.trace_loader import TraceLoader
 from gpuviz.app.control.worker_host import RunService
+from gpuviz.app.widgets.launch_editor import LaunchChoice
 from gpuviz.app.window.settings import data_dir
 from gpuviz.core.analysis.report import is_analysed
 from gpuviz.core.options import RunOptions
@@ -74,6 +77,30 @@ class RunController(QObject):
         self.error_line.emit(0)
         self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides), timeout=timeout))
         self.running_changed.emit(True)
+
+    def start(self, text: str, name: str, choice: LaunchChoice, asked: RunOptions, timeout: float | None,
+              parent: QWidget) -> None:  # fmt: skip
+        """Run the editor's script as the launch panel asks: nothing to run or an invalid launch is one status
+        line; a launch whose trace would not fit the memory budget asks first (a dialog over `parent`)."""
+        if self.running:
+            return
+        if not text.strip():
+            self.status.emit("error: nothing to run; pick a kernel or open a script", True)
+            return
+        if choice.config is None and choice.overridden:
+            self.status.emit(f"error: {choice.problem}", True)
+            return
+        overrides, note = (), ""
+        if choice.overridden:  # only when asked: the launch picked gets the fields' launch
+            grid, block = choice.config.grid, choice.config.block
+            overrides = ((choice.index, grid, block),)
+            note = f"launch {choice.index + 1} overridden: grid {grid}, block {block}"
+        options = launch_check.options_after_asking(parent, text, asked, overrides)
+        if options is None:
+            self.status.emit("not run: the launch's trace would not fit the memory budget", False)
+            return
+        note = "; ".join(filter(None, [note, launch_check.choice_note(asked, options)]))
+        self.run(text, name, options, overrides, note, timeout)
 
     def stop(self) -> None:
         self.runs.stop()

@@ -132,8 +132,7 @@ class Slide(QWidget):
         self.title.setText(title_text(self.state, BY_NAME[self.name].title) if trace is not None else "No trace")
         self.caption.setText(caption_text(self.state) if trace is not None else "")
         self.frame_label.setText(frame_text(self.state))
-        legend = getattr(self.view, "legend_items", None)
-        self.legend.set_items(legend() if legend is not None and trace is not None else [])
+        self.legend.set_items(self.view.legend_items() if trace is not None else [])
 
     def image(self, options: PictureOptions) -> QImage:
         """The slide drawn at options.size, in options.pixels device pixels."""

@@ -4,6 +4,7 @@ so the window itself is never resized or changed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -16,26 +17,18 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QProgressDialog,
+    QTabWidget,
     QWidget,
 )
 
 from gpuviz.app.pictures.clip import frame_range, write_clip
 from gpuviz.app.pictures.picture import THEMES, PictureOptions, Slide, write_picture
 from gpuviz.core.errors import GpuvizError
+from gpuviz.scene.state import AppState
+
+Status = Callable[..., None]  # status(text, error=False): one line in the window's status bar
 
 SIZES = ("1920x1080", "1280x720", "3840x2160", "1600x900", "1024x768", "640x360")
-
-
-def current_view(window) -> str | None:
-    """The name of the view in the window's current tab."""
-    shown = window.tabs.currentWidget()
-    return next((name for name, widget in window.views.items() if widget is shown), None)
-
-
-def slide_of(window, view: str, theme: str) -> Slide:
-    slide = Slide(view, theme)
-    slide.state.apply(window.state.scene(), replay=window.state.replay)
-    return slide
 
 
 class PictureDialog(QDialog):
@@ -69,81 +62,94 @@ class PictureDialog(QDialog):
         return PictureOptions(parse_size(self.size_box.currentText()), self.scale.value(), self.theme.currentText())
 
 
-def _ask(window, clip: bool, name: str, formats: str) -> tuple[PictureDialog, str] | None:
-    view = current_view(window)
-    if window.state.trace is None or view is None:
-        window.set_status("error: nothing to export yet; run a kernel or open a trace", error=True)
-        return None
-    dialog = PictureDialog(window, clip)
-    if dialog.exec() != QDialog.DialogCode.Accepted:
-        return None
-    path, _ = QFileDialog.getSaveFileName(window, dialog.windowTitle(), f"{window.state.trace.kernel}-{view}{name}",
-                                          formats)  # fmt: skip
-    return (dialog, path) if path else None
+class PictureActions:
+    """Export, copy and animate the view in front. Given what it uses (never the window): the app state,
+    the tabs that hold the views, the views by name, a status line and the parent of its dialogs."""
 
+    def __init__(self, state: AppState, tabs: QTabWidget, views: dict[str, QWidget], status: Status,
+                 parent: QWidget) -> None:  # fmt: skip
+        self.state, self.tabs, self.views, self.status, self.parent = state, tabs, views, status, parent
 
-def export_picture(window) -> None:
-    """Ctrl+E: the current view with its title, legend and caption, as PNG or SVG."""
-    asked = _ask(window, False, ".png", "PNG or SVG (*.png *.svg)")
-    if asked is not None:
-        dialog, path = asked
-        _report(window, lambda: save_picture(window, path, dialog.options()))
+    def current_view(self) -> str | None:
+        """The name of the view in the current tab."""
+        shown = self.tabs.currentWidget()
+        return next((name for name, widget in self.views.items() if widget is shown), None)
 
+    def slide_of(self, view: str, theme: str) -> Slide:
+        """A slide of one view on a copy of the scene on screen: the window's own views are left alone."""
+        slide = Slide(view, theme)
+        slide.state.apply(self.state.scene(), replay=self.state.replay)
+        return slide
 
-def save_picture(window, path: str | Path, options: PictureOptions) -> Path:
-    slide = slide_of(window, current_view(window), options.theme)
-    try:
-        return write_picture(slide, path, options)
-    finally:
-        slide.close()
+    def export_picture(self) -> None:
+        """Ctrl+E: the current view with its title, legend and caption, as PNG or SVG."""
+        asked = self._ask(False, ".png", "PNG or SVG (*.png *.svg)")
+        if asked is not None:
+            dialog, path = asked
+            self._report(lambda: self.save_picture(path, dialog.options()))
 
+    def save_picture(self, path: str | Path, options: PictureOptions) -> Path:
+        slide = self.slide_of(self.current_view(), options.theme)
+        try:
+            return write_picture(slide, path, options)
+        finally:
+            slide.close()
 
-def copy_picture(window) -> None:
-    """The current view as a slide of the tab's size, on the clipboard."""
-    view = current_view(window)
-    if window.state.trace is None or view is None:
-        window.set_status("error: nothing to copy yet; run a kernel or open a trace", error=True)
-        return
-    shown = window.tabs.currentWidget()
-    options = PictureOptions((max(320, shown.width()), max(240, shown.height())), window.devicePixelRatioF())
-    slide = slide_of(window, view, options.theme)
-    try:
-        QGuiApplication.clipboard().setImage(slide.image(options))
-    finally:
-        slide.close()
-    window.set_status(f"copied a picture of the {view} view")
+    def copy_picture(self) -> None:
+        """The current view as a slide of the tab's size, on the clipboard."""
+        view = self.current_view()
+        if self.state.trace is None or view is None:
+            self.status("error: nothing to copy yet; run a kernel or open a trace", error=True)
+            return
+        shown = self.tabs.currentWidget()
+        options = PictureOptions((max(320, shown.width()), max(240, shown.height())), self.parent.devicePixelRatioF())
+        slide = self.slide_of(view, options.theme)
+        try:
+            QGuiApplication.clipboard().setImage(slide.image(options))
+        finally:
+            slide.close()
+        self.status(f"copied a picture of the {view} view")
 
+    def export_animation(self) -> None:
+        """Every frame of the animation as a GIF or MP4, with a progress bar that can cancel."""
+        asked = self._ask(True, ".gif", "GIF or MP4 (*.gif *.mp4)")
+        if asked is not None:
+            dialog, path = asked
+            self._report(lambda: self.save_animation(path, dialog.options(), dialog.fps.value()))
 
-def export_animation(window) -> None:
-    """Every frame of the animation as a GIF or MP4, with a progress bar that can cancel."""
-    asked = _ask(window, True, ".gif", "GIF or MP4 (*.gif *.mp4)")
-    if asked is not None:
-        dialog, path = asked
-        _report(window, lambda: save_animation(window, path, dialog.options(), dialog.fps.value()))
+    def save_animation(self, path: str | Path, options: PictureOptions, fps: float) -> Path | None:
+        slide = self.slide_of(self.current_view(), options.theme)
+        frames = frame_range(slide.state.plan.count)
+        progress = QProgressDialog(f"Drawing {len(frames)} frames...", "Cancel", 0, len(frames), self.parent)
+        progress.setWindowModality(Qt.WindowModality.WindowModal)
+        progress.setMinimumDuration(0)
 
+        def step(done: int, total: int) -> bool:
+            progress.setValue(done)
+            return not progress.wasCanceled()
 
-def save_animation(window, path: str | Path, options: PictureOptions, fps: float) -> Path | None:
-    slide = slide_of(window, current_view(window), options.theme)
-    frames = frame_range(slide.state.plan.count)
-    progress = QProgressDialog(f"Drawing {len(frames)} frames...", "Cancel", 0, len(frames), window)
-    progress.setWindowModality(Qt.WindowModality.WindowModal)
-    progress.setMinimumDuration(0)
+        try:
+            return write_clip(slide, path, frames, options, fps, step)
+        finally:
+            progress.close()
+            slide.close()
 
-    def step(done: int, total: int) -> bool:
-        progress.setValue(done)
-        return not progress.wasCanceled()
+    def _ask(self, clip: bool, name: str, formats: str) -> tuple[PictureDialog, str] | None:
+        view = self.current_view()
+        if self.state.trace is None or view is None:
+            self.status("error: nothing to export yet; run a kernel or open a trace", error=True)
+            return None
+        dialog = PictureDialog(self.parent, clip)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        suggested = f"{self.state.trace.kernel}-{view}{name}"
+        path, _ = QFileDialog.getSaveFileName(self.parent, dialog.windowTitle(), suggested, formats)
+        return (dialog, path) if path else None
 
-    try:
-        return write_clip(slide, path, frames, options, fps, step)
-    finally:
-        progress.close()
-        slide.close()
-
-
-def _report(window, save) -> None:
-    try:
-        path = save()
-    except GpuvizError as exc:
-        window.set_status(f"error: {exc}", error=True)
-        return
-    window.set_status(f"exported {Path(path).name}" if path else "export cancelled")
+    def _report(self, save) -> None:
+        try:
+            path = save()
+        except GpuvizError as exc:
+            self.status(f"error: {exc}", error=True)
+            return
+        self.status(f"exported {Path(path).name}" if path else "export cancelled")

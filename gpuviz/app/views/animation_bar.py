@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.app.views.base import View
 from gpuviz.core.colors import MODES
 from gpuviz.core.frames import ORDERS, REPLAY
 from gpuviz.core.replay import STEPS
@@ -27,7 +28,7 @@ SPEEDS = [("very slow", 1), ("slow", 4), ("normal", 15), ("fast", 60), ("very fa
 MAX_TICKS_PER_SECOND = 30
 
 
-class AnimationBar(QWidget):
+class AnimationBar(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
@@ -38,16 +39,19 @@ class AnimationBar(QWidget):
         self.forward_button = QPushButton(">")
         self.forward_button.setToolTip("one step forward (Right)")
         self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setToolTip("The step of the animation shown (Left / Right)")
         self.position = QLabel("0 / 0")
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setObjectName("frameCaption")
         self.speed = _combo([label for label, _ in SPEEDS], [rate for _, rate in SPEEDS], 2)
+        self.speed.setToolTip("Steps per second while playing")
         self.order = _combo(list(ORDERS))
         self.order.setToolTip("replay: the recorded execution, event by event; the others light threads up in an order")
         self.unit = _combo(list(STEPS))
         self.unit.setToolTip("what one step is in the replay ('thread': the selected thread's next access)")
         self.colour = _combo(list(MODES))
+        self.colour.setToolTip("What a thread's colour means in the grid")
         self.layer = QSpinBox()
         self.layer.setToolTip("which z layer of blocks the grid shows (3-D grids)")
         self.layer.setEnabled(False)
@@ -86,9 +90,6 @@ class AnimationBar(QWidget):
         controls.addStretch(1)
         grid.addLayout(controls, 1, 0)
         grid.addWidget(self.caption, 2, 0)
-
-    def frames(self) -> int:
-        return self.state.plan.count
 
     def toggle(self) -> None:
         if self.timer.isActive():

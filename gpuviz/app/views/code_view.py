@@ -9,13 +9,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextEdit
 
+from gpuviz.app.views.base import View
 from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.core.analysis.links import line_counts
 from gpuviz.core.replay import AT_BARRIER, RUNNING
 from gpuviz.scene.state import AppState
 
 
-class CodeView(SourceEditor):
+class CodeView(SourceEditor, View):
     def __init__(self, state: AppState, parent=None) -> None:
         super().__init__(parent)
         self.state = state

@@ -16,12 +16,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.app.views.base import View
 from gpuviz.app.views.grid_view import GridView
 from gpuviz.core.analysis.compare import compare_launches
 from gpuviz.scene.state import AppState
 
 
-class CompareView(QWidget):
+class CompareView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state

@@ -17,6 +17,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.app.widgets.cell_labels import CellLabels
 from gpuviz.app.widgets.data_pictures import (
     NEVER,
@@ -45,17 +46,20 @@ ZOOMED_CELLS = 16  # ... with this many cells across (values show in the cells)
 LABEL_ROOM = 0.4  # cells left above and to the left of the picture for the column and row numbers
 
 
-class DataView(QWidget):
+class DataView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.array = QComboBox()
+        self.array.setToolTip("Which array of the kernel to show")
         self.mode = QComboBox()
+        self.mode.setToolTip("What each element's colour shows")
         self.mode.addItems(list(MODES))
         for combo in (self.array, self.mode):  # long array names must not widen the window past a projector's
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
         self.slice = QSpinBox()
+        self.slice.setToolTip("Which slice of a 3-D array to show")
         self.slice.setEnabled(False)
         self.caption = QLabel("No trace yet.")
         self.caption.setWordWrap(True)
@@ -91,7 +95,6 @@ class DataView(QWidget):
         self._writers: tuple = ()  # last writer, write count and first write of each element
         self._clicked = False  # an element picked by clicking this view
         self._draw_when_shown = WhenShown(self._draw)
-        self.set_on_screen = self._draw_when_shown.set_on_screen  # the window's tabs call it
         self.array.currentIndexChanged.connect(lambda *_: self._redraw())
         self.mode.currentIndexChanged.connect(lambda *_: self._redraw())
         self.slice.valueChanged.connect(lambda *_: self._redraw())
@@ -106,6 +109,12 @@ class DataView(QWidget):
         self.view.sigRangeChanged.connect(lambda *_: self._label())
 
     # ---- which array ---------------------------------------------------------------------------
+
+    def set_on_screen(self, on_screen: bool) -> None:
+        self._draw_when_shown.set_on_screen(on_screen)
+
+    def busy(self) -> bool:
+        return self._draw_when_shown.pending
     def _on_trace_changed(self, trace) -> None:
         self.array.blockSignals(True)
         self.array.clear()

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.app.widgets.cell_labels import CellLabels
 from gpuviz.core.colors import NOT_RUN
 from gpuviz.core.frames import REPLAY
@@ -30,7 +31,7 @@ LOOK = np.zeros(4, np.uint8)
 LOOK[NOT_STARTED], LOOK[RUNNING], LOOK[AT_BARRIER], LOOK[FINISHED] = 0, 64, 128, 192
 
 
-class GridView(QWidget):
+class GridView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
@@ -75,10 +76,6 @@ class GridView(QWidget):
         state.hover_changed.connect(self._on_hover_changed)
 
     # ---- what the view shows -------------------------------------------------------------------
-    @property
-    def frames(self) -> int:
-        return self.state.plan.count
-
     @property
     def cells_shape(self) -> tuple[int, int]:
         return (0, 0) if self._owner is None else self._owner.shape

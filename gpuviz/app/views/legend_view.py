@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.scene.state import AppState
 
 
-class LegendView(QWidget):
+class LegendView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state

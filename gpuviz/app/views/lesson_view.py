@@ -9,6 +9,7 @@ from html import escape
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.app.widgets.fix_check_box import FAIL, PASS, FixCheckBox
 from gpuviz.app.widgets.lesson_text import FittingText, LessonText
 from gpuviz.app.widgets.prediction_box import PredictionBox
@@ -19,7 +20,7 @@ from gpuviz.core.errors import GpuvizError
 from gpuviz.scene.state import AppState
 
 
-class LessonView(QWidget):
+class LessonView(QWidget, View):
     fix_check_requested = Signal(object)  # CatalogEntry: check the editor's code against its fix checks
     progress_made = Signal(str, dict)  # lesson name, what changed (catalog/student_progress.py's LessonProgress fields)
 
@@ -32,6 +33,7 @@ class LessonView(QWidget):
         self.verdict.setWordWrap(True)
         self.verdict.setObjectName("verdict")
         self.answer_button = QPushButton("Show the answer")
+        self.answer_button.setToolTip("After a run: the answer, and the views pointed at the evidence")
         self.answer_button.setObjectName("showAnswer")
         self.answer_button.setEnabled(False)
         self.fix = FixCheckBox()

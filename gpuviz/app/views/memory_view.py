@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.app.views.base import View
 from gpuviz.core.analysis.memory_text import few_blocks, percent
 from gpuviz.core.analysis.report import memory_analysis
 from gpuviz.core.analysis.warp_detail import WarpRequest, lane_list, warp_line_requests, warp_of, warp_paths
@@ -47,7 +48,7 @@ def row_badness(row: dict) -> float:
     return 1.0 - row["efficiency"]
 
 
-class MemoryView(QWidget):
+class MemoryView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
@@ -65,6 +66,7 @@ class MemoryView(QWidget):
         self.detail = QLabel()
         self.detail.setWordWrap(True)
         self.execution = QSpinBox()
+        self.execution.setToolTip("Which memory instruction to show")
         self.execution.setPrefix("request ")
         self.plot = pg.PlotWidget(background=(24, 24, 30))
         self.plot.hideAxis("left")

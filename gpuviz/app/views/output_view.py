@@ -5,12 +5,13 @@ from __future__ import annotations
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.scene.state import AppState
 
 MAX_CHARACTERS = 200_000  # a script printing in a loop must not grow the window without end
 
 
-class OutputView(QWidget):
+class OutputView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.text = QPlainTextEdit()

@@ -6,19 +6,21 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.core.analysis.outcomes import plain_vs_recorded, serial_answers, serial_text
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.state import AppState
 
 
-class RaceView(QWidget):
+class RaceView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.summary = QLabel("No trace yet.")
         self.summary.setWordWrap(True)
         self.races = QListWidget()
+        self.races.setToolTip("Each race found: click one to select the racing threads")
         self.outcomes = QLabel()
         self.outcomes.setWordWrap(True)
         self.plot = pg.PlotWidget(background=(24, 24, 30))

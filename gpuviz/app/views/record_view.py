@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.core.thread_record import thread_record
 from gpuviz.scene.state import AppState
 
 
-class RecordView(QWidget):
+class RecordView(QWidget, View):
     """The selected thread's record; follows the shared selection."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.app.views.base import View
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
@@ -26,7 +27,7 @@ COLUMNS = ("events", "threads", "block", "does", "value", "line", "lost")
 LOST = QColor(255, 90, 90)
 
 
-class StoryView(QWidget):
+class StoryView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
@@ -44,12 +45,17 @@ class StoryView(QWidget):
         self.story: ElementStory | None = None
         self._element = None  # the element whose story is told, or to be told once the view is shown
         self._tell_when_shown = WhenShown(lambda: self._tell(self._element))
-        self.set_on_screen = self._tell_when_shown.set_on_screen  # the window's docks call it
         self.table.cellClicked.connect(self._on_row_clicked)
         # A new trace comes with its element (none picked yet): the story of the pick, else of the first race.
         state.element_changed.connect(lambda element: self._show(element or self._default_element()))
         state.analysis_changed.connect(lambda _trace: self._show(self.state.element or self._default_element()))
 
+
+    def set_on_screen(self, on_screen: bool) -> None:
+        self._tell_when_shown.set_on_screen(on_screen)
+
+    def busy(self) -> bool:
+        return self._tell_when_shown.pending
     def _default_element(self):
         """Without a pick, the first racing element: the race is the story worth telling."""
         trace = self.state.trace

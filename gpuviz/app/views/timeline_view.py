@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.residency import residency_note
 from gpuviz.core.analysis.timeline import block_slots, block_spans, block_waves
@@ -19,11 +20,12 @@ from gpuviz.scene.state import AppState
 MODES = ("wave", "block")
 
 
-class TimelineView(QWidget):
+class TimelineView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.mode = QComboBox()
+        self.mode.setToolTip("What the SM timeline shows")
         self.mode.addItems(list(MODES))
         self.caption = QLabel("No trace yet.")
         self.caption.setWordWrap(True)
@@ -43,13 +45,18 @@ class TimelineView(QWidget):
         self._bars = []
         self.spans = None
         self._show_when_shown = WhenShown(lambda: self._show_trace(self.state.trace))
-        self.set_on_screen = self._show_when_shown.set_on_screen  # the window's tabs call it
         self.mode.currentIndexChanged.connect(lambda *_: self._draw())
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         state.trace_changed.connect(self._on_trace_changed)
         state.selection_changed.connect(self._on_selection_changed)
 
+
+    def set_on_screen(self, on_screen: bool) -> None:
+        self._show_when_shown.set_on_screen(on_screen)
+
+    def busy(self) -> bool:
+        return self._show_when_shown.pending
     def _on_trace_changed(self, _trace) -> None:
         """Draw now, or once the view is shown; meanwhile no bars of another launch stay."""
         self.spans = None

@@ -19,8 +19,10 @@ class CatalogPanel(QWidget):
         self.entries: list[CatalogEntry] = []
         self.marks: dict[str, str] = {}
         self.list = QListWidget()
+        self.list.setToolTip("Lessons in course order, then examples: click one to open it")
         self.list.setWordWrap(True)
         self.open_button = QPushButton("Open script...")
+        self.open_button.setToolTip("Open your own script (.py) or a saved trace (.npz) (Ctrl+O)")
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Kernels</b>"))
         layout.addWidget(self.list, 1)

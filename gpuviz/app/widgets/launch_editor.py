@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -35,6 +37,14 @@ def _spin(maximum: int, value: int = 1) -> QSpinBox:
     return box
 
 
+@dataclass(frozen=True)
+class LaunchChoice:
+    config: LaunchConfig | None  # None while the fields are invalid
+    overridden: bool  # the fields replace the launch of the script's launch number `index`
+    index: int
+    problem: str  # why the fields are invalid, in one line ("" when they are not)
+
+
 def device_label(name: str) -> str:
     """A preset as a student knows it, short enough for a narrow panel: 'T4, 40 SMs'."""
     devices = simulated_devices()  # the default first
@@ -65,7 +75,11 @@ class LaunchEditor(QWidget):
     def __init__(self, gpu_unavailable: str | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.grid = [_spin(MAX_GRID_DIMS[k]) for k in range(3)]
+        for box in self.grid:
+            box.setToolTip("Blocks in the grid along x, y, z (used when the launch is overridden)")
         self.block = [_spin(4096) for _ in range(3)]  # the limit is checked, with its message, on the spot
+        for box in self.block:
+            box.setToolTip("Threads per block along x, y, z (used when the launch is overridden)")
         self.launch_picker = QComboBox()
         self.launch_picker.setToolTip("A script with several launches: which one the grid and block apply to")
         self.override = QCheckBox("Override the script's launch")
@@ -80,6 +94,7 @@ class LaunchEditor(QWidget):
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #ff6b6b; font-weight: bold;")
         self.cover = _spin(2**31 - 1, 1000)
+        self.cover.setToolTip("How many elements the grid should cover")
         self.cover_button = QPushButton("Cover N elements")
         self.cover_button.setToolTip("grid.x = ceil(N / block.x)")
         self.backend = QComboBox()
@@ -177,6 +192,12 @@ class LaunchEditor(QWidget):
 
     def backend_name(self) -> str:
         return self.backend.currentData()
+
+    def choice(self) -> LaunchChoice:
+        """What the panel asks of the next run: the fields' launch, whether it overrides the script's, which
+        of the script's launches it applies to, and why the fields are invalid if they are."""
+        return LaunchChoice(self.config(), self.overridden(), max(0, self.launch_picker.currentIndex()),
+                            self.message.text())  # fmt: skip
 
     def _on_values_changed(self, *_) -> None:
         grid, block = tuple(b.value() for b in self.grid), tuple(b.value() for b in self.block)

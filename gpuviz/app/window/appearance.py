@@ -3,6 +3,8 @@ text in the plots (Ctrl+= / Ctrl+- / Ctrl+0), remembered in the settings."""
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import pyqtgraph as pg
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QWidget
@@ -91,12 +93,15 @@ def _restyle_plot(graphics: pg.GraphicsView, theme: str, font: QFont, before: fl
             _rescale_text(item, before)
 
 
+_base_pixels: WeakKeyDictionary[pg.TextItem, float] = WeakKeyDictionary()  # each text item's size at scale 1
+
+
 def _rescale_text(item: pg.TextItem, before: float) -> None:
     """A text item at the scale in force. Text items are made at the scale then in force (from the
     application font, or from `pixels`), so their size at scale 1 is their size over the previous scale."""
     font = QFont(item.textItem.font())
-    if not hasattr(item, "base_pixels"):
+    if item not in _base_pixels:
         made = font.pixelSize() if font.pixelSize() > 0 else font.pointSizeF() * 4 / 3
-        item.base_pixels = made / before
-    font.setPixelSize(pixels(item.base_pixels))
+        _base_pixels[item] = made / before
+    font.setPixelSize(pixels(_base_pixels[item]))
     item.setFont(font)

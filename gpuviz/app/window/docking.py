@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QMainWindow, QVBoxLayout, QWidget
 
+from gpuviz.app.views.base import View
 from gpuviz.app.window import screen_fit
 
 AREAS = {
@@ -28,10 +29,9 @@ def dock_area(window: QMainWindow, area: str, panels: list[tuple[str, QWidget]])
     if len(docks) > 1:
         docks[1].raise_()
     for dock, (_, widget) in zip(docks, panels):
-        on_screen = getattr(widget, "set_on_screen", None)  # a view that waits while its tab is behind
-        if on_screen is not None:
-            dock.visibilityChanged.connect(on_screen)
-            on_screen(dock not in docks[2:])  # tabs behind the raised one start hidden
+        if isinstance(widget, View):  # a view may wait to draw while its dock is behind another
+            dock.visibilityChanged.connect(widget.set_on_screen)
+            widget.set_on_screen(dock not in docks[2:])  # tabs behind the raised one start hidden
 
 
 def row(*widgets: QWidget) -> QWidget:

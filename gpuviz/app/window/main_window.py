@@ -16,13 +16,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.control import launch_check
 from gpuviz.app.control.course import Course
 from gpuviz.app.control.device_facts import backend_for, facts_for
 from gpuviz.app.control.document import ScriptDocument
 from gpuviz.app.control.run_controller import RunController
 from gpuviz.app.control.run_feedback import RunFeedback
-from gpuviz.app.pictures import picture_actions
+from gpuviz.app.pictures.picture_actions import PictureActions
+from gpuviz.app.views.base import View
 from gpuviz.app.views.table import BY_NAME, VIEWS, view_class
 from gpuviz.app.widgets.catalog_panel import CatalogPanel
 from gpuviz.app.widgets.editor import SourceEditor
@@ -32,7 +32,6 @@ from gpuviz.app.window.gui_gc import collect_on_gui_thread
 from gpuviz.app.window.help_overlay import WELCOME, HelpOverlay
 from gpuviz.app.window.preferences import Preferences, PreferencesDialog
 from gpuviz.app.window.settings import settings
-from gpuviz.app.window.tooltips import add_tooltips
 from gpuviz.app.window.view_controls import ViewControls
 from gpuviz.core.options import RunOptions
 from gpuviz.core.thread_record import device_summary
@@ -55,14 +54,15 @@ class MainWindow(QMainWindow):
         self.views = {spec.name: view_class(spec)(self.state) for spec in VIEWS}
         self._build_controls()
         self._assemble()
+        self.pictures = PictureActions(self.state, self.tabs, self.views, self.set_status, self)
         self._build_actions()
         self._connect()
-        self.course = Course(self)
+        self.course = Course(self.views["lesson"], self.catalog, self.state, self.set_status, self.editor.toPlainText,
+                             self.launch.backend_name, self)  # fmt: skip
         self._lessons = lessons
         self._restore_layout()
         self.help = HelpOverlay(self)
         self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
-        add_tooltips(self)
         self.apply_preferences(self.preferences)
         if self.document.restore_autosave():
             self._show_restored()
@@ -119,9 +119,9 @@ class MainWindow(QMainWindow):
     def _tell_tabs_on_screen(self, current: int) -> None:
         """Views that wait while their tab is behind another (set_on_screen) learn which tab is in front."""
         for index in range(self.tabs.count()):
-            on_screen = getattr(self.tabs.widget(index), "set_on_screen", None)
-            if on_screen is not None:
-                on_screen(index == current)
+            view = self.tabs.widget(index)
+            if isinstance(view, View):
+                view.set_on_screen(index == current)
 
     def _build_actions(self) -> None:
         """Menus of (text, keys, what it does); a toolbar for what a teacher reaches for."""
@@ -137,8 +137,8 @@ class MainWindow(QMainWindow):
                       ("Light / dark theme", "Ctrl+Shift+T", self.look.toggle_theme),
                       ("Full screen", "F11", self.toggle_full_screen)],
             "&Export": [("Export view...", "Ctrl+E", self.export_dialog),
-                        ("Copy picture", "Ctrl+Shift+C", lambda: picture_actions.copy_picture(self)),
-                        ("Export animation...", "Ctrl+Shift+E", lambda: picture_actions.export_animation(self))],
+                        ("Copy picture", "Ctrl+Shift+C", self.pictures.copy_picture),
+                        ("Export animation...", "Ctrl+Shift+E", self.pictures.export_animation)],
             "&Help": [("Keys and help", "F1", lambda: self.help.toggle()),
                       ("Preferences...", "Ctrl+,", self.edit_preferences)],
         }  # fmt: skip
@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def export_dialog(self) -> None:
-        picture_actions.export_picture(self)
+        self.pictures.export_picture()
 
     def _on_entry_picked(self, entry) -> None:
         if not self.document.may_replace():
@@ -231,28 +231,9 @@ class MainWindow(QMainWindow):
 
     # ---- running -------------------------------------------------------------------------------
     def run(self) -> None:
-        if self.runner.running:
-            return
-        if not self.editor.toPlainText().strip():
-            self.set_status("error: nothing to run; pick a kernel or open a script", error=True)
-            return
-        config = self.launch.config()
-        if config is None and self.launch.overridden():
-            self.set_status(f"error: {self.launch.message.text()}", error=True)
-            return
-        overrides, note = (), ""
-        if self.launch.overridden():  # only when asked: the launch picked gets the fields' launch
-            index = max(0, self.launch.launch_picker.currentIndex())
-            overrides = ((index, config.grid, config.block),)
-            note = f"launch {index + 1} overridden: grid {config.grid}, block {config.block}"
-        asked = self._run_options()
-        options = launch_check.options_after_asking(self, self.editor.toPlainText(), asked, overrides)
-        if options is None:
-            self.set_status("not run: the launch's trace would not fit the memory budget")
-            return
-        note = "; ".join(filter(None, [note, launch_check.choice_note(asked, options)]))
         name = self.script_path.name if self.script_path else "script.py"
-        self.runner.run(self.editor.toPlainText(), name, options, overrides, note, self.preferences.timeout())
+        self.runner.start(self.editor.toPlainText(), name, self.launch.choice(), self._run_options(),
+                          self.preferences.timeout(), self)  # fmt: skip
 
     def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()

@@ -1,0 +1,34 @@
+"""What every view of the table is: a QWidget built on the app state that is also a View.
+
+A View subscribes to the state's signals and never calls another view. The window, pictures and tests
+rely on these methods and nothing else; the defaults do nothing, so a view says only what it has.
+"""
+
+from __future__ import annotations
+
+from gpuviz.scene.state import AppState
+
+Legend = list[tuple[tuple[int, int, int], str]]  # (rgb, what the colour means)
+
+
+class View:
+    """Mixed into a Qt widget class (`class GridView(QWidget, View)`): Qt allows one Qt base, so the
+    contract is a plain class with no state of its own."""
+
+    state: AppState
+
+    def set_on_screen(self, on_screen: bool) -> None:
+        """The window says whether the view can be seen (its tab or dock in front): a view whose drawing
+        is costly waits until it can."""
+
+    def legend_items(self) -> Legend:
+        """What the view's colours mean, for a picture's legend; none by default."""
+        return []
+
+    def frames(self) -> int:
+        """How many frames the animation the view steps through has."""
+        return self.state.plan.count
+
+    def busy(self) -> bool:
+        """Whether the view has drawing it is still waiting to do (behind another tab)."""
+        return False
