@@ -135,3 +135,23 @@ def test_the_scene_and_the_state_import_no_qt():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+@pytest.mark.parametrize("first, second", [("01", "20"), ("20", "01")])
+def test_a_lessons_evidence_scene_then_anothers_leaves_nothing_of_the_first(first, second, tmp_path):
+    from gpuviz.run.demo import run_demo
+
+    scenes = []
+    for name in (first, second):
+        entry = find(name)
+        traces = tuple(run_demo(entry, tmp_path / name, backend="sim").session.traces)
+        launch = entry.evidence.launch if entry.evidence.launch is not None else entry.launch or 0
+        scenes.append(resolve(entry.evidence, traces[launch], launches=traces))
+    state = AppState()
+    state.apply(scenes[0])
+    state.apply(scenes[1])
+    assert state.scene() == scenes[1]
+    left = [f.name for f in dataclasses.fields(Scene)
+            if getattr(scenes[0], f.name) != getattr(scenes[1], f.name)
+            and getattr(state.scene(), f.name) == getattr(scenes[0], f.name)]  # fmt: skip
+    assert left == []

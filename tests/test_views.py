@@ -381,3 +381,30 @@ def test_the_data_view_leaves_room_for_its_column_and_row_numbers(qtbot, race_tr
     data.array.setCurrentIndex(data.array.findData(race_trace.array_names().index("a")))
     (x0, _), (y0, _) = data.view.viewRange()
     assert x0 <= -0.4 and y0 <= -0.4  # the numbers sit at -0.1 cells, a line of text high
+
+
+def test_views_and_panels_bring_their_own_tooltips(qtbot):
+    """Every control a view or panel makes carries its tooltip, with no window around it."""
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractSlider,
+        QAbstractSpinBox,
+        QComboBox,
+        QListWidget,
+        QScrollBar,  # fmt: skip
+        QWidget,
+    )
+
+    from gpuviz.app.widgets.catalog_panel import CatalogPanel
+    from gpuviz.app.widgets.launch_editor import LaunchEditor
+
+    state = AppState()
+    made = [make_view(spec.name, state) for spec in VIEWS] + [CatalogPanel(), LaunchEditor(None)]
+    controls = (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox, QListWidget)
+    bare = []
+    for widget in made:
+        qtbot.addWidget(widget)
+        bare += [f"{type(widget).__name__}: {type(c).__name__} {c.objectName()}" for c in widget.findChildren(QWidget)
+                 if isinstance(c, controls) and not isinstance(c, QScrollBar)
+                 and not c.objectName().startswith(("qt_", "Scroll")) and not c.toolTip()]  # fmt: skip
+    assert not bare, bare

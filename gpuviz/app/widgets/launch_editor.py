@@ -105,7 +105,8 @@ class LaunchEditor(QWidget):
             item.setEnabled(False)
             item.setToolTip(gpu_unavailable)
             self.backend.setItemText(1, "GPU (not available)")
-        self.backend.setToolTip(gpu_unavailable or "")
+        auto = "Where the run goes: auto is the GPU where one is usable, else the simulator"
+        self.backend.setToolTip(gpu_unavailable or auto)
         self.repeat = QSpinBox()
         self.repeat.setRange(1, 200)
         self.repeat.setToolTip("run each launch this many times from the same inputs: the race view shows the outcomes")
