@@ -155,3 +155,12 @@ def test_a_lessons_evidence_scene_then_anothers_leaves_nothing_of_the_first(firs
             if getattr(scenes[0], f.name) != getattr(scenes[1], f.name)
             and getattr(state.scene(), f.name) == getattr(scenes[0], f.name)]  # fmt: skip
     assert left == []
+
+
+def test_scenes_of_two_different_traces_compare_without_looking_into_their_columns(traces):
+    race, copy = traces
+    assert scene_of(race) != scene_of(copy) and scene_of(race) == scene_of(race)
+    state = AppState()
+    state.apply(scene_of(race))
+    state.set_trace(copy, [race, copy])  # a run's launches replaced by another's
+    assert state.launches == [race, copy] and state.trace is copy

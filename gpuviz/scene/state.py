@@ -83,7 +83,7 @@ class AppState:
         launches = list(scene.launches) or ([trace] if trace is not None else [])
         order = natural_order(trace, scene.order)
         changed = {
-            "launches": launches != self.launches or any(a is not b for a, b in zip(launches, self.launches)),
+            "launches": len(launches) != len(self.launches) or any(a is not b for a, b in zip(launches, self.launches)),
             "trace": new_trace,
             "colour": scene.colour != self.colour_mode,
             "order": order != self.order,

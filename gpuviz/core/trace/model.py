@@ -16,9 +16,10 @@ from gpuviz.core.trace.columns import FORMAT
 from gpuviz.core.trace.writer import COMPRESS_LEVEL, DEFLATED, write_member, write_npz
 
 
-@dataclass
+@dataclass(eq=False)
 class Trace:
-    """One launch: meta (JSON-able dict), per-thread columns, argument snapshots, the access log."""
+    """One launch: meta (JSON-able dict), per-thread columns, argument snapshots, the access log.
+    Two traces are equal only when they are the same object (their columns are arrays)."""
 
     meta: dict
     threads: dict[str, np.ndarray]
