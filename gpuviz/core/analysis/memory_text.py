@@ -93,8 +93,9 @@ def count_lines(counts: list[dict]) -> list[str]:
     shown = [c for c in counts if c["ncu"] or c["value"]]
     if not shown:
         return []
-    lines = ["totals (the Nsight Compute metric each corresponds to):"]
+    notes = list(dict.fromkeys(c["not_modelled"] for c in shown if c["not_modelled"]))
+    lines = ["totals (the Nsight Compute metric each corresponds to; * marks what is not modelled):"]
     for c in shown:
-        where = c["ncu"] or f"not modelled: {c['not_modelled']}"
-        lines.append(f"  {c['name']:<28} {c['value']:>12,}  {where}")
-    return lines
+        mark = "*" * (notes.index(c["not_modelled"]) + 1) if c["not_modelled"] else ""
+        lines.append(f"  {c['name']:<28} {c['value']:>12,}  {c['ncu'] or 'no ncu metric'} {mark}".rstrip())
+    return lines + [f"  {'*' * (k + 1)} not modelled: {note}" for k, note in enumerate(notes)]
