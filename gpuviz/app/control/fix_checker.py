@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from gpuviz.app.control.worker_host import RunService
+from gpuviz.app.control.worker_host import WorkerHost
 from gpuviz.run.messages import FixRequest
 
 
@@ -18,7 +18,7 @@ class FixChecker(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.runs = RunService(self)
+        self.runs = WorkerHost(self)
         self._work = tempfile.TemporaryDirectory(prefix="gpuviz-fix-")
         self._count = 0
         self._answered = False

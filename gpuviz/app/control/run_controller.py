@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from gpuviz.app.control import launch_check
 from gpuviz.app.control.trace_loader import TraceLoader
-from gpuviz.app.control.worker_host import RunService
+from gpuviz.app.control.worker_host import WorkerHost
 from gpuviz.app.widgets.launch_editor import LaunchChoice
 from gpuviz.app.window.settings import data_dir
 from gpuviz.core.analysis.report import is_analysed
@@ -30,7 +30,7 @@ class RunController(QObject):
     def __init__(self, state: AppState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.runs = RunService(self)
+        self.runs = WorkerHost(self)
         self.loader = TraceLoader(self)
         self.paths: list[str] = []  # traces of the run (or the file) shown
         self.shown = 0  # which of them

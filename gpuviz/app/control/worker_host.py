@@ -23,7 +23,7 @@ from gpuviz.run.worker import worker_main
 POLL_MS = 40
 
 
-class RunService(QObject):
+class WorkerHost(QObject):
     stage = Signal(object)  # Stage
     progress = Signal(object)  # Progress
     log = Signal(str)
