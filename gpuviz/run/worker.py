@@ -1,4 +1,5 @@
-"""The run service: what a worker process does for the app. Qt-free; it speaks run/messages.py.
+"""The worker's body: what a worker process does for the app (app/control/worker_host.py starts and hosts
+it). Qt-free; it speaks run/messages.py.
 
 The app sends a RunRequest to a fresh process and reads messages from a queue. Each launch's trace
 is sent as soon as it is saved, and its analysis once it is done (the file is then written again). A crash or an

@@ -1,4 +1,5 @@
-"""Runs kernels in a worker process and reports back as Qt signals; the GUI thread never runs one."""
+"""The worker's host: starts a worker process (its body is run/worker.py), runs kernels there and reports back
+as Qt signals; the GUI thread never runs one."""
 
 from __future__ import annotations
 
