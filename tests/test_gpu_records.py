@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from gpuviz.backends.gpu.decode import PoolLog, SlotLog, accesses_of, decode_records, place_in_time, thread_times
-from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, SAME, TIME_MARK
+from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, GRID_MARK, SAME, TIME_MARK, WARP_MARK
+from gpuviz.core.trace.columns import epoch_field
 
 
 def test_threads_span_their_warps_first_to_last_reading():
@@ -109,6 +110,36 @@ def test_barrier_marks_count_into_epochs_in_the_slots_and_in_the_pool():
     rec = decode_records(slots, pool, start_units=np.array([0]))
     assert rec["element"].tolist() == [5, 6, 7, 8] and rec["epoch"].tolist() == [0, 1, 2, 2]
     assert rec["time"].tolist() == [1, 3, 5, 6]
+
+
+def _fields(epochs) -> list[tuple[int, int, int]]:
+    return [tuple(int(epoch_field(e, f)) for f in ("block", "grid", "warp")) for e in epochs]
+
+
+def test_grid_syncs_and_whole_warp_syncwarps_fill_their_epoch_fields():
+    """A grid sync moves the block's and the grid's counters (as the simulator counts it); a syncwarp
+    the warp's, when its mask covers the warp's lanes (here thread 1's warp has 16); one of part of
+    the warp moves nothing."""
+    access = (_code(FIRST_SITE, 0), 1, 5, 0.0)
+    full, low16 = 0xFFFFFFFF, 0xFFFF
+    thread0 = [access, (_code(BARRIER, GRID_MARK, same=True), 2, None, None), access,
+               (_code(BARRIER, WARP_MARK), 3, full, None), access, (_code(BARRIER, WARP_MARK), 4, 0x3, None), access]
+    thread1 = [access, (_code(BARRIER, WARP_MARK), 2, low16, None), access,
+               (_code(BARRIER, 0, same=True), 3, None, None), access]  # fmt: skip
+    rec = decode_records(_slots([thread0, thread1]), _empty_pool(), start_units=np.zeros(2, np.int64),
+                         whole_warp=np.array([full, low16]))  # fmt: skip
+    epochs = {t: _fields(rec["epoch"][rec["thread"] == t]) for t in (0, 1)}
+    assert epochs[0] == [(0, 0, 0), (1, 1, 0), (1, 1, 1), (1, 1, 1)]
+    assert epochs[1] == [(0, 0, 0), (0, 0, 1), (1, 0, 1)]
+
+
+def test_the_pool_counts_grid_and_warp_marks_as_the_slots_do():
+    codes = [_code(BARRIER, GRID_MARK), _code(FIRST_SITE, 0), _code(BARRIER, WARP_MARK), _code(FIRST_SITE, 0)]
+    pool = PoolLog(np.zeros(4, np.uint32), np.array(codes, np.uint16), np.arange(4, dtype=np.uint32),
+                   np.array([0, 7, 0xFFFFFFFF, 8], np.uint32), np.zeros(4, np.float32), rank=np.arange(4))  # fmt: skip
+    slots = _slots([[(_code(BARRIER, GRID_MARK), 0, None, None)]])
+    rec = decode_records(slots, pool, start_units=np.zeros(1, np.int64))
+    assert _fields(rec["epoch"]) == [(2, 2, 0), (2, 2, 1)]
 
 
 def test_pool_records_follow_their_threads_order_not_the_pools():

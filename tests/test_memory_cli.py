@@ -1,6 +1,7 @@
 """`gpuviz memory`: the stored memory analysis of a trace as text and JSON."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -73,3 +74,42 @@ def test_analysing_an_old_trace_adds_only_what_it_lacks(monkeypatch):
     result = analyse(launched)
     assert result["races"] is stored["races"] and result["memory"]["lines"]
     assert launched.analysis == stored  # pure: the caller stores the result
+
+
+NAIVE_SHARED_TRANSPOSE = """
+from numba import cuda, float32
+
+@cuda.jit
+def naive_tile(a, b):
+    tile = cuda.shared.array((32, 32), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tile[ty, tx] = a[ty, tx * 32]
+    cuda.syncthreads()
+    b[ty, tx] = tile[tx, ty]
+"""
+
+
+def test_totals_carry_their_plain_names_and_nsight_compute_metrics(tmp_path, capsys):
+    """The issue's H200 figures: 32 load requests of 32 sectors (a stride of 32 floats), 32 of 4
+    (coalesced), and a 32-way conflict: 1,024 wavefronts, 992 bank conflicts."""
+    launched = gpuviz.trace(NAIVE_SHARED_TRANSPOSE, name="naive_tile", backend="sim")[1, (32, 32)](
+        np.zeros((32, 1024), np.float32), np.zeros((32, 32), np.float32))
+    path = launched.save(tmp_path / "naive.npz")
+    capsys.readouterr()
+    assert main(["memory", str(path), "--json"]) == 0
+    counts = {c["name"]: c for c in json.loads(capsys.readouterr().out)["counts"]}
+    expected = {"global load requests": 32, "global load sectors": 1024, "global store requests": 32,
+                "global store sectors": 128, "shared load requests": 32, "shared load wavefronts": 1024,
+                "shared load bank conflicts": 992, "shared store wavefronts": 32,
+                "shared store bank conflicts": 0}  # fmt: skip
+    assert {name: counts[name]["value"] for name in expected} == expected
+    conflicts = counts["shared load bank conflicts"]["ncu"]
+    assert conflicts == "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+    assert counts["global load sectors"]["ncu"] == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    assert counts["global atomic requests"]["ncu"] is None and counts["global atomic requests"]["not_modelled"]
+    assert main(["memory", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"shared load bank conflicts +992  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld", text)
+    assert re.search(r"global load sectors +1,024  l1tex__t_sectors_pipe_lsu_mem_global_op_ld\.sum", text)
+    assert "global atomic" not in text  # no atomics made: their not-modelled rows stay out

@@ -1,7 +1,7 @@
 """The GPU flavour of the kernel rewrite: numba compiles the result.
 
 Intrinsics stay native (numba implements them); what changes is that every access to a known array
-calls a logging hook with the array's id, barriers count epochs, the kernel records its start,
+calls a logging hook with the array's id, barriers (block, grid and warp) count epochs, the kernel records its start,
 SM and end, and device functions receive the thread context and the ids of their array arguments.
 """
 
@@ -152,7 +152,15 @@ class GpuRewriter(KernelRewriter):
 
     def visit_Expr(self, node: ast.Expr):
         value = node.value
-        if isinstance(value, ast.Call) and self.path(value.func) in BARRIERS and self.accesses:
+        if not (isinstance(value, ast.Call) and self.accesses):
+            return self.generic_visit(node)
+        if self._is_grid_sync(value.func):  # the block's and the grid's epochs, as on the simulator
+            return [node, ast.copy_location(ast.Expr(self._thread_call("_gv_grid_epoch", [])), node)]
+        path = self.path(value.func)
+        if path == "syncwarp":  # the hook syncs with the mask, then marks it (the mask is evaluated once)
+            mask = self.visit(value.args[0]) if value.args else ast.Constant(0xFFFFFFFF)
+            return ast.copy_location(ast.Expr(self._thread_call("_gv_syncwarp", [mask])), node)
+        if path in BARRIERS:
             value.args = [self.visit(a) for a in value.args]
             epoch = ast.Expr(self._thread_call("_gv_epoch", []))
             return [node, ast.copy_location(epoch, node)]

@@ -71,3 +71,22 @@ def test_runs_on_the_gpu_with_correct_results(path):
 def test_refused_on_the_gpu_too(path):
     with pytest.raises(Exception):  # noqa: B017, PT011  (numba-cuda's own typing or launch error)
         run(path, "gpu")
+
+
+SYNCED = ("nv_grid_sync_rows", "nv_sessionize", "nvtest_useful_syncwarp")  # grid syncs, a whole-warp syncwarp
+
+
+def race_lines(session: Session) -> list[set]:
+    return [{(r["first"]["line"], r["second"]["line"], r["pairs"]) for r in t.analysis["races"]["races"]}
+            for t in session.traces]  # fmt: skip
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", SYNCED)
+def test_grid_syncs_and_syncwarps_order_accesses_on_the_gpu_as_on_the_simulator(name):
+    """The GPU's epochs count grid syncs and whole-warp syncwarps: the races found are the simulator's
+    (useful_syncwarp keeps its one real race, lane 0's second store against the others' loads)."""
+    path = Path(__file__).parent / "scripts" / f"{name}.py"
+    gpu, sim = run(path, "gpu"), run(path, "sim")
+    assert launches(gpu, lambda t: t.analysis["races"]["racy"]) == set(expectation(path)["races"])
+    assert race_lines(gpu) == race_lines(sim)

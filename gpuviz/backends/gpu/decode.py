@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, SAME, TIME_MARK, UNIT_SHIFT
+from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, GRID_MARK, SAME, TIME_MARK, UNIT_SHIFT, WARP_MARK
+from gpuviz.core.trace.columns import EPOCH_FIELDS
 
 
 def thread_times(block_start: np.ndarray, warp_start: np.ndarray | None, warp_end: np.ndarray,
@@ -64,12 +65,16 @@ class PoolLog:
 HALF16, HALF32 = 1 << 15, 1 << 31
 
 
-def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray) -> dict[str, np.ndarray]:
+def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray,
+                   whole_warp: np.ndarray | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """Every access the log holds, thread by thread in the order each issued them (slot rows first,
     then the pool): thread, code (array id | site << 6), element, value, time (units) and epoch (the
-    barriers the thread passed before it). `start_units` is each thread's warp's start reading in
-    units: a thread's first record follows it by less than GUARD_NS, as each record follows the last."""
+    barriers the thread passed before it, packed as core/trace/columns.py's EPOCH_FIELDS). `start_units`
+    is each thread's warp's start reading in units: a thread's first record follows it by less than
+    GUARD_NS, as each record follows the last. `whole_warp` is, per thread, the mask of the lanes its
+    warp has (default: all 32); a syncwarp whose mask covers them orders the warp's lanes."""
     n = slots.count.size
+    whole = np.full(n, 0xFFFFFFFF, np.int64) if whole_warp is None else whole_warp.astype(np.int64)
     count = slots.count.astype(np.int64)
     previous = np.arange(n, dtype=np.int64)  # a thread's previous element starts as its global id
     now = start_units.astype(np.int64).copy()
@@ -85,8 +90,10 @@ def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray) -> di
         element = np.where(code[access] & SAME, previous[who], slots.element[k, who])
         previous[who] = element
         rows.append((who, code[access] & (SAME - 1), element, slots.value[k, who], now[who], epoch[who]))
-        epoch[live[site == BARRIER]] += 1
-    rows.append(_pool_rows(pool, now, epoch))
+        marks = live[site == BARRIER]
+        passed = barriers_passed(code[site == BARRIER], slots.element[k, marks], whole[marks])
+        epoch[marks] = advance(epoch[marks], passed)
+    rows.append(_pool_rows(pool, now, epoch, whole))
     names = ("thread", "code", "element", "value", "time", "epoch")
     return {name: np.concatenate([row[i] for row in rows]) for i, name in enumerate(names)}
 
@@ -106,7 +113,28 @@ def _restore_time(before: np.ndarray, low: np.ndarray, site: np.ndarray, element
     return full
 
 
-def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray) -> tuple:
+def barriers_passed(code: np.ndarray, word: np.ndarray, whole: np.ndarray) -> dict[str, np.ndarray]:
+    """Per barrier mark, which epoch counters it moves on (0 or 1 each): a block barrier the block's;
+    a grid sync the grid's and the block's (as the simulator counts it); a syncwarp the warp's, when
+    its mask (`word`) covers the lanes its warp has (`whole`). A syncwarp of part of a warp moves
+    nothing: the lanes it orders stay unordered in the trace (a race may be over-reported, none missed)."""
+    kind = code.astype(np.int64) & 63
+    whole_warp = (kind == WARP_MARK) & ((word.astype(np.int64) & whole) == whole)
+    return {"block": (kind != WARP_MARK).astype(np.int64), "grid": (kind == GRID_MARK).astype(np.int64),
+            "warp": whole_warp.astype(np.int64)}  # fmt: skip
+
+
+def advance(epoch: np.ndarray, passed: dict[str, np.ndarray]) -> np.ndarray:
+    """Packed epochs with each counter moved on by `passed[name]`, each wrapping within its field."""
+    out = epoch.astype(np.int64)
+    for name, steps in passed.items():
+        shift, width = EPOCH_FIELDS[name]
+        field_mask = ((1 << width) - 1) << shift
+        out = (out & ~field_mask) | ((out + (steps << shift)) & field_mask)
+    return out.astype(np.int32)
+
+
+def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray, whole: np.ndarray) -> tuple:
     """The pool's accesses, after each thread's slot records; its barrier marks still count."""
     thread = pool.thread.astype(np.int64)
     order = np.lexsort((pool.rank, thread))
@@ -114,13 +142,18 @@ def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray) -> tuple:
     site = (code >> 6) & 511
     low = pool.time[order].astype(np.int64)
     time = now[thread] + ((low - now[thread] + HALF32) & 0xFFFFFFFF) - HALF32
-    barrier = (site == BARRIER).astype(np.int32)
-    passed = np.cumsum(barrier) - barrier  # barriers before each record, all threads together ...
-    first_of_thread = np.searchsorted(thread, thread)  # ... less those of the threads before it
-    passed = passed - passed[first_of_thread] + epoch[thread]
+    barrier = site == BARRIER
+    steps = barriers_passed(code, pool.element[order], whole[thread])
+    first_of_thread = np.searchsorted(thread, thread)
+    before = {}
+    for name, step in steps.items():
+        step = np.where(barrier, step, 0)
+        total = np.cumsum(step) - step  # barriers before each record, all threads together ...
+        before[name] = total - total[first_of_thread]  # ... less those of the threads before it
+    passed = advance(epoch[thread], before)
     access = site >= FIRST_SITE
     return (thread[access], code[access], pool.element[order][access].astype(np.int64),
-            pool.value[order][access], time[access], passed[access].astype(np.int32))  # fmt: skip
+            pool.value[order][access], time[access], passed[access])  # fmt: skip
 
 
 def accesses_of(records: dict[str, np.ndarray], remap: np.ndarray, sites: np.ndarray,

@@ -16,7 +16,8 @@ What they store (the overhead bars depend on it; measured figures in docs/perfor
   nothing), and the value (not written for arrays the kernel never writes: the host reads those
   from the inputs). The host restores a thread's times from its warp's start, record after record:
   a record more than GUARD_NS after the thread's previous one is preceded by a time mark holding the
-  high bits. Barriers leave a mark too (the host counts them into epochs).
+  high bits. Barriers leave a mark too (the host counts them into epochs): block barriers, grid syncs
+  and syncwarps, each with its own mark (a syncwarp's holds its mask).
 - a thread's records past its K slots go to an overflow pool (thread, code, 32-bit time, element,
   value), reserved one record at a time with an atomic on one of COUNTERS counters picked by warp,
   each owning a region of the pool (a full region spills into the next); when the pool is full the
@@ -33,6 +34,9 @@ COUNTERS = 256
 COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
 SAME = 1 << 15  # code bit: the element is the thread's previous one
 BARRIER, TIME_MARK, FIRST_SITE, MAX_SITE = 0, 1, 2, 511  # site ids: two marks, then the kernel's access sites
+# A barrier mark's array-id bits say which barrier: a block's (syncthreads), the grid's
+# (this_grid().sync()) or a warp's (syncwarp, whose mask the mark's element holds).
+BLOCK_MARK, GRID_MARK, WARP_MARK = 0, 1, 2
 GUARD_NS = 1 << 19  # a record this long after the thread's previous one is preceded by a time mark
 UNIT_SHIFT = 5  # times are stored in units of 32 ns (the H100's %globaltimer moves in 32 ns steps)
 
@@ -149,6 +153,23 @@ def _gv_epoch(t):
 def _gv_bar(t, value):
     _gv_epoch(t)
     return value
+
+def _gv_grid_epoch(t):
+    _gv_log(t, (BARRIER << 6) | GRID_MARK, t[2][1], 0, False)
+
+def _gv_syncwarp(t, mask):
+    # The mark keeps the mask (in the element column): only a syncwarp of the whole warp orders its
+    # lanes in the trace. The thread's previous element stays as it was.
+    _gv_cuda.syncwarp(mask)
+    s = t[2]
+    k = s[0]
+    now = _gv_int64(_gv_globaltimer())
+    if now - s[2] >= GUARD:
+        _gv_put(t, k, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, 0, False)
+        k += 1
+    s[2] = now
+    _gv_put(t, k, (BARRIER << 6) | WARP_MARK, mask, True, now, 0, False)
+    s[0] = k + 1
 """
 
 _INDEX_NAMES = ["i0", "i1", "i2"]
@@ -199,7 +220,8 @@ def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
 
 def hook_source() -> str:
     constants = {"COUNTERS": COUNTERS, "STRIDE": COUNTER_STRIDE, "SAME": SAME, "BARRIER": BARRIER,
-                 "TIME_MARK": TIME_MARK, "GUARD": GUARD_NS, "UNIT": UNIT_SHIFT}  # fmt: skip
+                 "TIME_MARK": TIME_MARK, "GUARD": GUARD_NS, "UNIT": UNIT_SHIFT, "GRID_MARK": GRID_MARK,
+                 "WARP_MARK": WARP_MARK}  # fmt: skip
     core = _CORE
     for name, value in constants.items():
         core = re.sub(rf"\b{name}\b", str(value), core)

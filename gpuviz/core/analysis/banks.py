@@ -31,16 +31,27 @@ def lane_words(trace: Trace, array: np.ndarray, index: np.ndarray, lane: np.ndar
 
 def conflict_degree(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndarray) -> np.ndarray:
     """Per request: the most distinct words one bank serves in one phase (1 = no conflict)."""
+    return bank_cost(trace, requests, index, lane)[0]
+
+
+def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndarray):
+    """Per request: (conflict degree, wavefronts, ideal wavefronts). A phase takes as many wavefronts
+    as the most distinct words one bank serves in it; the ideal is one a phase with lanes in it, so
+    bank conflicts are wavefronts - ideal (Nsight Compute's l1tex__data_bank_conflicts_*)."""
     n = len(requests)
     if n == 0:
-        return np.zeros(0, np.int64)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     row, word, bank, phase = lane_words(trace, requests.array[requests.of_row], index, lane)
     request = requests.of_row[row]
     phases = int(phase.max()) + 1
     slot = (request * phases + phase) * BANKS + bank  # one bank in one phase of one request
     slots, words = distinct_per_group(slot, word)
-    of_slot = slots // (phases * BANKS)  # ascending, as the slots are
-    starts = np.flatnonzero(np.concatenate([[True], of_slot[1:] != of_slot[:-1]]))
+    of_phase = slots // BANKS  # request * phases + phase, ascending as the slots are
+    starts = np.flatnonzero(np.concatenate([[True], of_phase[1:] != of_phase[:-1]]))
+    per_phase = np.maximum.reduceat(words, starts)
+    request_of_phase = of_phase[starts] // phases
     degree = np.zeros(n, np.int64)
-    degree[of_slot[starts]] = np.maximum.reduceat(words, starts)
-    return degree
+    np.maximum.at(degree, request_of_phase, per_phase)
+    wavefronts = np.bincount(request_of_phase, weights=per_phase, minlength=n).astype(np.int64)
+    ideal = np.bincount(request_of_phase, minlength=n).astype(np.int64)
+    return degree, wavefronts, ideal

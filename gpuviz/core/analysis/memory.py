@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis import banks, coalescing, divergence, occupancy
+from gpuviz.core.analysis.memory_counts import memory_counts
 from gpuviz.core.analysis.requests import dense_ids, group_requests
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
@@ -23,12 +24,13 @@ def memory_report(trace: Trace) -> dict:
     }
     if trace.accesses is None:
         return {**report, "lines": None, "arrays": None, "divergence": None,
-                "skipped": "level threads: no access log to group into warp requests"}  # fmt: skip
+                "counts": None, "skipped": "level threads: no access log to group into warp requests"}  # fmt: skip
     lines = _line_rows(trace)
     return {
         **report,
         "lines": lines,
         "arrays": _array_rows(lines),
+        "counts": memory_counts(lines),
         "divergence": divergence.divergence(trace),
         "truncated": trace.truncated,
     }
@@ -50,18 +52,27 @@ def _line_rows(trace: Trace) -> list[dict]:
         requests = group_requests(trace, mine)
         index = acc["index"][mine]
         cost = coalescing.request_cost(trace, requests, index)
-        degree = banks.conflict_degree(trace, requests, index, acc["thread"][mine] % 32) if space == "shared" else None
-        rows += _summarise(trace, space, requests, cost, degree)
+        shared = banks.bank_cost(trace, requests, index, acc["thread"][mine] % 32) if space == "shared" else None
+        rows += _summarise(trace, space, requests, cost, shared)
     return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"]))
 
 
-def _summarise(trace: Trace, space: str, requests, cost, degree) -> list[dict]:
+def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
+    """`shared`: banks.bank_cost's (degree, wavefronts, ideal wavefronts) per request, or None (global)."""
     site, first = dense_ids(requests.line, requests.array, requests.kind)
     count = np.bincount(site, minlength=len(first))
 
-    def mean(values):
-        return np.bincount(site, weights=values, minlength=len(first)) / count
+    def total(values):
+        return np.bincount(site, weights=values, minlength=len(first))
 
+    def mean(values):
+        return total(values) / count
+
+    degree = None if shared is None else shared[0]
+    if degree is None:
+        sector_total = total(cost.sectors)
+    else:
+        wavefront_total, conflict_total = total(shared[1]), total(shared[1] - shared[2])
     sectors, ideal, lines, lanes = mean(cost.sectors), mean(cost.ideal), mean(cost.lines), mean(requests.lanes)
     worst = np.zeros(len(first), np.int64)
     if degree is not None:
@@ -82,14 +93,19 @@ def _summarise(trace: Trace, space: str, requests, cost, degree) -> list[dict]:
             "efficiency": None,
             "lines_per_request": None,
             "bank_conflict_degree": None,
+            "sectors": None,  # totals over the site's requests (Nsight Compute's sums: memory_counts.py)
+            "wavefronts": None,
+            "bank_conflicts": None,
         }
         if degree is None:
+            entry["sectors"] = int(sector_total[s])
             entry["sectors_per_request"] = round(float(sectors[s]), 3)
             entry["ideal_sectors_per_request"] = round(float(ideal[s]), 3)
             entry["efficiency"] = round(float(ideal[s] / sectors[s]), 3)
             entry["lines_per_request"] = round(float(lines[s]), 3)
         else:
             entry["bank_conflict_degree"] = {"max": int(worst[s]), "mean": round(float(degree_mean[s]), 3)}
+            entry["wavefronts"], entry["bank_conflicts"] = int(wavefront_total[s]), int(conflict_total[s])
         rows.append(entry)
     return rows
 

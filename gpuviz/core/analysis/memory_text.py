@@ -84,4 +84,18 @@ def format_memory(report: dict, kernel: str) -> str:
     out += ["", "per source line (one warp request = one warp's execution of one access site):", HEADER]
     out += [line_row(row) for row in report["lines"]]
     out += ["", "per array:"] + [array_row(row) for row in report["arrays"]]
+    out += ["", *count_lines(report.get("counts") or [])]
     return "\n".join([*out, "", *divergence_lines(report["divergence"])])
+
+
+def count_lines(counts: list[dict]) -> list[str]:
+    """The totals, each with the Nsight Compute metric it corresponds to (atomics only when made)."""
+    shown = [c for c in counts if c["ncu"] or c["value"]]
+    if not shown:
+        return []
+    notes = list(dict.fromkeys(c["not_modelled"] for c in shown if c["not_modelled"]))
+    lines = ["totals (the Nsight Compute metric each corresponds to; * marks what is not modelled):"]
+    for c in shown:
+        mark = "*" * (notes.index(c["not_modelled"]) + 1) if c["not_modelled"] else ""
+        lines.append(f"  {c['name']:<28} {c['value']:>12,}  {c['ncu'] or 'no ncu metric'} {mark}".rstrip())
+    return lines + [f"  {'*' * (k + 1)} not modelled: {note}" for k, note in enumerate(notes)]

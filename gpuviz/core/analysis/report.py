@@ -35,9 +35,10 @@ def race_report(trace: Trace) -> races.RaceReport | None:
 
 def memory_analysis(trace: Trace) -> dict:
     """The stored memory analysis (coalescing, bank conflicts, occupancy, divergence); computed here only
-    for a trace written before gpuviz stored it."""
+    for a trace written before gpuviz stored it, or before it stored the totals."""
     stored = trace.analysis.get("memory")
-    return stored if stored is not None else memory_report(trace)
+    older = stored is not None and "counts" not in stored and trace.accesses is not None  # before the totals
+    return memory_report(trace) if stored is None or older else stored
 
 
 def is_analysed(trace: Trace) -> bool:

@@ -1,0 +1,40 @@
+"""The GPU rewrite marks grid syncs and syncwarps (with their masks) as well as block barriers."""
+
+import dis
+from types import CodeType
+
+from numba import cuda
+
+from gpuviz.instrument.gpu_rewrite import GpuRewriter, SharedSites
+from gpuviz.instrument.rewrite import build_program
+
+
+def synced(a, mask):
+    g = cuda.cg.this_grid()
+    a[0] = 1
+    g.sync()
+    cuda.syncwarp(mask)
+    cuda.syncwarp()
+    cuda.syncthreads()
+
+
+def names_called(code: CodeType) -> list[str]:
+    """Every global and attribute name the code loads, once per use."""
+    names = [i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD")]
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names += names_called(const)
+    return names
+
+
+def test_grid_syncs_and_syncwarps_leave_their_marks():
+    program = build_program(synced, GpuRewriter, accesses=True, sites=SharedSites(), ndims={"a": 1})
+    names = names_called(program.kernel.code)
+    assert names.count("_gv_grid_epoch") == 1 and names.count("_gv_syncwarp") == 2
+    assert names.count("_gv_epoch") == 1 and "syncwarp" not in names  # the hook makes the syncwarp itself
+
+
+def test_level_threads_keeps_them_native():
+    program = build_program(synced, GpuRewriter, accesses=False, sites=SharedSites(), ndims={"a": 1})
+    names = names_called(program.kernel.code)
+    assert "_gv_syncwarp" not in names and "_gv_grid_epoch" not in names and names.count("syncwarp") == 2
