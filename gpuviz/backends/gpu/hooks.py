@@ -47,8 +47,8 @@ UNIT_SHIFT = 5  # times are stored in units of 32 ns (the H100's %globaltimer mo
 # thread (K), 8 threads in the launch, 9-13 the pool's columns (thread, code, time, element, value),
 # 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values are stored,
 # 17-20 the thread's buffer of BUFFER records (code and flags, time in units, element, value), which
-# the state's item 3 counts.
-# _gv_begin_threads returns only 0 and 1.
+# the state's item 3 counts, 21 the block's and warp's start readings (stored as the thread ends).
+# _gv_begin_threads returns only 0, 1 and, as 2, the block's start readings.
 
 ATOMIC_RESULTS = {
     "add": "old + v0", "sub": "old - v0", "and_": "old & v0", "or_": "old | v0", "xor": "old ^ v0",
@@ -144,18 +144,24 @@ def _gv_place():
     warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
     return _gv_int64(block), thread, per_block, warp
 
-def _gv_start_block(block, thread, bs, bsm):
-    if thread == 0:
-        bs[block] = _gv_globaltimer()
-        bsm[block] = _gv_smid()
+def _gv_start_block(block, thread, bs, bsm, ws, warp, now):
+    # The readings stay in registers until the thread ends (_gv_finish_block): a store here would
+    # put memory traffic the kernel does not make before its first access.
+    first = _gv_uint64(_gv_globaltimer()) if thread == 0 else _gv_uint64(0)
+    sm = _gv_smid() if thread == 0 else _gv_uint32(0)
+    return (block, thread, bs, bsm, first, sm, ws, warp, _gv_uint64(now))
+
+def _gv_finish_block(b):
+    if b[1] == 0:
+        b[2][b[0]] = b[4]
+        b[3][b[0]] = b[5]
 
 def _gv_begin(bs, bsm, ws, st, bc, bu, be, bv, tag, le, lv, lc, k, ps_thread, ps_code, ps_time, ps_element,
               ps_value, counters, pool, vmask):
     block, thread, per_block, warp = _gv_place()
-    _gv_start_block(block, thread, bs, bsm)
+    start = _gv_start_block(block, thread, bs, bsm, ws, warp, 0)
     now = _gv_int64(_gv_globaltimer())
-    if (thread & 31) == 0:
-        ws[warp] = _gv_uint64(now)
+    start = (block, thread, bs, bsm, start[4], start[5], ws, warp, _gv_uint64(now))
     gid = block * per_block + thread
     st[0] = 0
     st[1] = gid
@@ -163,23 +169,30 @@ def _gv_begin(bs, bsm, ws, st, bc, bu, be, bv, tag, le, lv, lc, k, ps_thread, ps
     st[3] = 0
     threads = _gv_int64(per_block) * _gv_cuda.gridDim.x * _gv_cuda.gridDim.y * _gv_cuda.gridDim.z
     return (gid, warp, st, tag, le, lv, lc, k, threads, ps_thread, ps_code, ps_time, ps_element, ps_value,
-            counters, pool, vmask, bc, bu, be, bv)
+            counters, pool, vmask, bc, bu, be, bv, start)
 
 def _gv_begin_threads(bs, bsm):
     block, thread, per_block, warp = _gv_place()
-    _gv_start_block(block, thread, bs, bsm)
-    return (block * per_block + thread, warp)
+    return (block * per_block + thread, warp, _gv_start_block(block, thread, bs, bsm, bs, warp, 0))
 
-def _gv_end(t, wend):
+def _gv_warp_end(t, wend):
     # Every returning lane stores its reading (one instruction and one transaction for the lanes that
     # return together); lanes of a warp that return later store later, so the last store, which
     # stays, is the latest reading. An atomic max or a choice of one lane costs more (docs/gpu.md).
     wend[t[1]] = _gv_uint64(_gv_globaltimer())
 
+def _gv_end(t, wend):
+    _gv_warp_end(t, wend)
+    _gv_finish_block(t[2])
+
 def _gv_end_log(t, wend):
+    _gv_warp_end(t, wend)
+    b = t[21]
     _gv_flush(t)
     t[6][t[0]] = _gv_uint16(min(t[2][0], t[7]))
-    _gv_end(t, wend)
+    _gv_finish_block(b)
+    if (b[1] & 31) == 0:
+        b[6][b[7]] = b[8]
 
 def _gv_epoch(t):
     _gv_log(t, BARRIER << 6, t[2][1], 0, False)
