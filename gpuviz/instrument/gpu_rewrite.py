@@ -19,10 +19,6 @@ from gpuviz.instrument.source import KernelSource
 # Launch buffers the instrumented kernel takes after the user's own parameters.
 KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_ws", "_gv_lg", "_gv_le", "_gv_lv", "_gv_lc", "_gv_k", "_gv_pt",
                   "_gv_pc", "_gv_ptm", "_gv_pe", "_gv_pv", "_gv_cnt", "_gv_pool", "_gv_vm"]  # fmt: skip
-# The thread's buffer of records (local arrays; backends/gpu/hooks.py flushes it to the log).
-BUFFER = 16
-BUFFER_COLUMNS = [("_gv_bc", "_gv_int32"), ("_gv_bu", "_gv_uint32"), ("_gv_be", "_gv_uint32"),
-                  ("_gv_bv", "_gv_lv.dtype")]  # fmt: skip
 MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shared-array declarations
 MAX_ARRAY_IDS = 64
 MAX_DIMS = 3
@@ -272,11 +268,8 @@ class GpuRewriter(KernelRewriter):
         args.args = [*args.args, *(ast.arg(name) for name in buffers)]
         if self.accesses:  # the thread's log state lives in a local array the hooks update
             log = ", ".join(KERNEL_BUFFERS[4:])
-            prologue = "_gv_st = _gv_cuda.local.array(4, _gv_int64)\n"
-            for name, dtype in BUFFER_COLUMNS:
-                prologue += f"{name} = _gv_cuda.local.array({BUFFER}, {dtype})\n"
-            columns = ", ".join(name for name, _ in BUFFER_COLUMNS)
-            prologue += f"_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ws, _gv_st, {columns}, {log})\n"
+            prologue = "_gv_st = _gv_cuda.local.array(3, _gv_int64)\n"
+            prologue += f"_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ws, _gv_st, {log})\n"
         else:
             prologue = "_t = _gv_begin_threads(_gv_bs, _gv_bsm)\n"
         prologue = ast.parse(prologue).body

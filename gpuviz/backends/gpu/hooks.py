@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
-from gpuviz.instrument.gpu_rewrite import BUFFER  # records a thread keeps before the log's stores
 
 COUNTERS = 256
 COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
@@ -42,13 +41,11 @@ GUARD_NS = 1 << 19  # a record this long after the thread's previous one is prec
 UNIT_SHIFT = 5  # times are stored in units of 32 ns (the H100's %globaltimer moves in 32 ns steps)
 
 # The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
-# 1 global warp, 2 state (a local int64[4]: records flushed, previous element, previous time in ns, records buffered),
+# 1 global warp, 2 state (a local int64[3]: records so far, previous element, previous time in ns),
 # 3-5 the slot columns (tag: code << 16 | time, element, value), 6 the per-thread counts, 7 slots a
 # thread (K), 8 threads in the launch, 9-13 the pool's columns (thread, code, time, element, value),
-# 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values are stored,
-# 17-20 the thread's buffer of BUFFER records (code and flags, time in units, element, value), which
-# the state's item 3 counts, 21 the block's and warp's start readings (stored as the thread ends).
-# _gv_begin_threads returns only 0, 1 and, as 2, the block's start readings.
+# 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values are stored.
+# _gv_begin_threads returns only 0 and 1.
 
 ATOMIC_RESULTS = {
     "add": "old + v0", "sub": "old - v0", "and_": "old & v0", "or_": "old | v0", "xor": "old ^ v0",
@@ -69,7 +66,8 @@ def _gv_claim(t):
     t[14][COUNTERS * STRIDE] = 1
     return _gv_int64(-1)
 
-def _gv_put(t, k, code, element, keep_element, units, value, keep_value):
+def _gv_put(t, k, code, element, keep_element, now, value, keep_value):
+    units = now >> UNIT
     if k < t[7]:
         slot = k * t[8] + t[0]
         t[3][slot] = _gv_uint32((code << 16) | (units & 0xFFFF))
@@ -87,48 +85,18 @@ def _gv_put(t, k, code, element, keep_element, units, value, keep_value):
             if keep_value:
                 t[13][p] = value
 
-def _gv_push(t, code, element, keep_element, now, value, keep_value):
-    # Into the thread's buffer (local memory, which the race's array never shares a line with);
-    # the log's own stores wait for _gv_flush.
-    s = t[2]
-    if s[3] >= BUFFER:  # full (a run of marks, or loads that no write follows)
-        _gv_flush(t)
-    n = s[3]
-    t[17][n] = _gv_int32(code | (0x10000 if keep_element else 0) | (0x20000 if keep_value else 0))
-    t[18][n] = _gv_uint32((now >> UNIT) & 0xFFFFFFFF)
-    t[19][n] = _gv_uint32(element)
-    t[20][n] = value
-    s[3] = n + 1
-
-def _gv_flush(t):
-    s = t[2]
-    k = s[0]
-    n = s[3]
-    for j in range(n):
-        c = t[17][j]
-        _gv_put(t, k + j, c & 0xFFFF, t[19][j], (c & 0x10000) != 0, t[18][j], t[20][j], (c & 0x20000) != 0)
-    s[0] = k + n
-    s[3] = 0
-
-def _gv_room(t):
-    # Before a load: flush only a full buffer, so that no log store falls between a read and the
-    # write that follows it (the writes flush a half-full one).
-    if t[2][3] > BUFFER - 4:  # room for this access and a write after it, with their time marks
-        _gv_flush(t)
-
-def _gv_written(t):
-    if t[2][3] >= BUFFER // 2:
-        _gv_flush(t)
-
 def _gv_log(t, code, flat, value, keep_value):
     s = t[2]
+    k = s[0]
     now = _gv_int64(_gv_globaltimer())
     if now - s[2] >= GUARD:
-        _gv_push(t, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, 0, False)
+        _gv_put(t, k, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, value, False)
+        k += 1
     s[2] = now
     same = flat == s[1]
     s[1] = flat
-    _gv_push(t, code | (SAME if same else 0), flat, not same, now, value, keep_value)
+    _gv_put(t, k, code | (SAME if same else 0), flat, not same, now, value, keep_value)
+    s[0] = k + 1
 
 def _gv_access(t, aid, site, flat, value):
     _gv_log(t, (site << 6) | aid, _gv_int64(flat), _gv_real(value), ((t[16] >> aid) & 1) != 0)
@@ -144,59 +112,43 @@ def _gv_place():
     warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
     return _gv_int64(block), thread, per_block, warp
 
-def _gv_start_block(block, thread, bs, bsm, ws, warp, now):
-    # The readings stay in registers until the thread ends (_gv_finish_block): a store here would
-    # put memory traffic the kernel does not make before its first access.
-    first = _gv_uint64(_gv_globaltimer()) if thread == 0 else _gv_uint64(0)
-    sm = _gv_smid() if thread == 0 else _gv_uint32(0)
-    return (block, thread, bs, bsm, first, sm, ws, warp, _gv_uint64(now))
+def _gv_start_block(block, thread, bs, bsm):
+    if thread == 0:
+        bs[block] = _gv_globaltimer()
+        bsm[block] = _gv_smid()
 
-def _gv_finish_block(b):
-    if b[1] == 0:
-        b[2][b[0]] = b[4]
-        b[3][b[0]] = b[5]
-
-def _gv_begin(bs, bsm, ws, st, bc, bu, be, bv, tag, le, lv, lc, k, ps_thread, ps_code, ps_time, ps_element,
-              ps_value, counters, pool, vmask):
+def _gv_begin(bs, bsm, ws, st, tag, le, lv, lc, k, ps_thread, ps_code, ps_time, ps_element, ps_value,
+              counters, pool, vmask):
     block, thread, per_block, warp = _gv_place()
-    start = _gv_start_block(block, thread, bs, bsm, ws, warp, 0)
+    _gv_start_block(block, thread, bs, bsm)
     now = _gv_int64(_gv_globaltimer())
-    start = (block, thread, bs, bsm, start[4], start[5], ws, warp, _gv_uint64(now))
+    if (thread & 31) == 0:
+        ws[warp] = _gv_uint64(now)
     gid = block * per_block + thread
     st[0] = 0
     st[1] = gid
     st[2] = now
-    st[3] = 0
     threads = _gv_int64(per_block) * _gv_cuda.gridDim.x * _gv_cuda.gridDim.y * _gv_cuda.gridDim.z
     return (gid, warp, st, tag, le, lv, lc, k, threads, ps_thread, ps_code, ps_time, ps_element, ps_value,
-            counters, pool, vmask, bc, bu, be, bv, start)
+            counters, pool, vmask)
 
 def _gv_begin_threads(bs, bsm):
     block, thread, per_block, warp = _gv_place()
-    return (block * per_block + thread, warp, _gv_start_block(block, thread, bs, bsm, bs, warp, 0))
+    _gv_start_block(block, thread, bs, bsm)
+    return (block * per_block + thread, warp)
 
-def _gv_warp_end(t, wend):
+def _gv_end(t, wend):
     # Every returning lane stores its reading (one instruction and one transaction for the lanes that
     # return together); lanes of a warp that return later store later, so the last store, which
     # stays, is the latest reading. An atomic max or a choice of one lane costs more (docs/gpu.md).
     wend[t[1]] = _gv_uint64(_gv_globaltimer())
 
-def _gv_end(t, wend):
-    _gv_warp_end(t, wend)
-    _gv_finish_block(t[2])
-
 def _gv_end_log(t, wend):
-    _gv_warp_end(t, wend)
-    b = t[21]
-    _gv_flush(t)
     t[6][t[0]] = _gv_uint16(min(t[2][0], t[7]))
-    _gv_finish_block(b)
-    if (b[1] & 31) == 0:
-        b[6][b[7]] = b[8]
+    _gv_end(t, wend)
 
 def _gv_epoch(t):
     _gv_log(t, BARRIER << 6, t[2][1], 0, False)
-    _gv_flush(t)
 
 def _gv_bar(t, value):
     _gv_epoch(t)
@@ -204,19 +156,20 @@ def _gv_bar(t, value):
 
 def _gv_grid_epoch(t):
     _gv_log(t, (BARRIER << 6) | GRID_MARK, t[2][1], 0, False)
-    _gv_flush(t)
 
 def _gv_syncwarp(t, mask):
     # The mark keeps the mask (in the element column): only a syncwarp of the whole warp orders its
     # lanes in the trace. The thread's previous element stays as it was.
     _gv_cuda.syncwarp(mask)
     s = t[2]
+    k = s[0]
     now = _gv_int64(_gv_globaltimer())
     if now - s[2] >= GUARD:
-        _gv_push(t, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, 0, False)
+        _gv_put(t, k, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, 0, False)
+        k += 1
     s[2] = now
-    _gv_push(t, (BARRIER << 6) | WARP_MARK, mask, True, now, 0, False)
-    _gv_flush(t)
+    _gv_put(t, k, (BARRIER << 6) | WARP_MARK, mask, True, now, 0, False)
+    s[0] = k + 1
 """
 
 _INDEX_NAMES = ["i0", "i1", "i2"]
@@ -237,9 +190,6 @@ def _access_source(dims: int) -> str:
     flat = _FLAT[dims]
     return f"""
 def _gv_ld{dims}(t, aid, arr, {idx}, site):
-    if arr.ndim == {dims}:
-        if aid >= 0:
-            _gv_room(t)
     v = arr[{idx}]
     if arr.ndim == {dims}:
         if aid >= 0:
@@ -254,7 +204,6 @@ def _gv_st{dims}(t, aid, arr, {idx}, value, site):
     if arr.ndim == {dims}:
         if aid >= 0:
             _gv_access(t, aid, site, {flat}, v)
-            _gv_written(t)
 """
 
 
@@ -264,14 +213,10 @@ def _atomic_source(op: str, dims: int) -> str:
     operands = "v0, v1" if op == "cas" else "v0"
     return f"""
 def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
-    if arr.ndim == {dims}:
-        if aid >= 0:
-            _gv_room(t)
     old = _gv_cuda.atomic.{op}(arr, {where}, {operands})
     if arr.ndim == {dims}:
         if aid >= 0:
             _gv_access(t, aid, site, {_FLAT[dims]}, {ATOMIC_RESULTS[op]})
-            _gv_written(t)
     return old
 """
 
@@ -279,7 +224,7 @@ def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
 def hook_source() -> str:
     constants = {"COUNTERS": COUNTERS, "STRIDE": COUNTER_STRIDE, "SAME": SAME, "BARRIER": BARRIER,
                  "TIME_MARK": TIME_MARK, "GUARD": GUARD_NS, "UNIT": UNIT_SHIFT, "GRID_MARK": GRID_MARK,
-                 "WARP_MARK": WARP_MARK, "BUFFER": BUFFER}  # fmt: skip
+                 "WARP_MARK": WARP_MARK}  # fmt: skip
     core = _CORE
     for name, value in constants.items():
         core = re.sub(rf"\b{name}\b", str(value), core)
@@ -299,7 +244,6 @@ def make_hooks() -> dict:
         "_gv_cuda": cuda,
         "_gv_uint16": numba.uint16,
         "_gv_uint32": numba.uint32,
-        "_gv_int32": numba.int32,
         "_gv_int64": numba.int64,
         "_gv_real": intrinsics.real_value(),
         "_gv_element": intrinsics.as_element(),
