@@ -134,7 +134,7 @@ def classic_race() -> None:
 def main() -> None:
     from gpuviz.backends.gpu.backend import GpuBackend
 
-    facts = GpuBackend().device()
+    facts = GpuBackend().device_facts()
     print(f"device: {facts['name']}, {facts['sm_count']} SMs")
     trace_latency()
     classic_race()

@@ -41,11 +41,14 @@ class SharedSite:
         from gpuviz.core.dtypes import to_dtype
 
         try:
-            shape = eval(self.shape, dict(self.env))  # noqa: S307 - the user's own constant expression
-            dtype = to_dtype(eval(self.dtype, dict(self.env)))  # noqa: S307
-            return tuple(np.atleast_1d(shape).tolist()), str(dtype)
-        except Exception:  # a shape from the kernel's locals or a device function's arguments
-            return (0,), "unknown"  # size unknown: no bound is checked against it
+            dtype = str(to_dtype(eval(self.dtype, dict(self.env))))  # noqa: S307 - the user's own constant expression
+        except Exception:  # a dtype from a device function's arguments: the trace keeps bytes
+            dtype = "uint8"
+        try:
+            shape = eval(self.shape, dict(self.env))  # noqa: S307
+            return tuple(np.atleast_1d(shape).tolist()), dtype
+        except Exception:  # dynamic shared memory, or a shape from the kernel's locals or a device function's
+            return (0,), dtype  # arguments: size unknown here, no bound is checked against it
 
 
 @dataclass

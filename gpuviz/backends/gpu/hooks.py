@@ -99,7 +99,7 @@ def _gv_log(t, code, flat, value, keep_value):
     s[0] = k + 1
 
 def _gv_access(t, aid, site, flat, value):
-    _gv_log(t, (site << 6) | aid, _gv_int64(flat), value, ((t[16] >> aid) & 1) != 0)
+    _gv_log(t, (site << 6) | aid, _gv_int64(flat), _gv_real(value), ((t[16] >> aid) & 1) != 0)
 
 def _gv_place():
     bdx = _gv_cuda.blockDim.x
@@ -197,10 +197,13 @@ def _gv_ld{dims}(t, aid, arr, {idx}, site):
     return v
 
 def _gv_st{dims}(t, aid, arr, {idx}, value, site):
-    arr[{idx}] = value
+    # The value the element now holds is the one stored, as the array's type makes it: the log
+    # takes it from the register, with no load of the array after the store.
+    v = _gv_element(arr, value)
+    arr[{idx}] = v
     if arr.ndim == {dims}:
         if aid >= 0:
-            _gv_access(t, aid, site, {flat}, arr[{idx}])
+            _gv_access(t, aid, site, {flat}, v)
 """
 
 
@@ -242,6 +245,8 @@ def make_hooks() -> dict:
         "_gv_uint16": numba.uint16,
         "_gv_uint32": numba.uint32,
         "_gv_int64": numba.int64,
+        "_gv_real": intrinsics.real_value(),
+        "_gv_element": intrinsics.as_element(),
         "_gv_uint64": numba.uint64,
         "_gv_smid": intrinsics.smid(),
         "_gv_globaltimer": intrinsics.globaltimer(),

@@ -51,3 +51,45 @@ def clock64():
     if simulated():
         return time.perf_counter_ns
     return _register("mov.u64 $0, %clock64;", 64)
+
+
+def real_value():
+    """A value as the log's value column takes it: float64, a complex number's real part (as the
+    simulator's log keeps it), a bool as 0 or 1. The log's column may be float32: exact wherever
+    the backend chose it."""
+    if simulated():
+        import numpy as np
+
+        return lambda value: float(np.real(value))
+    from numba import types
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def real(typingctx, value):
+        def codegen(context, builder, signature, args):
+            kind, raw = signature.args[0], args[0]
+            if isinstance(kind, types.Complex):
+                raw = context.make_complex(builder, kind, value=raw).real
+                kind = kind.underlying_float
+            return context.cast(builder, raw, kind, types.float64)
+
+        return types.float64(value), codegen
+
+    return real
+
+
+def as_element():
+    """A value as an array's element type makes it (what a store of it puts there): the store
+    hook logs this register, with no load of the array after the store."""
+    if simulated():
+        return lambda arr, value: arr.dtype.type(value)
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def element(typingctx, arr, value):
+        def codegen(context, builder, signature, args):
+            return context.cast(builder, args[1], signature.args[1], signature.return_type)
+
+        return arr.dtype(arr, value), codegen
+
+    return element
