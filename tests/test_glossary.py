@@ -43,11 +43,11 @@ def test_the_lesson_panel_lists_the_words_and_the_fix(qtbot, tmp_path):
     entry = find("missing-syncthreads")
     state.set_entry(entry)
     assert "Words used here" in view.words.toPlainText() and "shared memory:" in view.words.toPlainText()
-    result = run_demo(entry, tmp_path, backend="sim")
-    state.set_trace(result.session.traces[0], result.session.traces)
-    assert not view.answer_button.isEnabled()
     view.predict.choice_buttons[2].click()  # "the sums are wrong, and the race list reports races"
     view.predict.commit()
+    assert not view.answer_button.isEnabled()  # committed, not run yet
+    result = run_demo(entry, tmp_path, backend="sim")
+    state.set_trace(result.session.traces[0], result.session.traces, run=state.begin_run())
     assert view.answer_button.isEnabled()
     view.show_answer()
     shown = view.text.toPlainText()

@@ -46,6 +46,9 @@ def test_a_number_is_committed_locked_and_held_against_the_run(qtbot, window):  
     predict.number_boxes[0].setText("26")
     click(qtbot, predict.commit_button)
     assert predict.locked and not predict.number_boxes[0].isEnabled() and predict.commit_button.text() == "Committed"
+    # The run on screen began before the prediction: it cannot judge it (nor give the answer away).
+    assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
+    assert run_and_wait(qtbot, window) is True
     assert "The run agrees with you" in lesson.verdict.text() and "the run gave 26 (a match)" in lesson.verdict.text()
     assert lesson.answer_button.isEnabled()
     click(qtbot, lesson.answer_button)
@@ -84,9 +87,9 @@ def test_check_my_fix_runs_the_editors_code_in_a_worker(qtbot, window):  # noqa:
     lesson = window.views["lesson"]
     fix = lesson.fix
     assert not fix.isVisibleTo(lesson)  # the fix step comes with the answer, which says what to change
-    assert run_and_wait(qtbot, window) is True
     lesson.predict.choice_buttons[1].click()
     click(qtbot, lesson.predict.commit_button)
+    assert run_and_wait(qtbot, window) is True
     click(qtbot, lesson.answer_button)
     assert fix.isVisibleTo(lesson) and fix.button.isEnabled() and "Check my fix" in lesson.text.toPlainText()
     unfixed = check_fix(qtbot, window, find("23").source)

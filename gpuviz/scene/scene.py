@@ -34,6 +34,7 @@ class Scene:
     colour: str = MODES[0]  # the grid's colour mode (core/colors.py MODES)
     view: str = ""  # the view in front (a name of app/views/table.py), "" to leave the front as it is
     caption: str = ""  # what the views show now, in a sentence
+    run: int = 0  # the run the launches came from (AppState.begin_run numbers them); 0: a file, or none
 
     def __post_init__(self) -> None:
         if self.colour not in MODES:
@@ -70,4 +71,4 @@ def scene_at(trace: Trace, *, at: str | int | float | None = None, select: int =
     if element is not None:
         aid, index = parse_element(element, trace.meta.get("arrays", []))
         chosen = (aid, index, None)
-    return Scene(trace, (trace,), order, 0, frame, select, chosen, 0, colour, view)
+    return Scene(trace, (trace,), order, 0, frame, select, chosen, 0, colour, view, "")

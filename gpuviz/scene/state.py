@@ -35,6 +35,7 @@ class AppState:
     output_changed = Signal(str)  # what the script printed (all of it so far)
     view_requested = Signal(str)  # a view to bring to the front (a name of views/table.py): the window raises it
     launch_requested = Signal(int)  # a launch of the run to show: the run controller loads it
+    launch_refused = Signal(int, str)  # a launch asked for that cannot be shown, and why
     caption_changed = Signal(str)  # what the views show now, in a sentence (a lesson's evidence), "" for none
 
     def __init__(self) -> None:
@@ -58,6 +59,9 @@ class AppState:
         self.busy = ""
         self.caption = ""
         self.front = ""  # the view last asked to the front
+        self.run = 0  # the run the launches shown came from (0: a file, or none)
+        self.runs_started = 0
+        self._run_lessons: dict[int, object] = {}  # each run's lesson (CatalogEntry), or None for a script
         self.analysis_pending = False  # the trace shown is being analysed; its analysis follows
 
     # ---- the scene: everything the views show, applied in one place ---------------------------------
@@ -66,7 +70,7 @@ class AppState:
         shown = self.trace is not None
         return Scene(self.trace, tuple(self.launches), self.order if shown else "", self.layer,
                      self.frame if shown else None, self.selected, self.element, self.line, self.colour_mode,
-                     self.front, self.caption)  # fmt: skip
+                     self.front, self.caption, self.run)  # fmt: skip
 
     def apply(self, scene: Scene, replay: Replay | None = None, analysis_pending: bool = False) -> None:
         """Show `scene`: every field is set here, nothing of the scene before survives, and each signal is
@@ -103,6 +107,7 @@ class AppState:
         changed["element"] = new_trace or scene.element != self.element
         changed["line"] = scene.line != self.line
         self.frame, self.selected, self.element, self.line = frame, scene.selected, scene.element, scene.line
+        self.run = scene.run
         self.hovered = -1 if new_trace else self.hovered
         self._emit_scene(changed, replanned, scene)
 
@@ -135,11 +140,21 @@ class AppState:
             self.view_requested.emit(scene.view)
 
     def set_trace(self, trace: Trace | None, launches: list[Trace] | None = None, replay: Replay | None = None,
-                  analysis_pending: bool = False) -> None:  # fmt: skip
-        """Show a launch (and the run it belongs to): a fresh scene of it in the colours and the order the
-        user chose, the cursor at the end (everything shown)."""
-        scene = Scene(trace, tuple(launches or ()), self.chosen_order, colour=self.colour_mode, view="")
+                  analysis_pending: bool = False, run: int = 0) -> None:  # fmt: skip
+        """Show a launch (and the run it belongs to, numbered by begin_run; 0 for a file): a fresh scene of it
+        in the colours and the order the user chose, the cursor at the end (everything shown)."""
+        scene = Scene(trace, tuple(launches or ()), self.chosen_order, colour=self.colour_mode, run=run)
         self.apply(scene, replay, analysis_pending)
+
+    def begin_run(self) -> int:
+        """A run starts for the lesson (or script) picked now: its number, which its launches carry."""
+        self.runs_started += 1
+        self._run_lessons[self.runs_started] = self.entry
+        return self.runs_started
+
+    def lesson_of_run(self, run: int):
+        """The lesson a run was started for (None: a script of the user's, a file, or no such run)."""
+        return self._run_lessons.get(run)
 
     def set_analysis(self, trace: Trace, analysis: dict) -> None:
         """The analysis of a trace shown before it was analysed: views that show it redraw."""
@@ -241,6 +256,10 @@ class AppState:
     def request_launch(self, index: int) -> None:
         """Ask for another launch of the run; `trace_changed` says when it is shown."""
         self.launch_requested.emit(index)
+
+    def refuse_launch(self, index: int, why: str) -> None:
+        """A launch asked for cannot be shown (its file is gone, it failed to load): whoever asked says so."""
+        self.launch_refused.emit(index, why)
 
     def launch_index(self) -> int:
         """Which launch of the run is shown (-1: none)."""

@@ -42,6 +42,7 @@ class RunController(QObject):
         self._pending: set[str] = set()  # traces of the run shown before their analysis arrived
         self._analyses: dict[str, dict] = {}  # analyses that arrived, for traces still loading
         self._shown_path = ""
+        self.run_number = 0  # the run whose launches `paths` are (AppState.begin_run); 0 for a file or none
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
         self.runs.trace_ready.connect(self._on_trace_ready)
         self.runs.analysis_ready.connect(self._on_analysis_ready)
@@ -69,6 +70,7 @@ class RunController(QObject):
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / name
         script.write_text(text, encoding="utf-8")
+        self.run_number = self.state.begin_run()
         self.paths = []
         self._pending.clear()
         self._analyses.clear()
@@ -107,20 +109,29 @@ class RunController(QObject):
 
     def open_trace(self, path: str) -> None:
         """Show a saved trace (read again: the file may have been written again)."""
-        self.paths, self.shown = [path], 0
+        self.paths, self.shown, self.run_number = [path], 0, 0
         self._opening = Path(path).name
         self.loader.request(self.paths)
         self.state.set_busy(f"loading {Path(path).name}")
 
     def pick_launch(self, index: int) -> None:
-        if 0 <= index < len(self.paths) and index != self.shown:
+        if not 0 <= index < len(self.paths):
+            self.state.refuse_launch(index, "its trace is not loaded here any more; run the script again")
+            return
+        if index != self.shown or self.state.launch_index() != index:
             self.shown = index
             self.loader.request(self.paths, index, frozenset(self._pending))
             self.state.set_busy("loading the launch")
 
     def forget(self) -> None:
-        """A new script: the launches shown belong to the previous one."""
-        self.paths, self.shown = [], 0
+        """A new script or lesson: a run of the previous one stops, and its launches (shown, loading or still
+        to come) are dropped."""
+        if self.running:
+            self.runs.stop()
+        self.loader.cancel()
+        self.paths, self.shown, self.run_number = [], 0, 0
+        self._pending.clear()
+        self.state.set_busy("")
         self.launches_listed.emit([], -1)
 
     def close(self) -> None:
@@ -130,6 +141,8 @@ class RunController(QObject):
 
     # ---- messages from the worker and the loader --------------------------------------------------
     def _on_trace_ready(self, ready) -> None:
+        if not self.run_number:  # a run forgotten (another script picked) whose messages were on their way
+            return
         self.paths.append(ready.path)
         if not ready.analysed:  # shown now; its analysis follows (never computed twice)
             self._pending.add(ready.path)
@@ -170,7 +183,7 @@ class RunController(QObject):
                 trace.analysis = self._analyses[path]
         self._shown_path = paths[shown]
         self.state.set_trace(traces[shown], traces, self.loader.replay_of(traces[shown]),
-                             analysis_pending=paths[shown] in self._pending)  # fmt: skip
+                             analysis_pending=paths[shown] in self._pending, run=self.run_number)  # fmt: skip
         if self._opening:
             self.status.emit(f"opened {self._opening}", False)
             self._opening = ""
@@ -178,4 +191,5 @@ class RunController(QObject):
     def _on_load_failed(self, message: str) -> None:
         self._opening = ""
         self.state.set_busy("")
+        self.state.refuse_launch(self.shown, message)
         self.status.emit(f"error: {message}", True)

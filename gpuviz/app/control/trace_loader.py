@@ -39,6 +39,11 @@ class TraceLoader(QObject):
         self._generation += 1
         self._pool.submit(self._load_all, list(paths), self._generation, shown, frozenset(pending))
 
+    def cancel(self) -> None:
+        """Drop what is being loaded: its result, when it comes, is stale."""
+        self._generation += 1
+        self._handled = self._generation
+
     def set_analysis(self, path: str, analysis: dict) -> None:
         """A pending trace's analysis arrived (its file was written again with it)."""
         self._cache.set_analysis(path, analysis)

@@ -4,6 +4,7 @@ lesson's `## Evidence`: catalog/evidence.py); for a lesson with a bug, a check o
 
 from __future__ import annotations
 
+from dataclasses import replace
 from html import escape
 
 from PySide6.QtCore import QTimer, Signal
@@ -50,7 +51,9 @@ class LessonView(QWidget, View):
         state.entry_changed.connect(self._on_entry_changed)
         state.trace_changed.connect(self._on_trace_changed)
         state.trace_changed.connect(self._on_launch_shown)
+        state.launch_refused.connect(self._on_launch_refused)
         self._pending = None  # evidence waiting for the launch it is on
+        self._committed_after = -1  # the runs started before the prediction was committed (-1: none committed)
         self._on_entry_changed(None)
 
     @property
@@ -61,6 +64,8 @@ class LessonView(QWidget, View):
     def _on_entry_changed(self, entry) -> None:
         self.evidence.setText("")
         self._pending = None
+        self._committed_after = -1
+        self.reveal(None)  # a new lesson is read from its top
         self.verdict.setText("")
         self.answer_button.setEnabled(False)
         self.fix.reset()
@@ -83,6 +88,7 @@ class LessonView(QWidget, View):
         self._show_words(shown)
 
     def _on_committed(self, said: str) -> None:
+        self._committed_after = self.state.runs_started  # only a run started from now on can judge it
         self.progress_made.emit(self.state.entry.name, {"prediction": said})
         self._judge()
 
@@ -91,14 +97,21 @@ class LessonView(QWidget, View):
             self.progress_made.emit(self.state.entry.name, {"ran": True})
         self._judge()
 
+    def judged_run(self) -> bool:
+        """Whether the launches shown can judge the prediction: a run of this lesson started after the commit
+        (never a run from before it, another lesson's run, or a trace opened from a file)."""
+        run = self.state.run
+        return run > self._committed_after >= 0 and self.state.lesson_of_run(run) is self.state.entry
+
     def _judge(self) -> None:
-        """Once a prediction is committed and a run is shown: whether it matched, and the answer unlocked."""
+        """Once a prediction is committed and its own run is shown: whether it matched, and the answer unlocked."""
         entry, trace = self.state.entry, self.state.trace
         committed = self.is_lesson and self.predict.locked
-        self.answer_button.setEnabled(committed and trace is not None)
+        judged = committed and trace is not None and self.judged_run()
+        self.answer_button.setEnabled(judged)
         if not committed:
             return
-        if trace is None:
+        if not judged:
             self.verdict.setText(f"Locked in: <b>{escape(self.predict.said())}</b>. Now press Run (Ctrl+R).")
             return
         verdict = self._verdict(entry)
@@ -159,9 +172,10 @@ class LessonView(QWidget, View):
             return
         QTimer.singleShot(0, area, lambda: _scroll_to(area, widget))
 
-    def _point_at_evidence(self) -> None:
+    def _point_at_evidence(self, asked_already: bool = False) -> None:
         """The lesson's `## Evidence`, on the launch it names: asked for first when another one is shown
-        (applied once it is), then the views set through the shared state."""
+        (applied once it is), then the views set through the shared state. It always ends in a line that
+        says what the views show, or why they cannot show it."""
         entry, trace = self.state.entry, self.state.trace
         self._pending = None
         try:
@@ -176,6 +190,10 @@ class LessonView(QWidget, View):
             self._say(f"The evidence is on launch {launch + 1}, which this run did not make.")
             return
         if self.state.launch_index() != launch:
+            if asked_already:  # the launch came back as another one: say so rather than wait for ever
+                self._say(f"Launch {launch + 1}, where the evidence is, could not be shown: pick it in the "
+                          "Launch panel.")
+                return
             self._pending = evidence
             self._say(f"Loading launch {launch + 1}, where the evidence is...")
             self.state.request_launch(launch)
@@ -185,16 +203,21 @@ class LessonView(QWidget, View):
         except GpuvizError as error:  # an edited script may no longer make the events the lesson names
             self._say(f"The evidence is not in this run: {error}")
             return
-        self.state.apply(scene)
+        self.state.apply(replace(scene, run=self.state.run))  # still the run that judged the prediction
         self._say(scene.caption)
 
     def _say(self, text: str) -> None:
         self.evidence.setText(f"<b>Look:</b> {escape(text)}")
 
+    def _on_launch_refused(self, index: int, why: str) -> None:
+        if self._pending is not None:
+            self._pending = None
+            self._say(f"Launch {index + 1}, where the evidence is, cannot be shown: {why}.")
+
     def _on_launch_shown(self, _trace) -> None:
         """A launch asked for by the evidence has arrived: point at it once the state has settled."""
         if self._pending is not None:
-            QTimer.singleShot(0, self._point_at_evidence)
+            QTimer.singleShot(0, self, lambda: self._point_at_evidence(asked_already=True))
 
 
 def _verdict_html(verdict: Verdict) -> str:

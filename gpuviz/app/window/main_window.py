@@ -182,6 +182,8 @@ class MainWindow(QMainWindow):
             self.runner.open_trace(str(path))
             return
         if self.document.may_replace():
+            self.state.set_entry(None)  # the user's own script: out of lesson mode
+            self.catalog.show_entry(None)
             self._load(path)
 
     def _load(self, path: Path) -> None:
