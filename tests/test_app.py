@@ -199,10 +199,10 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     assert "Predict" in window.views["lesson"].text.toPlainText()
     assert "What will array[0] be after the launch?" in " ".join(window.views["lesson"].text.toPlainText().split())
     assert not window.views["lesson"].answer_button.isEnabled()
-    assert run_and_wait(qtbot, window) is True
-    assert not window.views["lesson"].answer_button.isEnabled()  # no prediction yet: the answer stays hidden
     window.views["lesson"].predict.number_boxes[0].setText("524288")
     qtbot.mouseClick(window.views["lesson"].predict.commit_button, Qt.MouseButton.LeftButton)
+    assert not window.views["lesson"].answer_button.isEnabled()  # committed, not run: the answer stays hidden
+    assert run_and_wait(qtbot, window) is True
     assert window.state.trace.grid == (1024, 1, 1)  # the tutorial's launch: about four waves on 132 SMs
     qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton)
     text = " ".join(window.views["lesson"].text.toPlainText().split())
@@ -302,6 +302,7 @@ def test_a_launch_is_shown_before_its_analysis_arrives(qtbot, window, tmp_path, 
     trace.analysis = {}
     path = str(trace.save(tmp_path / "000-k.npz"))
     race_calls.clear()
+    window.runner.run_number = window.state.begin_run()  # as a run the worker is reporting from
     window.runner._on_trace_ready(TraceReady(path, 0, "k", analysed=False))
     qtbot.waitUntil(lambda: window.runner.loader.idle and window.state.trace is not None, timeout=RUN_TIMEOUT)
     assert window.state.analysis_pending and "Looking for races" in window.views["races"].summary.text()
