@@ -57,11 +57,6 @@ class Lanes:
         setattr(self, name, value)
         return value
 
-    @property
-    def block_coords(self) -> list[tuple[int, int, int]]:
-        gx, gy, _ = self.config.grid
-        return [(int(b % gx), int((b // gx) % gy), int(b // (gx * gy))) for b in self.blocks]
-
     def set_mask(self, mask: np.ndarray) -> None:
         if self.stopped is not None:
             mask = mask & ~self.stopped  # a stopped lane never runs again, whatever frame or loop ends

@@ -56,27 +56,32 @@ def _barrier(warnings: list[str], errors, t, op: str, args: tuple, line: int):
     blocks = t.n_blocks
     arrived = np.bincount(t.blk[mask], minlength=blocks)
     exited = np.bincount(t.blk[t.exited], minlength=blocks)
-    for b in np.flatnonzero(arrived > 0):
-        if b in t.warned:
-            continue
-        where = f"barrier divergence in block {format_dims(t.block_coords[b])}"
-        if (exited[b] or arrived[b] + exited[b] < t.per_block) and errors is not None:
-            first = np.flatnonzero(mask & (t.blk == b))[0]
-            errors.add("barrier divergence", int(t.gid[first]), line, None, None)  # as the reference engine does
-        if exited[b]:
-            warnings.append(f"{where}: {exited[b]} thread(s) exited without reaching the barrier at line {line} "
-                            "(a GPU may hang or give wrong results)")  # fmt: skip
-        elif arrived[b] + exited[b] < t.per_block:
-            warnings.append(f"{where}: only {arrived[b]} of {t.per_block} threads reached the barrier at line {line}")
-        else:
-            continue
-        t.warned.add(b)
+    short = (arrived > 0) & ((exited > 0) | (arrived + exited < t.per_block))
+    for b in np.flatnonzero(short):  # the message is built for diverging blocks only: barriers are hot
+        if b not in t.warned:
+            _diverged(warnings, errors, t, int(b), int(arrived[b]), int(exited[b]), line)
     if op == "sync":
         return None
     predicate = truth(args[0], t.n) & mask if args else np.zeros(t.n, bool)
     count = np.bincount(t.blk[predicate], minlength=blocks)
     per_block = {"count": count, "and": (count == arrived).astype(np.int64), "or": (count > 0).astype(np.int64)}[op]
     return per_block[t.blk]
+
+
+def _diverged(warnings: list[str], errors, t, b: int, arrived: int, exited: int, line: int) -> None:
+    """Block b of the batch reached a barrier with some of its threads missing: an error and a warning."""
+    gx, gy, _ = t.config.grid
+    number = int(t.blocks[b])
+    where = f"barrier divergence in block {format_dims((number % gx, number // gx % gy, number // (gx * gy)))}"
+    if errors is not None:
+        first = np.flatnonzero(t.mask & (t.blk == b))[0]
+        errors.add("barrier divergence", int(t.gid[first]), line, None, None)  # as the reference engine does
+    if exited:
+        warnings.append(f"{where}: {exited} thread(s) exited without reaching the barrier at line {line} "
+                        "(a GPU may hang or give wrong results)")  # fmt: skip
+    else:
+        warnings.append(f"{where}: only {arrived} of {t.per_block} threads reached the barrier at line {line}")
+    t.warned.add(b)
 
 
 def _values(value, n: int) -> np.ndarray:
