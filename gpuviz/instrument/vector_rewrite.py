@@ -18,7 +18,13 @@ from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.source import KernelSource
 
 
-class VectorUnsupported(Exception):
+class ReferenceEngineNeeded(Exception):
+    """Why a launch goes to the reference engine, in words: a construct the vector engine does not cover
+    (VectorUnsupported) or a condition met while it ran that the reference engine words (a lane fault).
+    Nothing else moves a launch: any other exception of the vector engine is a bug in it."""
+
+
+class VectorUnsupported(ReferenceEngineNeeded):
     """A construct the vector engine cannot run; the message says which."""
 
 

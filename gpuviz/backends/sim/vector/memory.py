@@ -17,10 +17,10 @@ from gpuviz.backends.sim.reference.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTab
 from gpuviz.backends.sim.vector.sharing import BlocksShareMemory
 from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, READ, WRITE
-from gpuviz.instrument.vector_rewrite import VectorUnsupported
+from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupported
 
 
-class LaneFault(Exception):
+class LaneFault(ReferenceEngineNeeded):
     """A lane did something a GPU would fault on; the reference engine reruns the launch to word it."""
 
 

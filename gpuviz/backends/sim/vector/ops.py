@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded
+
 _ARITHMETIC = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "floordiv": np.floor_divide, "mod": np.remainder,
     "pow": np.power, "lshift": np.left_shift, "rshift": np.right_shift, "or": np.bitwise_or,
@@ -63,8 +65,12 @@ def _as(value: object, dtype: np.dtype) -> object:
     return dtype.type(value)
 
 
-class LaneDivisionByZero(ZeroDivisionError):
+class LaneDivisionByZero(ZeroDivisionError, ReferenceEngineNeeded):
     """An integer division by zero in an active lane: the reference engine reruns the launch to word it."""
+
+
+class KernelMisuse(ReferenceEngineNeeded):
+    """A call the kernel makes wrongly (numba would refuse it too): the reference engine words the error."""
 
 
 def _check_divisor(divisor, active) -> None:
@@ -125,7 +131,7 @@ def _floor_like(ufunc):
 def _min_max(ufunc):
     def apply(*values):
         if len(values) == 1:
-            raise TypeError("min/max of one sequence is not supported in kernels")
+            raise KernelMisuse("min/max of one sequence is not supported in kernels")
         result = values[0]
         for value in values[1:]:
             a, b, _ = _operands("add", result, value)
