@@ -96,6 +96,11 @@ class VectorRewriter(KernelRewriter):
             if what:
                 raise VectorUnsupported(f"{what} (line {getattr(node, 'lineno', '?')})")
 
+    def _hook(self, name: str, *args, **kwargs) -> ast.expr:
+        if name == "_gv_ufunc":  # declared here, before any launch: the reference engine runs it
+            raise VectorUnsupported("a NumPy ufunc called on arrays inside a kernel")
+        return super()._hook(name, *args, **kwargs)
+
     def generated_name(self) -> str:
         return f"{'_gv_vk_' if self.is_kernel else '_gv_dev_'}{self.source.name}"
 

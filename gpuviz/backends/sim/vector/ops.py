@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.bits import BIT_INTRINSICS
 from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded
 
 _ARITHMETIC = {
@@ -171,18 +172,6 @@ def _cast(name: str):
     return apply
 
 
-def _bits(x) -> int:
-    return x.dtype.itemsize * 8 if hasattr(x, "dtype") else 64
-
-
-def _popc(x):
-    v = np.asarray(x).astype(np.int64).astype(np.uint64) & np.uint64((1 << _bits(x)) - 1)
-    count = np.zeros(v.shape, np.int64)
-    for shift in range(64):
-        count += ((v >> np.uint64(shift)) & np.uint64(1)).astype(np.int64)
-    return count if isinstance(x, np.ndarray) else int(count)
-
-
 def _vectorise_scalar(fn):
     """A bit intrinsic for one value applied to each lane (rare in kernels; kept simple)."""
 
@@ -204,7 +193,7 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     hooks.update({f"_gv_fn_{name}": fn for name, fn in LANEWISE.items()})
     hooks.update({f"_gv_cast_{name}": _cast(name) for name in CAST_TYPES})
     hooks.update({name: _vectorise_scalar(fn) for name, fn in bit_functions.items()})
-    hooks["_gv_popc"] = _popc
+    hooks.update(BIT_INTRINSICS)  # lane-wise already
     hooks["_gv_fma"] = lambda a, b, c: hooks["_gv_op_add"](hooks["_gv_op_mul"](a, b), c)
     hooks["_gv_cbrt"] = np.cbrt
     hooks["_gv_selp"] = lambda p, a, b: np.where(p, a, b) if isinstance(p, np.ndarray) else (a if p else b)
