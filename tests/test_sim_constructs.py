@@ -186,6 +186,19 @@ def k(a, out):
     lambda a, out: np.array_equal(out, 2 * np.roll(np.arange(64).reshape(2, 32), -1, axis=1).ravel()),
 )
 case(
+    "kernel_called_from_a_kernel", """
+@cuda.jit
+def scale(x, f):
+    return x * f
+
+@cuda.jit
+def k(a, out):
+    i = cuda.grid(1)
+    out[i] = scale(a[i], 3)
+""", 2, 32, lambda: (np.arange(64, dtype=np.int64), np.zeros(64, np.int64)),
+    lambda a, out: np.array_equal(out, 3 * np.arange(64)),
+)  # numba-cuda compiles a plain @cuda.jit function called from a kernel as a device function
+case(
     "warp_shuffles", """
 @cuda.jit
 def k(out):

@@ -233,6 +233,21 @@ def test_unsupported_constructs_fall_back_and_say_why():
     assert (a == 2).all()
 
 
+def test_a_fault_in_the_vector_engine_is_an_engine_error_not_a_silent_rerun(monkeypatch):
+    from gpuviz.backends.sim.vector import warp
+    from gpuviz.core.errors import EngineError
+
+    def broken(t, args):
+        raise IndexError("injected")
+
+    monkeypatch.setitem(warp.COLLECTIVES, "ballot", broken)
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = cuda.ballot_sync(0xFFFFFFFF, 1)\n"
+    with pytest.raises(EngineError, match="injected"):
+        gpuviz.trace(src, backend="sim")[2, 64](np.zeros(128, np.int32))
+    a = np.zeros(128, np.int32)
+    assert gpuviz.trace(src, backend="sim", engine="reference")[2, 64](a).meta["engine"] == "reference"
+
+
 def test_numba_typing_where_numpy_differs():
     src = """
 from numba import cuda

@@ -26,6 +26,10 @@ class KernelError(GpuvizError):
         self.gid = gid
 
 
+class EngineError(GpuvizError):
+    """The simulator's vector engine failed where it should not have: a bug in gpuviz, never the kernel's."""
+
+
 class TraceFormatError(GpuvizError):
     """A file that is not a gpuviz trace, or of a version this gpuviz cannot read."""
 

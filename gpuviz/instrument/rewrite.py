@@ -137,7 +137,9 @@ def cuda_path(value: object, rest: list[str]) -> str | None:
 
 
 def is_device_function(value: object) -> bool:
-    return hasattr(value, "py_func") and not getattr(value, "_gpuviz_is_kernel", False)
+    """A `@cuda.jit` function a kernel calls or passes on: `device=True` or not, numba-cuda compiles it
+    as a device function there, and so does gpuviz."""
+    return hasattr(value, "py_func")
 
 
 class _Names(ast.NodeVisitor):
@@ -403,8 +405,6 @@ class KernelRewriter(ast.NodeTransformer):
             return ast.copy_location(self._hook("_gv_print", node.args, node.lineno, False), node)
         if isinstance(func, ast.Name) and func.id not in self.locals and func.id in self.env:
             value = self.env[func.id]
-            if getattr(value, "_gpuviz_is_kernel", False):
-                self._fail(node, f"kernel {func.id} cannot be launched from inside a kernel")
             if is_device_function(value):
                 name = value.py_func.__name__  # call sites use the definition's own name
                 self.devices[name] = value

@@ -18,7 +18,13 @@ from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.source import KernelSource
 
 
-class VectorUnsupported(Exception):
+class ReferenceEngineNeeded(Exception):
+    """Why a launch goes to the reference engine, in words: a construct the vector engine does not cover
+    (VectorUnsupported) or a condition met while it ran that the reference engine words (a lane fault).
+    Nothing else moves a launch: any other exception of the vector engine is a bug in it."""
+
+
+class VectorUnsupported(ReferenceEngineNeeded):
     """A construct the vector engine cannot run; the message says which."""
 
 
@@ -89,6 +95,11 @@ class VectorRewriter(KernelRewriter):
                 what = "attribute assignments"
             if what:
                 raise VectorUnsupported(f"{what} (line {getattr(node, 'lineno', '?')})")
+
+    def _hook(self, name: str, *args, **kwargs) -> ast.expr:
+        if name == "_gv_ufunc":  # declared here, before any launch: the reference engine runs it
+            raise VectorUnsupported("a NumPy ufunc called on arrays inside a kernel")
+        return super()._hook(name, *args, **kwargs)
 
     def generated_name(self) -> str:
         return f"{'_gv_vk_' if self.is_kernel else '_gv_dev_'}{self.source.name}"

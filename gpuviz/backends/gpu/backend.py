@@ -194,8 +194,8 @@ def _native(env: dict, cuda) -> dict:
             value = cuda
         elif type(value).__name__ == "_Intrinsic":
             value = reduce(getattr, value._gpuviz_path.split("."), cuda)
-        elif type(value).__name__ == "DeviceFunction" and hasattr(value, "py_func"):
-            value = _native_device(value.py_func)  # passed as a value: compiled as numba would, untraced
+        elif type(value).__name__ in ("DeviceFunction", "Kernel") and hasattr(value, "py_func"):
+            value = _native_device(value.py_func)  # passed as a value or called: a device function, untraced
         native[name] = value
     return native
 

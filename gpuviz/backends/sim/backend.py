@@ -10,7 +10,7 @@ import numpy as np
 from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, preset
 from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
-from gpuviz.core.errors import LaunchError
+from gpuviz.core.errors import EngineError, GpuvizError, KernelSourceError, LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
@@ -20,7 +20,7 @@ from gpuviz.core.trace.model import Trace, new_trace
 from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.rewrite import Program, build_program
 from gpuviz.instrument.shared_memory import MAX_STATIC_SHARED, shared_bytes
-from gpuviz.instrument.vector_rewrite import VectorUnsupported, build_vector_program
+from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupported, build_vector_program
 
 _programs: dict[object, Program] = {}
 _vector_programs: dict[object, Program | VectorUnsupported] = {}
@@ -43,7 +43,7 @@ def vector_program_for(py_func) -> Program:
             program = build_vector_program(py_func)
         except VectorUnsupported as exc:
             program = exc
-        except Exception as exc:  # noqa: BLE001 - the reference rewrite words the kernel's own errors
+        except KernelSourceError as exc:  # the reference rewrite words the kernel's own errors
             program = VectorUnsupported(f"{type(exc).__name__}: {exc}")
         _vector_programs[py_func] = program
     if isinstance(program, VectorUnsupported):
@@ -91,10 +91,15 @@ class SimBackend:
                     try:
                         recording = run_vector(vector_program_for(py_func), config, params, host_args, device,
                                                options, level, notify)  # fmt: skip
-                    except Exception as exc:  # noqa: BLE001 - anything it cannot run goes to the reference engine
+                    except ReferenceEngineNeeded as exc:  # a named reason; anything else is a bug
                         _restore(params, host_args, before)
                         engine, note = "reference", f"vector engine stopped: {fallback_reason(exc)}"
                         level, auto_blocks = options.level_for(config.threads), ""  # it keeps no blocks' only
+                    except (GpuvizError, MemoryError):
+                        raise  # the kernel's own errors and the budget's, worded already
+                    except Exception as exc:
+                        raise EngineError(f"{program.name}: the vector engine failed ({type(exc).__name__}: {exc}); "
+                                          "this is a bug in gpuviz: engine='reference' runs the launch") from exc
                 if engine == "reference":
                     recording = run_reference(program, config, params, host_args, device, options, level, notify)
         finally:
@@ -129,12 +134,10 @@ def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[
     return "accesses", options.with_(blocks=blocks), warning
 
 
-def fallback_reason(exc: Exception) -> str:
-    if isinstance(exc, VectorUnsupported):
-        return str(exc)
+def fallback_reason(exc: ReferenceEngineNeeded) -> str:
     if isinstance(exc, (LaneFault, ZeroDivisionError)):
         return "a thread faulted; the reference engine reports where"
-    return f"{type(exc).__name__}: {exc}"
+    return str(exc)
 
 
 def _engine_for(py_func, program: Program, config: LaunchConfig, options: RunOptions) -> tuple[str, str]:

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from gpuviz.backends.sim.bits import BIT_INTRINSICS
+
 
 def _inc(old, limit):
     return 0 if old >= limit else old + 1
@@ -66,17 +68,9 @@ class _GridGroup:
 GRID_GROUP = _GridGroup()
 
 
-def _bits(x) -> int:
-    """The integer width numba works at: the value's own dtype, 64 bits for Python ints."""
-    return x.dtype.itemsize * 8 if hasattr(x, "dtype") else 64
-
-
 BIT_FUNCTIONS = {
     "_gv_noop": lambda *args: None,
-    "_gv_popc": lambda x: bin(int(x) & ((1 << _bits(x)) - 1)).count("1"),
-    "_gv_brev": lambda x: int(f"{int(x) & ((1 << _bits(x)) - 1):0{_bits(x)}b}"[::-1], 2),
-    "_gv_clz": lambda x: _bits(x) - (int(x) & ((1 << _bits(x)) - 1)).bit_length(),
-    "_gv_ffs": lambda x: (int(x) & -int(x)).bit_length(),
+    **BIT_INTRINSICS,  # at the operand's width, for one value or a lane array
     "_gv_fma": lambda a, b, c: a * b + c,
     "_gv_cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
     "_gv_selp": lambda p, a, b: a if p else b,

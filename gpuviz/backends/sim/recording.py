@@ -28,6 +28,7 @@ from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.options import RunOptions
 from gpuviz.core.progress import BlockProgress
 from gpuviz.instrument.shared_memory import shared_bytes
+from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded
 
 # What a recording holds, for the memory budget: an event while recording (its lanes' indices and
 # values, ~17 bytes) and in the trace's columns (39 bytes with its time); a thread's columns (52 bytes).
@@ -60,7 +61,7 @@ def run_vector(program, config: LaunchConfig, params, host_args, device, options
         except BlocksShareMemory as exc:
             sharing.restore()
             why = str(exc)
-        except Exception as exc:  # noqa: BLE001 - run out of time order, a block may fault on a value
+        except ReferenceEngineNeeded as exc:  # run out of time order, a block may fault on a value
             sharing.restore()  # another block had not written yet: the interleaved run decides
             why = f"the grouped run stopped ({type(exc).__name__}: {exc})"
     else:

@@ -306,7 +306,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_device_value": DeviceValue,
         "_gv_atomic_fn": atomic_fn,
         "_gv_this_grid": lambda: GRID_GROUP,
-        "_gv_lanemask_lt": lambda t: (1 << t.lane) - 1,
+        "_gv_lanemask_lt": lambda t: np.uint32((1 << t.lane) - 1),
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,

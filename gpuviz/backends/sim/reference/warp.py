@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
+
 from gpuviz.core.trace.columns import bump_epoch, epoch_field, set_epoch
 
 
@@ -44,7 +46,7 @@ _DONE = 3  # engine.DONE (the engine imports this module)
 
 
 def _activemask(lanes):
-    mask = sum(1 << lane.lane for lane in lanes)
+    mask = np.uint32(sum(1 << lane.lane for lane in lanes))
     return [(lane, mask) for lane in lanes]
 
 
@@ -63,12 +65,12 @@ def _shuffle(source_of):
 
 def _ballot(lanes):
     bits = sum(1 << lane.lane for lane in lanes if _args(lane)[1])
-    return [(lane, bits & int(_args(lane)[0])) for lane in lanes]
+    return [(lane, as_int32(bits & int(_args(lane)[0]))) for lane in lanes]
 
 
 def _vote(combine):
     def vote(lanes):
-        answer = int(combine(bool(_args(lane)[1]) for lane in lanes))
+        answer = bool(combine(bool(_args(lane)[1]) for lane in lanes))
         return [(lane, answer) for lane in lanes]
 
     return vote
@@ -76,21 +78,27 @@ def _vote(combine):
 
 def _eq(lanes):
     values = [_args(lane)[1] for lane in lanes]
-    answer = int(all(v == values[0] for v in values))
+    answer = all(v == values[0] for v in values)
     return [(lane, answer) for lane in lanes]
 
 
 def _match_any(lanes):
     """Each lane gets the mask of the lanes (of its mask) holding the same value."""
-    return [(lane, sum(1 << o.lane for o in lanes if _args(o)[1] == _args(lane)[1]) & int(_args(lane)[0]))
+    return [(lane, as_int32(sum(1 << o.lane for o in lanes if _args(o)[1] == _args(lane)[1]) & int(_args(lane)[0])))
             for lane in lanes]  # fmt: skip
 
 
 def _match_all(lanes):
-    """(mask, 1) when every lane holds the same value, else (0, 0)."""
+    """(the lanes of the mask that are here, True) when every lane holds the same value, else (0, False)."""
     values = [_args(lane)[1] for lane in lanes]
     same = all(v == values[0] for v in values)
-    return [(lane, (int(_args(lane)[0]) if same else 0, int(same))) for lane in lanes]
+    here = sum(1 << lane.lane for lane in lanes)
+    return [(lane, (as_int32(int(_args(lane)[0]) & here if same else 0), same)) for lane in lanes]
+
+
+def as_int32(bits: int) -> np.int32:
+    """A lane mask as numba types ballot_sync and match_*_sync: int32 (lane 31 is the sign bit)."""
+    return np.int64(bits & 0xFFFFFFFF).astype(np.int32)
 
 
 OPERATIONS = {

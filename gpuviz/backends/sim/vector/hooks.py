@@ -36,6 +36,7 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
+        "_gv_lanemask_lt": lambda t: ((np.int64(1) << t.lane) - 1).astype(np.uint32),
     }  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.vector.ops import KernelMisuse
 from gpuviz.instrument.vector_rewrite import VectorUnsupported
 
 LOCKSTEP_LIMIT = 10_000  # iterations of one while loop before the vector engine gives the launch up
@@ -56,11 +57,6 @@ class Lanes:
         value = index(self)
         setattr(self, name, value)
         return value
-
-    @property
-    def block_coords(self) -> list[tuple[int, int, int]]:
-        gx, gy, _ = self.config.grid
-        return [(int(b % gx), int((b // gx) % gy), int(b // (gx * gy))) for b in self.blocks]
 
     def set_mask(self, mask: np.ndarray) -> None:
         if self.stopped is not None:
@@ -287,7 +283,7 @@ class _RangeLoop(_Loop):
         super().__init__(lanes)
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
         if not isinstance(step, np.ndarray) and step == 0:
-            raise ValueError("range() arg 3 must not be zero")
+            raise KernelMisuse("range() arg 3 must not be zero")
         self.value, self.stop, self.step = _int(start), _int(stop), _int(step)
         self.first = True
 

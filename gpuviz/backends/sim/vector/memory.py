@@ -9,16 +9,18 @@ another per element, and return each lane's old value.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from gpuviz.backends.sim.reference.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
 from gpuviz.backends.sim.vector.sharing import BlocksShareMemory
 from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, READ, WRITE
-from gpuviz.instrument.vector_rewrite import VectorUnsupported
+from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupported
 
 
-class LaneFault(Exception):
+class LaneFault(ReferenceEngineNeeded):
     """A lane did something a GPU would fault on; the reference engine reruns the launch to word it."""
 
 
@@ -122,29 +124,43 @@ class VectorLog:
 
     def columns(self, block_starts: np.ndarray | None = None, in_time_order: bool = False) -> dict[str, np.ndarray]:
         """The typed columns; `block_starts`: each block's start, when its clocks counted from 0;
-        `in_time_order`: sorted by time (stable), when groups of blocks ran one after the other."""
+        `in_time_order`: ordered by time (stably), when groups of blocks ran one after the other.
+        The times come first; each other column is then written once, straight into its final row."""
         names = [*ACCESS_COLUMNS, "time"] if self.timed else list(ACCESS_COLUMNS)
         dtypes = {**ACCESS_COLUMNS, "time": np.int64}
         out = {name: np.empty(self.count, dtypes[name]) for name in names}
-        at = 0
-        for n, lanes, gid, ep, aid, index, kind, line, value, clock in self.entries:
-            span = slice(at, at + n)
+        spans = list(itertools.accumulate((e[0] for e in self.entries), initial=0))
+        if self.timed:
+            self._times(out, spans, block_starts)
+        rows = None  # where the log's k-th event goes: k itself unless the times need ordering
+        if self.timed and in_time_order and np.any(out["time"][1:] < out["time"][:-1]):
+            order = np.argsort(out["time"], kind="stable")  # runs of nearly sorted times: fast
+            out["time"] = out["time"][order]
+            rows = np.empty_like(order)
+            rows[order] = np.arange(len(order))
+        for (n, lanes, gid, ep, aid, index, kind, line, value, _clock), at in zip(self.entries, spans):
+            span = slice(at, at + n) if rows is None else rows[at : at + n]
             pick = (lambda a, n=n: a[:n]) if lanes is None else (lambda a, lanes=lanes, n=n: a[lanes[:n]])
             out["thread"][span] = pick(gid)
             out["epoch"][span] = pick(ep)
             out["array"][span], out["kind"][span], out["line"][span] = aid, kind, line
             out["index"][span] = index[:n] if np.ndim(index) else index
             out["value"][span] = _real(np.asarray(value))[:n] if np.ndim(value) else _real(np.asarray(value))
-            if self.timed:
-                out["time"][span] = pick(_lane_times(*clock)) if clock is not None else 0
-            at += n
         self.entries = []
-        if self.timed and block_starts is not None:
-            out["time"] += block_starts[out["thread"] // self.per_block]
-        if self.timed and in_time_order:
-            order = np.argsort(out["time"], kind="stable")  # runs of nearly sorted times: fast
-            out = {name: column[order] for name, column in out.items()}
         return out
+
+    def _times(self, out: dict, spans: list[int], block_starts: np.ndarray | None) -> None:
+        """The time column in the log's order: each lane's warp clock, plus its block's start."""
+        time = out["time"]
+        for (n, lanes, gid, *_, clock), at in zip(self.entries, spans):
+            span = slice(at, at + n)
+            if clock is None:
+                time[span] = 0
+            else:
+                times = _lane_times(*clock)
+                time[span] = times[:n] if lanes is None else times[lanes[:n]]
+            if block_starts is not None:
+                time[span] += block_starts[(gid[:n] if lanes is None else gid[lanes[:n]]) // self.per_block]
 
 
 def block_mask(blocks: tuple[int, ...], n_blocks: int) -> np.ndarray:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.bits import BIT_INTRINSICS
+from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded
+
 _ARITHMETIC = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "floordiv": np.floor_divide, "mod": np.remainder,
     "pow": np.power, "lshift": np.left_shift, "rshift": np.right_shift, "or": np.bitwise_or,
@@ -63,8 +66,12 @@ def _as(value: object, dtype: np.dtype) -> object:
     return dtype.type(value)
 
 
-class LaneDivisionByZero(ZeroDivisionError):
+class LaneDivisionByZero(ZeroDivisionError, ReferenceEngineNeeded):
     """An integer division by zero in an active lane: the reference engine reruns the launch to word it."""
+
+
+class KernelMisuse(ReferenceEngineNeeded):
+    """A call the kernel makes wrongly (numba would refuse it too): the reference engine words the error."""
 
 
 def _check_divisor(divisor, active) -> None:
@@ -125,7 +132,7 @@ def _floor_like(ufunc):
 def _min_max(ufunc):
     def apply(*values):
         if len(values) == 1:
-            raise TypeError("min/max of one sequence is not supported in kernels")
+            raise KernelMisuse("min/max of one sequence is not supported in kernels")
         result = values[0]
         for value in values[1:]:
             a, b, _ = _operands("add", result, value)
@@ -165,18 +172,6 @@ def _cast(name: str):
     return apply
 
 
-def _bits(x) -> int:
-    return x.dtype.itemsize * 8 if hasattr(x, "dtype") else 64
-
-
-def _popc(x):
-    v = np.asarray(x).astype(np.int64).astype(np.uint64) & np.uint64((1 << _bits(x)) - 1)
-    count = np.zeros(v.shape, np.int64)
-    for shift in range(64):
-        count += ((v >> np.uint64(shift)) & np.uint64(1)).astype(np.int64)
-    return count if isinstance(x, np.ndarray) else int(count)
-
-
 def _vectorise_scalar(fn):
     """A bit intrinsic for one value applied to each lane (rare in kernels; kept simple)."""
 
@@ -198,7 +193,7 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     hooks.update({f"_gv_fn_{name}": fn for name, fn in LANEWISE.items()})
     hooks.update({f"_gv_cast_{name}": _cast(name) for name in CAST_TYPES})
     hooks.update({name: _vectorise_scalar(fn) for name, fn in bit_functions.items()})
-    hooks["_gv_popc"] = _popc
+    hooks.update(BIT_INTRINSICS)  # lane-wise already
     hooks["_gv_fma"] = lambda a, b, c: hooks["_gv_op_add"](hooks["_gv_op_mul"](a, b), c)
     hooks["_gv_cbrt"] = np.cbrt
     hooks["_gv_selp"] = lambda p, a, b: np.where(p, a, b) if isinstance(p, np.ndarray) else (a if p else b)

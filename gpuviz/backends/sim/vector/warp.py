@@ -56,27 +56,32 @@ def _barrier(warnings: list[str], errors, t, op: str, args: tuple, line: int):
     blocks = t.n_blocks
     arrived = np.bincount(t.blk[mask], minlength=blocks)
     exited = np.bincount(t.blk[t.exited], minlength=blocks)
-    for b in np.flatnonzero(arrived > 0):
-        if b in t.warned:
-            continue
-        where = f"barrier divergence in block {format_dims(t.block_coords[b])}"
-        if (exited[b] or arrived[b] + exited[b] < t.per_block) and errors is not None:
-            first = np.flatnonzero(mask & (t.blk == b))[0]
-            errors.add("barrier divergence", int(t.gid[first]), line, None, None)  # as the reference engine does
-        if exited[b]:
-            warnings.append(f"{where}: {exited[b]} thread(s) exited without reaching the barrier at line {line} "
-                            "(a GPU may hang or give wrong results)")  # fmt: skip
-        elif arrived[b] + exited[b] < t.per_block:
-            warnings.append(f"{where}: only {arrived[b]} of {t.per_block} threads reached the barrier at line {line}")
-        else:
-            continue
-        t.warned.add(b)
+    short = (arrived > 0) & ((exited > 0) | (arrived + exited < t.per_block))
+    for b in np.flatnonzero(short):  # the message is built for diverging blocks only: barriers are hot
+        if b not in t.warned:
+            _diverged(warnings, errors, t, int(b), int(arrived[b]), int(exited[b]), line)
     if op == "sync":
         return None
     predicate = truth(args[0], t.n) & mask if args else np.zeros(t.n, bool)
     count = np.bincount(t.blk[predicate], minlength=blocks)
     per_block = {"count": count, "and": (count == arrived).astype(np.int64), "or": (count > 0).astype(np.int64)}[op]
     return per_block[t.blk]
+
+
+def _diverged(warnings: list[str], errors, t, b: int, arrived: int, exited: int, line: int) -> None:
+    """Block b of the batch reached a barrier with some of its threads missing: an error and a warning."""
+    gx, gy, _ = t.config.grid
+    number = int(t.blocks[b])
+    where = f"barrier divergence in block {format_dims((number % gx, number // gx % gy, number // (gx * gy)))}"
+    if errors is not None:
+        first = np.flatnonzero(t.mask & (t.blk == b))[0]
+        errors.add("barrier divergence", int(t.gid[first]), line, None, None)  # as the reference engine does
+    if exited:
+        warnings.append(f"{where}: {exited} thread(s) exited without reaching the barrier at line {line} "
+                        "(a GPU may hang or give wrong results)")  # fmt: skip
+    else:
+        warnings.append(f"{where}: only {arrived} of {t.per_block} threads reached the barrier at line {line}")
+    t.warned.add(b)
 
 
 def _values(value, n: int) -> np.ndarray:
@@ -102,32 +107,69 @@ def _per_warp_sum(t, chosen: np.ndarray, weights: np.ndarray | None = None) -> n
 
 
 def _bits(t, chosen: np.ndarray) -> np.ndarray:
+    """Per lane, the bits of the lanes of its warp that are chosen (float weights: exact below 2^53)."""
     return _per_warp_sum(t, chosen, (np.int64(1) << t.lane).astype(np.float64))
 
 
+def _int32(bits: np.ndarray) -> np.ndarray:
+    """Lane masks as numba types ballot_sync and match_*_sync: int32, lane 31 the sign bit."""
+    return (np.asarray(bits).astype(np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+
+
 def _ballot(t, args):
-    return _bits(t, truth(args[1], t.n) & t.mask) & int(args[0])
+    return _int32(_bits(t, truth(args[1], t.n) & t.mask) & _mask_arg(args[0]))
+
+
+def _mask_arg(mask) -> object:
+    return np.asarray(mask).astype(np.int64) if isinstance(mask, np.ndarray) else int(mask)
 
 
 def _vote(test):
     def vote(t, args):
         yes = _per_warp_sum(t, truth(args[1], t.n) & t.mask)
-        return test(yes, _per_warp_sum(t, t.mask)).astype(np.int64)
+        return test(yes, _per_warp_sum(t, t.mask))
 
     return vote
 
 
+def _same_ids(t, values: np.ndarray) -> np.ndarray:
+    """Per active lane, a number shared exactly by the active lanes of its warp holding the same value."""
+    active = t.lanes()
+    _, value_ids = np.unique(values[active], return_inverse=True)
+    _, group = np.unique(t.warp_key[active] * (int(value_ids.max(initial=0)) + 1) + value_ids, return_inverse=True)
+    ids = np.full(t.n, -1, np.int64)
+    ids[active] = group
+    return ids
+
+
 def _eq(t, args):
-    values = _values(args[1], t.n)
-    lowest = np.full(t.n_warps, np.inf)
-    highest = np.full(t.n_warps, -np.inf)
-    np.minimum.at(lowest, t.warp_key[t.mask], values[t.mask])
-    np.maximum.at(highest, t.warp_key[t.mask], values[t.mask])
-    return (lowest == highest).astype(np.int64)[t.warp_key]
+    ids = _same_ids(t, _values(args[1], t.n))
+    active = t.lanes()
+    _, first = np.unique(ids[active], return_index=True)
+    groups = np.bincount(t.warp_key[active[first]], minlength=t.n_warps)  # distinct values per warp
+    return (groups <= 1)[t.warp_key]
+
+
+def _match_any(t, args):
+    """Each lane: the lanes of its mask, in its warp, holding the same value (exactly)."""
+    ids = _same_ids(t, _values(args[1], t.n))
+    active = t.mask
+    weights = (np.int64(1) << t.lane[active]).astype(np.float64)
+    per_group = np.bincount(ids[active], weights=weights).astype(np.int64)
+    bits = np.zeros(t.n, np.int64)
+    bits[active] = per_group[ids[active]]
+    return _int32(bits & _mask_arg(args[0]))
+
+
+def _match_all(t, args):
+    """(the lanes of the mask that are here, True) where every lane of the warp holds one value, else (0, False)."""
+    same = _eq(t, args)
+    here = _bits(t, t.mask) & _mask_arg(args[0])
+    return _int32(np.where(same, here, 0)), same
 
 
 COLLECTIVES = {
-    "activemask": lambda t, args: _bits(t, t.mask),
+    "activemask": lambda t, args: _bits(t, t.mask).astype(np.uint32),
     "shfl": _shuffle(lambda lane, src: src % 32),
     "shfl_up": _shuffle(lambda lane, delta: lane - delta),
     "shfl_down": _shuffle(lambda lane, delta: lane + delta),
@@ -136,4 +178,6 @@ COLLECTIVES = {
     "all": _vote(lambda yes, active: yes == active),
     "any": _vote(lambda yes, active: yes > 0),
     "eq": _eq,
+    "match_any": _match_any,
+    "match_all": _match_all,
 }
