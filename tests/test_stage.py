@@ -69,3 +69,133 @@ def test_show_the_answer_says_why_when_the_evidence_launch_cannot_come(qtbot, wi
     lesson.show_answer()
     qtbot.waitUntil(lambda: "Loading" not in lesson.evidence.text(), timeout=10_000)
     assert "cannot be shown: its trace is not loaded here any more" in lesson.evidence.text()
+
+
+# ---- the stage: presentation mode at a projector's 1280x720 ---------------------------------------------
+import numpy as np  # noqa: E402
+from PySide6.QtCore import QPoint, QRect, Qt  # noqa: E402
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel  # noqa: E402
+
+import gpuviz  # noqa: E402
+from gpuviz.app.window import screen_fit  # noqa: E402
+
+PICTURES = ("grid", "data", "timeline")  # a view box: the picture drawn
+COMPOSITE = ("compare", "memory", "story", "races")  # tables, text and small plots: the view's whole area
+RACY = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n    a[0] += 1.0\n    b[i] = i\n"
+
+
+@pytest.fixture
+def stage(qtbot, tmp_path, monkeypatch, request):
+    """A window at 1280x720 on the stage, showing a racy launch of a two-launch run, with a caption."""
+    from PySide6.QtCore import QSize
+
+    from gpuviz.app.window.main_window import MainWindow
+
+    theme, scale = request.param
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    screen_fit.fit(win, QSize(1280, 720))
+    win.resize(1280, 720)
+    win.look.set_theme(theme)
+    win.look.font_scale = scale
+    win.show()
+    win.look.toggle_presentation()
+    launches = [gpuviz.trace(RACY, backend="sim")[4, 64](np.zeros(1), np.zeros(256)) for _ in range(2)]
+    win.state.set_trace(launches[0], launches)
+    win.state.set_caption("Every thread read 0 and wrote 1: the race lost the updates of the others, as the "
+                          "story shows, and the races panel lists where.")  # fmt: skip
+    qtbot.waitUntil(lambda: win.stage.caption.isVisible(), timeout=10_000)
+    yield win
+    win.document.editor.document().setModified(False)
+    win.close()
+
+
+def drawing_share(win, name: str) -> float:
+    """The share of the window the view's drawing covers, less what the caption over it hides."""
+    import pyqtgraph as pg
+
+    view = win.views[name]
+    rect = QRect(view.mapTo(win, QPoint(0, 0)), view.size())
+    if name in PICTURES:
+        graphics = max((g for g in view.findChildren(pg.GraphicsView) if g.isVisible()), key=lambda g: g.width())
+        box = max((i for i in graphics.scene().items() if isinstance(i, pg.ViewBox) and i.isVisible()),
+                  key=lambda b: b.sceneBoundingRect().width())  # fmt: skip
+        shape = graphics.mapFromScene(box.sceneBoundingRect()).boundingRect()
+        rect = QRect(graphics.mapTo(win, shape.topLeft()), shape.size())
+    rect = rect.intersected(win.rect())
+    caption = win.stage.caption
+    hidden = QRect(caption.mapTo(win, QPoint(0, 0)), caption.size()).intersected(rect) if caption.isVisible() else QRect()
+    return (rect.width() * rect.height() - hidden.width() * hidden.height()) / (win.width() * win.height())
+
+
+def cut_texts(win) -> list[str]:
+    """Visible labels, buttons and choices whose text does not fit them: a one-line text wider than its widget,
+    a wrapped one taller. (The caption over the picture is two lines by design, its whole text one click away.)"""
+    cut = []
+    for widget in win.findChildren(QLabel) + win.findChildren(QAbstractButton) + win.findChildren(QComboBox):
+        if not widget.isVisibleTo(win) or widget.width() <= 1 or widget is win.stage.caption:
+            continue
+        if isinstance(widget, QLabel):
+            text = widget.text()
+            fits = (widget.heightForWidth(widget.width()) <= widget.height() + 2 if widget.wordWrap()
+                    else widget.sizeHint().width() <= widget.width() + 2)  # fmt: skip
+        else:
+            text = widget.currentText() if isinstance(widget, QComboBox) else widget.text().replace("&", "")
+            arrow = 20 if isinstance(widget, QComboBox) else 0
+            fits = widget.fontMetrics().horizontalAdvance(text) <= widget.contentsRect().width() - arrow
+        if text and not fits:
+            cut.append(f"{type(widget).__name__} {text[:40]!r}")
+    return cut
+
+
+SETTINGS = [("dark", 1.0), ("light", 1.0), ("dark", 2.0), ("light", 2.0)]
+
+
+@pytest.mark.parametrize("stage", SETTINGS, indirect=True, ids=lambda s: f"{s[0]}-{s[1]}")
+def test_on_the_stage_every_view_in_front_fills_most_of_the_window_and_no_text_is_cut(qtbot, stage):
+    assert stage.stage.caption.lines_shown() <= 2  # collapsed
+    shares = {}
+    for name in PICTURES + COMPOSITE:
+        stage.stage.bring(name)
+        qtbot.wait(20)
+        assert stage.tabs.currentWidget() is stage.views[name]
+        shares[name] = round(drawing_share(stage, name), 3)
+        assert cut_texts(stage) == [], name
+    assert min(shares.values()) >= 0.65, shares
+
+
+@pytest.mark.parametrize("stage", [("dark", 1.0)], indirect=True, ids=["dark"])
+def test_number_keys_bring_views_to_the_stage_and_text_boxes_keep_their_digits(qtbot, stage):
+    stage.activateWindow()
+    qtbot.waitUntil(stage.isActiveWindow, timeout=10_000)  # one-key shortcuts act in the active window
+    stage.tabs.setFocus()
+    for key, name in ((Qt.Key.Key_2, "data"), (Qt.Key.Key_4, "story"), (Qt.Key.Key_6, "races"), (Qt.Key.Key_1, "grid")):
+        qtbot.keyClick(stage.tabs, key)
+        assert stage.tabs.currentWidget() is stage.views[name]
+    qtbot.keyClick(stage.tabs, Qt.Key.Key_L)  # the lesson text comes
+    lesson_box = stage.views["lesson"].predict
+    assert stage.views["lesson"].isVisibleTo(stage)
+    stage.look.toggle_presentation()  # back to everyday: digits go to the editor
+    stage.editor.setFocus()
+    qtbot.keyClicks(stage.editor, "x = 23")
+    assert "x = 23" in stage.editor.toPlainText() and stage.tabs.currentWidget() is stage.views["grid"]
+    assert lesson_box is stage.views["lesson"].predict
+
+
+@pytest.mark.parametrize("stage", [("light", 1.0)], indirect=True, ids=["light"])
+def test_the_caption_opens_whole_and_the_stage_gives_the_everyday_window_back(qtbot, stage):
+    caption = stage.stage.caption
+    collapsed = caption.height()
+    qtbot.mouseClick(caption, Qt.MouseButton.LeftButton)
+    assert caption.height() >= collapsed and caption.expanded
+    qtbot.keyClick(stage.tabs, Qt.Key.Key_C)
+    assert not caption.expanded
+    assert not stage.menuBar().isVisible() and not stage.tabs.tabBar().isVisible()
+    stage.set_status("error: something went wrong", error=True)
+    assert "something went wrong" in caption.text()
+    stage.look.toggle_presentation()
+    assert stage.menuBar().isVisible() and stage.tabs.tabBar().isVisible() and stage.statusBar().isVisible()
+    assert not caption.isVisible() and stage.banner.isVisible()
+    assert stage.tabs.indexOf(stage.views["story"]) < 0  # the Element story is back in its panel
+    assert stage.views["animation"].isVisibleTo(stage)

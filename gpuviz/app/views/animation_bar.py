@@ -75,21 +75,36 @@ class AnimationBar(QWidget, View):
         self._on_speed_changed()
 
     def _lay_out(self) -> None:
-        grid = QGridLayout(self)
+        self.grid = QGridLayout(self)
         row = QHBoxLayout()
         for widget in (self.back_button, self.play_button, self.forward_button):
             row.addWidget(widget)
         row.addWidget(self.slider, 1)
         row.addWidget(self.position)
-        grid.addLayout(row, 0, 0)
-        controls = QHBoxLayout()
+        self.grid.addLayout(row, 0, 0)
+        self.controls = QWidget()  # on the stage it joins the transport row, with only step and speed
+        controls = QHBoxLayout(self.controls)
+        controls.setContentsMargins(0, 0, 0, 0)
+        self.stage_hidden: list[QWidget] = []  # what the stage's one row leaves out
         for label, widget in (("order", self.order), ("step", self.unit), ("speed", self.speed),
                               ("colour by", self.colour), ("layer z", self.layer)):  # fmt: skip
-            controls.addWidget(QLabel(label))
+            name = QLabel(label)
+            controls.addWidget(name)
             controls.addWidget(widget)
+            self.stage_hidden += [name] if widget in (self.unit, self.speed) else [name, widget]
         controls.addStretch(1)
-        grid.addLayout(controls, 1, 0)
-        grid.addWidget(self.caption, 2, 0)
+        self.grid.addWidget(self.controls, 1, 0)
+        self.grid.addWidget(self.caption, 2, 0)
+
+    def set_compact(self, compact: bool) -> None:
+        """The stage's transport row: one line of Play, steps, the slider, the step and the speed (their
+        names in their tooltips), the slider taking the room."""
+        self.grid.removeWidget(self.controls)
+        self.grid.addWidget(self.controls, *((0, 1) if compact else (1, 0)))
+        self.grid.setColumnStretch(0, 1 if compact else 0)
+        self.grid.setContentsMargins(*((4, 2, 4, 2) if compact else (11, 11, 11, 11)))
+        for widget in (*self.stage_hidden, self.caption):
+            widget.setVisible(not compact)
 
     def toggle(self) -> None:
         if self.timer.isActive():

@@ -32,3 +32,11 @@ class View:
     def busy(self) -> bool:
         """Whether the view has drawing it is still waiting to do (behind another tab)."""
         return False
+
+    def set_compact(self, compact: bool) -> None:
+        """On the stage (presentation mode) a view gives its own title lines to the caption over the picture
+        and keeps only the picture and its controls."""
+
+    def headline(self) -> str:
+        """The view's title line (rich text) for the caption over the picture on the stage; "" for none."""
+        return ""

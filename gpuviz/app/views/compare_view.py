@@ -56,6 +56,11 @@ class CompareView(QWidget, View):
         layout.addWidget(pictures, 3)
         layout.addWidget(self.table, 2)
 
+    def set_compact(self, compact: bool) -> None:
+        """On the stage the two pictures keep their grids and give up their own title lines."""
+        for grid in self.grids:
+            grid.set_compact(compact)
+
     def _on_launches_changed(self, launches) -> None:
         self.other.blockSignals(True)
         self.other.clear()

@@ -108,13 +108,22 @@ class DataView(QWidget, View):
         state.frames_changed.connect(lambda *_: self._redraw())
         self.view.sigRangeChanged.connect(lambda *_: self._label())
 
-    # ---- which array ---------------------------------------------------------------------------
+    def set_compact(self, compact: bool) -> None:
+        self.caption.setVisible(not compact)
+        for combo in (self.array, self.mode):  # the stage has the room for whole names
+            policy = "AdjustToContents" if compact else "AdjustToMinimumContentsLengthWithIcon"
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy[policy])
+
+    def headline(self) -> str:
+        return self.caption.text()
 
     def set_on_screen(self, on_screen: bool) -> None:
         self._draw_when_shown.set_on_screen(on_screen)
 
     def busy(self) -> bool:
         return self._draw_when_shown.pending
+
+    # ---- which array ---------------------------------------------------------------------------
     def _on_trace_changed(self, trace) -> None:
         self.array.blockSignals(True)
         self.array.clear()

@@ -75,6 +75,13 @@ class GridView(QWidget, View):
         state.layer_changed.connect(self._on_layer_changed)
         state.hover_changed.connect(self._on_hover_changed)
 
+    def set_compact(self, compact: bool) -> None:
+        self.caption.setVisible(not compact)
+        self.states.setVisible(not compact)
+
+    def headline(self) -> str:
+        return "<br>".join(text for text in (self.caption.text(), self.states.text()) if text)
+
     # ---- what the view shows -------------------------------------------------------------------
     @property
     def cells_shape(self) -> tuple[int, int]:

@@ -11,12 +11,14 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QProgressBar,
+    QScrollArea,
     QSpinBox,
     QSplitter,
-    QTableWidget,  # fmt: skip
+    QTableWidget,  # fmt: skip,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -54,6 +56,7 @@ class MemoryView(QWidget, View):
         self.state = state
         self.report: dict | None = None
         self.theoretical, self.measured = QProgressBar(), QProgressBar()
+        self.theoretical_words, self.measured_words = QLabel(), QLabel()
         self.occupancy = QLabel()
         self.occupancy.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -83,26 +86,36 @@ class MemoryView(QWidget, View):
         state.line_changed.connect(lambda _line: self._show_detail())
 
     def _layout(self) -> None:
+        """The occupancy bars with their words wrapped beside them (a bar's own text cannot wrap), the table
+        of lines and the divergence scroll on the left when the text is big; the request drawn on the right."""
         bars = QVBoxLayout()
-        for bar in (self.theoretical, self.measured):
+        for bar, words in ((self.theoretical, self.theoretical_words), (self.measured, self.measured_words)):
             bar.setRange(0, 1000)
             bar.setTextVisible(True)
+            words.setWordWrap(True)
             bars.addWidget(bar)
+            bars.addWidget(words)
         bars.addWidget(self.occupancy)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.addLayout(bars)
-        top_layout.addWidget(self.table)
+        top_layout.addWidget(self.table, 1)
         top_layout.addWidget(self.divergence)
+        self.table.setMinimumHeight(5 * self.table.verticalHeader().defaultSectionSize())
         bottom = QWidget()
         bottom_layout = QVBoxLayout(bottom)
         header = QHBoxLayout()
-        header.addWidget(self.detail, 1)
+        header.addStretch(1)
         header.addWidget(self.execution)
         bottom_layout.addLayout(header)
-        bottom_layout.addWidget(self.plot)
+        bottom_layout.addWidget(self.detail)
+        bottom_layout.addWidget(self.plot, 1)
         splitter = QSplitter()
-        splitter.addWidget(top)
+        left = QScrollArea()
+        left.setWidget(top)
+        left.setWidgetResizable(True)
+        left.setFrameShape(QFrame.Shape.NoFrame)
+        splitter.addWidget(left)
         splitter.addWidget(bottom)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
@@ -135,11 +148,11 @@ class MemoryView(QWidget, View):
             return
         theory, seen = report["occupancy"]["theoretical"], report["occupancy"]["measured"]
         self.theoretical.setValue(int(1000 * (theory["occupancy"] or 0)))
-        self.theoretical.setFormat(f"theoretical occupancy {percent(theory['occupancy'])}: {theory['warps']} "
-                                   f"warps per SM, limited by {theory['limiter']}")  # fmt: skip
+        self.theoretical.setFormat(f"theoretical occupancy {percent(theory['occupancy'])}")
+        self.theoretical_words.setText(f"{theory['warps']} warps per SM, limited by {theory['limiter']}")
         self.measured.setValue(int(1000 * seen["occupancy"]))
-        self.measured.setFormat(f"measured {percent(seen['occupancy'])}: at most {seen['blocks']} block(s) "
-                                f"({seen['warps']} warps) on one SM at once")  # fmt: skip
+        self.measured.setFormat(f"measured {percent(seen['occupancy'])}")
+        self.measured_words.setText(f"at most {seen['blocks']} block(s) ({seen['warps']} warps) on one SM at once")
         unknown = ", ".join(theory.get("unknown") or [])
         shared = theory.get("shared_per_block", 0)
         self.occupancy.setText(f"shared memory per block: {shared:,} bytes" + (f"; unknown here: {unknown}"

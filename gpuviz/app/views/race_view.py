@@ -30,14 +30,21 @@ class RaceView(QWidget, View):
         self.compare = QLabel()
         self.compare.setWordWrap(True)
         layout = QVBoxLayout(self)
-        for widget in (self.summary, self.races, self.outcomes, self.plot, self.compare):
-            layout.addWidget(widget)
+        shares = ((self.summary, 0), (self.races, 1), (self.outcomes, 0), (self.plot, 2), (self.compare, 0))
+        for widget, stretch in shares:  # the list of races keeps a share of the height beside the plot
+            layout.addWidget(widget, stretch)
         self.report = None
         # Selection, not the current row: Qt makes the first row current when the list gets focus.
         self.races.itemSelectionChanged.connect(lambda: self._on_race_picked(self._selected_row()))
         state.trace_changed.connect(self._on_trace_changed)
         state.analysis_changed.connect(self._on_trace_changed)  # the same launch, now analysed
         state.element_changed.connect(lambda element: self._show_outcomes(element))
+
+    def set_compact(self, compact: bool) -> None:
+        self.summary.setVisible(not compact)
+
+    def headline(self) -> str:
+        return self.summary.text()
 
     def _on_trace_changed(self, trace) -> None:
         self.races.clear()

@@ -51,11 +51,18 @@ class StoryView(QWidget, View):
         state.analysis_changed.connect(lambda _trace: self._show(self.state.element or self._default_element()))
 
 
+    def set_compact(self, compact: bool) -> None:
+        self.summary.setVisible(not compact)
+
+    def headline(self) -> str:
+        return self.summary.text()
+
     def set_on_screen(self, on_screen: bool) -> None:
         self._tell_when_shown.set_on_screen(on_screen)
 
     def busy(self) -> bool:
         return self._tell_when_shown.pending
+
     def _default_element(self):
         """Without a pick, the first racing element: the race is the story worth telling."""
         trace = self.state.trace

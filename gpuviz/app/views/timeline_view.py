@@ -51,12 +51,18 @@ class TimelineView(QWidget, View):
         state.trace_changed.connect(self._on_trace_changed)
         state.selection_changed.connect(self._on_selection_changed)
 
+    def set_compact(self, compact: bool) -> None:
+        self.caption.setVisible(not compact)
+
+    def headline(self) -> str:
+        return self.caption.text()
 
     def set_on_screen(self, on_screen: bool) -> None:
         self._show_when_shown.set_on_screen(on_screen)
 
     def busy(self) -> bool:
         return self._show_when_shown.pending
+
     def _on_trace_changed(self, _trace) -> None:
         """Draw now, or once the view is shown; meanwhile no bars of another launch stay."""
         self.spans = None

@@ -32,6 +32,7 @@ from gpuviz.app.window.gui_gc import collect_on_gui_thread
 from gpuviz.app.window.help_overlay import WELCOME, HelpOverlay
 from gpuviz.app.window.preferences import Preferences, PreferencesDialog
 from gpuviz.app.window.settings import settings
+from gpuviz.app.window.stage import Stage
 from gpuviz.app.window.view_controls import ViewControls
 from gpuviz.core.options import RunOptions
 from gpuviz.core.thread_record import device_summary
@@ -55,6 +56,7 @@ class MainWindow(QMainWindow):
         self._build_controls()
         self._assemble()
         self.pictures = PictureActions(self.state, self.tabs, self.views, self.set_status, self)
+        self.stage = Stage(self)
         self._build_actions()
         self._connect()
         self.course = Course(self.views["lesson"], self.catalog, self.state, self.set_status, self.editor.toPlainText,
@@ -172,7 +174,7 @@ class MainWindow(QMainWindow):
         self.state.trace_changed.connect(self._on_trace_changed)
         self.state.busy_changed.connect(lambda what: what and self.set_status(f"{what}..."))
         self.state.view_requested.connect(self.raise_view)
-        self.state.caption_changed.connect(lambda text: (self.banner.setText(text), self.banner.setVisible(bool(text))))
+        self.state.caption_changed.connect(self._show_caption)
 
     # ---- opening -------------------------------------------------------------------------------
     def open_path(self, path: str | Path) -> None:
@@ -268,6 +270,7 @@ class MainWindow(QMainWindow):
 
     def _on_running_changed(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
+        self.stage.bar.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
         self.feedback.set_running(running)
 
@@ -309,9 +312,16 @@ class MainWindow(QMainWindow):
             dock.show()
             dock.raise_()
 
+    def _show_caption(self, text: str) -> None:
+        """Above the views everyday; on the stage the caption is over the picture (window/stage.py)."""
+        self.banner.setText(text)
+        self.banner.setVisible(bool(text) and not self.stage.on)
+
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #ff6b6b;" if error else "")
+        if self.stage.on and (error or self.stage.error):  # no status bar on the stage: errors over the picture
+            self.stage.say_error(text if error else "")
 
     def _show_title(self, title: str) -> None:
         self.setWindowTitle(f"{title} - gpuviz {__version__}")

@@ -1,18 +1,16 @@
 """The window's look, as actions: font scale (Ctrl+= / Ctrl+- / Ctrl+0), theme, and presentation
-mode (F5: a bigger font and only the panels a lesson needs). Choices are remembered in the settings."""
+mode (F5: a bigger font and the stage, window/stage.py). Choices are remembered in the settings."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtWidgets import QMainWindow
 
 from gpuviz.app.window import appearance
 from gpuviz.app.window.settings import settings, value
 
 THEMES = ("dark", "light")
-PRESENTATION_SIDE = 0.45  # of the window's width, for the lesson and launch panels
-PRESENTATION_DOCKS = ("Lesson", "Launch", "Animation")  # what a lesson needs on a projector
 
 
 def system_theme() -> str:
@@ -53,23 +51,13 @@ class ViewControls:
             self.toggle_presentation()
 
     def toggle_presentation(self) -> None:
-        """Bigger text and only the panels a lesson needs; again restores the panels as they were."""
+        """The stage (bigger text, the picture as the window); again restores the panels as they were."""
         self.presenting = not self.presenting
         if self.presenting:
             self._everyday = self.window.saveState()
-            for dock in self.window.findChildren(QDockWidget):
-                if dock.objectName() not in PRESENTATION_DOCKS:
-                    dock.hide()
-            self._widen_side_panels()
-        elif self._everyday is not None:
-            self.window.restoreState(self._everyday)
+            self.window.stage.enter()
+        else:
+            self.window.stage.leave()
+            if self._everyday is not None:
+                self.window.restoreState(self._everyday)
         self.apply()
-
-    def _widen_side_panels(self) -> None:
-        """The panels left beside the views get the room the hidden ones had (the bigger text needs it)."""
-        side = [d for d in self.window.findChildren(QDockWidget) if not d.isHidden()
-                and self.window.dockWidgetArea(d) in (Qt.DockWidgetArea.LeftDockWidgetArea,
-                                                      Qt.DockWidgetArea.RightDockWidgetArea)]  # fmt: skip
-        if side:
-            width = int(self.window.width() * PRESENTATION_SIDE)
-            self.window.resizeDocks(side, [width] * len(side), Qt.Orientation.Horizontal)
