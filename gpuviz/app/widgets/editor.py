@@ -1,4 +1,4 @@
-"""The source editor: Python highlighting, line numbers, and the offending line marked on errors."""
+"""The source editor: Python highlighting, line numbers, auto-indent, and the offending line marked on errors."""
 
 from __future__ import annotations
 
@@ -41,6 +41,16 @@ RULES = [
 ]
 
 
+def next_indent(line: str) -> str:
+    """The indent of the line after `line` (what is left of the cursor): the same, deeper after a colon."""
+    indent = line[: len(line) - len(line.lstrip())]
+    code = line.split("#", 1)[0].rstrip()  # a '#' inside a string is rare in a kernel; a comment is not
+    return indent + INDENT if code.endswith(":") else indent
+
+
+INDENT = "    "
+
+
 class PythonHighlighter(QSyntaxHighlighter):
     def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt's name)
         for pattern, fmt in RULES:
@@ -67,7 +77,8 @@ class SourceEditor(QPlainTextEdit):
         font.setStyleHint(QFont.StyleHint.Monospace)
         font.setPointSize(11)
         self.setFont(font)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # a narrow Source panel wraps long lines instead of hiding their ends
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setStyleSheet("QPlainTextEdit { background: #1e1f29; color: #eeffff; }")
         self.highlighter = PythonHighlighter(self.document())
         self.gutter = _LineNumbers(self)
@@ -75,6 +86,16 @@ class SourceEditor(QPlainTextEdit):
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._update_gutter)
         self._update_margin()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """Enter keeps the line's indent, one level more after a colon (`if i < n:`)."""
+        plain = event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)
+        if event.key() not in (Qt.Key.Key_Return, Qt.Key.Key_Enter) or not plain:
+            super().keyPressEvent(event)
+            return
+        cursor = self.textCursor()
+        self.textCursor().insertText("\n" + next_indent(cursor.block().text()[: cursor.positionInBlock()]))
+        self.ensureCursorVisible()
 
     def new_document(self, text: str) -> QTextDocument:
         """A document of its own (its own undo history), highlighted, shown in this editor."""
