@@ -61,3 +61,22 @@ def test_file_quit_closes_the_window(qtbot, window):  # noqa: F811
     assert quit_action.shortcut().toString() == "Ctrl+Q"
     quit_action.trigger()
     assert not window.isVisible()
+
+
+def test_a_worker_started_ahead_runs_the_first_run_and_ends_with_the_window(qtbot, tmp_path, monkeypatch):
+    import multiprocessing
+
+    from gpuviz.app.window.main_window import MainWindow
+
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
+    assert MainWindow().runs.spare_process is None  # the suite's windows start none (conftest)
+    win = MainWindow(warm_worker=True)
+    qtbot.addWidget(win)
+    spare = win.runs.spare_process
+    assert spare is not None and spare.is_alive()
+    pick(win, "vector add")
+    assert run_and_wait(qtbot, win) is True
+    assert win.state.trace is not None and spare.exitcode == 0  # the run was the spare's: it ended after it
+    qtbot.waitUntil(lambda: win.runs.spare_process is not None, timeout=10_000)  # another waits for the next run
+    win.close()
+    assert not multiprocessing.active_children(), "a worker process outlived the window"

@@ -124,7 +124,7 @@ class RunController(QObject):
         self.launches_listed.emit([], -1)
 
     def close(self) -> None:
-        self.runs.stop()
+        self.runs.close()
         self.loader.close()
         self._work.cleanup()
 

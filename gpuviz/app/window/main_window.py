@@ -21,6 +21,7 @@ from gpuviz.app.control.device_facts import backend_for, facts_for
 from gpuviz.app.control.document import ScriptDocument
 from gpuviz.app.control.run_controller import RunController
 from gpuviz.app.control.run_feedback import RunFeedback
+from gpuviz.app.control.worker_host import warm_start_wanted
 from gpuviz.app.pictures.picture_actions import PictureActions
 from gpuviz.app.views.base import View
 from gpuviz.app.views.table import BY_NAME, VIEWS, view_class
@@ -41,8 +42,9 @@ from gpuviz.scene.state import AppState
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, lessons: str | None = None) -> None:
-        """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder)."""
+    def __init__(self, lessons: str | None = None, warm_worker: bool | None = None) -> None:
+        """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder);
+        `warm_worker`: start a worker ahead for the first Run (None: unless GPUVIZ_WARM_WORKER=0)."""
         super().__init__()
         collect_on_gui_thread()  # before the loading thread exists (gui_gc.py says why)
         self.setWindowTitle(f"gpuviz {__version__}")
@@ -66,6 +68,8 @@ class MainWindow(QMainWindow):
         self.apply_preferences(self.preferences)
         if self.document.restore_autosave():
             self._show_restored()
+        if warm_start_wanted() if warm_worker is None else warm_worker:
+            self.runs.warm()
 
     # ---- building ------------------------------------------------------------------------------
     def _build_controls(self) -> None:
