@@ -61,8 +61,10 @@ def _barrier(warnings: list[str], errors, t, op: str, args: tuple, line: int):
             continue
         where = f"barrier divergence in block {format_dims(t.block_coords[b])}"
         if (exited[b] or arrived[b] + exited[b] < t.per_block) and errors is not None:
-            first = np.flatnonzero(mask & (t.blk == b))[0]
-            errors.add("barrier divergence", int(t.gid[first]), line, None, None)  # as the reference engine does
+            first = np.flatnonzero(mask & (t.blk == b))[0]  # waits at the barrier
+            skipped = np.flatnonzero(~mask & (t.blk == b))  # exited, or elsewhere: skipped it
+            skipper = skipped[0] if len(skipped) else first
+            errors.add_divergence(int(t.gid[skipper]), int(t.gid[first]), line)  # as the reference engine does
         if exited[b]:
             warnings.append(f"{where}: {exited[b]} thread(s) exited without reaching the barrier at line {line} "
                             "(a GPU may hang or give wrong results)")  # fmt: skip
