@@ -24,7 +24,7 @@ from gpuviz.run.messages import (
 from gpuviz.run.worker import waiting_worker_main, worker_main
 
 POLL_MS = 40
-REWARM_MS = 3000  # after a run, the next spare worker starts once the app has loaded the run's traces
+REWARM_MS = 500  # after a run, the next spare worker starts once the app has shown the run
 
 
 def warm_start_wanted() -> bool:

@@ -27,6 +27,7 @@ from gpuviz.app.views.base import View
 from gpuviz.app.views.table import BY_NAME, VIEWS, view_class
 from gpuviz.app.widgets.catalog_panel import CatalogPanel
 from gpuviz.app.widgets.editor import SourceEditor
+from gpuviz.app.widgets.error_banner import ErrorBanner
 from gpuviz.app.widgets.launch_editor import LaunchEditor
 from gpuviz.app.window import docking, file_menu, screen_fit
 from gpuviz.app.window.gui_gc import collect_on_gui_thread
@@ -101,7 +102,8 @@ class MainWindow(QMainWindow):
         self.banner.setObjectName("evidence")
         self.banner.setWordWrap(True)
         self.banner.hide()
-        centre = docking.column(self.banner, self.tabs)
+        self.error_banner = ErrorBanner(self.state)  # memory errors and barrier divergence, in words
+        centre = docking.column(self.banner, self.error_banner, self.tabs)
         centre.layout().setContentsMargins(0, 0, 0, 0)
         self.setCentralWidget(centre)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
@@ -166,6 +168,7 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.runner.stop)
         self.runner.status.connect(self.set_status)
         self.runner.error_line.connect(self.editor.mark_line)
+        self.runner.error_lines.connect(self.editor.mark_errors)
         self.runner.running_changed.connect(self._on_running_changed)
         self.runs.progress.connect(self.feedback.on_progress)
         self.runner.launches_listed.connect(self._on_launches_listed)
