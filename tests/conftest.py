@@ -3,6 +3,7 @@
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("GPUVIZ_WARM_WORKER", "0")  # a window starts no worker ahead unless a test asks
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

@@ -34,4 +34,5 @@ def test_marks_say_what_is_done():
     assert LessonProgress(ran=True).mark() == "▶"
     assert LessonProgress(True, "0.5", True, True).mark() == "✓  predicted ✓"
     assert LessonProgress(True, "0.5", False, None, False).mark() == "▶  predicted ✗  fix ✗"
+    assert LessonProgress(False, "0.5", False).mark() == "predicted"  # no verdict before the run
     assert not LessonProgress(True, "0.5", True, True, False).done  # the fix was checked and failed

@@ -33,7 +33,9 @@ class LessonProgress:
     def mark(self) -> str:
         """A short mark for the catalog: what is done, at a glance."""
         parts = ["✓" if self.done else ("▶" if self.ran else "")]
-        if self.prediction:
+        if self.prediction and not self.ran:  # no verdict before the run: the prediction waits for it
+            parts.append("predicted")
+        elif self.prediction:
             parts.append("predicted ✓" if self.right else "predicted ✗")
         if self.fix_passed is not None:
             parts.append("fix ✓" if self.fix_passed else "fix ✗")

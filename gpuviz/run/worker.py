@@ -1,7 +1,8 @@
 """The worker's body: what a worker process does for the app (app/control/worker_host.py starts and hosts
 it). Qt-free; it speaks run/messages.py.
 
-The app sends a RunRequest to a fresh process and reads messages from a queue. Each launch's trace
+The app sends a RunRequest to a fresh process (or to one started early that waits for it, warmed up:
+waiting_worker_main) and reads messages from a queue. Each launch's trace
 is sent as soon as it is saved, and its analysis once it is done (the file is then written again). A crash or an
 endless kernel never reaches the window: the app kills the process.
 """
@@ -29,7 +30,7 @@ from gpuviz.run.messages import (
     TraceReady,
 )
 
-__all__ = ["FixRequest", "RunRequest", "check_fix_of", "execute", "worker_main"]
+__all__ = ["FixRequest", "RunRequest", "check_fix_of", "execute", "waiting_worker_main", "worker_main"]
 
 
 def execute(request: RunRequest, send: Callable[[Message], None],
@@ -137,6 +138,60 @@ def worker_main(request: RunRequest | FixRequest, queue) -> None:
 
     die_with_parent()
     keep_freed_memory()
+    _serve(request, queue)
+
+
+def waiting_worker_main(requests, queue) -> None:
+    """Entry point of a worker started before it is needed (when the app opens): it imports and runs what
+    every run needs on a tiny built-in kernel, then waits for its one request (None: end unused)."""
+    from gpuviz.run.allocator import keep_freed_memory
+    from gpuviz.run.lifeline import die_with_parent
+
+    die_with_parent()
+    keep_freed_memory()
+    with contextlib.suppress(Exception):  # a warm-up that fails only leaves the first run as slow as before
+        warm_up()
+    request = requests.get()
+    if request is not None:
+        _serve(request, queue)
+
+
+WARM_UP_SCRIPT = """\
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def warm_up(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        b[i] = a[i] + 1
+
+
+a = np.arange(64, dtype=np.float32)
+b = np.zeros_like(a)
+warm_up[2, 32](a, b)
+"""
+
+
+def warm_up() -> None:
+    """Import, run, save and analyse one tiny built-in launch on the simulator, as a run would: the imports
+    (numba, numpy, the engines, the analysis) then cost the first Run nothing."""
+    import tempfile
+
+    from gpuviz.core.options import RunOptions
+    from gpuviz.program.script import run_script
+    from gpuviz.run.session import Session
+
+    with tempfile.TemporaryDirectory(prefix="gpuviz-warm-") as folder:
+        script = Path(folder) / "warm_up.py"
+        script.write_text(WARM_UP_SCRIPT, encoding="utf-8")
+        session = Session(RunOptions(backend="sim"), out_dir=str(Path(folder) / "traces"), notify=lambda _m: None)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            run_script(script, session)
+
+
+def _serve(request: RunRequest | FixRequest, queue) -> None:
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
     if isinstance(request, FixRequest):
         check_fix_of(request, queue.put)

@@ -16,6 +16,7 @@ from gpuviz.app.control.worker_host import WorkerHost
 from gpuviz.app.widgets.launch_editor import LaunchChoice
 from gpuviz.app.window.settings import data_dir
 from gpuviz.core.analysis.report import is_analysed
+from gpuviz.core.error_report import error_report, run_summary
 from gpuviz.core.options import RunOptions
 from gpuviz.run.messages import RunRequest
 from gpuviz.scene.state import AppState
@@ -24,6 +25,7 @@ from gpuviz.scene.state import AppState
 class RunController(QObject):
     status = Signal(str, bool)  # text, is an error
     error_line = Signal(int)  # a line of the script to mark, 0 to clear
+    error_lines = Signal(object)  # {line: errors on it} of the launch shown, {} to clear
     running_changed = Signal(bool)
     launches_listed = Signal(object, int)  # launch names, the one shown
 
@@ -43,6 +45,8 @@ class RunController(QObject):
         self._analyses: dict[str, dict] = {}  # analyses that arrived, for traces still loading
         self._shown_path = ""
         self.run_number = 0  # the run whose launches `paths` are (AppState.begin_run); 0 for a file or none
+        self._traces: list = []  # the run's traces as last loaded
+        self._finish_note: str | None = None  # "finished ..." waits for the run's traces: it counts their errors
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
         self.runs.trace_ready.connect(self._on_trace_ready)
         self.runs.analysis_ready.connect(self._on_analysis_ready)
@@ -77,6 +81,8 @@ class RunController(QObject):
         self.note = note
         self.state.set_output(f"[{note}]\n" if note else "")
         self.error_line.emit(0)
+        self.error_lines.emit({})
+        self._traces, self._finish_note = [], None
         self.runs.start(RunRequest(str(script), str(folder / "traces"), options, tuple(overrides), timeout=timeout))
         self.running_changed.emit(True)
 
@@ -130,12 +136,13 @@ class RunController(QObject):
             self.runs.stop()
         self.loader.cancel()
         self.paths, self.shown, self.run_number = [], 0, 0
+        self._traces, self._finish_note = [], None
         self._pending.clear()
         self.state.set_busy("")
         self.launches_listed.emit([], -1)
 
     def close(self) -> None:
-        self.runs.stop()
+        self.runs.close()
         self.loader.close()
         self._work.cleanup()
 
@@ -172,7 +179,17 @@ class RunController(QObject):
             self.pick_launch(entry.launch)  # the launch the lesson's text explains
         if ok:
             note = f" ({self.note})" if self.note else ""
-            self.status.emit(f"finished: {len(self.paths)} launch(es) traced{note}", False)
+            self._finish_note = f"{len(self.paths)} launch(es) traced{note}"
+            self._say_finished()
+
+    def _say_finished(self) -> None:
+        """The run's last word, once its traces are loaded: what went wrong in them, or that nothing did."""
+        if self._finish_note is None or not self.loader.idle or len(self._traces) < len(self.paths):
+            return
+        wrong = run_summary(self._traces)
+        self.status.emit(f"finished with {wrong}: {self._finish_note}" if wrong else f"finished: {self._finish_note}",
+                         bool(wrong))  # fmt: skip
+        self._finish_note = None
 
     def _on_loaded(self, paths: list[str], traces: list) -> None:
         self.state.set_busy("")
@@ -187,6 +204,10 @@ class RunController(QObject):
         if self._opening:
             self.status.emit(f"opened {self._opening}", False)
             self._opening = ""
+        else:  # a launch of the run: its errors marked on the script's lines
+            self._traces = traces
+            self.error_lines.emit(error_report(traces[shown]).lines)
+            self._say_finished()
 
     def _on_load_failed(self, message: str) -> None:
         self._opening = ""

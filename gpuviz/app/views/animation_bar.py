@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSlider,
     QSpinBox,
     QWidget,
@@ -19,13 +20,22 @@ from PySide6.QtWidgets import (
 from gpuviz.app.views.base import View
 from gpuviz.core.colors import MODES
 from gpuviz.core.frames import ORDERS, REPLAY
+from gpuviz.core.playback import (
+    AUTO,
+    DEFAULT_RATE,
+    LAUNCH_STEPS,
+    RATES,
+    auto_step,
+    play_seconds,
+    rate_label,
+    tick_plan,
+)
 from gpuviz.core.replay import STEPS
 from gpuviz.scene.state import AppState
 
-# Frames a second: a few for narrating one race, up to fast; the replay advances more than one
-# event per tick when the rate passes what a timer can show.
-SPEEDS = [("very slow", 1), ("slow", 4), ("normal", 15), ("fast", 60), ("very fast", 600), ("fastest", 6000)]
-MAX_TICKS_PER_SECOND = 30
+# Steps a second: one for narrating one race, up to fast; the timer advances more than one step per
+# tick when the rate passes what it can show. The auto step plays a whole launch in about 20 s.
+STEP_CHOICES = (AUTO, *STEPS)
 
 
 class AnimationBar(QWidget, View):
@@ -44,12 +54,14 @@ class AnimationBar(QWidget, View):
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setObjectName("frameCaption")
-        self.speed = _combo([label for label, _ in SPEEDS], [rate for _, rate in SPEEDS], 2)
-        self.speed.setToolTip("Steps per second while playing")
+        self.speed = _combo([rate_label(rate) for rate in RATES], list(RATES), RATES.index(DEFAULT_RATE))
+        self.speed.setToolTip(f"Steps a second while playing (at the auto step a launch is {LAUNCH_STEPS} steps: "
+                              f"{LAUNCH_STEPS // DEFAULT_RATE} s at {DEFAULT_RATE} steps/s)")  # fmt: skip
         self.order = _combo(list(ORDERS))
         self.order.setToolTip("replay: the recorded execution, event by event; the others light threads up in an order")
-        self.unit = _combo(list(STEPS))
-        self.unit.setToolTip("what one step is in the replay ('thread': the selected thread's next access)")
+        self.unit = _combo(list(STEP_CHOICES))
+        self.unit.setToolTip(f"what one step is in the replay ('auto': 1/{LAUNCH_STEPS} of the launch's events, "
+                             "'thread': the selected thread's next access)")  # fmt: skip
         self.colour = _combo(list(MODES))
         self.colour.setToolTip("What a thread's colour means in the grid")
         self.layer = QSpinBox()
@@ -62,6 +74,7 @@ class AnimationBar(QWidget, View):
         self.forward_button.clicked.connect(lambda: self.step(1))
         self.slider.valueChanged.connect(state.set_frame)
         self.speed.currentIndexChanged.connect(self._on_speed_changed)
+        self.unit.currentIndexChanged.connect(self._on_speed_changed)
         self.order.currentTextChanged.connect(state.set_order)
         self.colour.currentTextChanged.connect(state.set_colour_mode)
         self.layer.valueChanged.connect(state.set_layer)
@@ -131,14 +144,23 @@ class AnimationBar(QWidget, View):
         self.state.set_frame(max(0, min(frame, last)))
 
     def _next(self, frame: int, direction: int) -> int:
-        replay = self.state.replay
-        if self.state.order != REPLAY or replay is None or self.unit.currentText() == "event":
+        replay, unit = self.state.replay, self.unit.currentText()
+        if self.state.order != REPLAY or replay is None or unit == "event":
             return frame + direction
-        return replay.next_stop(frame, self.unit.currentText(), direction, self.state.selected)
+        if unit == AUTO:
+            return frame + direction * self.auto_step()
+        return replay.next_stop(frame, unit, direction, self.state.selected)
+
+    def auto_step(self) -> int:
+        """Events in one step at the auto step: the launch's size over LAUNCH_STEPS."""
+        return auto_step(max(0, self.frames() - 1))
+
+    def _at_auto_step(self) -> bool:
+        return self.state.order == REPLAY and self.unit.currentText() == AUTO
 
     def _on_tick(self) -> None:
         """Advance as far as the speed asks for one timer tick."""
-        steps = max(1, round(self.speed.currentData() / MAX_TICKS_PER_SECOND))
+        steps, _ = self._tick_plan()
         last, frame = self.frames() - 1, self.state.frame
         if frame >= last:
             self.pause()
@@ -147,8 +169,20 @@ class AnimationBar(QWidget, View):
             frame = self._next(frame, 1)
         self.state.set_frame(min(frame, last))
 
+    def _tick_plan(self) -> tuple[int, int]:
+        """(steps a tick, interval in ms) at the speed chosen; a short launch at the auto step ticks slower."""
+        events = max(0, self.frames() - 1)
+        steps = -(-events // self.auto_step()) if self._at_auto_step() else None
+        return tick_plan(self.speed.currentData(), steps)
+
+    def play_seconds(self) -> float:
+        """How long Play takes from the first frame to the last at the step and speed chosen (the auto
+        or event step; the others depend on the trace's units): ticks x interval, no clock read."""
+        step = None if self._at_auto_step() else 1
+        return play_seconds(max(0, self.frames() - 1), self.speed.currentData(), step)
+
     def _on_speed_changed(self, *_) -> None:
-        self.timer.setInterval(int(1000 / min(self.speed.currentData(), MAX_TICKS_PER_SECOND)))
+        self.timer.setInterval(self._tick_plan()[1])
 
     def _on_trace_changed(self, trace) -> None:
         layers = trace.grid[2] if trace is not None else 1
@@ -168,9 +202,12 @@ class AnimationBar(QWidget, View):
         self.pause()
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, plan.count - 1))
+        self.slider.setSingleStep(self.auto_step() if self.state.order == REPLAY else 1)
+        self.slider.setPageStep(max(1, plan.count // 20))  # a click in the trough: a 20th of the launch
         self.slider.blockSignals(False)
         _show(self.order, self.state.order)
         self.unit.setEnabled(self.state.order == REPLAY)
+        self._on_speed_changed()
 
     def _on_frame_changed(self, frame: int) -> None:
         self.slider.blockSignals(True)
@@ -192,6 +229,8 @@ class AnimationBar(QWidget, View):
 
 def _combo(texts: list[str], data: list | None = None, current: int = 0) -> QComboBox:
     combo = QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # names are never cut short
+    combo.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
     for text, value in zip(texts, data or texts):
         combo.addItem(text, value)
     combo.setCurrentIndex(current)

@@ -16,7 +16,9 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBo
 
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.cell_labels import CellLabels
+from gpuviz.app.widgets.fault_marks import FaultMarks
 from gpuviz.core.colors import NOT_RUN
+from gpuviz.core.error_report import error_report
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.layout import cell_owner, grid_layout
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
@@ -45,6 +47,7 @@ class GridView(QWidget, View):
         self.view.addItem(self.outlines)
         self.thread_labels = CellLabels(self.view)
         self.block_labels = CellLabels(self.view, colour=(255, 255, 255), min_pixels=3.0, size=12, fill=None)
+        self.faults = FaultMarks(self.view)  # threads that hit a memory error or skipped a barrier
         self.marker = QGraphicsRectItem()
         self.marker.setPen(QPen(QColor(255, 255, 255), 0.25))
         self.marker.setVisible(False)
@@ -104,6 +107,7 @@ class GridView(QWidget, View):
     def _on_trace_changed(self, trace) -> None:
         if trace is None:
             self.image.clear()
+            self.faults.show((), (), lambda _gid: None)
             self._owner = None
             self.caption.setText("No trace yet: pick a kernel and press Run.")
             return
@@ -121,6 +125,8 @@ class GridView(QWidget, View):
         self._owner = cell_owner(layout, (layout.height, layout.width))
         self._pixels = np.zeros((layout.height, layout.width), np.uint8)
         self._draw_outlines(layout)
+        report, layer = error_report(trace), self.layer_threads()
+        self.faults.show(report.threads, report.waiting, lambda gid: self.cell_center(gid) if gid in layer else None)
         self._recolour()
         self._show_frame(self.state.frame, full=True)
         # the whole picture, not autoRange: the image item holds only the part that was visible

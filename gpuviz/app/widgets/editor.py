@@ -1,4 +1,4 @@
-"""The source editor: Python highlighting, line numbers, and the offending line marked on errors."""
+"""The source editor: Python highlighting, line numbers, auto-indent, and the offending line marked on errors."""
 
 from __future__ import annotations
 
@@ -41,6 +41,16 @@ RULES = [
 ]
 
 
+def next_indent(line: str) -> str:
+    """The indent of the line after `line` (what is left of the cursor): the same, deeper after a colon."""
+    indent = line[: len(line) - len(line.lstrip())]
+    code = line.split("#", 1)[0].rstrip()  # a '#' inside a string is rare in a kernel; a comment is not
+    return indent + INDENT if code.endswith(":") else indent
+
+
+INDENT = "    "
+
+
 class PythonHighlighter(QSyntaxHighlighter):
     def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt's name)
         for pattern, fmt in RULES:
@@ -67,14 +77,27 @@ class SourceEditor(QPlainTextEdit):
         font.setStyleHint(QFont.StyleHint.Monospace)
         font.setPointSize(11)
         self.setFont(font)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # a narrow Source panel wraps long lines instead of hiding their ends
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setStyleSheet("QPlainTextEdit { background: #1e1f29; color: #eeffff; }")
         self.highlighter = PythonHighlighter(self.document())
         self.gutter = _LineNumbers(self)
         self.error_line = 0
+        self.error_counts: dict[int, int] = {}  # line -> the launch's errors on it (a red count in the gutter)
+        self._line_selection: list[QTextEdit.ExtraSelection] = []
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._update_gutter)
         self._update_margin()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """Enter keeps the line's indent, one level more after a colon (`if i < n:`)."""
+        plain = event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)
+        if event.key() not in (Qt.Key.Key_Return, Qt.Key.Key_Enter) or not plain:
+            super().keyPressEvent(event)
+            return
+        cursor = self.textCursor()
+        self.textCursor().insertText("\n" + next_indent(cursor.block().text()[: cursor.positionInBlock()]))
+        self.ensureCursorVisible()
 
     def new_document(self, text: str) -> QTextDocument:
         """A document of its own (its own undo history), highlighted, shown in this editor."""
@@ -90,11 +113,13 @@ class SourceEditor(QPlainTextEdit):
     def use_document(self, document: QTextDocument) -> None:
         self.setDocument(document)
         self._update_margin()
+        self.mark_errors({})
         self.mark_line(0)
 
     def gutter_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))
-        return 12 + self.fontMetrics().horizontalAdvance("9") * max(3, digits)
+        counts = max((len(f"{n:,}") for n in self.error_counts.values()), default=-1) + 2  # "24 " before the number
+        return 12 + self.fontMetrics().horizontalAdvance("9") * (max(3, digits) + counts)
 
     def _update_margin(self, *_) -> None:
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
@@ -107,6 +132,9 @@ class SourceEditor(QPlainTextEdit):
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
+        self._place_gutter()
+
+    def _place_gutter(self) -> None:
         area = self.contentsRect()
         self.gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), area.height()))
 
@@ -118,22 +146,46 @@ class SourceEditor(QPlainTextEdit):
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         while block.isValid() and top <= event.rect().bottom():
             height = round(self.blockBoundingRect(block).height())
-            painter.setPen(QColor("#ff5370") if number == self.error_line else QColor("#4b5263"))
+            marked = number == self.error_line or number in self.error_counts
+            painter.setPen(QColor("#ff5370") if marked else QColor("#4b5263"))
             painter.drawText(0, top, self.gutter.width() - 6, height, Qt.AlignmentFlag.AlignRight, str(number))
+            if number in self.error_counts:  # the count of errors, in a red badge at the gutter's left
+                badge = QRect(2, top + 1, self.gutter.width() - 8 - self._digits_width(), height - 2)
+                painter.fillRect(badge, QColor("#c3334a"))
+                painter.setPen(QColor("#ffffff"))
+                painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, f"{self.error_counts[number]:,}")
             block, number, top = block.next(), number + 1, top + height
+
+    def _digits_width(self) -> int:
+        return self.fontMetrics().horizontalAdvance("9") * max(3, len(str(max(1, self.blockCount()))))
 
     def mark_line(self, line: int) -> None:
         """Highlight a line (an error's) and scroll to it; 0 clears."""
         self.error_line = line
-        selections = []
+        self._line_selection = []
         if line > 0:
             block = self.document().findBlockByNumber(line - 1)
-            selection = QTextEdit.ExtraSelection()
-            selection.format.setBackground(QColor(120, 30, 45))
-            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            selection.cursor = QTextCursor(block)
-            selections.append(selection)
+            self._line_selection.append(_line_selection(block))
             self.setTextCursor(QTextCursor(block))
             self.centerCursor()
-        self.setExtraSelections(selections)
+        self._show_selections()
+
+    def mark_errors(self, counts: dict[int, int]) -> None:
+        """The launch's errors by line: each line tinted, with its count in the gutter; {} clears."""
+        self.error_counts = {line: n for line, n in counts.items() if 0 < line <= self.blockCount()}
+        self._update_margin()
+        self._place_gutter()
+        self._show_selections()
+
+    def _show_selections(self) -> None:
+        errors = [_line_selection(self.document().findBlockByNumber(line - 1)) for line in self.error_counts]
+        self.setExtraSelections(errors + self._line_selection)
         self.gutter.update()
+
+
+def _line_selection(block) -> QTextEdit.ExtraSelection:
+    selection = QTextEdit.ExtraSelection()
+    selection.format.setBackground(QColor(120, 30, 45))
+    selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+    selection.cursor = QTextCursor(block)
+    return selection

@@ -29,6 +29,10 @@ def build(window: QMainWindow) -> QMenu:
         add_action(window, menu, text, keys, slot, tip)
     recent = menu.addMenu("Recent files")
     recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
+    menu.addSeparator()
+    tip = "Close gpuviz (asks first about unsaved changes)"
+    quit_action = add_action(window, menu, "Quit", "Ctrl+Q", window.close, tip)
+    quit_action.setMenuRole(QAction.MenuRole.QuitRole)
     return menu
 
 

@@ -21,11 +21,13 @@ from gpuviz.app.control.device_facts import backend_for, facts_for
 from gpuviz.app.control.document import ScriptDocument
 from gpuviz.app.control.run_controller import RunController
 from gpuviz.app.control.run_feedback import RunFeedback
+from gpuviz.app.control.worker_host import warm_start_wanted
 from gpuviz.app.pictures.picture_actions import PictureActions
 from gpuviz.app.views.base import View
 from gpuviz.app.views.table import BY_NAME, VIEWS, view_class
 from gpuviz.app.widgets.catalog_panel import CatalogPanel
 from gpuviz.app.widgets.editor import SourceEditor
+from gpuviz.app.widgets.error_banner import ErrorBanner
 from gpuviz.app.widgets.launch_editor import LaunchEditor
 from gpuviz.app.window import docking, file_menu, screen_fit
 from gpuviz.app.window.gui_gc import collect_on_gui_thread
@@ -42,8 +44,9 @@ from gpuviz.scene.state import AppState
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, lessons: str | None = None) -> None:
-        """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder)."""
+    def __init__(self, lessons: str | None = None, warm_worker: bool | None = None) -> None:
+        """`lessons`: a teacher's folder of lessons for this session (else the preferences' folder);
+        `warm_worker`: start a worker ahead for the first Run (None: unless GPUVIZ_WARM_WORKER=0)."""
         super().__init__()
         collect_on_gui_thread()  # before the loading thread exists (gui_gc.py says why)
         self.setWindowTitle(f"gpuviz {__version__}")
@@ -68,6 +71,8 @@ class MainWindow(QMainWindow):
         self.apply_preferences(self.preferences)
         if self.document.restore_autosave():
             self._show_restored()
+        if warm_start_wanted() if warm_worker is None else warm_worker:
+            self.runs.warm()
 
     # ---- building ------------------------------------------------------------------------------
     def _build_controls(self) -> None:
@@ -99,7 +104,8 @@ class MainWindow(QMainWindow):
         self.banner.setObjectName("evidence")
         self.banner.setWordWrap(True)
         self.banner.hide()
-        centre = docking.column(self.banner, self.tabs)
+        self.error_banner = ErrorBanner(self.state)  # memory errors and barrier divergence, in words
+        centre = docking.column(self.banner, self.error_banner, self.tabs)
         centre.layout().setContentsMargins(0, 0, 0, 0)
         self.setCentralWidget(centre)
         by_area: dict[str, list[tuple[str, QWidget]]] = {"left": [("Catalog", self.catalog), ("Source", self.editor)]}
@@ -164,6 +170,7 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self.runner.stop)
         self.runner.status.connect(self.set_status)
         self.runner.error_line.connect(self.editor.mark_line)
+        self.runner.error_lines.connect(self.editor.mark_errors)
         self.runner.running_changed.connect(self._on_running_changed)
         self.runs.progress.connect(self.feedback.on_progress)
         self.runner.launches_listed.connect(self._on_launches_listed)

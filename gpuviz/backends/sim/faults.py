@@ -34,6 +34,13 @@ class ErrorLog:
                                 "element": _plain(element)})  # fmt: skip
 
 
+    def add_divergence(self, skipped: int, waiting: int, line: int | None) -> None:
+        """Barrier divergence: `skipped` (a thread of the block) never reached the barrier at `line`,
+        where `waiting` waits; listed with the errors, it is not a memory error (core/error_report.py)."""
+        self.add("barrier divergence", skipped, line, None, None)
+        if len(self.errors) <= self.MAX_ERRORS and self.errors[-1]["thread"] == skipped:
+            self.errors[-1]["waiting"] = int(waiting)
+
     def add_many(self, kind: str, threads: list[int], line: int | None, array: str | None, elements: list) -> None:
         """The same error of many threads at once (the vector engine's lanes), in thread order."""
         room = max(0, self.MAX_ERRORS - len(self.errors))

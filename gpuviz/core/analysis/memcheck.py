@@ -30,21 +30,30 @@ def error_groups(trace: Trace) -> list[tuple[tuple, int, dict]]:
 
 def format_errors(trace: Trace, max_groups: int = 10) -> list[str]:
     """Lines for a report: a header with the count, one line per kind/array/line, and the note."""
-    total = trace.error_count
+    divergent = [e for e in trace.errors if e["kind"] == "barrier divergence"]
+    total = trace.error_count - len(divergent)  # barrier divergence is listed with them, but is not one
+    lines = [f"barrier divergence in {trace.kernel}: {_divergence(trace, e)}" for e in divergent[:max_groups]]
     if not total:
-        return []
-    lines = [f"memory errors: {total:,} in {trace.kernel} ({NOTE})"]
-    groups = error_groups(trace)
+        return lines
+    lines.append(f"memory errors: {total:,} in {trace.kernel} ({NOTE})")
+    groups = [group for group in error_groups(trace) if group[0][0] != "barrier divergence"]
     for (kind, array, line), count, error in groups[:max_groups]:
         what = f"{kind} of '{array}'" if array else kind
         where = f" at line {line}" if line else ""
         lines.append(f"  {what}{where}: {count:,} thread(s), first {_thread(trace, error)}{_element(error)}")
     if len(groups) > max_groups:
         lines.append(f"  ... {len(groups) - max_groups} more kinds of error")
-    kept = len(trace.errors)
+    kept = len(trace.errors) - len(divergent)
     if kept < total:
         lines.append(f"  (the first {kept:,} errors are kept in the trace)")
     return lines
+
+
+def _divergence(trace: Trace, error: dict) -> str:
+    said = f"{_thread(trace, error)} never reached the barrier at line {error.get('line')}"
+    if "waiting" in error:
+        said += f", where {_thread(trace, {'thread': error['waiting']})} waits"
+    return said
 
 
 def _thread(trace: Trace, error: dict) -> str:

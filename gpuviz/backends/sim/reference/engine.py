@@ -230,8 +230,11 @@ class Executor:
         kind = waiting[0].req[1]
         lines = sorted({lane.req[3] for lane in waiting})
         value = _barrier_value(kind, [lane.req[2] for lane in waiting])
-        if block.exited or len(lines) > 1:
-            self.errors.add("barrier divergence", waiting[0].gid, lines[0], None, None)
+        if block.exited or len(lines) > 1:  # names a thread that skipped this barrier, and one that waits at it
+            at_first = [lane for lane in waiting if lane.req[3] == lines[0]]
+            skipped = [lane for lane in block.lanes if all(lane is not w for w in at_first)]
+            skipper = skipped[0] if skipped else waiting[0]
+            self.errors.add_divergence(skipper.gid, at_first[0].gid, lines[0])
         if block.exited and not block.warned:
             block.warned = True
             self._warn(

@@ -74,8 +74,10 @@ def _diverged(warnings: list[str], errors, t, b: int, arrived: int, exited: int,
     number = int(t.blocks[b])
     where = f"barrier divergence in block {format_dims((number % gx, number // gx % gy, number // (gx * gy)))}"
     if errors is not None:
-        first = np.flatnonzero(t.mask & (t.blk == b))[0]
-        errors.add("barrier divergence", int(t.gid[first]), line, None, None)  # as the reference engine does
+        first = np.flatnonzero(t.mask & (t.blk == b))[0]  # waits at the barrier
+        skipped = np.flatnonzero(~t.mask & (t.blk == b))  # exited, or elsewhere: skipped it
+        skipper = skipped[0] if len(skipped) else first
+        errors.add_divergence(int(t.gid[skipper]), int(t.gid[first]), line)  # as the reference engine does
     if exited:
         warnings.append(f"{where}: {exited} thread(s) exited without reaching the barrier at line {line} "
                         "(a GPU may hang or give wrong results)")  # fmt: skip
