@@ -125,7 +125,8 @@ def drawing_share(win, name: str) -> float:
         rect = QRect(graphics.mapTo(win, shape.topLeft()), shape.size())
     rect = rect.intersected(win.rect())
     caption = win.stage.caption
-    hidden = QRect(caption.mapTo(win, QPoint(0, 0)), caption.size()).intersected(rect) if caption.isVisible() else QRect()
+    hidden = QRect(caption.mapTo(win, QPoint(0, 0)), caption.size()).intersected(rect)
+    hidden = hidden if caption.isVisible() else QRect()
     return (rect.width() * rect.height() - hidden.width() * hidden.height()) / (win.width() * win.height())
 
 
