@@ -102,7 +102,10 @@ def test_presentation_mode_and_theme(qtbot, window):  # noqa: F811
     docks_before = {dock for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()}
     window.look.toggle_presentation()
     shown = {dock.objectName() for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()}
-    assert shown == {"Lesson", "Launch", "Animation"}
+    assert shown == set() and window.stage.bar.isVisible()  # the stage: the picture, and one row of controls
+    window.stage.toggle_lesson()
+    shown = {dock.objectName() for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()}
+    assert shown == {"Lesson"}
     assert appearance.scale() == pytest.approx(appearance.PRESENTATION_SCALE * window.look.font_scale, abs=0.01)
     window.look.toggle_presentation()
     assert {dock for dock in window.findChildren(pg.QtWidgets.QDockWidget) if dock.isVisible()} == docks_before

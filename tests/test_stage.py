@@ -156,6 +156,7 @@ SETTINGS = [("dark", 1.0), ("light", 1.0), ("dark", 2.0), ("light", 2.0)]
 @pytest.mark.parametrize("stage", SETTINGS, indirect=True, ids=lambda s: f"{s[0]}-{s[1]}")
 def test_on_the_stage_every_view_in_front_fills_most_of_the_window_and_no_text_is_cut(qtbot, stage):
     assert stage.stage.caption.lines_shown() <= 2  # collapsed
+    assert stage.size().toTuple() == (1280, 720) and stage.minimumSizeHint().width() <= 1280  # not squeezed
     shares = {}
     for name in PICTURES + COMPOSITE:
         stage.stage.bring(name)

@@ -39,12 +39,14 @@ QRadioButton:checked {{ font-weight: bold; }}
 QListWidget, QComboBox, QSpinBox, QTextBrowser, QPlainTextEdit {{ background: {field}; border: 1px solid {border}; }}
 QPlainTextEdit {{ font-family: "DejaVu Sans Mono", monospace; }}
 QToolTip {{ background: {field}; color: {text}; border: 1px solid {border}; }}
+QWidget#stageBar, QWidget#stageBar QWidget {{ font-size: {stage}px; }}
+QLabel#captionOverlay {{ background: {overlay}; }}
 """
 PALETTES = {
     "dark": {"background": "#1b1c24", "text": "#e6e6ee", "muted": "#8a8a9a", "button": "#2c2e3b",
-             "border": "#444455", "field": "#242530"},
+             "border": "#444455", "field": "#242530", "overlay": "rgba(27, 28, 36, 215)"},
     "light": {"background": "#f3f3f6", "text": "#16161d", "muted": "#77778a", "button": "#e1e2ea",
-              "border": "#a9a9b8", "field": "#ffffff"},
+              "border": "#a9a9b8", "field": "#ffffff", "overlay": "rgba(243, 243, 246, 225)"},
 }  # fmt: skip
 
 
@@ -63,7 +65,10 @@ def clamp(value: float) -> float:
 
 def style_sheet(theme: str, scale_: float) -> str:
     sizes = {"body": round(BASE_PIXELS * scale_), "title": round(16 * scale_), "status": round(14 * scale_),
-             "round": round(BASE_PIXELS * scale_) // 2 + 2}  # a round radio button: half its size and border
+             "round": round(BASE_PIXELS * scale_) // 2 + 2,  # a round radio button: half its size and border
+             # the stage's row of controls is for the teacher: it stays at the projector's size whatever the
+             # text scale, so one row holds it at 1280 pixels (the picture, caption and lesson text grow)
+             "stage": round(BASE_PIXELS * min(scale_, PRESENTATION_SCALE))}
     return STYLE.format(**PALETTES[theme], **sizes)
 
 

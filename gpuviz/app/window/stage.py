@@ -95,6 +95,9 @@ class Stage:
     def enter(self) -> None:
         window = self.window
         self.on = True
+        size = window.size()
+        for view in window.views.values():  # compact first: no moment with the wide everyday rows on the stage
+            view.set_compact(True)
         window.menuBar().hide()
         for bar in window.findChildren(QToolBar):
             bar.hide()
@@ -110,12 +113,11 @@ class Stage:
         self.bar.show()
         for name in DOCKED_PICTURES:
             self._take_into_tabs(name)
-        for view in window.views.values():
-            view.set_compact(True)
         window.banner.hide()
         for action in self.actions:
             action.setEnabled(True)
         window.tabs.setFocus()
+        window.resize(size)  # the stage never asks for a bigger window than the everyday one had
         self._say()
 
     def leave(self) -> None:
@@ -123,16 +125,16 @@ class Stage:
         self.on = False
         for action in self.actions:
             action.setEnabled(False)
-        for name in list(self._moved):
-            self._give_back(name)
-        for view in window.views.values():
-            view.set_compact(False)
-        if self._lent is not None:
+        if self._lent is not None:  # the transport back to its panel before it widens to its everyday rows
             animation = window.views["animation"]
             self.bar.row.removeWidget(animation)
             self._lent.setWidget(animation)
             self._lent = None
         self.bar.hide()
+        for name in list(self._moved):
+            self._give_back(name)
+        for view in window.views.values():
+            view.set_compact(False)
         window.tabs.tabBar().show()
         window.statusBar().show()
         for bar in window.findChildren(QToolBar):

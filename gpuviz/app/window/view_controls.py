@@ -53,6 +53,7 @@ class ViewControls:
     def toggle_presentation(self) -> None:
         """The stage (bigger text, the picture as the window); again restores the panels as they were."""
         self.presenting = not self.presenting
+        size = self.window.size()
         if self.presenting:
             self._everyday = self.window.saveState()
             self.window.stage.enter()
@@ -61,3 +62,4 @@ class ViewControls:
             if self._everyday is not None:
                 self.window.restoreState(self._everyday)
         self.apply()
+        self.window.resize(size)  # the window keeps its size on the screen either way
