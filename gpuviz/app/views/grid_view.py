@@ -303,8 +303,22 @@ class GridView(QWidget, View):
         half_w, half_h = (x1 - x0) / 2, (y1 - y0) / 2
         if tiny:
             half_w, half_h = self._layout.tile_w + 1, self._layout.tile_h + 1
-        self.view.setRange(xRange=(center.x() - half_w, center.x() + half_w),
-                           yRange=(center.y() - half_h, center.y() + half_h), padding=0)  # fmt: skip
+        box = self.view.size()  # cells are square: the range takes the box's shape before it is kept on the grid
+        aspect = box.width() / box.height() if box.height() > 0 else 1.0
+        half_w, half_h = max(half_w, half_h * aspect), max(half_h, half_w / aspect)
+        layout = self._layout  # the range stays on the grid: a thread near an edge is not centred in the void
+        xs = _within(center.x() - half_w, center.x() + half_w, layout.width)
+        ys = _within(center.y() - half_h, center.y() + half_h, layout.height)
+        self.view.setRange(xRange=xs, yRange=ys, padding=0)
+
+
+def _within(low: float, high: float, limit: float) -> tuple[float, float]:
+    """The span [low, high] moved to lie inside [0, limit] (centred on it when it is wider)."""
+    span = high - low
+    if span >= limit:
+        return (limit - span) / 2, (limit + span) / 2
+    low = min(max(low, 0.0), limit - span)
+    return low, low + span
 
 
 def _replay_colours(codes: np.ndarray, lut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
