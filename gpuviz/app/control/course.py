@@ -23,6 +23,7 @@ class Course(QObject):
         self.window = window
         self.lessons_folder = ""
         self.book = ProgressBook(data_dir() / PROGRESS_FILE)
+        self._said = self.book.problem
         self.fixes = FixChecker(self)
         lesson = window.views["lesson"]
         lesson.progress_made.connect(self._on_progress)
@@ -60,6 +61,9 @@ class Course(QObject):
         if any(getattr(self.book.get(lesson), key) != value for key, value in changes.items()):
             self.book.update(lesson, **changes)
             self.window.catalog.show_progress(self.book)
+            if self.book.problem and self.book.problem != self._said:  # a disk that stays full is said once
+                self._said = self.book.problem
+                self.window.set_status(f"error: {self.book.problem}", error=True)
 
     def _check_fix(self, entry) -> None:
         if entry is None:

@@ -4,6 +4,7 @@ file when that is set, so a separate settings file never shares autosaves; else 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -25,11 +26,13 @@ def value(key: str, default, kind: type):
 
 
 def data_dir(*parts: str) -> Path:
-    """A folder of the user's own (autosaves, copies of lessons, kept traces), made when missing."""
+    """A folder of the user's own (autosaves, copies of lessons, kept traces), made when missing and possible."""
     beside_settings = os.environ.get("GPUVIZ_SETTINGS") and Path(os.environ["GPUVIZ_SETTINGS"]).parent / "data"
     root = os.environ.get("GPUVIZ_DATA") or beside_settings or QStandardPaths.writableLocation(
         QStandardPaths.StandardLocation.AppDataLocation
     )
     folder = Path(root or Path.home() / ".gpuviz").joinpath(*parts)
-    folder.mkdir(parents=True, exist_ok=True)
+    # a read-only disk or a file in the way: reading finds nothing, and each write says why in one line
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
     return folder
