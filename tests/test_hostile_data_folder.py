@@ -222,3 +222,37 @@ def test_recent_files_of_the_wrong_type_are_ignored():
     assert document.recent_files() == []
     document.settings().setValue("recent", ["a.py", 3])
     assert document.recent_files() == ["a.py"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "garbage", "huge", "folder"])
+def test_a_bad_settings_file_never_stops_the_app(qtbot, monkeypatch, tmp_path, kind):
+    from gpuviz.app.window import settings
+
+    path = tmp_path / "odd" / "settings.ini"
+    path.parent.mkdir()
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(path))
+    monkeypatch.setattr(settings, "_checked", set())
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "garbage":
+        path.write_bytes(b"\xff\xfe[[[\n=\x00garbage")
+    elif kind == "huge":
+        with open(path, "wb") as stream:
+            stream.truncate(70 << 20)
+    else:
+        path.mkdir()
+    win = started(qtbot)
+    assert "settings file" in win.status.text() and len(aside(path.parent)) == 1
+
+
+def test_settings_on_a_read_only_disk_are_kept_for_the_session(qtbot, monkeypatch, tmp_path):
+    """Qt writes its settings itself and reports a failure in its status: the app goes on."""
+    path = tmp_path / "ro" / "settings.ini"
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(path))
+    path.parent.mkdir()
+    os.chmod(path.parent, 0o500)  # read-only for a user; root writes anyway, and that is fine too
+    try:
+        win = started(qtbot)
+        win.close()  # the layout and preferences are saved here
+    finally:
+        os.chmod(path.parent, 0o700)
