@@ -213,11 +213,14 @@ def _run(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from gpuviz.catalog import catalog
 
-    for entry in catalog(args.lessons):
+    problems: list[str] = []
+    for entry in catalog(args.lessons, problems):
         # a lesson is never listed as a race: that is what its question asks
         kind = "lesson" if entry.is_lesson else ("race" if entry.racy else "example")
         print(f"{entry.name:28s} {kind:8s} {entry.title}: {entry.description}")
-    return 0
+    for problem in problems:  # every other lesson is listed; each bad one is a line and the exit status 1
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -244,6 +247,9 @@ def _demo(args: argparse.Namespace) -> int:
         for outcome in outcomes:
             if not outcome.passed:
                 print(f"  {outcome}")
+        if any(outcome.observed is None for outcome in outcomes):  # the lesson cannot be checked on this run
+            print("error: a check of the lesson had nothing to measure on this run", file=sys.stderr)
+            return 1
     return 0
 
 
@@ -282,7 +288,7 @@ def _app(args: argparse.Namespace) -> int:
     if lessons:
         from gpuviz.catalog import teacher_lessons
 
-        teacher_lessons(Path(lessons))  # a bad folder gets its one-line message before any window opens
+        teacher_lessons(Path(lessons), [])  # a missing folder gets its line before any window; bad lessons, in it
     return app_main(lessons=lessons)
 
 

@@ -26,12 +26,15 @@ class UnreadableFile(GpuvizError):
         self.path, self.reason = Path(path), reason
 
 
-def read_text(path: str | Path, limit: int = MAX_BYTES) -> str | None:
-    """The file's text; None when there is none; UnreadableFile when it is not a readable text file."""
+def read_text(path: str | Path, limit: int = MAX_BYTES, follow: bool = False) -> str | None:
+    """The file's text; None when there is none; UnreadableFile when it is not a readable text file.
+    `follow`: a link to a regular file is read (a teacher's folder may link its lessons); a loop is not."""
     path = Path(path)
     try:
-        info = os.lstat(path)
+        info = os.stat(path) if follow else os.lstat(path)
     except FileNotFoundError:
+        if follow and os.path.lexists(path):
+            raise UnreadableFile(path, "it is a link to nothing") from None
         return None
     except OSError as exc:
         raise UnreadableFile(path, _reason(exc)) from None
@@ -40,7 +43,7 @@ def read_text(path: str | Path, limit: int = MAX_BYTES) -> str | None:
         raise UnreadableFile(path, f"it is {info.st_size:,} bytes, over the limit of {limit:,} bytes")
     try:
         # O_NONBLOCK and O_NOFOLLOW: a fifo or link swapped in after the lstat still never blocks or is followed
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
     except OSError as exc:
         raise UnreadableFile(path, _reason(exc)) from None
     with os.fdopen(fd, "rb") as stream:

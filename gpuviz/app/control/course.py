@@ -40,8 +40,9 @@ class Course(QObject):
         folder = str(folder or "")
         if folder == self.lessons_folder:
             return True
+        problems: list[str] = []
         try:
-            entries = catalog(folder or None)
+            entries = catalog(folder or None, problems)
         except GpuvizError as exc:
             self.window.set_status(f"error: {exc}", error=True)
             return False
@@ -51,7 +52,10 @@ class Course(QObject):
         self.window.catalog.show_entry(self.window.state.entry)
         if folder:
             count = len(entries) - len(catalog())
-            self.window.set_status(f"{count} lesson(s) from {folder} follow the built-in ones in the Catalog")
+            more = " ..." if len(problems) > 1 else ""
+            skipped = f"; {len(problems)} left out: {problems[0]}{more}" if problems else ""
+            self.window.set_status(f"{count} lesson(s) from {folder} follow the built-in ones in the Catalog{skipped}",
+                                   error=bool(problems))  # fmt: skip
         return True
 
     def close(self) -> None:
