@@ -12,6 +12,7 @@ import numpy as np
 
 from gpuviz.core.errors import TraceFormatError
 from gpuviz.core.launch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, MAX_THREADS_PER_BLOCK
+from gpuviz.core.trace.analysis_schema import checked_analysis
 from gpuviz.core.trace.codec import BadEncoding, decode, stand_ins
 from gpuviz.core.trace.columns import (
     ACCESS_COLUMNS,
@@ -54,8 +55,9 @@ def _parts(columns: dict[str, np.ndarray]) -> dict:
     threads = _threads(columns, meta, derived)
     args = _snapshots(columns)
     accesses = _accesses(columns, meta, derived) if any(key.startswith("access.") for key in columns) else None
-    analysis = _json(columns, "analysis") if "analysis" in columns else {}
-    _check_analysis(analysis, meta)
+    analysis, dropped = _stored_analysis(columns, meta)
+    if dropped:
+        meta.setdefault("warnings", []).append(dropped)
     return dict(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=_outcomes(columns, args),
                 analysis=analysis, errors=_errors(columns, meta))  # fmt: skip
 
@@ -238,23 +240,16 @@ def _outcomes(columns: dict, args: dict) -> dict[str, np.ndarray]:
     return outcomes
 
 
-def _check_analysis(analysis: object, meta: dict) -> None:
-    from gpuviz.core.analysis.races import RaceReport  # the analysis package reads traces: import late
-
-    if not isinstance(analysis, dict):
-        raise _Bad("its analysis is not a JSON object")
-    races = analysis.get("races")
-    if races is None:
-        return
+def _stored_analysis(columns: dict[str, np.ndarray], meta: dict) -> tuple[dict, str]:
+    """The stored analysis, or {} and one line when it fails its schema (analysis_schema.py): it is
+    worked out again, so a damaged analysis never costs the trace."""
+    if "analysis" not in columns:
+        return {}, ""
     try:
-        report = RaceReport.from_json(races)
-        parties = [party for race in report.races + report.benign for party in (race.first, race.second)]
-        outside = [p for p in parties if not (_inside(p.block, meta["grid"]) and _inside(p.thread, meta["block"]))]
-    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
-        raise _Bad(f"its stored race analysis is broken ({type(exc).__name__}: {exc})") from None
-    if outside:
-        raise _Bad(f"its stored race analysis names block {outside[0].block} thread {outside[0].thread}, "
-                   "outside the launch")  # fmt: skip
+        analysis = _json(columns, "analysis")
+    except _Bad as exc:
+        return {}, f"its stored analysis was dropped ({exc}); it is worked out again from the trace"
+    return checked_analysis(analysis, meta)
 
 
 def _inside(coords: tuple, dims: list[int]) -> bool:
