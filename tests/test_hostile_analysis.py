@@ -123,3 +123,14 @@ def test_the_memory_view_shows_a_trace_whose_analysis_was_damaged(qtbot, tmp_pat
     qtbot.addWidget(view)
     state.set_trace(trace)
     assert view.table.rowCount() == len(trace.analysis["memory"]["lines"]) > 0
+
+
+@pytest.mark.parametrize("command", ["info", "races"])
+def test_a_meta_claiming_an_array_of_10_to_the_12_is_one_line(tmp_path, columns, capsys, command):
+    meta = json.loads(str(columns["meta"]))
+    meta["arrays"][1]["shape"] = [10**12]
+    columns["meta"] = np.array(json.dumps(meta))
+    path = write_members(tmp_path / "t.npz", columns)
+    assert main([command, str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [err] and "out has shape (1000000000000,)" in err

@@ -54,6 +54,7 @@ def _parts(columns: dict[str, np.ndarray]) -> dict:
             raise _Bad(str(exc)) from None
     threads = _threads(columns, meta, derived)
     args = _snapshots(columns)
+    _check_array_sizes(meta)
     accesses = _accesses(columns, meta, derived) if any(key.startswith("access.") for key in columns) else None
     analysis, dropped = _stored_analysis(columns, meta)
     if dropped:
@@ -218,6 +219,20 @@ def _snapshots(columns: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
                 raise _Bad(f"arg.{name}: before is {before.dtype}{before.shape}, after is {after.dtype}{after.shape}")
             args[name] = (before, after)
     return args
+
+
+MAX_SHARED_BYTES = 1 << 20  # more than any SM's shared memory
+MAX_DEVICE_BYTES = 1 << 38  # 256 GiB: more than any GPU's memory
+
+
+def _check_array_sizes(meta: dict) -> None:
+    """An array's shape is one a device could hold (the access log's indices are checked against it)."""
+    for entry in meta.get("arrays", []):
+        name, shape = entry["name"], tuple(entry["shape"])
+        size = math.prod(shape) * np.dtype(entry["dtype"]).itemsize
+        limit = MAX_SHARED_BYTES if entry["space"] == "shared" else MAX_DEVICE_BYTES
+        if size > limit:
+            raise _Bad(f"meta arrays says {name} has shape {shape} ({size:,} bytes), more than a device holds")
 
 
 OUTCOME_KINDS = ("runs", "lost", "sequential", "reversed", "plain")
