@@ -256,3 +256,24 @@ def test_settings_on_a_read_only_disk_are_kept_for_the_session(qtbot, monkeypatc
         win.close()  # the layout and preferences are saved here
     finally:
         os.chmod(path.parent, 0o700)
+
+
+@pytest.mark.parametrize("kind", ["huge", "fifo", "link"])
+def test_an_autosave_that_is_huge_a_fifo_or_a_link_is_set_aside(qtbot, kind, tmp_path):
+    slot = old_autosave(script=None)
+    script = slot / "script.py"
+    if kind == "huge":
+        with open(script, "wb") as stream:
+            stream.truncate(70 << 20)  # 70 MB: refused by its size, never read
+    elif kind == "fifo":
+        os.mkfifo(script)
+    else:
+        target = tmp_path / "elsewhere.py"
+        target.write_text("never followed\n")
+        os.symlink(target, script)
+    began = time.monotonic()
+    win = started(qtbot)
+    assert time.monotonic() - began < 30 and "autosave" in win.status.text()
+    assert not slot.exists() and len(aside(slot.parent)) == 1 and win.editor.toPlainText() == ""
+    if kind == "link":
+        assert target.read_text() == "never followed\n"
