@@ -1,6 +1,6 @@
 """A lesson checked when it loads, before anything runs: its `## Run` line passes the checks the CLI's
 options pass, and its `## Checks` and `## Fix checks` name measures with the right arguments, arrays the
-script's kernel has and launches the script makes. Each problem is one line naming the file, the section
+script's kernel has and launches the script makes (read from the text, as program/dry_launches.py does). Each problem is one line naming the file, the section
 and what is wrong (LessonProblem); the catalog skips that lesson and loads every other."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from pathlib import Path
 from gpuviz.catalog.checks import Check, parse_checks
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
-from gpuviz.program.dry_launches import ScriptLaunch, dry_launches
 
 RUN_FLAGS = ("race",)
 RUN_NUMBERS = ("sms", "launch")
@@ -62,7 +61,7 @@ def checked(text: str, source: str, default_launch: int, where: str) -> list[Che
         raise LessonProblem(f"{where}: {exc}") from None
     if not checks:
         return checks
-    launches = dry_launches(source)
+    launches = _kernels_launched(source)
     count, repeats = launch_calls(source)
     if count == 0:
         raise LessonProblem(f"{where}: the script launches no kernel, so there is nothing to check")
@@ -72,7 +71,7 @@ def checked(text: str, source: str, default_launch: int, where: str) -> list[Che
             raise LessonProblem(f"{where}: {check.text!r} names launch {launch}; the script makes {count} "
                                 f"(launch 0 to {count - 1})")  # fmt: skip
         _check_arguments(check, where)
-        if len(launches) == count and not repeats:  # every launch seen, in order: launch N is launches[N]
+        if not repeats:  # every launch written once, in order: launch N is launches[N]
             _check_array(check, _launch_arrays(source, launches, launch), where)
     return checks
 
@@ -126,11 +125,21 @@ def _is_launch(node: ast.AST) -> bool:
             and isinstance(node.func.slice, ast.Tuple) and len(node.func.slice.elts) >= 2)  # fmt: skip
 
 
-def _launch_arrays(source: str, launches: list[ScriptLaunch], launch: int) -> set[str] | None:
+def _kernels_launched(source: str) -> list[str]:
+    """The kernel each `kernel[grid, block](...)` call of the text launches, in the order of the text."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    calls = sorted((node for node in ast.walk(tree) if _is_launch(node)), key=lambda node: (node.lineno, node.col_offset))
+    return [ast.unparse(node.func.value) for node in calls]
+
+
+def _launch_arrays(source: str, launches: list[str], launch: int) -> set[str] | None:
     """The names a launch's kernel binds (its parameters and locals: shared arrays), or None when unknown."""
     if launch >= len(launches):
         return None
-    name = launches[launch].kernel
+    name = launches[launch]
     tree = ast.parse(source)
     kernels = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == name]
     if len(kernels) != 1:

@@ -40,10 +40,24 @@ def clip_frames(slide: Slide, frames: range, options: PictureOptions) -> Iterato
 
 
 def _gif_writer(path: Path, fps: float, options: PictureOptions):
-    import imageio.v3 as iio
+    """Pillow writes a GIF whole at the end (as imageio's plugin does); the file is opened here, so a place
+    that takes no files fails at once, and a failure is raised once (never again when it is collected)."""
+    from PIL import Image
 
-    file = iio.imopen(path, "w", plugin="pillow", extension=".gif")
-    return file, lambda frame: file.write(frame, duration=round(1000 / fps), loop=0)
+    stream, frames = open(path, "xb"), []  # noqa: SIM115 (closed by the writer's close)
+
+    class GifWriter:
+        @staticmethod
+        def close() -> None:
+            try:
+                if frames:
+                    frames[0].save(stream, format="GIF", save_all=True, append_images=frames[1:],
+                                   duration=round(1000 / fps), loop=0)  # fmt: skip
+            finally:
+                frames.clear()
+                stream.close()
+
+    return GifWriter(), lambda frame: frames.append(Image.fromarray(frame))
 
 
 def _mp4_writer(path: Path, fps: float, options: PictureOptions):
