@@ -55,3 +55,11 @@ def test_a_script_error_is_still_one_line(tmp_path):
     done = gpuviz_run(tmp_path, "double[0, 32](a)\n")
     assert done.returncode == 1
     assert [line for line in done.stderr.splitlines() if line.startswith("error:")], done.stderr
+
+
+def test_a_run_past_its_timeout_that_cannot_be_interrupted_is_still_one_line(tmp_path):
+    tail = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(1000)\n"
+    done = gpuviz_run(tmp_path, tail, "--timeout", "2")
+    assert done.returncode == 124
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: timed out after 2 s"), done.stderr

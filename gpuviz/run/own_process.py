@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 DONE = "\0done"
+EXIT_STUCK = 124  # run/watchdog.py: a run past its timeout that Python could not interrupt
 
 
 def run_apart(work: Callable[[Callable[[str], None]], int]) -> int:
@@ -74,7 +75,7 @@ def _verdict(status: int, last: str, done: bool) -> int:
         print(f"error: the script's process was killed by {name}{reached}", file=sys.stderr)
         return 1
     code = os.WEXITSTATUS(status)
-    if not done:
+    if not done and code != EXIT_STUCK:  # the watchdog said its own line before it ended the process
         print(f"error: the script ended its Python process (exit status {code}){reached}", file=sys.stderr)
         return code or 1
     return code
