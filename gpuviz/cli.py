@@ -195,6 +195,10 @@ def _run(args: argparse.Namespace) -> int:
                          seed=args.seed, sms=args.sms, repeat=args.repeat, device=args.device,
                          engine=args.engine, blocks=_block_list(args.blocks), **_budget(args))  # fmt: skip
     session = Session(options, out_dir=args.out, notify=TerminalEvents())
+    if getattr(args, "say", None) is not None:  # in a process of its own: the parent hears of each launch
+        from gpuviz.run.own_process import report_launches
+
+        report_launches(session, args.script, args.say)
     try:
         with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext():
             run_script(args.script, session, args.script_args)
@@ -214,11 +218,14 @@ def _run(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from gpuviz.catalog import catalog
 
-    for entry in catalog(args.lessons):
+    problems: list[str] = []
+    for entry in catalog(args.lessons, problems):
         # a lesson is never listed as a race: that is what its question asks
         kind = "lesson" if entry.is_lesson else ("race" if entry.racy else "example")
         print(f"{entry.name:28s} {kind:8s} {entry.title}: {entry.description}")
-    return 0
+    for problem in problems:  # every other lesson is listed; each bad one is a line and the exit status 1
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -245,6 +252,9 @@ def _demo(args: argparse.Namespace) -> int:
         for outcome in outcomes:
             if not outcome.passed:
                 print(f"  {outcome}")
+        if any(outcome.observed is None for outcome in outcomes):  # the lesson cannot be checked on this run
+            print("error: a check of the lesson had nothing to measure on this run", file=sys.stderr)
+            return 1
     return 0
 
 
@@ -283,7 +293,7 @@ def _app(args: argparse.Namespace) -> int:
     if lessons:
         from gpuviz.catalog import teacher_lessons
 
-        teacher_lessons(Path(lessons))  # a bad folder gets its one-line message before any window opens
+        teacher_lessons(Path(lessons), [])  # a missing folder gets its line before any window; bad lessons, in it
     return app_main(lessons=lessons)
 
 
@@ -396,8 +406,12 @@ def _print_outcomes(trace, shown: int = 4) -> None:
             print(f"         {name}[{element}]: {serial_text}seen {seen}{lost_text}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, apart: bool | None = None) -> int:
+    """The command line. `apart` (default: when started from the shell, argv None) runs a script in a
+    process of its own (run/own_process.py), so a script that kills its interpreter cannot take the
+    command with it; called with argv (tests, other Python), it runs here."""
     parser = build_parser()
+    argv_given = argv is not None
     argv = list(sys.argv[1:] if argv is None else argv)
     passed_on: list[str] = []
     if "--" in argv:  # everything after -- belongs to the script
@@ -412,6 +426,16 @@ def main(argv: list[str] | None = None) -> int:
         from gpuviz.run.allocator import keep_freed_memory
 
         keep_freed_memory()
+    if args.command == "run" and (argv_given is False if apart is None else apart):
+        from gpuviz.run.own_process import run_apart
+
+        return run_apart(lambda say: _handled(args, say))
+    return _handled(args)
+
+
+def _handled(args: argparse.Namespace, say=None) -> int:
+    """The command's handler; a GpuvizError becomes one line and exit status 1."""
+    args.say = say
     try:
         return args.handler(args)
     except GpuvizError as exc:

@@ -118,6 +118,9 @@ def gpuviz_magic(line: str, cell: str, namespace: dict):
     the cell's launches are traced, a picture shown under each, and the traces kept in `gpuviz_traces`."""
     try:
         args = magic_parser().parse_args(shlex.split(line))
+    except ValueError as exc:  # shlex: an unbalanced quote
+        print(f"error: %%gpuviz {line.strip()}: {exc}; quote each value whole, e.g. --view 'grid'")
+        return None
     except SystemExit:  # argparse printed what was wrong
         return None
     from IPython.display import display as show_inline
@@ -126,8 +129,8 @@ def gpuviz_magic(line: str, cell: str, namespace: dict):
         if not args.quiet:
             show_inline(show(trace, args.view, args.at, args.animate))
 
-    options = RunOptions(backend=args.backend, level=args.level, sms=args.sms)
     try:
+        options = RunOptions(backend=args.backend, level=args.level, sms=args.sms)
         namespace["gpuviz_traces"] = trace_cell(cell, namespace, options, picture_under)
     except GpuvizError as exc:
         print(f"error: {exc}")

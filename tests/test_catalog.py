@@ -62,7 +62,8 @@ def test_a_lessons_run_settings_come_from_its_text_or_else_its_scripts_flag_line
     from gpuviz.catalog import lessons as load
 
     script = "import numpy as np\nfrom numba import cuda\n"
-    (tmp_path / "01-text.py").write_text(script)
+    two_launches = "\n@cuda.jit\ndef k(a):\n    a[0] = 1\n\na = np.zeros(1)\nk[1, 1](a)\nk[1, 1](a)\n"
+    (tmp_path / "01-text.py").write_text(script + two_launches)  # launch=1 names a launch the script makes
     (tmp_path / "01-text.md").write_text("# T\nD\n\n## Question\nQ\n\n## Run\nrace, sms=4, launch=1\n")
     (tmp_path / "02-flag.py").write_text("# gpuviz: race, sms=2\n" + script)
     (tmp_path / "02-flag.md").write_text("# T\nD\n")

@@ -82,8 +82,10 @@ def test_save_as_revert_and_recent_files(qtbot, window, tmp_path):  # noqa: F811
 def test_autosave_is_restored_after_the_window_died(qtbot, window, monkeypatch):  # noqa: F811
     pick(window, "06")
     type_text(window, "\n# unsaved work\n")
-    qtbot.waitUntil(lambda: (document.data_dir("autosave") / "script.py").exists(), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(window.document.slot.folder) and (window.document.slot.folder / "script.py").exists(),
+                    timeout=10_000)  # fmt: skip
     window.hide()  # the app dies here: no closeEvent, no question, the autosave stays
+    window.document.slot.forget()  # ... and the system lets go of its slot's lock
     monkeypatch.setattr(document, "offer", lambda parent, title, text: "06-grid-stride.py" in text)
     reborn = MainWindow()
     qtbot.addWidget(reborn)

@@ -11,6 +11,7 @@ import pytest
 import gpuviz
 from gpuviz.cli import main
 from gpuviz.core import launch_guard
+from gpuviz.core.errors import LaunchError
 from gpuviz.core.launch_guard import LaunchTooBig, check_fits, estimate_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,7 +239,9 @@ def test_level_auto_above_its_limit_keeps_the_first_and_last_blocks_accesses_on_
     assert any(f"blocks 0 and {blocks - 1:,} only: level auto" in w for w in trace.meta["warnings"])
     reference = gpuviz.trace(src, backend="sim", engine="reference")[blocks, 256](a)
     assert reference.accesses is None and reference.meta["level"] == "threads"
-    chosen = gpuviz.trace(src, backend="sim", blocks=(5, blocks + 5))[blocks, 256](a)  # one past the grid: dropped
+    with pytest.raises(LaunchError, match=f"--blocks {blocks + 5}"):  # one past the grid: refused, not dropped
+        gpuviz.trace(src, backend="sim", blocks=(5, blocks + 5))[blocks, 256](a)
+    chosen = gpuviz.trace(src, backend="sim", blocks=(5,))[blocks, 256](a)
     assert chosen.meta["recorded_blocks"] == [5] and any("for block 5 only" in w for w in chosen.meta["warnings"])
     small = gpuviz.trace(src, backend="sim")[4, 256](np.zeros(1000, np.int32))
     assert small.meta["recorded_blocks"] is None and len(small.accesses["thread"]) == 1000

@@ -25,13 +25,16 @@ from pathlib import Path
 
 from gpuviz.catalog.checks import Check, parse_checks
 from gpuviz.catalog.evidence import Evidence, parse_evidence
+from gpuviz.catalog.lesson_check import LessonProblem, checked, launch_calls, run_settings, section
 from gpuviz.catalog.predictions import Prediction, parse_prediction
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
+from gpuviz.core.user_files import UnreadableFile, read_text
 
 # Scripts run with runpy and need real files: package data of a normal install (wheel or editable) is.
 LESSONS = Path(str(files("gpuviz.catalog") / "lessons"))
 EXAMPLES = Path(str(files("gpuviz.catalog") / "examples"))
+MAX_LESSON_BYTES = 1 << 20
 ORDER = [
     "vector_add", "grid_2d", "grid_3d", "shared_reduction", "tiled_matmul", "atomic_histogram",
     "racy_counter", "warp_shuffle_sum", "device_function", "two_launches", "cupy_vecadd",
@@ -81,21 +84,31 @@ class CatalogEntry:
         return parse_prediction(self.sections)
 
 
-def catalog(teacher: Path | str | None = None) -> list[CatalogEntry]:
-    """The lessons in course order, a teacher's lessons (NN-name.py + .md in their folder), then the examples."""
-    return lessons() + (teacher_lessons(Path(teacher)) if teacher else []) + examples()
+def catalog(teacher: Path | str | None = None, problems: list[str] | None = None) -> list[CatalogEntry]:
+    """The lessons in course order, a teacher's lessons (NN-name.py + .md in their folder), then the examples.
+    A teacher's lesson that fails its checks is left out, with one line in `problems`."""
+    return lessons() + (teacher_lessons(Path(teacher), problems) if teacher else []) + examples()
 
 
-def teacher_lessons(folder: Path) -> list[CatalogEntry]:
+def teacher_lessons(folder: Path, problems: list[str] | None = None) -> list[CatalogEntry]:
     if not folder.is_dir():
         raise GpuvizError(f"--lessons {folder}: no such folder; give a folder of NN-name.py lessons with their .md texts")
-    return lessons(folder)
+    return lessons(folder, problems)
 
 
-def lessons(folder: Path = LESSONS) -> list[CatalogEntry]:
+def lessons(folder: Path = LESSONS, problems: list[str] | None = None) -> list[CatalogEntry]:
+    """The lessons of a folder; each bad one is left out with one line in `problems`."""
     if not folder.is_dir():
         return []
-    return [_lesson(path) for path in sorted(folder.glob("[0-9][0-9]-*.py"))]
+    entries = []
+    for path in sorted(folder.glob("[0-9][0-9]-*.py")):
+        try:
+            entries.append(_lesson(path))
+        except GpuvizError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
+    return entries
 
 
 def examples(folder: Path = EXAMPLES) -> list[CatalogEntry]:
@@ -114,29 +127,53 @@ def examples(folder: Path = EXAMPLES) -> list[CatalogEntry]:
 def find(name: str, teacher: Path | str | None = None) -> CatalogEntry:
     """An entry by name, number ("02") or the name without its number ("the-race"); the built-in
     lessons come first, so a teacher's lesson numbered like a built-in one is found by its full name."""
-    entries = catalog(teacher)
+    problems: list[str] = []
+    entries = catalog(teacher, problems)
     for entry in entries:
         if name in (entry.name, entry.name.split("-", 1)[0], entry.name.split("-", 1)[-1]):
             return entry
+    for problem in problems:  # the lesson asked for is a bad one: say why
+        if problem.startswith(name) or f"-{name}." in problem.split(":")[0]:
+            raise LessonProblem(problem)
     known = ", ".join(entry.name for entry in entries)
     raise GpuvizError(f"no catalog entry {name!r}; `gpuviz list` shows them: {known}")
 
 
 def _lesson(path: Path) -> CatalogEntry:
-    text = path.with_suffix(".md").read_text() if path.with_suffix(".md").exists() else f"# {path.stem}\n"
+    """A lesson read and checked (lesson_check.py); LessonProblem names the file, the section and the problem."""
+    source = _read(path, "script")
+    text = _read(path.with_suffix(".md"), "text", missing=f"# {path.stem}\n")
     title, description, sections = _markdown(text)
-    words = [w.strip() for w in _run_settings(sections, path).split(",") if w.strip()]
-    numbers = {w.split("=")[0]: int(w.split("=")[1]) for w in words if "=" in w}
-    return CatalogEntry(path.stem, title, description, path, sections, "race" in words, numbers.get("sms"),
-                        numbers.get("launch"))  # fmt: skip
+    where = section(path.with_suffix(".md"), "Run") if "run" in sections else f"{path.name}, # gpuviz: line"
+    words = [w.strip() for w in _run_settings(sections, source).split(",") if w.strip()]
+    racy, sms, launch = run_settings(words, where)
+    count, repeats = launch_calls(source)
+    if launch is not None and launch >= count and not repeats:
+        raise LessonProblem(f"{where}: launch={launch}, but the script makes {count} launch(es)")
+    for heading in ("Checks", "Fix checks"):
+        checked(sections.get(heading.lower(), ""), source, launch or 0, section(path.with_suffix(".md"), heading))
+    return CatalogEntry(path.stem, title, description, path, sections, racy, sms, launch)
 
 
-def _run_settings(sections: dict[str, str], path: Path) -> str:
+def _read(path: Path, what: str, missing: str | None = None) -> str:
+    """A lesson's file as text: never a fifo, a link loop, a huge file or bytes that are not UTF-8."""
+    try:
+        text = read_text(path, MAX_LESSON_BYTES, follow=True)
+    except UnreadableFile as exc:
+        raise LessonProblem(f"{path.name}: the {what} cannot be read: {exc.reason}") from None
+    if text is None:
+        if missing is None:
+            raise LessonProblem(f"{path.name}: the {what} is missing")
+        return missing
+    return text
+
+
+def _run_settings(sections: dict[str, str], source: str) -> str:
     """The text's `## Run` line (`race, sms=8, launch=1`), kept out of the script the student reads before
     Run ("race" would give the answer away); a script's `# gpuviz: ...` line is still read when the text has none."""
     if "run" in sections:
         return sections["run"].strip("` \n")
-    flags = re.search(r"^# gpuviz:(.*)$", path.read_text(), re.MULTILINE)
+    flags = re.search(r"^# gpuviz:(.*)$", source, re.MULTILINE)
     return flags.group(1) if flags else ""
 
 

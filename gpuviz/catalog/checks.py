@@ -100,7 +100,12 @@ def parse_check(line: str) -> Check:
     if measure not in MEASURES:
         raise GpuvizError(f"check {line!r}: unknown measure {measure!r}; known: array[i], {', '.join(MEASURES)}")
     launch = match.group("launch")
-    value = float(match.group("value").replace(",", "").replace("_", ""))
+    try:
+        value = float(match.group("value").replace(",", "").replace("_", ""))
+    except ValueError:
+        raise GpuvizError(f"check {line!r}: {match.group('value')!r} is not a number") from None
+    if launch is not None and len(launch) > 6:
+        raise GpuvizError(f"check {line!r}: launch {launch} is not a launch number")
     return Check(line, measure, parts, match.group("op"), value, None if launch is None else int(launch),
                  match.group("where"))  # fmt: skip
 
@@ -110,10 +115,20 @@ def applies(check: Check, backend: str) -> bool:
 
 
 def evaluate(check: Check, trace: Trace) -> Outcome:
-    """The check held against one launch's trace."""
-    observed = MEASURES[check.measure](trace, *check.args)
+    """The check held against one launch's trace; a check the trace cannot answer (no such array, an
+    index past its end) is one line."""
+    try:
+        observed = MEASURES[check.measure](trace, *check.args)
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        raise GpuvizError(f"check {check.text!r} cannot be measured on this run: {_why(exc)}") from None
     passed = observed is not None and bool(OPERATORS[check.op](observed, check.value))
     return Outcome(check, observed, passed)
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"no array {exc.args[0]!r}"
+    return str(exc) or type(exc).__name__
 
 
 def _element(trace: Trace, name: str, index: str) -> float:

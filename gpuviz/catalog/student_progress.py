@@ -4,17 +4,26 @@ prediction made on each (and whether it was right and matched the run), and whet
     {"format": "gpuviz-progress/1", "lessons": {"10-the-race": {"ran": true, "prediction": "32768",
      "right": false, "run_matched": false, "fix_passed": true}}}
 
-A file that cannot be read is reported in one line and progress starts afresh; it is never fatal.
+A file that cannot be read (corrupt, another layout, huge, a fifo, a link) is reported in one line,
+set aside with a name that says when and why, and progress starts afresh; a save that fails is said
+once and the book carries on in memory. Neither is ever fatal.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
+from gpuviz.core.files import WriteError, write_text
+from gpuviz.core.user_files import UnreadableFile, problem_line, read_json
+
 FORMAT = "gpuviz-progress/1"
+MAX_BYTES = 1 << 20  # a course of a hundred lessons takes a few kB
+MAX_LESSONS = 1000  # so every save rewrites a bounded file
+MAX_PREDICTION = 200
+_TYPES = {"ran": (bool,), "prediction": (str,), "right": (bool, type(None)), "run_matched": (bool, type(None)),
+          "fix_passed": (bool, type(None))}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,24 +70,43 @@ class ProgressBook:
         return self.lessons[lesson]
 
     def save(self) -> None:
+        """Write the book; a failure becomes `problem` (one line, said by the caller once)."""
         data = {"format": FORMAT, "lessons": {name: asdict(entry) for name, entry in sorted(self.lessons.items())}}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".tmp")
-        partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        os.replace(partial, self.path)  # a crash mid-write never leaves half a file
+        try:
+            write_text(self.path, json.dumps(data, indent=1), "progress file")
+        except WriteError as exc:
+            self.problem = f"{exc}; progress is kept until the app closes"
+        else:
+            self.problem = ""
 
     def _read(self) -> None:
-        if not self.path.exists():
-            return
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            if data.get("format") != FORMAT:
-                raise ValueError(f"format {data.get('format')!r}, expected {FORMAT!r}")
-            known = {f.name for f in fields(LessonProgress)}
-            self.lessons = {
-                str(name): LessonProgress(**{k: v for k, v in entry.items() if k in known})
-                for name, entry in data["lessons"].items()
-            }
-        except (OSError, ValueError, TypeError, AttributeError, KeyError) as exc:
+            self.lessons = _lessons(read_json(self.path, MAX_BYTES), self.path)
+        except UnreadableFile as exc:
             self.lessons = {}
-            self.problem = f"progress file {self.path} could not be read ({exc}); starting afresh"
+            self.problem = problem_line(exc, "progress file") + "; starting afresh"
+
+
+def _lessons(data, path: Path) -> dict[str, LessonProgress]:
+    """The lessons of a progress book's JSON value, or UnreadableFile saying what in it is wrong."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise UnreadableFile(path, f"format {str(found)[:40]!r}, expected {FORMAT!r}")
+    lessons = data.get("lessons")
+    if not isinstance(lessons, dict) or len(lessons) > MAX_LESSONS:
+        raise UnreadableFile(path, f"'lessons' is not a table of at most {MAX_LESSONS} lessons")
+    return {str(name)[:100]: _entry(entry, path) for name, entry in lessons.items()}
+
+
+def _entry(entry, path: Path) -> LessonProgress:
+    if not isinstance(entry, dict):
+        raise UnreadableFile(path, "a lesson's entry is not a table")
+    known = {f.name for f in fields(LessonProgress)}
+    values = {key: value for key, value in entry.items() if key in known}
+    for key, value in values.items():
+        if not isinstance(value, _TYPES[key]):
+            raise UnreadableFile(path, f"a lesson's {key!r} is a {type(value).__name__}")
+    values["prediction"] = values.get("prediction", "")[:MAX_PREDICTION]
+    return LessonProgress(**values)

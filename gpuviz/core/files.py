@@ -47,7 +47,8 @@ def replaced(path: str | Path, what: str = "file", check: Callable[[Path], str |
     (unless the writer did: `synced`) and replaces `path`."""
     path = Path(path)
     _check_target(path, what)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+    # the target's suffix last: writers that pick a format by the name (ffmpeg, Qt) still see it
+    temporary = path.with_name(f".{path.stem}.{secrets.token_hex(4)}.partial{path.suffix}")
     try:
         yield temporary
         problem = _problem_with(temporary, check)

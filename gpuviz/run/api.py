@@ -18,10 +18,11 @@ class Tracer:
         self.session = Session(options)
 
     def __getitem__(self, config):
-        if not isinstance(config, tuple) or len(config) < 2:
-            raise GpuvizError("use gpuviz.trace(kernel)[grid, block](*args)")
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise GpuvizError("use gpuviz.trace(kernel)[grid, block](*args), or [grid, block, stream, shared_bytes]")
         grid, block = config[0], config[1]
-        return lambda *args: self.session.launch(self.py_func, grid, block, args)
+        shared = config[3] if len(config) == 4 else 0  # dynamic shared memory, as numba takes it
+        return lambda *args: self.session.launch(self.py_func, grid, block, args, shared_bytes=shared)
 
 
 def trace(kernel, name: str | None = None, **options) -> Tracer:

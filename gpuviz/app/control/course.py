@@ -35,6 +35,7 @@ class Course(QObject):
         self.code, self.backend = code, backend
         self.lessons_folder = ""
         self.book = ProgressBook(data_dir() / PROGRESS_FILE)
+        self._said = self.book.problem
         self.fixes = FixChecker(self)
         lesson.progress_made.connect(self._on_progress)
         lesson.fix_check_requested.connect(self._check_fix)
@@ -50,8 +51,9 @@ class Course(QObject):
         folder = str(folder or "")
         if folder == self.lessons_folder:
             return True
+        problems: list[str] = []
         try:
-            entries = catalog(folder or None)
+            entries = catalog(folder or None, problems)
         except GpuvizError as exc:
             self.status(f"error: {exc}", error=True)
             return False
@@ -61,7 +63,10 @@ class Course(QObject):
         self.catalog.show_entry(self.state.entry)
         if folder:
             count = len(entries) - len(catalog())
-            self.status(f"{count} lesson(s) from {folder} follow the built-in ones in the Catalog")
+            more = " ..." if len(problems) > 1 else ""
+            skipped = f"; {len(problems)} left out: {problems[0]}{more}" if problems else ""
+            self.status(f"{count} lesson(s) from {folder} follow the built-in ones in the Catalog{skipped}",
+                                   error=bool(problems))  # fmt: skip
         return True
 
     def close(self) -> None:
@@ -71,6 +76,9 @@ class Course(QObject):
         if any(getattr(self.book.get(lesson), key) != value for key, value in changes.items()):
             self.book.update(lesson, **changes)
             self.catalog.show_progress(self.book)
+            if self.book.problem and self.book.problem != self._said:  # a disk that stays full is said once
+                self._said = self.book.problem
+                self.status(f"error: {self.book.problem}", error=True)
 
     def _check_fix(self, entry) -> None:
         if entry is None:

@@ -5,7 +5,6 @@ user's own copy, which is opened the next time the lesson is picked."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -13,10 +12,12 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 import gpuviz.catalog
+from gpuviz.app.control.autosave_slots import Slot, discard, orphans
 from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.app.window.settings import data_dir, settings
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import write_text
+from gpuviz.core.user_files import UnreadableFile, read_text
 
 PACKAGE_DATA = Path(gpuviz.catalog.__file__).resolve().parent
 AUTOSAVE_MS = 2000  # after the last keystroke
@@ -60,6 +61,8 @@ class ScriptDocument(QObject):
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(AUTOSAVE_MS)
         self._autosave.timeout.connect(self.autosave)
+        self.slot = Slot(data_dir("autosave"))
+        self._said = ""  # the last autosave failure shown: a disk that stays full is said once
         editor.document().modificationChanged.connect(lambda _: self.title_changed.emit(self.title()))
         editor.textChanged.connect(self._on_text_changed)
 
@@ -89,9 +92,12 @@ class ScriptDocument(QObject):
             path = own_copy(path)
             self.status.emit(f"your copy of {path.name} (Revert reloads it; the lesson itself is unchanged)", False)
         try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.status.emit(f"error: cannot read {path.name}: {exc}", True)
+            text = read_text(path)  # never a fifo, a link loop or a huge file
+        except UnreadableFile as exc:
+            self.status.emit(f"error: cannot read {exc}", True)
+            return False
+        if text is None:
+            self.status.emit(f"error: cannot read {path}: no such file", True)
             return False
         self.path = path
         self._show(text, path)
@@ -156,44 +162,51 @@ class ScriptDocument(QObject):
             self._autosave.start()
 
     def autosave(self) -> None:
-        """The unsaved text and where it came from, beside each other in the user's data folder."""
+        """The unsaved text and where it came from, in this app's own slot of the data folder."""
         if not self.modified:
             return
-        folder = data_dir("autosave")
         try:
-            write_text(folder / "script.py", self.editor.toPlainText(), "autosave")
-            write_text(folder / "about.json", json.dumps({"path": str(self.path or "")}), "autosave")
+            self.slot.write(self.editor.toPlainText(), self.path)
         except GpuvizError as exc:
-            self.status.emit(f"error: autosave: {exc}", True)
+            if str(exc) != self._said:
+                self._said = str(exc)
+                self.status.emit(f"error: autosave: {exc}", True)
+        else:
+            self._said = ""
 
     def discard_autosave(self) -> None:
         self._autosave.stop()
-        for name in ("script.py", "about.json"):
-            (data_dir("autosave") / name).unlink(missing_ok=True)
+        self.slot.clear()
 
     def restore_autosave(self) -> bool:
-        """After a crash: offer the unsaved text back (it stays unsaved, marked modified)."""
-        folder = data_dir("autosave")
-        if not (folder / "script.py").exists():
+        """After a crash: offer back the unsaved text of an app that is gone (it stays unsaved, marked
+        modified); an autosave that cannot be read is set aside and said in one line."""
+        found, problems = orphans(self.slot.root)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            self.status.emit(f"error: {problems[0]}{more}", True)
+        if not found:
             return False
-        about = json.loads((folder / "about.json").read_text()) if (folder / "about.json").exists() else {}
-        origin = Path(about["path"]) if about.get("path") else None
-        name = origin.name if origin else "an untitled script"
+        orphan = found[0]
+        name = orphan.origin.name if orphan.origin else "an untitled script"
         question = f"gpuviz closed with unsaved changes to {name}. Restore them?"
         if not offer(self.dialog_parent, "Restore unsaved work", question):
-            self.discard_autosave()
+            discard(orphan)
             return False
-        self.path = origin
-        self._show((folder / "script.py").read_text(encoding="utf-8"), None)
+        self.path = orphan.origin
+        self._show(orphan.text, None)
         self.editor.document().setModified(True)
+        self.slot.adopt(orphan)
         self.title_changed.emit(self.title())
         self.status.emit(f"restored unsaved changes to {name}: save them with Ctrl+S", False)
         return True
 
 
 def recent_files() -> list[str]:
+    """The recent files kept in the settings; anything else found under that key is ignored."""
     files = settings().value("recent", []) or []
-    return [files] if isinstance(files, str) else list(files)
+    files = [files] if isinstance(files, str) else files
+    return [f for f in files if isinstance(f, str)][:MAX_RECENT] if isinstance(files, list) else []
 
 
 def remember_recent(path: Path) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 from gpuviz.app.pictures.picture import PictureOptions, Slide, image_array
 from gpuviz.core.cursor import frame_at
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.files import replaced
 
 Progress = Callable[[int, int], bool]  # (frames done, frames in all) -> go on?
 MAX_CLIP_FRAMES = 300  # a replay has a frame per event: longer stretches are sampled evenly
@@ -39,10 +40,24 @@ def clip_frames(slide: Slide, frames: range, options: PictureOptions) -> Iterato
 
 
 def _gif_writer(path: Path, fps: float, options: PictureOptions):
-    import imageio.v3 as iio
+    """Pillow writes a GIF whole at the end (as imageio's plugin does); the file is opened here, so a place
+    that takes no files fails at once, and a failure is raised once (never again when it is collected)."""
+    from PIL import Image
 
-    file = iio.imopen(path, "w", plugin="pillow", extension=".gif")
-    return file, lambda frame: file.write(frame, duration=round(1000 / fps), loop=0)
+    stream, frames = open(path, "xb"), []  # noqa: SIM115 (closed by the writer's close)
+
+    class GifWriter:
+        @staticmethod
+        def close() -> None:
+            try:
+                if frames:
+                    frames[0].save(stream, format="GIF", save_all=True, append_images=frames[1:],
+                                   duration=round(1000 / fps), loop=0)  # fmt: skip
+            finally:
+                frames.clear()
+                stream.close()
+
+    return GifWriter(), lambda frame: frames.append(Image.fromarray(frame))
 
 
 def _mp4_writer(path: Path, fps: float, options: PictureOptions):
@@ -73,23 +88,33 @@ def write_clip(slide: Slide, path: str | Path, frames: range, options: PictureOp
         raise GpuvizError("the launch has no frames to make a clip of")
     if not 0.1 <= fps <= 60:
         raise GpuvizError(f"--fps {fps:g}: use 0.1 to 60 frames a second")
-    temporary = path.with_name(f".{path.stem}.part{path.suffix}")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        with replaced(path, "clip", synced=False) as temporary:  # files.py: whole or nothing, one line
+            _write_frames(make_writer, temporary, slide, frames, options, fps, progress)
+    except _Stopped:
+        return None
+    return path
+
+
+class _Stopped(Exception):
+    """`progress` said stop: the temporary goes, the target stays as it was."""
+
+
+def _write_frames(make_writer, temporary: Path, slide: Slide, frames: range, options: PictureOptions, fps: float,
+                  progress: Progress | None) -> None:  # fmt: skip
+    try:
         writer, append = make_writer(temporary, fps, options)
-    except OSError as exc:
-        raise GpuvizError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finished = False
+    except RuntimeError as exc:  # imageio's ffmpeg says a failed start so
+        raise OSError(str(exc)) from None
     try:
         for done, frame in enumerate(clip_frames(slide, frames, options)):
             append(frame)
             if progress is not None and not progress(done + 1, len(frames)):
-                return None
-        finished = True
+                raise _Stopped
+    except (RuntimeError, BrokenPipeError) as exc:  # an ffmpeg that died mid-clip (its disk is full)
+        raise OSError(str(exc)) from None
     finally:
-        writer.close()
-        if finished:
-            temporary.replace(path)
-        else:
-            temporary.unlink(missing_ok=True)
-    return path
+        try:
+            writer.close()
+        except RuntimeError as exc:
+            raise OSError(str(exc)) from None

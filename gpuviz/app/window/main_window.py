@@ -33,6 +33,7 @@ from gpuviz.app.window import docking, file_menu, screen_fit
 from gpuviz.app.window.gui_gc import collect_on_gui_thread
 from gpuviz.app.window.help_overlay import WELCOME, HelpOverlay
 from gpuviz.app.window.preferences import Preferences, PreferencesDialog
+from gpuviz.app.window.settings import problems as settings_problems
 from gpuviz.app.window.settings import settings
 from gpuviz.app.window.stage import Stage
 from gpuviz.app.window.view_controls import ViewControls
@@ -69,6 +70,8 @@ class MainWindow(QMainWindow):
         self.help = HelpOverlay(self)
         self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
         self.apply_preferences(self.preferences)
+        if settings_problems:
+            self.set_status(f"error: {settings_problems.pop()}", error=True)  # said once
         if self.document.restore_autosave():
             self._show_restored()
         if warm_start_wanted() if warm_worker is None else warm_worker:

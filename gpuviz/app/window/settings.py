@@ -4,15 +4,59 @@ file when that is set, so a separate settings file never shares autosaves; else 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
+from gpuviz.core.user_files import set_aside
+
+MAX_SETTINGS_BYTES = 1 << 20
+problems: list[str] = []  # what was wrong with the settings file, said once by the window
+_checked: set[str] = set()
+
 
 def settings() -> QSettings:
     path = os.environ.get("GPUVIZ_SETTINGS")
-    return QSettings(path, QSettings.Format.IniFormat) if path else QSettings("gpuviz", "gpuviz")
+    first = _check_once(path or _platform_file())
+    store = QSettings(path, QSettings.Format.IniFormat) if path else QSettings("gpuviz", "gpuviz")
+    if first:
+        store.allKeys()  # reads the file: a bad one shows in the status
+        if store.status() == QSettings.Status.FormatError:
+            _set_aside(store.fileName(), "not a settings file")
+            store = QSettings(path, QSettings.Format.IniFormat) if path else QSettings("gpuviz", "gpuviz")
+    return store
+
+
+def _check_once(path: str | None) -> bool:
+    """Qt reads a settings file whole and blocks on a fifo: a file that is not regular or is huge is set
+    aside before Qt sees it (once a session; what is set aside stays aside). True the first time."""
+    if not path or path in _checked:
+        return False
+    _checked.add(path)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return True
+    if not stat.S_ISREG(info.st_mode):
+        _set_aside(path, "not a regular file")
+    elif info.st_size > MAX_SETTINGS_BYTES:
+        _set_aside(path, f"over the limit of {MAX_SETTINGS_BYTES:,} bytes")
+    return True
+
+
+def _set_aside(path: str, reason: str) -> None:
+    problems.append(f"settings file {path}: {reason}; {set_aside(path, reason)}; using the defaults")
+
+
+def _platform_file() -> str | None:
+    if sys.platform.startswith(("win", "darwin")):
+        return None  # the registry, or a plist Qt reads itself
+    config = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
+    return str(Path(config) / "gpuviz" / "gpuviz.conf") if config else None
 
 
 def value(key: str, default, kind: type):
@@ -25,11 +69,13 @@ def value(key: str, default, kind: type):
 
 
 def data_dir(*parts: str) -> Path:
-    """A folder of the user's own (autosaves, copies of lessons, kept traces), made when missing."""
+    """A folder of the user's own (autosaves, copies of lessons, kept traces), made when missing and possible."""
     beside_settings = os.environ.get("GPUVIZ_SETTINGS") and Path(os.environ["GPUVIZ_SETTINGS"]).parent / "data"
     root = os.environ.get("GPUVIZ_DATA") or beside_settings or QStandardPaths.writableLocation(
         QStandardPaths.StandardLocation.AppDataLocation
     )
     folder = Path(root or Path.home() / ".gpuviz").joinpath(*parts)
-    folder.mkdir(parents=True, exist_ok=True)
+    # a read-only disk or a file in the way: reading finds nothing, and each write says why in one line
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
     return folder

@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, preset
+from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
 from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
 from gpuviz.core.errors import EngineError, GpuvizError, KernelSourceError, LaunchError
@@ -78,7 +79,9 @@ class SimBackend:
         check_arguments(program, args)
         if program.cooperative:
             _check_cooperative(program.name, config, device, options)
+        check_launch(program.name, config, shared_bytes(program), device, options)
         host_args, write_back = _host_arguments(args)
+        host_args, read_only = writable(params, host_args)
         # Record arrays (the RNG states) have no numbers to show: no before/after snapshots for them.
         before = {n: np.array(v) for n, v in zip(params, host_args) if isinstance(v, np.ndarray) and not v.dtype.names}
         engine, note = _engine_for(py_func, program, config, options)
@@ -105,6 +108,7 @@ class SimBackend:
         finally:
             if gc_was_enabled:
                 gc.enable()
+        check_read_only(program.name, read_only)
         for write in write_back:
             write()
         trace = _trace(program, config, params, host_args, before, recording, device, options, level)

@@ -6,6 +6,7 @@ Only plain arrays are read; a member holding Python objects is refused, never un
 
 from __future__ import annotations
 
+import json
 import math
 import zipfile
 import zlib
@@ -16,6 +17,7 @@ import numpy as np
 
 from gpuviz.core.budget import default_memory_budget, format_bytes
 from gpuviz.core.errors import GpuvizError, TraceFormatError
+from gpuviz.core.trace.analysis_schema import DROPPED, MAX_ANALYSIS_BYTES
 from gpuviz.core.trace.model import Trace
 from gpuviz.core.trace.schema import trace_parts
 
@@ -53,8 +55,9 @@ def read_members(path: str | Path, memory_budget: int | None = None) -> dict[str
     try:
         with zipfile.ZipFile(path) as archive:
             members = [_member(archive, info, path.name) for info in _infos(archive, path.name)]
+            left, members = _left_unread(members)
             _check_budget(members, budget, path.name)
-            return {m.name: _read(archive, m, path.name) for m in members}
+            return {**{m.name: _read(archive, m, path.name) for m in members}, **left}
     except GpuvizError:
         raise
     except UNREADABLE as exc:
@@ -93,6 +96,18 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> Membe
             f"{name}: member {label!r} claims {format_bytes(member.nbytes)} of data but holds {format_bytes(stored)}"
         )
     return member
+
+
+def _left_unread(members: list[Member]) -> tuple[dict[str, np.ndarray], list[Member]]:
+    """An analysis member declaring more than any analysis takes is not inflated: the schema drops it
+    with one line (analysis_schema.py), and the analysis is worked out again."""
+    left = {}
+    for member in members:
+        if member.name == "analysis" and member.nbytes > MAX_ANALYSIS_BYTES:
+            limit = format_bytes(MAX_ANALYSIS_BYTES)
+            why = f"it declares {format_bytes(member.nbytes)}, over the {limit} an analysis may take"
+            left[member.name] = np.array(json.dumps({DROPPED: why}))
+    return left, [member for member in members if member.name not in left]
 
 
 def _check_budget(members: list[Member], budget: int, name: str) -> None:

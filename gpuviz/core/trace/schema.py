@@ -12,6 +12,7 @@ import numpy as np
 
 from gpuviz.core.errors import TraceFormatError
 from gpuviz.core.launch import MAX_BLOCK_DIMS, MAX_GRID_DIMS, MAX_THREADS_PER_BLOCK
+from gpuviz.core.trace.analysis_schema import checked_analysis
 from gpuviz.core.trace.codec import BadEncoding, decode, stand_ins
 from gpuviz.core.trace.columns import (
     ACCESS_COLUMNS,
@@ -53,9 +54,11 @@ def _parts(columns: dict[str, np.ndarray]) -> dict:
             raise _Bad(str(exc)) from None
     threads = _threads(columns, meta, derived)
     args = _snapshots(columns)
+    _check_array_sizes(meta)
     accesses = _accesses(columns, meta, derived) if any(key.startswith("access.") for key in columns) else None
-    analysis = _json(columns, "analysis") if "analysis" in columns else {}
-    _check_analysis(analysis, meta)
+    analysis, dropped = _stored_analysis(columns, meta)
+    if dropped:
+        meta.setdefault("warnings", []).append(dropped)
     return dict(meta=meta, threads=threads, args=args, accesses=accesses, outcomes=_outcomes(columns, args),
                 analysis=analysis, errors=_errors(columns, meta))  # fmt: skip
 
@@ -218,6 +221,20 @@ def _snapshots(columns: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return args
 
 
+MAX_SHARED_BYTES = 1 << 20  # more than any SM's shared memory
+MAX_DEVICE_BYTES = 1 << 38  # 256 GiB: more than any GPU's memory
+
+
+def _check_array_sizes(meta: dict) -> None:
+    """An array's shape is one a device could hold (the access log's indices are checked against it)."""
+    for entry in meta.get("arrays", []):
+        name, shape = entry["name"], tuple(entry["shape"])
+        size = math.prod(shape) * np.dtype(entry["dtype"]).itemsize
+        limit = MAX_SHARED_BYTES if entry["space"] == "shared" else MAX_DEVICE_BYTES
+        if size > limit:
+            raise _Bad(f"meta arrays says {name} has shape {shape} ({size:,} bytes), more than a device holds")
+
+
 OUTCOME_KINDS = ("runs", "lost", "sequential", "reversed", "plain")
 
 
@@ -238,23 +255,16 @@ def _outcomes(columns: dict, args: dict) -> dict[str, np.ndarray]:
     return outcomes
 
 
-def _check_analysis(analysis: object, meta: dict) -> None:
-    from gpuviz.core.analysis.races import RaceReport  # the analysis package reads traces: import late
-
-    if not isinstance(analysis, dict):
-        raise _Bad("its analysis is not a JSON object")
-    races = analysis.get("races")
-    if races is None:
-        return
+def _stored_analysis(columns: dict[str, np.ndarray], meta: dict) -> tuple[dict, str]:
+    """The stored analysis, or {} and one line when it fails its schema (analysis_schema.py): it is
+    worked out again, so a damaged analysis never costs the trace."""
+    if "analysis" not in columns:
+        return {}, ""
     try:
-        report = RaceReport.from_json(races)
-        parties = [party for race in report.races + report.benign for party in (race.first, race.second)]
-        outside = [p for p in parties if not (_inside(p.block, meta["grid"]) and _inside(p.thread, meta["block"]))]
-    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
-        raise _Bad(f"its stored race analysis is broken ({type(exc).__name__}: {exc})") from None
-    if outside:
-        raise _Bad(f"its stored race analysis names block {outside[0].block} thread {outside[0].thread}, "
-                   "outside the launch")  # fmt: skip
+        analysis = _json(columns, "analysis")
+    except _Bad as exc:
+        return {}, f"its stored analysis was dropped ({exc}); it is worked out again from the trace"
+    return checked_analysis(analysis, meta)
 
 
 def _inside(coords: tuple, dims: list[int]) -> bool:
