@@ -201,3 +201,24 @@ def test_the_caption_opens_whole_and_the_stage_gives_the_everyday_window_back(qt
     assert not caption.isVisible() and stage.banner.isVisible()
     assert stage.tabs.indexOf(stage.views["story"]) < 0  # the Element story is back in its panel
     assert stage.views["animation"].isVisibleTo(stage)
+
+
+@pytest.mark.slow
+def test_race_then_one_cell_then_race_leaves_nothing_of_the_other_lesson(qtbot, window):  # noqa: F811
+    """The classroom trial's own sequence, at the tutorials' sizes: the race's verdict and evidence never
+    show under lesson 02, nor lesson 02's under the race."""
+    lesson = window.views["lesson"]
+    pick(window, "10. many threads")
+    lesson.predict.number_boxes[0].setText("4")
+    lesson.predict.commit()
+    assert run_and_wait(qtbot, window) is True
+    assert "The run" in lesson.verdict.text()
+    pick(window, "02")
+    assert window.state.trace is None and lesson.verdict.text() == "" and window.state.caption == ""
+    commit_any_prediction(lesson.predict)
+    assert "Now press Run" in lesson.verdict.text()  # the race's run does not judge it
+    pick(window, "10. many threads")
+    assert window.state.trace is None and lesson.verdict.text() == "" and not lesson.predict.locked
+    lesson.predict.number_boxes[0].setText("4")
+    lesson.predict.commit()
+    assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
