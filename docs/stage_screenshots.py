@@ -1,6 +1,8 @@
 """Screenshots of the stage at 1280x720, from the real app offscreen: a run with out-of-bounds reads
 (the editor's mark, the grid's marks, the banner, the status), the barrier-divergence lesson, and the
-race lesson paused part way through Play. Run: `PYTHONPATH=$PWD python docs/stage_screenshots.py`."""
+race lesson paused part way through Play; then presentation mode (F5, the stage) on three lessons, dark and
+light, each lesson run after a committed prediction and its answer shown, its evidence view in front.
+Run: `PYTHONPATH=$PWD python docs/stage_screenshots.py`."""
 
 from __future__ import annotations
 
@@ -80,6 +82,38 @@ def main() -> None:
             bar.pause()
         shoot(app, window, name)
     window.close()
+    presentation(app)
+
+
+PRESENTED = (("10.", "race"), ("24.", "mandelbrot"), ("18.", "barrier"))
+
+
+def presentation(app) -> None:
+    """The stage at 1280x720: the picture is the window, the caption over its bottom edge."""
+    from gpuviz.app.window.main_window import MainWindow
+
+    for theme in ("dark", "light"):
+        window = MainWindow(warm_worker=False)
+        window.resize(1280, 720)
+        window.look.set_theme(theme)
+        window.show()
+        window.look.toggle_presentation()
+        for entry, name in PRESENTED:
+            rows = [r for r in range(window.catalog.count()) if window.catalog.item(r).text().startswith(entry)]
+            window.catalog.setCurrentRow(rows[0])
+            predict = window.views["lesson"].predict
+            if predict.choice_buttons:
+                predict.choice_buttons[0].setChecked(True)
+            for box in predict.number_boxes:
+                box.setText("1")
+            predict.commit()
+            window.run()
+            settle(app, window)
+            window.views["lesson"].show_answer()
+            settle(app, window)
+            shoot(app, window, f"stage-present-{name}-{theme}.png")
+        window.document.editor.document().setModified(False)
+        window.close()
 
 
 if __name__ == "__main__":
