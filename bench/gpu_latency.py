@@ -13,6 +13,8 @@ model can be calibrated (docs/simulator.md lists any constant changed). Last lin
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from llvmlite import ir
 from numba import cuda, types
@@ -20,8 +22,10 @@ from numba.cuda.extending import intrinsic
 
 from gpuviz.backends.sim.simt_cost import BLOCK_LAUNCH, COSTS
 
-CHAIN = 4096
-L2_BEATING = 1 << 26  # int64 elements: 512 MiB, far beyond any L2
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+CHAIN = 64 if SMOKE else 4096
+L2_BEATING = 1 << (12 if SMOKE else 26)  # int64 elements: 512 MiB, far beyond any L2
 
 
 @intrinsic
@@ -125,7 +129,7 @@ def main() -> None:
         "shared": per_operation(chase_shared, 1, 32, CHAIN),
         "atomic": per_operation(chained_atomics, 1, 1, cuda.to_device(np.zeros(1, np.int64)), CHAIN),
         "barrier": per_operation(barriers, 1, 1024, CHAIN),
-        "dispatch": dispatch_gap(),
+        "dispatch": dispatch_gap(8 * 4 if SMOKE else 8 * 264),
     }
     model = {"global": COSTS["global_load"], "shared": COSTS["shared_load"], "atomic": COSTS["atomic"],
              "barrier": COSTS["barrier"], "dispatch": BLOCK_LAUNCH}  # fmt: skip

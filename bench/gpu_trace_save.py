@@ -28,8 +28,10 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 from gpuviz.core.launch import LaunchConfig  # noqa: E402
 from gpuviz.core.trace import Trace, load, new_trace, thread_layout  # noqa: E402
 
-REPEATS = 7
-N, BLOCK, SMS, WARP = 1 << 20, 256, 132, 32
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+REPEATS = 1 if SMOKE else 7
+N, BLOCK, SMS, WARP = 1 << (12 if SMOKE else 20), 256, 132, 32
 STEP_NS = 32  # %globaltimer's update step on the H100s measured (docs/gpu.md)
 
 

@@ -12,6 +12,7 @@ Last line: `events_per_s=<n>`.
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -20,7 +21,9 @@ from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.analysis.races import find_races
 from gpuviz.core.trace import ACCESS_COLUMNS, READ, WRITE, Trace, thread_layout
 
-THREADS, BLOCK, WAVE = 1 << 20, 256, 132 * 8 * 256
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+THREADS, BLOCK, WAVE = 1 << (12 if SMOKE else 20), 256, 132 * 8 * 256
 
 
 def site_rows(t: np.ndarray) -> list[tuple]:

@@ -20,8 +20,10 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 from gpuviz.core.launch import LaunchConfig  # noqa: E402
 from gpuviz.core.trace import load, new_trace, thread_layout  # noqa: E402
 
-REPEATS = 5
-GRID, BLOCK, EVENTS = 4096, 256, 1 << 22
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+REPEATS = 1 if SMOKE else 5
+GRID, BLOCK, EVENTS = (4, 256, 1 << 12) if SMOKE else (4096, 256, 1 << 22)
 
 
 class _Source:
