@@ -31,16 +31,21 @@ class RunTimeout(GpuvizError):
 
 
 class Watchdog:
-    """Context manager: interrupts the main thread after `seconds`; `message` says where it was."""
+    """Context manager: interrupts the main thread after `seconds`; `message` says where it was.
+
+    `from_kernel`: the seconds count from the first kernel's start, not from entering, so that where
+    the run is when the time is up does not depend on how long start-up took (a loaded machine)."""
 
     def __init__(self, seconds: float, session, script: str | Path, grace: float = GRACE_SECONDS,
-                 on_stuck: Callable[[str], None] | None = None, hint: str = CLI_HINT):  # fmt: skip
+                 on_stuck: Callable[[str], None] | None = None, hint: str = CLI_HINT,
+                 from_kernel: bool = False):  # fmt: skip
         if not seconds > 0:
             raise GpuvizError(f"--timeout {seconds}: give a number of seconds above 0")
         self.seconds, self.session, self.script, self.grace = seconds, session, os.path.abspath(script), grace
         self.message: str | None = None
         self.on_stuck = on_stuck or _print_error  # the last words before the process ends
         self.hint = hint
+        self.from_kernel = from_kernel
         self._done = threading.Event()
         self._lock = threading.Lock()  # the run ending and the time running out do not cross
         self._main = threading.main_thread().ident
@@ -59,6 +64,9 @@ class Watchdog:
         return False
 
     def _watch(self) -> None:
+        while self.from_kernel and getattr(self.session, "running", None) is None:
+            if self._done.wait(0.01):
+                return
         if self._done.wait(self.seconds):
             return
         with self._lock:
