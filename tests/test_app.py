@@ -193,6 +193,7 @@ def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
     assert window.state.trace.grid == (2, 2, 2)  # what was open stays open
 
 
+@pytest.mark.slow
 def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     pick(window, "10. many threads")
     window.launch.repeat.setValue(3)

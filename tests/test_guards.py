@@ -254,6 +254,7 @@ def test_a_stuck_worker_answers_before_it_ends(tmp_path):
     assert messages[-1] == RunFinished(False) and worker.exitcode == 124
 
 
+@pytest.mark.slow
 def test_level_auto_above_its_limit_keeps_the_first_and_last_blocks_accesses_on_the_simulator():
     """Above AUTO_ACCESS_LIMIT threads `auto` records every thread, and on the vector engine the
     accesses of the first and last blocks too (saying so); the reference engine records threads."""
