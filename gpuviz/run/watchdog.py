@@ -22,6 +22,7 @@ from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
 
 GRACE_SECONDS = 5.0
+AGAIN_SECONDS = 0.5  # the interrupt is sent again this often until the run ends or the grace is over
 EXIT_STUCK = 124  # as timeout(1) exits
 CLI_HINT = "give it longer with --timeout"
 
@@ -75,9 +76,14 @@ class Watchdog:
             frame = sys._current_frames().get(self._main)
             self.message = f"timed out after {self.seconds:g} s {where(frame, self.session, self.script)}; {self.hint}"
             _interrupt(self._main)
-        if not self._done.wait(self.grace):  # not back in Python: a native call that never returns
-            self.on_stuck(self.message)
-            os._exit(EXIT_STUCK)
+        deadline = time.perf_counter() + self.grace
+        while not self._done.wait(min(AGAIN_SECONDS, max(0.0, deadline - time.perf_counter()))):
+            if time.perf_counter() >= deadline:  # not back in Python: a native call that never returns
+                self.on_stuck(self.message)
+                os._exit(EXIT_STUCK)
+            with self._lock:  # again: Python drops an interrupt that lands in a finalizer (__del__)
+                if not self._done.is_set():
+                    _interrupt(self._main)
 
 
 def _print_error(message: str) -> None:
