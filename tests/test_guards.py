@@ -236,21 +236,31 @@ def test_an_empty_launch_dimension_is_refused(option, capsys):
     ]
 
 
+WORKER_TIMEOUT = """
+import sys
+from gpuviz.core.options import RunOptions
+from gpuviz.run.messages import RunFailed, RunRequest
+from gpuviz.run.service import execute
+
+messages = []
+execute(RunRequest(sys.argv[1], "out", RunOptions(backend="sim"), timeout=float(sys.argv[2])), messages.append)
+print(repr(messages[-1]))
+print(*[m.message for m in messages if isinstance(m, RunFailed)], sep="\\n")
+"""
+
+
 @pytest.mark.slow
 def test_the_worker_ends_a_run_at_its_timeout(tmp_path):
-    """The app's worker takes the same limit (RunRequest.timeout) and answers with where the run was."""
-    from gpuviz.core.options import RunOptions
-    from gpuviz.run.messages import RunFailed, RunFinished, RunRequest
-    from gpuviz.run.service import execute
-
-    messages = []
-    text = "import time\ntime.sleep(1000)\n"
-    request = RunRequest(script(tmp_path, text), str(tmp_path / "out"), RunOptions(backend="sim"),
-                         timeout=float(BUDGET))  # fmt: skip
-    execute(request, messages.append)
-    failed = [m.message for m in messages if isinstance(m, RunFailed)]
+    """The app's worker takes the same limit (RunRequest.timeout) and answers with where the run was;
+    in a process of its own, as the app runs it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    path = script(tmp_path, "import time\ntime.sleep(1000)\n")
+    done = subprocess.run([sys.executable, "-c", WORKER_TIMEOUT, path, BUDGET], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=HANG_GUARD)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    finished, *failed = done.stdout.strip().splitlines()
+    assert finished == "RunFinished(ok=False)", done.stdout
     assert failed == [f"timed out after {BUDGET} s in s.py line 2, outside any kernel; give it a longer timeout"]
-    assert messages[-1] == RunFinished(False)
 
 
 @pytest.mark.slow
