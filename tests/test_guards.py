@@ -2,6 +2,7 @@
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -190,6 +191,21 @@ def test_a_hung_line_outside_kernels_is_named(tmp_path):
                           text=True, timeout=HANG_GUARD)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("timed out after 2 s in s.py line 2, outside any kernel; give it "), done.stdout
+
+
+INHERITED = {  # what a process can get from its parent: the suite's processes got one of these
+    "blocked": lambda: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}),
+    "ignored": lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+}
+
+
+@pytest.mark.parametrize("inherited", INHERITED)
+def test_a_process_that_inherits_sigint_blocked_or_ignored_is_still_interrupted(inherited, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    path = script(tmp_path, "import time\ntime.sleep(1000)\n")
+    done = subprocess.run([sys.executable, "-c", LINE_TIMEOUT, path], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=HANG_GUARD, preexec_fn=INHERITED[inherited])  # fmt: skip
+    assert done.returncode == 0 and done.stdout.startswith("timed out after 2 s in s.py line 2"), done.stderr
 
 
 @pytest.mark.slow

@@ -54,12 +54,14 @@ class Watchdog:
 
     def __enter__(self) -> Watchdog:
         self._started = time.perf_counter()
+        self._restore = _interruptible()
         self._thread.start()
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
         with self._lock:
             self._done.set()
+        self._restore()
         if self.message is not None and kind is KeyboardInterrupt:
             raise RunTimeout(self.message) from None
         return False
@@ -84,6 +86,24 @@ class Watchdog:
             with self._lock:  # again: Python drops an interrupt that lands in a finalizer (__del__)
                 if not self._done.is_set():
                     _interrupt(self._main)
+
+
+def _interruptible() -> Callable[[], None]:
+    """SIGINT handled by Python and not blocked in the main thread while a watchdog runs; gives back
+    what restores the process's own. A process inherits an ignored SIGINT, and a blocked one, from
+    its parent (the test suite's processes did): either way the interrupt never arrived."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+
+    def restore() -> None:
+        if handler is not None:  # None: set outside Python, left as it is now
+            signal.signal(signal.SIGINT, handler)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+    return restore
 
 
 def _print_error(message: str) -> None:
