@@ -5,7 +5,7 @@ worker process, the trace file and the loader, until the window has drawn the la
 Offscreen; the same launch recorded at level `threads` (no access log, no race analysis) is the
 baseline measured in the same run. Prints when each stage arrived (the analysis too), then, last,
 `first_frame accesses=<s> threads=<s> ratio=<r>` (best of REPEATS each).
-Run: `PYTHONPATH=$PWD python bench/first_frame.py [grid]` (default 1024).
+Run: `PYTHONPATH=$PWD python bench/first_frame.py [grid]` (default 1024; `--smoke`: grid 2, once).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
-REPEATS = 3
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+REPEATS = 1 if SMOKE else 3
 TIMEOUT_S = 300
 
 
@@ -91,4 +93,5 @@ def main(grid: int = 1024) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1024)
+    sizes = [int(a) for a in sys.argv[1:] if a != "--smoke"]
+    main(sizes[0] if sizes else 2 if SMOKE else 1024)

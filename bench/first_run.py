@@ -51,7 +51,7 @@ def run_to_first_frame(win, app) -> float:
     return seconds
 
 
-def main(warm: bool) -> None:
+def main(warm: bool, lesson: str = "10.") -> None:
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
@@ -63,7 +63,7 @@ def main(warm: bool) -> None:
     win = MainWindow(warm_worker=warm)
     win.resize(1280, 720)
     win.show()
-    rows = [r for r in range(win.catalog.count()) if win.catalog.item(r).text().startswith("10.")]
+    rows = [r for r in range(win.catalog.count()) if win.catalog.item(r).text().startswith(lesson)]
     win.catalog.setCurrentRow(rows[0])
     wait(app, PAUSE_S)
     first = run_to_first_frame(win, app)
@@ -74,4 +74,4 @@ def main(warm: bool) -> None:
 
 
 if __name__ == "__main__":
-    main(warm="--cold" not in sys.argv[1:])
+    main(warm="--cold" not in sys.argv[1:], lesson="01." if "--smoke" in sys.argv[1:] else "10.")  # smoke: one thread

@@ -13,15 +13,23 @@ model can be calibrated (docs/simulator.md lists any constant changed). Last lin
 
 from __future__ import annotations
 
-import numpy as np
-from llvmlite import ir
-from numba import cuda, types
-from numba.cuda.extending import intrinsic
+import sys
 
+import numpy as np
+
+from gpuviz.backends.gpu.compat import import_numba_cuda
 from gpuviz.backends.sim.vector.cost import BLOCK_LAUNCH, COSTS
 
-CHAIN = 4096
-L2_BEATING = 1 << 26  # int64 elements: 512 MiB, far beyond any L2
+import_numba_cuda()  # numba-cuda 0.30 needs np.row_stack, gone from NumPy 2.5: the shim adds it
+
+from llvmlite import ir  # noqa: E402
+from numba import cuda, types  # noqa: E402
+from numba.cuda.extending import intrinsic  # noqa: E402
+
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+CHAIN = 64 if SMOKE else 4096
+L2_BEATING = 1 << (12 if SMOKE else 26)  # int64 elements: 512 MiB, far beyond any L2
 
 
 @intrinsic
@@ -125,7 +133,7 @@ def main() -> None:
         "shared": per_operation(chase_shared, 1, 32, CHAIN),
         "atomic": per_operation(chained_atomics, 1, 1, cuda.to_device(np.zeros(1, np.int64)), CHAIN),
         "barrier": per_operation(barriers, 1, 1024, CHAIN),
-        "dispatch": dispatch_gap(),
+        "dispatch": dispatch_gap(3 * cuda.get_current_device().MULTIPROCESSOR_COUNT if SMOKE else 8 * 264),
     }
     model = {"global": COSTS["global_load"], "shared": COSTS["shared_load"], "atomic": COSTS["atomic"],
              "barrier": COSTS["barrier"], "dispatch": BLOCK_LAUNCH}  # fmt: skip

@@ -22,8 +22,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-REPEATS = 30
-N = 2**24 + 11
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+REPEATS = 2 if SMOKE else 30
+N = 2**12 + 11 if SMOKE else 2**24 + 11
 BLOCK = 256
 
 
@@ -101,7 +103,7 @@ def trace_latency(repeats: int = 5) -> float:
 
     import gpuviz
 
-    n = 1 << 20
+    n = 1 << (12 if SMOKE else 20)
     args = lambda: (np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32))  # noqa: E731
     tracer = gpuviz.trace(speed_kernels.vecadd, backend="gpu", level="threads")
     times = []
@@ -122,7 +124,7 @@ def classic_race() -> None:
 
     source = "from numba import cuda\n@cuda.jit\ndef k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
     a = np.zeros(2, np.float32)
-    trace = gpuviz.trace(source, backend="gpu", level="accesses")[1024, 1024](a)
+    trace = gpuviz.trace(source, backend="gpu", level="accesses")[2 if SMOKE else 1024, 1024](a)
     acc = trace.accesses
     initial = int(((acc["kind"] == 0) & (acc["index"] == 0) & (acc["value"] == 0)).sum())
     plain = trace.outcomes.get("a.plain")
@@ -136,7 +138,7 @@ def main() -> None:
 
     facts = GpuBackend().device_facts()
     print(f"device: {facts['name']}, {facts['sm_count']} SMs")
-    trace_latency()
+    trace_latency(1 if SMOKE else 5)
     classic_race()
     ratios = overhead()
     print(f"overhead threads={ratios['threads']:.2f} accesses={ratios['accesses']:.2f}")

@@ -114,12 +114,15 @@ def same_outcomes(plain: list[float], recorded: list[float]) -> bool:
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else RUNS
-    levels = sys.argv[2:] or ["accesses", "threads"]
+    smoke = "--smoke" in sys.argv[1:]  # two runs of two launches: the same code at a glance
+    words = [word for word in sys.argv[1:] if word != "--smoke"]
+    runs = 2 if smoke else int(words[0]) if words else RUNS
+    levels = words[1:] or ["accesses", "threads"]
+    launches = LAUNCHES[:2] if smoke else LAUNCHES
     device = getattr(cuda.get_current_device(), "name", "simulator")
     print(f"device: {device.decode() if isinstance(device, bytes) else device}; {runs} runs each")
     rows = []
-    for name, kernel, grid, block, inputs, outcome in LAUNCHES:
+    for name, kernel, grid, block, inputs, outcome in launches:
         plain = plain_runs(kernel, grid, block, inputs, outcome, runs)
         for level in levels:
             recorded = recorded_runs(kernel, grid, block, inputs, outcome, runs, level)

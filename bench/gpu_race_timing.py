@@ -31,7 +31,9 @@ from llvmlite import ir  # noqa: E402
 from numba import cuda, types  # noqa: E402
 from numba.cuda.extending import intrinsic  # noqa: E402
 
-LAUNCHES = (64, 264, 1024)
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+LAUNCHES = (2,) if SMOKE else (64, 264, 1024)
 THREADS = 1024
 
 
@@ -157,10 +159,11 @@ def main(runs: int) -> None:
     race[1, 32](cuda.to_device(np.zeros(2, np.float32)))  # compile before the runs
     for blocks in LAUNCHES:
         report(blocks, runs)
-    tutorial = plain(1024, runs, (0.0, 1.0))  # the tutorial's own array, as the engine's issue measured it
-    print(f"[1024, {THREADS}] from the tutorial's [0, 1], {runs} plain runs: "
+    tutorial = plain(LAUNCHES[-1], runs, (0.0, 1.0))  # the tutorial's own array, as the engine's issue measured it
+    print(f"[{LAUNCHES[-1]}, {THREADS}] from the tutorial's [0, 1], {runs} plain runs: "
           + " ".join(f"[{x:g},{y:g}]" for x, y in tutorial))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+    runs = [int(a) for a in sys.argv[1:] if a != "--smoke"]
+    main(runs[0] if runs else 1 if SMOKE else 20)

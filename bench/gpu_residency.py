@@ -13,13 +13,17 @@ Last line: `residency blocks_by_globaltimer=<n> blocks_by_clock=<n> warps_by_glo
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.intrinsics import clock64, globaltimer, smid
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 
-GRID, BLOCK, N = 1024, 1024, 2
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+GRID, BLOCK, N = 4 if SMOKE else 1024, 1024, 2
 WARPS = BLOCK // 32
 FIELDS = ("sm_start", "sm_end", "timer_start", "timer_end", "clock_start", "clock_end")
 

@@ -30,8 +30,10 @@ from gpuviz.core.trace.columns import thread_layout  # noqa: E402
 from gpuviz.core.trace.model import Trace, new_trace  # noqa: E402
 from gpuviz.core.trace.reader import load  # noqa: E402
 
-REPEATS = 7
-N, BLOCK, SMS, WARP = 1 << 20, 256, 132, 32
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+REPEATS = 1 if SMOKE else 7
+N, BLOCK, SMS, WARP = 1 << (12 if SMOKE else 20), 256, 132, 32
 STEP_NS = 32  # %globaltimer's update step on the H100s measured (docs/gpu.md)
 
 

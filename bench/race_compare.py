@@ -4,7 +4,7 @@ Runs each launch on the vector engine (cost model on, level threads) for seeds 0
 the final values next to the hardware's. The tutorial's launch starts from its array [0, 1], as the
 hardware's 10 runs did; "zeros" is the same launch from [0, 0], as the 60 runs of gpu_race_timing.py.
 Last line: `compare lesson=<..> wave=<..> histogram=<..> tutorial=<..>`.
-Usage: python bench/race_compare.py [seeds]
+Usage: python bench/race_compare.py [seeds] (`--smoke`: one seed, [2, 64] launches)
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from collections import Counter
 import numpy as np
 
 import gpuviz
+
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
 
 RACE = """
 from numba import cuda
@@ -46,7 +49,8 @@ HARDWARE = {
 
 def race(blocks: int, seed: int, start=(0.0, 0.0)) -> tuple[float, float]:
     a = np.array(start, np.float32)
-    gpuviz.run(RACE, blocks, 1024, a, level="threads", seed=seed)
+    blocks, threads = (2, 64) if SMOKE else (blocks, 1024)
+    gpuviz.run(RACE, blocks, threads, a, level="threads", seed=seed)
     return float(a[0]), float(a[1])
 
 
@@ -82,4 +86,5 @@ def main(seeds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
+    seeds = [int(a) for a in sys.argv[1:] if a != "--smoke"]
+    main(seeds[0] if seeds else 1 if SMOKE else 10)

@@ -15,7 +15,7 @@ hardware's outcomes before anyone builds it into the vector engine. Each warp of
   load follows the first store at once (docs/races.md). Without it, the second load issues at once,
   as in the engine.
 Prints the outcomes per seed and the per-warp time from the second load to the second store's issue.
-Usage: python bench/race_queue_model.py [--own-store-wait] [seeds]
+Usage: python bench/race_queue_model.py [--own-store-wait] [--smoke] [seeds]
 """
 
 from __future__ import annotations
@@ -111,9 +111,9 @@ class Race:
 def main(argv: list[str]) -> None:
     own_store_wait = "--own-store-wait" in argv
     numbers = [a for a in argv if not a.startswith("--")]
-    seeds = int(numbers[0]) if numbers else 5
+    seeds = int(numbers[0]) if numbers else 1 if "--smoke" in argv else 5
     print(f"own-store wait {'on' if own_store_wait else 'off'}, {STORE_SERVICE} cycles a store, seeds 0..{seeds - 1}")
-    for blocks in (64, 264, 1024):
+    for blocks in (2, 4) if "--smoke" in argv else (64, 264, 1024):  # --smoke: tests/test_bench_smoke.py
         races = [Race(blocks, seed, own_store_wait) for seed in range(seeds)]
         finals = " ".join("[{:g},{:g}]".format(*race.run()) for race in races)
         gaps = np.concatenate([race.second_rmw for race in races])

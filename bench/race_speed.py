@@ -10,6 +10,7 @@ Last line: `events_per_s=<n>`.
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -18,7 +19,9 @@ from gpuviz.core.analysis.races import find_races
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, READ, WRITE, thread_layout
 from gpuviz.core.trace.model import Trace
 
-THREADS, BLOCK = 1 << 20, 256
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+THREADS, BLOCK = 1 << (12 if SMOKE else 20), 256
 
 
 def build_trace() -> Trace:

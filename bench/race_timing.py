@@ -138,6 +138,8 @@ def simulate(blocks: int, seed: int):
 
 
 def main(argv: list[str]) -> None:
+    if argv == ["--smoke"]:  # tests/test_bench_smoke.py: the simulator's part at a tiny launch
+        argv = ["--sim", "2"]
     if argv[:1] == ["--sim"]:
         blocks = int(argv[1])
         for seed in argv[2:] or ["0"]:

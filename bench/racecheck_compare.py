@@ -78,6 +78,7 @@ def main() -> None:
     default = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     parser.add_argument("--sanitizer", default=default)
     parser.add_argument("--log", help="write compute-sanitizer's output here")
+    parser.add_argument("--smoke", action="store_true", help="the first three kernels of the suite only")
     args = parser.parse_args()
     if args.plain:
         return plain()
@@ -85,7 +86,7 @@ def main() -> None:
     hazards = racecheck(args.sanitizer, args.log)
     tally = {"both": 0, "gpuviz_only": 0, "racecheck_only": 0, "neither": 0}
     print(f"{'case':<40} {'racecheck':>9} {'gpuviz sim':>16} {'gpuviz gpu':>16}  global (gpuviz)")
-    for case in cases():
+    for case in cases()[: 3 if args.smoke else None]:
         shared, global_ = gpuviz_races(case, "sim")
         gpu = gpuviz_races(case, "gpu")[0] if args.gpu else None
         lines = hazards.get(case.name)

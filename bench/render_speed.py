@@ -9,6 +9,7 @@ naive way. Last line: `fps 1M=<n> 16M=<n>`.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -23,7 +24,10 @@ from gpuviz.core.trace.columns import thread_layout  # noqa: E402
 from gpuviz.core.trace.model import Trace  # noqa: E402
 from gpuviz.scene.state import AppState  # noqa: E402
 
-FRAMES = 60
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+FRAMES = 3 if SMOKE else 60
+SIZES = (("1M", 4), ("16M", 8)) if SMOKE else (("1M", 4096), ("16M", 65536))  # label, blocks of 256
 
 
 def synthetic_trace(blocks: int, per_block: int = 256) -> Trace:
@@ -40,13 +44,14 @@ def synthetic_trace(blocks: int, per_block: int = 256) -> Trace:
 def frames_per_second(app, view: GridView, state: AppState, naive: bool) -> float:
     state.set_frame(0)
     app.processEvents()
-    steps = np.linspace(0, view.frames - 1, FRAMES).round().astype(int)
+    steps = np.linspace(0, view.frames() - 1, FRAMES).round().astype(int)
+    plan = state.plan  # the frames: threads lit by each (limits), in the order they light (order)
     started = time.perf_counter()
     for frame in steps:
         if naive:
-            shown = view._limits[frame]
-            ranks = np.empty(len(view._order), np.int64)
-            ranks[view._order] = np.arange(len(view._order))
+            shown = plan.limits[frame]
+            ranks = np.empty(len(plan.order), np.int64)
+            ranks[plan.order] = np.arange(len(plan.order))
             pixels = np.full(view._pixels.shape, NOT_RUN, np.uint8)
             visible = ranks < shown
             pixels.ravel()[view._cells[visible]] = view._codes[visible]
@@ -61,14 +66,14 @@ def main() -> None:
     app = QApplication.instance() or QApplication([])
     pg.setConfigOptions(useOpenGL=False, antialias=False)
     results = {}
-    for label, blocks in (("1M", 4096), ("16M", 65536)):
+    for label, blocks in SIZES:
         state = AppState()
         view = GridView(state)
         view.resize(1280, 800)
         view.show()
         state.set_trace(synthetic_trace(blocks))
         fast = frames_per_second(app, view, state, naive=False)
-        naive = frames_per_second(app, view, state, naive=True) if blocks <= 4096 else float("nan")
+        naive = frames_per_second(app, view, state, naive=True) if label == "1M" else float("nan")
         results[label] = fast
         ratio = f"; naive full redraw {naive:.1f} fps, ratio {fast / naive:.1f}" if naive == naive else ""
         print(f"{label}: {blocks * 256:,} threads, {view.frames} frames: {fast:.1f} fps{ratio}")

@@ -1,5 +1,5 @@
 """Replay speed: how fast the replay answers for a frame of a big trace, and how soon the first frame
-shows. Run: `python bench/replay_speed.py [threads]` (default 1,048,576: the tutorial's race).
+shows. Run: `python bench/replay_speed.py [threads]` (default 1,048,576: the tutorial's race; `--smoke`: 2,048).
 
 Prints the trace's size with the figures: building the replay (once, off the GUI thread in the app),
 then per frame: thread states, the raced element's value, and the whole grid picture as the app's
@@ -73,4 +73,5 @@ def _drawn(trace, replay, frames) -> tuple[float, float]:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20)
+    sizes = [int(a) for a in sys.argv[1:] if a != "--smoke"]  # --smoke: tests/test_bench_smoke.py
+    main(sizes[0] if sizes else 2048 if "--smoke" in sys.argv else 1 << 20)

@@ -31,7 +31,11 @@ from pathlib import Path
 import numpy as np
 
 KERNELS = Path(__file__).with_name("speed_kernels.py")
-SIZES = {"vecadd": 1 << 16, "matmul": 64}
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+SIZES = {"vecadd": 1 << 10, "matmul": 16} if SMOKE else {"vecadd": 1 << 16, "matmul": 64}
+BEST_OF = 1 if SMOKE else 5
+RATE_THREADS, RATE_EVENTS = (1 << 12, 1 << 12) if SMOKE else (1 << 22, 1 << 20)  # threads_per_s, events_per_s
 KERNEL_OF = {"vecadd": "vecadd", "matmul": "matmul_tiled"}
 
 
@@ -132,9 +136,9 @@ def main() -> None:
     ratios = {}
     for name, n in SIZES.items():
         time_gpuviz(name, n, analyse=False)
-        record = min(time_gpuviz(name, n, analyse=False) for _ in range(5))
-        launch = min(time_gpuviz(name, n, analyse=True) for _ in range(5))
-        interleaved = min(time_gpuviz(name, n, analyse=False, grouped=False) for _ in range(5))
+        record = min(time_gpuviz(name, n, analyse=False) for _ in range(BEST_OF))
+        launch = min(time_gpuviz(name, n, analyse=True) for _ in range(BEST_OF))
+        interleaved = min(time_gpuviz(name, n, analyse=False, grouped=False) for _ in range(BEST_OF))
         theirs = time_numba_simulator(name, n)
         ratios[name] = theirs / record
         print(
@@ -146,13 +150,14 @@ def main() -> None:
             f"(x{theirs / interleaved:,.0f}; grouped is x{interleaved / record:.1f} faster)"
         )
     recording_rate(1 << 12, "threads")  # compile once, outside the timings
-    seconds = min(recording_rate(1 << 22, "threads")[0] for _ in range(3))
-    threads_per_s = (1 << 22) / seconds
-    print(f"vecadd 2^22 threads, level threads: {seconds:.3f} s  ({threads_per_s:,.0f} threads/s)")
-    runs = [recording_rate(1 << 20, "accesses") for _ in range(3)]
+    seconds = min(recording_rate(RATE_THREADS, "threads")[0] for _ in range(3))
+    threads_per_s = RATE_THREADS / seconds
+    print(f"vecadd {RATE_THREADS:,} threads, level threads: {seconds:.3f} s  ({threads_per_s:,.0f} threads/s)")
+    runs = [recording_rate(RATE_EVENTS, "accesses") for _ in range(3)]
     seconds, events = min(runs)
     events_per_s = events / seconds
-    print(f"vecadd 2^20 threads, level accesses: {seconds:.3f} s  {events:,} events ({events_per_s:,.0f} events/s)")
+    print(f"vecadd {RATE_EVENTS:,} threads, level accesses: {seconds:.3f} s  {events:,} events "
+          f"({events_per_s:,.0f} events/s)")  # fmt: skip
     print(f"speedup vecadd={ratios['vecadd']:.0f} matmul={ratios['matmul']:.0f} "
           f"threads_per_s={threads_per_s:.0f} events_per_s={events_per_s:.0f}")  # fmt: skip
 

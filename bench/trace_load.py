@@ -22,8 +22,10 @@ from gpuviz.core.trace.columns import thread_layout  # noqa: E402
 from gpuviz.core.trace.model import new_trace  # noqa: E402
 from gpuviz.core.trace.reader import load  # noqa: E402
 
-REPEATS = 5
-GRID, BLOCK, EVENTS = 4096, 256, 1 << 22
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
+REPEATS = 1 if SMOKE else 5
+GRID, BLOCK, EVENTS = (4, 256, 1 << 12) if SMOKE else (4096, 256, 1 << 22)
 
 
 class _Source:

@@ -26,15 +26,18 @@ from gpuviz.core.files import write_file  # noqa: E402
 
 VECADD = ("from numba import cuda\n@cuda.jit\ndef add(a, b, c):\n    i = cuda.grid(1)\n"
           "    if i < c.size:\n        c[i] = a[i] + b[i]\n")  # fmt: skip
+# --smoke (tests/test_bench_smoke.py): the same code at tiny sizes, so that the bench cannot rot
+SMOKE = "--smoke" in sys.argv
 RACE = "from numba import cuda\n@cuda.jit\ndef race(a):\n    for i in range(a.size):\n        a[i] += 0.5\n"
 
 
 def launches():
-    n = 1 << 20
+    n = 1 << (10 if SMOKE else 20)
     rng = np.random.default_rng(0)
     a, b = rng.random(n).astype(np.float32), rng.random(n).astype(np.float32)
     yield "vecadd", gpuviz.trace(VECADD, backend="sim", level="accesses")[n // 256, 256](a, b, np.zeros(n, np.float32))
-    yield "race", gpuviz.trace(RACE, backend="sim", level="accesses")[1024, 1024](np.zeros(2, np.float32))
+    blocks = 2 if SMOKE else 1024
+    yield "race", gpuviz.trace(RACE, backend="sim", level="accesses")[blocks, 1024](np.zeros(2, np.float32))
 
 
 def save_v2(trace, path: Path) -> Path:

@@ -27,14 +27,22 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def _collect_qt_garbage_on_the_main_thread(request):
+def _qt_leaves_nothing_running(request):
     """A Qt test's garbage goes on the main thread (the app collects on a GUI timer, gui_gc.py):
-    never later in another test's loading thread."""
-    yield
-    if "qtbot" in request.fixturenames:
-        import gc
+    never later in another test's loading thread. Then no QTimer it started may still be active and no
+    QThread still running (tests/qt_leaks.py); `@pytest.mark.allow_qt_leaks` is for the rare test
+    that leaves one on purpose."""
+    if "qtbot" not in request.fixturenames:
+        yield
+        return
+    from tests import qt_leaks
 
-        gc.collect()
+    qt_leaks.watch_starts()
+    qt_leaks.forget_starts()
+    yield
+    leaks = qt_leaks.still_running(process_wide=qt_leaks.app_timers())
+    if leaks and request.node.get_closest_marker("allow_qt_leaks") is None:
+        pytest.fail("left running after the test: " + "; ".join(leaks), pytrace=False)
 
 
 @pytest.fixture

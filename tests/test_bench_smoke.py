@@ -1,19 +1,86 @@
-"""The simulator's hot-spot bench runs end to end at tiny sizes (its before/after layouts must agree)."""
+"""Every script in bench/ runs in its smoke mode (`--smoke`: the same code at tiny sizes), so that no
+bench breaks unnoticed. The GPU benches time the hardware with inline PTX (%clock64, %globaltimer),
+which numba's CUDA simulator cannot run: they carry the gpu marker."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).parent.parent
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+HANG_GUARD = 600  # seconds: a bench that hangs fails instead of blocking the suite; not a speed check
+
+# bench script: the start of its last line, the figures it exists for
+ON_THE_CPU = {
+    "first_frame.py": "first_frame accesses=",
+    "first_run.py": "first_run first=",
+    "ncu_compare.py": "ncu_compare ",  # the gpuviz side alone without ncu (tests/test_ncu_compare_smoke.py too)
+    "sim_hot_spots.py": "analyses ",
+    "gpu_trace_save.py": "gpu_trace_save save=",  # builds a GPU backend's trace on the CPU alone
+    "memory_speed.py": "events_per_s=",
+    "race_compare.py": "compare lesson=",
+    "race_queue_model.py": "  [4, 1024]: ",
+    "race_speed.py": "events_per_s=",
+    "race_timing.py": "  a[1]'s reads spread over a block",
+    "render_speed.py": "fps 1M=",
+    "replay_speed.py": "grid view: first frame",
+    "sim_speed.py": "speedup vecadd=",
+    "trace_load.py": "save safe=",
+    "trace_size.py": "race access_bytes_per_event=",
+}
+ON_A_GPU = {
+    "gpu_latency.py": "latency global=",
+    "gpu_overhead.py": "overhead threads=",
+    "gpu_race_fidelity.py": "| ",
+    "racecheck_compare.py": "racecheck ",
+    "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
+    "gpu_residency.py": "residency ",
+}
+NOT_SCRIPTS = {"speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time"}
+SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py"}  # a window and a worker process; numba's simulator
 
 
-def test_sim_hot_spots_bench_smoke_run():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's gpuviz, whatever is installed
-    done = subprocess.run([sys.executable, "bench/sim_hot_spots.py", "--smoke"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    lines = done.stdout.splitlines()
-    assert sum(line.startswith("barrier") for line in lines) == 2
-    assert sum(line.startswith("log") for line in lines) == 1
-    assert sum(line.startswith("analyses") for line in lines) == 3
+def smoke(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    command = [sys.executable, str(BENCH / script), *args, "--smoke"]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=HANG_GUARD)
+
+
+def test_every_bench_has_a_smoke_test():
+    listed = {*ON_THE_CPU, *ON_A_GPU, *NOT_SCRIPTS, "gpu_check.sh"}
+    assert sorted(p.name for p in BENCH.iterdir() if p.suffix in (".py", ".sh")) == sorted(listed)
+
+
+def cpu_bench(script: str):
+    return pytest.param(script, marks=pytest.mark.slow) if script in SLOW_ON_THE_CPU else script
+
+
+@pytest.mark.parametrize("script", [cpu_bench(s) for s in ON_THE_CPU])
+def test_bench_runs_in_smoke_mode(script, tmp_path):
+    done = smoke(script, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1].startswith(ON_THE_CPU[script]), done.stdout[-2000:]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("script", list(ON_A_GPU))
+def test_gpu_bench_runs_in_smoke_mode(script, tmp_path):
+    done = smoke(script, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1].startswith(ON_A_GPU[script]), done.stdout[-2000:]
+
+
+def test_the_gpu_check_script_parses():
+    assert subprocess.run(["bash", "-n", str(BENCH / "gpu_check.sh")]).returncode == 0
+
+
+@pytest.mark.gpu
+def test_the_gpu_check_runs_in_smoke_mode(tmp_path):
+    env = {**os.environ, "OUT": str(tmp_path / "logs")}
+    done = subprocess.run(["bash", str(BENCH / "gpu_check.sh"), "--smoke"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=HANG_GUARD)  # fmt: skip
+    steps = [line for line in (tmp_path / "logs" / "summary.log").read_text().splitlines() if line.startswith("==")]
+    assert len(steps) == 5 and all(": exit 0 in " in line for line in steps), done.stdout

@@ -11,6 +11,7 @@ from gpuviz.cli import main
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.races import find_races
 from gpuviz.run.demo import run_demo
+from tests import full_size
 
 LESSONS = lessons()
 
@@ -80,7 +81,7 @@ def test_the_too_big_block_is_refused_and_the_valid_launch_covers_the_array(tmp_
     assert len(list(tmp_path.glob("*.npz"))) == 1
 
 
-@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", full_size.entries(LESSONS))
 def test_lesson_runs_at_its_default_launch(entry, tmp_path):
     started = time.perf_counter()
     result = run_demo(entry, tmp_path, backend="sim")

@@ -10,6 +10,7 @@ from gpuviz.core import moments
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.replay import Replay
 from gpuviz.run.demo import run_demo
+from tests import full_size
 
 LESSONS = lessons()
 PANELS = {"lesson", "races", "story", "record", "legend", "animation"}  # beside the lesson text: raising hides it
@@ -22,7 +23,7 @@ def one_thread(tmp_path_factory):
     return trace, Replay(trace)
 
 
-@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", full_size.entries(LESSONS))
 def test_every_lessons_evidence_resolves_on_its_own_run(entry, tmp_path):
     evidence = entry.evidence
     assert evidence is not None, f"{entry.name} has no `## Evidence` section"

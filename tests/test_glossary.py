@@ -121,10 +121,10 @@ def test_hovering_a_term_shows_its_meaning(qtbot):
     assert browser.anchorAt(point) == href  # the word on screen is the link
     meaning = term_for_link(href).meaning
     QToolTip.hideText()  # a tooltip of an earlier test may still be up
-    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=60_000)
     _move_mouse(browser, QPoint(1, 1))  # from off the term...
     _move_mouse(browser, point)  # ...onto it: Qt says `highlighted` with the link under the mouse
-    qtbot.waitUntil(QToolTip.isVisible, timeout=3000)
+    qtbot.waitUntil(QToolTip.isVisible, timeout=60_000)
     assert meaning[:40] in QToolTip.text() and "<b>race</b>" in QToolTip.text()
     browser.anchorClicked.emit(QUrl(href))  # a click shows it too (and never navigates away)
     assert meaning[:40] in QToolTip.text() and "Predict" in browser.toPlainText()

@@ -13,6 +13,7 @@ from gpuviz.backends.sim.vector.sharing import BlockSharing, BlocksShareMemory
 from gpuviz.catalog import catalog, find
 from gpuviz.program.script import run_script
 from gpuviz.run.session import Session
+from tests import full_size
 
 ACCESS_COLUMNS = ("thread", "index", "kind", "value", "line", "epoch", "array")
 
@@ -42,7 +43,7 @@ def assert_same_trace(grouped, interleaved) -> None:
         np.testing.assert_array_equal(a[column][order_a], b[column][order_b], err_msg=column)
 
 
-@pytest.mark.parametrize("entry", catalog(), ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", full_size.entries(catalog()))
 def test_the_catalog_gives_the_same_trace_run_in_groups_or_interleaved(entry):
     grouped = catalog_traces(entry, True)
     interleaved = catalog_traces(entry, False)
@@ -54,6 +55,7 @@ def test_the_catalog_gives_the_same_trace_run_in_groups_or_interleaved(entry):
         assert b.meta["blocks_ran"] == "interleaved: chosen"
 
 
+@pytest.mark.slow
 def test_most_of_the_catalog_runs_in_groups_and_races_between_blocks_run_interleaved():
     ran = {(e.name, t.kernel): t.meta.get("blocks_ran", "") for e in catalog() for t in catalog_traces(e, True)}
     assert sum(r == "independent" for r in ran.values()) >= 0.6 * len(ran), ran

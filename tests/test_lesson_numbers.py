@@ -12,6 +12,7 @@ from gpuviz.catalog.checks import check_launches, parse_check, parse_checks
 from gpuviz.cli import main
 from gpuviz.core.errors import GpuvizError
 from gpuviz.run.demo import check_fix, lesson_checks, run_demo
+from tests import full_size
 
 LESSONS = lessons()
 FIXES = Path(__file__).parent / "lesson_fixes"
@@ -33,7 +34,7 @@ def test_a_bad_check_line_says_how_to_write_one(line):
         parse_check(line)
 
 
-@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", full_size.entries(LESSONS))
 def test_every_number_a_lesson_states_holds_on_the_simulator(entry, tmp_path):
     assert entry.checks, f"{entry.name} states no checkable number (add a `## Checks` section)"
     outcomes = lesson_checks(entry, run_demo(entry, tmp_path, backend="sim"))
@@ -52,7 +53,7 @@ def test_every_number_a_lesson_gives_for_hardware_holds_on_the_gpu(entry, tmp_pa
     assert not failed, f"{entry.name} on the GPU: " + "; ".join(failed)
 
 
-@pytest.mark.parametrize("entry", WITH_FIX, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", full_size.entries(WITH_FIX))
 def test_a_lessons_fix_passes_its_check_and_the_lesson_does_not(entry, tmp_path):
     fixed = FIXES / entry.path.name
     assert fixed.is_file(), f"no fixed version of {entry.name} in tests/lesson_fixes"

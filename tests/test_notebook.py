@@ -91,7 +91,7 @@ def test_the_example_notebook_runs_on_the_simulator(tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+    nbclient.NotebookClient(notebook, timeout=900, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
     outputs = [[o for o in cell.outputs] for cell in notebook.cells if cell.cell_type == "code"]
     kinds = [{kind for o in cell for kind in o.get("data", {})} for cell in outputs]

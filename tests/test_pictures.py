@@ -201,6 +201,7 @@ def test_the_view_keeps_its_place_in_every_frame_of_a_clip(trace_path):
     assert len(places) == 1, places
 
 
+@pytest.mark.slow
 def test_the_menu_actions_ask_size_scale_theme_and_file(qtbot, tmp_path, monkeypatch, trace_path):
     from PySide6.QtWidgets import QDialog, QFileDialog
 

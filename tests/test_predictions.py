@@ -9,6 +9,7 @@ from gpuviz.catalog import lessons
 from gpuviz.catalog.predictions import judge_choice, judge_numbers, numbers_in, parse_number, parse_prediction
 from gpuviz.core.errors import GpuvizError
 from gpuviz.run.demo import run_demo
+from tests import full_size
 
 LESSONS = lessons()
 
@@ -90,7 +91,7 @@ def test_a_numeric_choice_is_also_held_against_the_run(race_run):
     assert (words.right, words.run_matched, len(words.lines)) == (False, None, 1)
 
 
-@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", full_size.entries(LESSONS))
 def test_the_right_prediction_matches_the_lessons_own_run(entry, tmp_path):
     """The lesson's number (or its right numeric choice) is what the simulator's run gives."""
     prediction = entry.prediction

@@ -16,6 +16,7 @@ from gpuviz.program.script import run_script
 from gpuviz.run.api import python_function
 from gpuviz.run.session import Session
 
+from . import full_size
 from .race_suite import CASES as RACE_CASES
 from .test_sim_constructs import CASES as CONSTRUCTS
 
@@ -65,7 +66,7 @@ def test_race_suite_verdicts_agree_and_never_fall_back(case):
         np.testing.assert_array_equal(vector.threads[column], reference.threads[column])
 
 
-@pytest.mark.parametrize("entry", catalog(), ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", full_size.entries(catalog()))
 @pytest.mark.parametrize("engine", ["vector", "reference"])
 def test_catalog_runs_on_both_engines_and_the_vector_one_never_falls_back(entry, engine, tmp_path):
     options = entry.run_options("sim").with_(engine=engine)
@@ -77,6 +78,23 @@ def test_catalog_runs_on_both_engines_and_the_vector_one_never_falls_back(entry,
         assert trace.meta["engine"] == engine or faulted, (entry.name, trace.meta["engine_note"])
         if entry.racy:
             assert find_races(trace).racy or trace.kernel.endswith("atomic"), (entry.name, trace.kernel)
+
+
+SMALL_LAUNCHES = {  # the fast lane's launches of the full-size lessons: the same kernels and checks
+    "03-vector-add-bounds": ("n = 2**24 + 11", "n = 1024 + 11"),  # a last block only partly in bounds
+    "10-the-race": ("cudakernel0[1024, 1024](array)", "cudakernel0[4, 256](array)"),
+}
+
+
+@pytest.mark.parametrize("name", SMALL_LAUNCHES)
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_the_full_size_lessons_run_small_on_both_engines(name, engine, tmp_path):
+    entry = next(e for e in catalog() if e.name == name)
+    session = Session(entry.run_options("sim").with_(engine=engine), out_dir=None, keep_traces=True)
+    run_script(full_size.small_launch(entry, tmp_path, *SMALL_LAUNCHES[name]), session)
+    (trace,) = session.traces
+    assert trace.meta["engine"] == engine and trace.n_threads in (1280, 1024)
+    assert find_races(trace).racy == entry.racy
 
 
 def test_mandelbrot_threads_last_as_long_as_their_work(tmp_path):

@@ -44,6 +44,7 @@ def test_the_wheel_carries_every_lesson_and_example(wheel):
     assert sources and all(f"gpuviz/catalog/{p.parent.name}/{p.name}" in names for p in sources)
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_lists_the_whole_catalog_and_runs_a_lesson(wheel, tmp_path):
     site = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target",

@@ -22,6 +22,7 @@ from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
 
 GRACE_SECONDS = 5.0
+AGAIN_SECONDS = 0.5  # the interrupt is sent again this often until the run ends or the grace is over
 EXIT_STUCK = 124  # as timeout(1) exits
 CLI_HINT = "give it longer with --timeout"
 
@@ -31,16 +32,21 @@ class RunTimeout(GpuvizError):
 
 
 class Watchdog:
-    """Context manager: interrupts the main thread after `seconds`; `message` says where it was."""
+    """Context manager: interrupts the main thread after `seconds`; `message` says where it was.
+
+    `from_kernel`: the seconds count from the first kernel's start, not from entering, so that where
+    the run is when the time is up does not depend on how long start-up took (a loaded machine)."""
 
     def __init__(self, seconds: float, session, script: str | Path, grace: float = GRACE_SECONDS,
-                 on_stuck: Callable[[str], None] | None = None, hint: str = CLI_HINT):  # fmt: skip
+                 on_stuck: Callable[[str], None] | None = None, hint: str = CLI_HINT,
+                 from_kernel: bool = False):  # fmt: skip
         if not seconds > 0:
             raise GpuvizError(f"--timeout {seconds}: give a number of seconds above 0")
         self.seconds, self.session, self.script, self.grace = seconds, session, os.path.abspath(script), grace
         self.message: str | None = None
         self.on_stuck = on_stuck or _print_error  # the last words before the process ends
         self.hint = hint
+        self.from_kernel = from_kernel
         self._done = threading.Event()
         self._lock = threading.Lock()  # the run ending and the time running out do not cross
         self._main = threading.main_thread().ident
@@ -48,17 +54,22 @@ class Watchdog:
 
     def __enter__(self) -> Watchdog:
         self._started = time.perf_counter()
+        self._restore = _interruptible()
         self._thread.start()
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
         with self._lock:
             self._done.set()
+        self._restore()
         if self.message is not None and kind is KeyboardInterrupt:
             raise RunTimeout(self.message) from None
         return False
 
     def _watch(self) -> None:
+        while self.from_kernel and getattr(self.session, "running", None) is None:
+            if self._done.wait(0.01):
+                return
         if self._done.wait(self.seconds):
             return
         with self._lock:
@@ -67,9 +78,32 @@ class Watchdog:
             frame = sys._current_frames().get(self._main)
             self.message = f"timed out after {self.seconds:g} s {where(frame, self.session, self.script)}; {self.hint}"
             _interrupt(self._main)
-        if not self._done.wait(self.grace):  # not back in Python: a native call that never returns
-            self.on_stuck(self.message)
-            os._exit(EXIT_STUCK)
+        deadline = time.perf_counter() + self.grace
+        while not self._done.wait(min(AGAIN_SECONDS, max(0.0, deadline - time.perf_counter()))):
+            if time.perf_counter() >= deadline:  # not back in Python: a native call that never returns
+                self.on_stuck(self.message)
+                os._exit(EXIT_STUCK)
+            with self._lock:  # again: Python drops an interrupt that lands in a finalizer (__del__)
+                if not self._done.is_set():
+                    _interrupt(self._main)
+
+
+def _interruptible() -> Callable[[], None]:
+    """SIGINT handled by Python and not blocked in the main thread while a watchdog runs; gives back
+    what restores the process's own. A process inherits an ignored SIGINT, and a blocked one, from
+    its parent (the test suite's processes did): either way the interrupt never arrived."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+
+    def restore() -> None:
+        if handler is not None:  # None: set outside Python, left as it is now
+            signal.signal(signal.SIGINT, handler)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+    return restore
 
 
 def _print_error(message: str) -> None:

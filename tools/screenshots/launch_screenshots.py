@@ -1,6 +1,6 @@
 """Screenshots of the launch panel from the real app, offscreen at 1280x720: the device picked in the
 launch editor, the busy state of a long launch with its time left, and the question before a launch
-whose trace cannot fit the memory budget: `python docs/launch_screenshots.py` writes docs/launch-*.png."""
+whose trace cannot fit the memory budget: `python tools/screenshots/launch_screenshots.py` writes docs/launch-*.png."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-HERE = Path(__file__).parent
+DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
 SIZE = (1280, 720)
 LONG = """import numpy as np
 from numba import cuda
@@ -66,7 +66,7 @@ def new_window(app):
 
 
 def save(widget, name: str) -> None:
-    widget.grab().save(str(HERE / name))
+    widget.grab().save(str(DOCS / name))
     print(name, widget.size().toTuple())
 
 

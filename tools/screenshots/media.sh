@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Make the clips and slides in docs/ from real runs on the simulator: `bash docs/media.sh`.
+# Make the clips and slides in docs/ from real runs on the simulator: `bash tools/screenshots/media.sh`.
 # GPUVIZ may name another gpuviz command, e.g. GPUVIZ="python -m gpuviz".
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")/../../docs"
 gpuviz=${GPUVIZ:-gpuviz}
 traces=$(mktemp -d)
 $gpuviz demo 02 --backend sim --out "$traces/race" > /dev/null

@@ -1,4 +1,5 @@
-"""Make the replay's screenshots in docs/ from the real app, offscreen: `python docs/replay_screenshots.py`."""
+"""Make the replay's screenshots in docs/ from the real app, offscreen:
+`python tools/screenshots/replay_screenshots.py`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-HERE = Path(__file__).parent
+DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
 
 
 def open_and_run(app, entry: str, size=(1600, 950)):
@@ -42,7 +43,7 @@ def save(window, app, name: str, tab: int, dock: str | None = None) -> None:
         window.findChild(QDockWidget, dock).raise_()
     for _ in range(3):
         app.processEvents()
-    window.grab().save(str(HERE / name))
+    window.grab().save(str(DOCS / name))
     print(name, "-", window.views["animation"].caption.text()[:120])
     window.close()
 

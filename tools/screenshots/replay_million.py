@@ -1,6 +1,6 @@
 """The tutorial's race at its own size, replayed: 1,048,576 threads ([1024, 1024]) add 0.5 to array[0]
 and array[1]. Makes docs/replay-race-1m-story.png and docs/replay-race-1m-grid.png with the CLI's
-render (no window): `python docs/replay_million.py`."""
+render (no window): `python tools/screenshots/replay_million.py`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 
 import gpuviz
 
-HERE = Path(__file__).parent
+DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
 RACE = """
 from numba import cuda
 @cuda.jit
@@ -29,7 +29,7 @@ def main() -> None:
     path = trace.save(folder / "race-1m.npz")
     print(f"{trace.n_threads:,} threads, {len(trace.accesses['thread']):,} accesses; array = {trace.after('array')}")
     render = [sys.executable, "-m", "gpuviz", "render", str(path), "--size", "1280x720"]
-    story, grid = HERE / "replay-race-1m-story.png", HERE / "replay-race-1m-grid.png"
+    story, grid = DOCS / "replay-race-1m-story.png", DOCS / "replay-race-1m-grid.png"
     subprocess.run([*render, "--view", "story", "--element", "array[0]", "--out", str(story)], check=True)
     subprocess.run([*render, "--view", "grid", "--at", "0.3", "--out", str(grid)], check=True)
 

@@ -1,5 +1,6 @@
 """Make the classroom screenshots in docs/ from the real app, offscreen, at a projector's 1280x720 and
-a desktop's 1920x1080, dark and light, presentation mode off and on: `python docs/classroom_screenshots.py`.
+a desktop's 1920x1080, dark and light, presentation mode off and on:
+`python tools/screenshots/classroom_screenshots.py`.
 Each window is capped at its screen size as on a real screen; the lesson is run and its answer shown."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-HERE = Path(__file__).parent
+DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
 SCREENS = ((1280, 720), (1920, 1080))
 LESSON = "10"  # the race: the answer selects a racing thread and stops the replay where it is lost
 
@@ -46,11 +47,11 @@ def shoot(app, size: tuple[int, int], theme: str, presenting: bool) -> Path:
     for _ in range(5):
         app.processEvents()
     name = f"classroom-{size[0]}x{size[1]}-{theme}{'-presenting' if presenting else ''}.png"
-    window.grab().save(str(HERE / name))
+    window.grab().save(str(DOCS / name))
     print(name, window.size().toTuple(), "needs at least", window.minimumSizeHint().toTuple())
     window.document.editor.document().setModified(False)
     window.close()
-    return HERE / name
+    return DOCS / name
 
 
 def first_start(app) -> None:
@@ -69,7 +70,7 @@ def first_start(app) -> None:
     for name in ("classroom-first-start.png", "classroom-keys.png"):
         for _ in range(5):
             app.processEvents()
-        window.grab().save(str(HERE / name))
+        window.grab().save(str(DOCS / name))
         print(name)
         window.help.toggle()
     window.close()

@@ -1,6 +1,6 @@
 """Make the lesson panel's screenshots in docs/ from the real app, offscreen, at a projector's 1280x720:
 a choice to commit to before Run, a number committed and held against the run, and a fix checked in
-the app: `python docs/lesson_screenshots.py`."""
+the app: `python tools/screenshots/lesson_screenshots.py`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-HERE = Path(__file__).parent
-FIX = HERE.parent / "tests" / "lesson_fixes" / "10-the-race.py"
+DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
+FIX = DOCS.parent / "tests" / "lesson_fixes" / "10-the-race.py"
 SIZE = (1280, 720)
 
 
@@ -29,7 +29,7 @@ def wait(app, busy, seconds: float = 120) -> None:
 
 def save(app, window, name: str) -> None:
     wait(app, lambda: False)
-    window.grab().save(str(HERE / name))
+    window.grab().save(str(DOCS / name))
     print(name, window.size().toTuple())
 
 

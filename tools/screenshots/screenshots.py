@@ -1,4 +1,4 @@
-"""Make the screenshots in docs/ from the real app, offscreen: `python docs/screenshots.py`."""
+"""Make the screenshots in docs/ from the real app, offscreen: `python tools/screenshots/screenshots.py`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-HERE = Path(__file__).parent
+DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
 TABS = {"app-timeline-waves.png": 2, "app-data-histogram.png": 1}  # shots of another central tab
 SHOTS = [  # (file, catalog entry, colour mode, selected thread, frame fraction); -2: show the answer
     ("app-timeline-waves.png", "10. many threads", "SM", 5000, 1.0),
@@ -58,7 +58,7 @@ def main() -> None:
         if name in TABS:  # show the race view beside the other tabs
             window.findChild(QDockWidget, "Races").raise_()
         app.processEvents()
-        window.grab().save(str(HERE / name))
+        window.grab().save(str(DOCS / name))
         print(name, "-", window.status.text())
         window.close()
 

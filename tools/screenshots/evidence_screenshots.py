@@ -1,6 +1,6 @@
 """Screenshots of lessons after their answer, with the evidence applied (the launch, the replay's cursor,
 the selection and the raised view the lesson's `## Evidence` names), offscreen at a projector's 1280x720:
-`python docs/evidence_screenshots.py [NN ...]` writes docs/evidence-NN.png."""
+`python tools/screenshots/evidence_screenshots.py [NN ...]` writes docs/evidence-NN.png."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-HERE = Path(__file__).parent
+DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
 LESSONS = ("02", "03", "09", "10", "18", "20")
 SIZE = (1280, 720)
 
@@ -52,7 +52,7 @@ def shoot(app, lesson: str) -> Path:
     predict.commit()
     panel.show_answer()
     settle(app, lambda: panel._pending is None and window.runner.loader.idle)
-    path = HERE / f"evidence-{lesson}.png"
+    path = DOCS / f"evidence-{lesson}.png"
     window.grab().save(str(path))
     print(path.name, "|", panel.evidence.text())
     window.document.editor.document().setModified(False)
