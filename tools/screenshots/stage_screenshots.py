@@ -2,7 +2,7 @@
 (the editor's mark, the grid's marks, the banner, the status), the barrier-divergence lesson, and the
 race lesson paused part way through Play; then presentation mode (F5, the stage) on three lessons, dark and
 light, each lesson run after a committed prediction and its answer shown, its evidence view in front.
-Run: `PYTHONPATH=$PWD python docs/stage_screenshots.py`."""
+Run: `PYTHONPATH=$PWD python tools/screenshots/stage_screenshots.py`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[2] / "docs"  # the pictures go beside the docs that show them
 OUT_OF_BOUNDS = """\
 import numpy as np
 from numba import cuda
