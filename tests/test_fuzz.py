@@ -144,6 +144,7 @@ def damaged(draw) -> tuple[dict, dict]:
     return columns, raw
 
 
+@pytest.mark.slow
 @FUZZ
 @given(damage=damaged())
 def test_damaged_traces(damage, capsys):
