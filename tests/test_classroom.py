@@ -26,6 +26,7 @@ def within(size: QSize, bound: QSize) -> bool:
     return size.width() <= bound.width() and size.height() <= bound.height()
 
 
+@pytest.mark.slow
 def test_window_fits_a_projector_through_a_lesson(qtbot, window):  # noqa: F811
     window.resize(1500, 900)
     screen_fit.fit(window, PROJECTOR)

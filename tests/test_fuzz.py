@@ -144,6 +144,7 @@ def damaged(draw) -> tuple[dict, dict]:
     return columns, raw
 
 
+@pytest.mark.slow
 @FUZZ
 @given(damage=damaged())
 def test_damaged_traces(damage, capsys):
@@ -155,6 +156,7 @@ def test_damaged_traces(damage, capsys):
 @FUZZ
 @given(flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=8))
 def test_flipped_bytes(flips, capsys):
+    good_columns()  # writes good.npz: this test must not rely on another having run first
     data = bytearray((folder() / "good.npz").read_bytes())
     for where, value in flips:
         data[int(where * len(data))] = value

@@ -230,6 +230,7 @@ def test_timeout_must_be_positive(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == "error: --timeout 0.0: give a number of seconds above 0"
 
 
+@pytest.mark.slow
 def test_endless_recursion_with_a_raised_limit_fails_in_one_line(tmp_path):
     text = "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)\n"
     done = gpuviz_cli("run", script(tmp_path, text), cwd=tmp_path)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parent.parent
 PACKAGE = ROOT / "gpuviz"
 GPU_BACKEND = PACKAGE / "backends" / "gpu"
@@ -91,6 +93,7 @@ def test_running_on_the_simulator_imports_no_qt_and_no_cuda(tmp_path):
     assert "BANNED []" in done.stdout
 
 
+@pytest.mark.slow
 def test_gpu_tests_collect_on_a_machine_without_qt(tmp_path):
     """The GPU machine has no PySide6 (nor the app's and the test extras' other libraries): `pytest -m gpu`
     must still collect there (the tests that need them skip)."""

@@ -165,6 +165,7 @@ def test_a_cancelled_clip_leaves_no_file(trace_path, tmp_path):
     assert seen == [(1, 6), (2, 6)] and not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_the_window_exports_copies_and_animates_its_current_view(qtbot, tmp_path, monkeypatch, trace_path):
     from PySide6.QtGui import QGuiApplication
 
