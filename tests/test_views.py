@@ -408,3 +408,17 @@ def test_views_and_panels_bring_their_own_tooltips(qtbot):
                  if isinstance(c, controls) and not isinstance(c, QScrollBar)
                  and not c.objectName().startswith(("qt_", "Scroll")) and not c.toolTip()]  # fmt: skip
     assert not bare, bare
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.bool_])
+def test_the_race_view_charts_outcomes_of_complex_and_bool_arrays(qtbot, dtype):
+    """Repeated runs of a complex array chart its real part (and say so); a bool array's as 0 and 1 (the
+    fuzzed traces that found this crashed the view)."""
+    trace = gpuviz.trace(RACE, backend="sim", level="accesses", sms=1)[4, 64](np.zeros(1), np.zeros(256))
+    trace.outcomes = {"a.runs": np.array([[1 + 2j], [3 + 0j], [1 + 2j]]).astype(dtype)}
+    state = AppState()
+    views = shown_views(qtbot, state, "races")
+    state.set_trace(trace)
+    state.select_element((0, 0, None))
+    text = views["races"].outcomes.text()
+    assert "over 3 runs" in text and ("(real part)" in text) == (dtype is np.complex64)

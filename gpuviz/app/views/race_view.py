@@ -104,13 +104,14 @@ class RaceView(QWidget, View):
             return
         name, index = self._outcome_target(trace, element)
         runs = trace.outcomes[f"{name}.runs"].reshape(len(trace.outcomes[f"{name}.runs"]), -1)[:, index]
-        values, counts = np.unique(runs, return_counts=True)
+        part = " (real part)" if runs.dtype.kind == "c" else ""  # a complex element: its real part is charted
+        values, counts = np.unique(np.real(runs).astype(np.float64), return_counts=True)  # bools as 0 and 1
         self.plot.addItem(pg.BarGraphItem(x=values, height=counts, width=_bar_width(values), brush=(0, 170, 220)))
         seen = ", ".join(f"{v:g} x{c}" for v, c in zip(values, counts))
-        text = f"<b>{name}[{index}]</b> over {len(runs)} runs: {seen}"
+        text = f"<b>{name}[{index}]</b>{part} over {len(runs)} runs: {seen}"
         serial = serial_answers(trace.outcomes, name, index)
         if len(serial) == 1:
-            value = float(serial[0])
+            value = float(np.real(serial[0]))
             span = max(1.0, float(values.max() - values.min()))
             if values.min() - 2 * span <= value <= values.max() + 2 * span:
                 self.plot.addItem(pg.InfiniteLine(value, angle=90, pen=pg.mkPen((255, 200, 0), width=2)))
