@@ -13,15 +13,7 @@ pytest.importorskip("pyqtgraph", reason="pictures need pyqtgraph")
 import gpuviz
 from gpuviz.app.pictures import clip
 from gpuviz.cli import main
-
-SRC = """from numba import cuda
-
-@cuda.jit
-def double(a):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] = 2 * a[i]
-"""
+from tests.test_export_files import SRC  # the same small kernel the picture tests write
 
 
 @pytest.fixture(scope="module")
