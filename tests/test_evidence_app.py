@@ -102,3 +102,27 @@ def test_the_timeline_draws_only_the_sms_a_launch_used(qtbot, window):  # noqa: 
     assert [row for row, _ in ticks] == list(range(len(used)))
     total = trace.meta["sm_count"]
     assert f"{total - len(used)} of the device's {total} SMs ran no block" in timeline.caption.text()
+
+
+def test_an_array_no_thread_writes_is_drawn_by_its_reads(qtbot, window):  # noqa: F811
+    """matmul's A: all dark by its writers; drawn by how often each element is read, and the combo says so;
+    the writers' colours come back for an array that is written."""
+    import numpy as np
+
+    import gpuviz
+    from gpuviz.app.widgets.data_pictures import NOT_READ, READ_HIGH, READ_LOW
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n    b[i] = a[i % 4] + a[0]\n"
+    trace = gpuviz.trace(src, backend="sim")[2, 32](np.arange(8.0), np.zeros(64))
+    data = window.views["data"]
+    window.tabs.setCurrentWidget(data)
+    window.state.set_trace(trace)
+    data.array.setCurrentIndex(data.array.findData(0))  # a
+    qtbot.waitUntil(lambda: not data.busy() and data._last is not None, timeout=RUN_TIMEOUT)
+    assert data.mode.currentText() == "times read"
+    codes = data._final_codes
+    assert codes[0] == READ_HIGH and READ_LOW <= codes[1] < READ_HIGH and codes[4] == NOT_READ  # a[0]: 80 reads
+    assert ("read 80 times" in [text for _, text in data.legend_items()])
+    data.array.setCurrentIndex(data.array.findData(1))  # b, written
+    qtbot.waitUntil(lambda: not data.busy(), timeout=RUN_TIMEOUT)
+    assert data.mode.currentText() == "writer's block"

@@ -103,10 +103,11 @@ class DataView(QWidget, View):
         self._writers: tuple = ()  # last writer, write count and first write of each element
         self._clicked = False  # an element picked by clicking this view
         self._by_reads = False  # the picture shows how often each element is read, not who wrote it
+        self._mode_before_reads: str | None = None  # the writers' mode to go back to after a read-only array
         self._reads, self._most_reads = np.zeros(0, np.int64), 0
         self._draw_when_shown = WhenShown(self._draw)
         self.array.currentIndexChanged.connect(lambda *_: self._redraw())
-        self.mode.currentIndexChanged.connect(lambda *_: self._redraw())
+        self.mode.currentIndexChanged.connect(self._on_mode_picked)
         self.slice.valueChanged.connect(lambda *_: self._redraw())
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._on_mouse_clicked)
@@ -118,6 +119,10 @@ class DataView(QWidget, View):
         state.frame_changed.connect(self._on_frame_changed)
         state.frames_changed.connect(lambda *_: self._redraw())
         self.view.sigRangeChanged.connect(lambda *_: self._label())
+
+    def _on_mode_picked(self, *_) -> None:
+        self._mode_before_reads = None  # the student's own choice stays
+        self._redraw()
 
     def set_compact(self, compact: bool) -> None:
         self.caption.setVisible(not compact)
@@ -225,11 +230,8 @@ class DataView(QWidget, View):
         self.slice.setEnabled(len(shape) == 3)
         self.slice.setRange(0, shape[0] - 1 if len(shape) == 3 else 0)
         offset = self.slice.value() * self._shape[0] * self._shape[1] if len(shape) == 3 else 0
-        self._by_reads = self.mode.currentText() == READS or not (count > 0).any()
-        if self._by_reads and self.mode.currentText() != READS:  # the combo says what the picture shows
-            self.mode.blockSignals(True)
-            self.mode.setCurrentText(READS)
-            self.mode.blockSignals(False)
+        self._follow_the_array(written=bool((last >= 0).any()))  # atomics count as writes
+        self._by_reads = self.mode.currentText() == READS
         if self._by_reads:
             self._reads = read_rows(trace, self.current_array(), self._drawn_block)
             totals = np.bincount(trace.accesses["index"][self._reads], minlength=size)
@@ -266,6 +268,19 @@ class DataView(QWidget, View):
         self.view.setRange(self.marks.with_room(whole), padding=0.02)
         self._zoom_to_element()
         self._mark()
+
+    def _follow_the_array(self, written: bool) -> None:
+        """An array no thread writes is drawn by its reads, and the combo says so; the writers' colours the
+        student had come back with the next array that is written."""
+        wanted = None
+        if not written and self.mode.currentText() != READS:
+            self._mode_before_reads, wanted = self.mode.currentText(), READS
+        elif written and self._mode_before_reads is not None and self.mode.currentText() == READS:
+            wanted, self._mode_before_reads = self._mode_before_reads, None
+        if wanted is not None:
+            self.mode.blockSignals(True)
+            self.mode.setCurrentText(wanted)
+            self.mode.blockSignals(False)
 
     def _draw_marks(self) -> None:
         """Outline the elements of the scene's marks that are on the array (and copy, and slice) shown."""

@@ -27,6 +27,7 @@ from gpuviz.core.thread_record import thread_record
 from gpuviz.scene.state import AppState
 
 MAX_OUTLINED_BLOCKS = 4096
+MIN_MARK_PIXELS = 40  # marks smaller than this with the whole grid shown are zoomed to
 SCALED = ("start time", "duration", "value written", "value read")  # modes whose colours the call-out explains
 MAX_CALLOUT_SCALE = 8
 MIN_CELL_PIXELS = 3.0  # a thread selected elsewhere in cells smaller than this is zoomed to
@@ -266,13 +267,15 @@ class GridView(QWidget, View):
         self._frame_marks()
 
     def _frame_marks(self) -> None:
-        """Show the marks where they can be told apart: marks over a good part of the grid (a race's
-        200,000 readers) with the whole grid around them, marks on a few cells of a huge grid (a faulting
-        block's last threads) zoomed to, with a few blocks of context."""
+        """Show the marks where they can be told apart: the whole grid around them where they are big enough
+        to see on it (a race's 200,000 readers, a warp of 16 blocks), else zoomed to with a few blocks of
+        context (the faulting last block of 65,537)."""
         box, layout = self.marks.bounds(), self._layout
         if box.isEmpty() or not self.state.marks:
             return
-        if box.width() * box.height() >= layout.width * layout.height / 16:
+        size = self.view.size()
+        fitted = min(size.width() / layout.width, size.height() / layout.height)  # pixels a cell, whole grid shown
+        if max(box.width(), box.height()) * fitted >= MIN_MARK_PIXELS:
             area = QRectF(0, 0, layout.width, layout.height)
         else:
             half_w = max(box.width() * 1.5, layout.tile_w * 1.5)

@@ -27,11 +27,12 @@ def cell_lines(rows: int, columns: int) -> QPainterPath:
 
 
 def picture_shape(shape: tuple) -> tuple[int, int]:
-    """Rows and columns of the picture: a 1-D array in rows of 64 (row starts easy to read), or of a
-    power of two near its square root once that is wider, so that a million elements make a square
-    of 1,024 x 1,024 instead of a strip 64 cells wide and 16,384 tall."""
+    """Rows and columns of the picture: a 1-D array of up to 16 elements in one row, a longer one in rows
+    of a power of two near its square root (at least 16: row starts easy to read), so that 64 elements
+    make 4 rows of 16 big enough to see from the back of a room and a million a square of 1,024 x 1,024
+    instead of a strip."""
     if len(shape) == 1:
-        width = max(64, 2 ** round(math.log2(math.sqrt(shape[0])))) if shape[0] > 64 else max(shape[0], 1)
+        width = max(16, 2 ** round(math.log2(math.sqrt(shape[0])))) if shape[0] > 16 else max(shape[0], 1)
         return math.ceil(shape[0] / width), width
     if len(shape) == 2:
         return shape[0], shape[1]
