@@ -209,7 +209,7 @@ def _run(args: argparse.Namespace) -> int:
         print_report("[gpuviz] the script launched no kernel")
     faulty = [r for r in session.records if r.errors]
     if faulty and not args.allow_errors:
-        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors or barrier divergence "
+        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors, barrier or warp-sync divergence "
                      "(exit status 1; --allow-errors gives 0)")
         return 1
     return 0

@@ -12,6 +12,8 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
     resident_blocks == 2             the most blocks the run had on one SM at once (measured occupancy)
     sm_blocks == 8                   the most blocks one SM ran over the whole launch
     barrier_divergence == 0          blocks where not every thread reached a barrier
+    warp_sync_divergence == 0        warps where a lane of a syncwarp's mask that had not exited never reached a
+                                     syncwarp with that mask (the simulator's vector engine judges it: mark it `sim:`)
     errors == 245                    memory errors of the launch (out-of-bounds accesses, uninitialised shared
                                      reads, barrier divergence)
     races == 16                      racy locations the race analysis found
@@ -211,6 +213,11 @@ def _barrier_divergence(trace: Trace) -> float | None:
     return None if report is None else float(len(report.divergence))
 
 
+def _warp_sync_divergence(trace: Trace) -> float | None:
+    count = trace.meta.get("warp_sync_divergence")  # absent where the run could not judge it
+    return None if count is None else float(count)
+
+
 def _errors(trace: Trace) -> float:
     return float(trace.error_count)
 
@@ -258,7 +265,7 @@ def _limit(trace: Trace, resource: str) -> float | None:
 
 
 MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
-            "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
+            "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "warp_sync_divergence": _warp_sync_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
             "conflicts": _conflicts, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
             "writes": _writes}  # fmt: skip
 
