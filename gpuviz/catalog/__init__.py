@@ -150,8 +150,9 @@ def _lesson(path: Path) -> CatalogEntry:
     count, repeats = launch_calls(source)
     if launch is not None and launch >= count and not repeats:
         raise LessonProblem(f"{where}: launch={launch}, but the script makes {count} launch(es)")
-    for heading in ("Checks", "Fix checks"):
-        checked(sections.get(heading.lower(), ""), source, launch or 0, section(path.with_suffix(".md"), heading))
+    for heading in ("Checks", "Fix checks"):  # a fix may add lines: its checks name no line numbers
+        checked(sections.get(heading.lower(), ""), source, launch or 0, section(path.with_suffix(".md"), heading),
+                line_numbers=heading == "Checks")  # fmt: skip
     return CatalogEntry(path.stem, title, description, path, sections, racy, sms, launch)
 
 

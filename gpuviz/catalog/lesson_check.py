@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from gpuviz.catalog.checks import Check, parse_checks
+from gpuviz.catalog.checks import Check, parse_checks, place
+from gpuviz.catalog.places import lines_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 
@@ -53,8 +54,9 @@ def run_settings(words: list[str], where: str) -> tuple[bool, int | None, int | 
     return "race" in words, numbers.get("sms"), numbers.get("launch")
 
 
-def checked(text: str, source: str, default_launch: int, where: str) -> list[Check]:
-    """The checks of a section, each held against the script's launches and kernel arrays."""
+def checked(text: str, source: str, default_launch: int, where: str, line_numbers: bool = True) -> list[Check]:
+    """The checks of a section, each held against the script's launches, kernel arrays and lines; places named
+    by line number only where `line_numbers` (a fix that adds a line would move them)."""
     try:
         checks = parse_checks(text)
     except GpuvizError as exc:
@@ -71,6 +73,7 @@ def checked(text: str, source: str, default_launch: int, where: str) -> list[Che
             raise LessonProblem(f"{where}: {check.text!r} names launch {launch}; the script makes {count} "
                                 f"(launch 0 to {count - 1})")  # fmt: skip
         _check_arguments(check, where)
+        _check_place(check, source, where, line_numbers)
         if not repeats:  # every launch written once, in order: launch N is launches[N]
             _check_array(check, _launch_arrays(source, launches, launch), where)
     return checks
@@ -89,10 +92,26 @@ def _check_arguments(check: Check, where: str) -> None:
     if check.measure in ("reads", "writes", "atomics") and len(args) == 2 and not args[1].isdigit():
         raise LessonProblem(f"{where}: {check.text!r}: the thread is a whole number (its global index)")
     if check.measure in ("sectors", "lanes", "conflicts"):
-        if not args[0].isdigit():
-            raise LessonProblem(f"{where}: {check.text!r}: the first argument is a source line number")
+        if place(check) is None:
+            raise LessonProblem(f"{where}: {check.text!r}: the first argument is where: \"source text\" in quotes, "
+                                "a label (`# check: NAME` on its line) or a line number")  # fmt: skip
         if len(args) == 3 and args[2] not in KINDS:
             raise LessonProblem(f"{where}: {check.text!r}: the kind is one of {', '.join(KINDS)}")
+
+
+def _check_place(check: Check, source: str, where: str, line_numbers: bool) -> None:
+    """A place must name lines of the script's kernels; a line number only where it cannot move."""
+    named = place(check)
+    if named is None:
+        return
+    if named.kind == "line":
+        if not line_numbers:
+            raise LessonProblem(f"{where}: {check.text!r}: name the access by its \"source text\" or a label "
+                                "(`# check: NAME` on its line), not by line number: a fix that adds a line moves it")  # fmt: skip
+        return
+    if not lines_of(named, source):
+        verb = "has" if named.kind == "label" else "contains"
+        raise LessonProblem(f"{where}: {check.text!r}: no line of the script's kernels {verb} {named}")
 
 
 def _check_array(check: Check, arrays: set[str] | None, where: str) -> None:

@@ -46,7 +46,7 @@ class FixCheckBox(QWidget):
         rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>", escape(checked.reference)]
         for outcome in checked.outcomes:
             mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
-            value = "nothing to measure" if outcome.observed is None else f"{outcome.observed:g}"
+            value = outcome.value_text()
             rows.append(f"<span style='color:{tint}'>{mark}</span> {escape(outcome.check.text)} "
                         f"&nbsp;(the run: <b>{value}</b>)")  # fmt: skip
         self.result.setText("<br>".join(rows))
