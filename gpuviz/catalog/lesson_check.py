@@ -13,7 +13,7 @@ from gpuviz.catalog.places import lines_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 
-RUN_FLAGS = ("race",)
+RUN_FLAGS = ("race", "host-fix")
 RUN_NUMBERS = ("sms", "launch")
 # measure: (fewest, most arguments), the position of its array argument (None: none)
 ARGUMENTS = {
@@ -33,14 +33,14 @@ class LessonProblem(GpuvizError):
     """One line: the file, the section and the problem."""
 
 
-def run_settings(words: list[str], where: str) -> tuple[bool, int | None, int | None]:
-    """(race, sms, launch) of a `## Run` line, each value held to what the CLI's options accept."""
+def run_settings(words: list[str], where: str) -> tuple[bool, bool, int | None, int | None]:
+    """(race, host-fix, sms, launch) of a `## Run` line, each value held to what the CLI's options accept."""
     numbers: dict[str, int] = {}
     for word in words:
         key, equals, value = (part.strip() for part in word.partition("="))
         if not equals:
             if key not in RUN_FLAGS:
-                raise LessonProblem(f"{where}: unknown word {key!r}; use {', '.join(RUN_FLAGS)} or sms=N, launch=N")
+                raise LessonProblem(f"{where}: unknown word {key!r}; use {', '.join(RUN_FLAGS)}, sms=N or launch=N")
             continue
         if key not in RUN_NUMBERS:
             raise LessonProblem(f"{where}: unknown setting {key!r}; use sms=N or launch=N")
@@ -51,7 +51,7 @@ def run_settings(words: list[str], where: str) -> tuple[bool, int | None, int | 
         RunOptions(sms=numbers.get("sms"))  # the same limits as `gpuviz run --sms`
     except GpuvizError as exc:
         raise LessonProblem(f"{where}: {exc}") from None
-    return "race" in words, numbers.get("sms"), numbers.get("launch")
+    return "race" in words, "host-fix" in words, numbers.get("sms"), numbers.get("launch")
 
 
 def checked(text: str, source: str, default_launch: int, where: str, line_numbers: bool = True) -> list[Check]:
