@@ -222,6 +222,8 @@ def _check_attribute(node: ast.Attribute, local: set[str], names: Names) -> None
     if node.attr.startswith("_"):
         _refuse(node, f".{node.attr}: attributes that start with _ are not for kernels")
     root = _root(node)
+    if isinstance(root, ast.Name):
+        _check_name(root, local, names)  # `os.getpid`: say what `os` is not, before what getpid is not
     of_an_import = isinstance(root, ast.Name) and root.id in names.imports - local
     if not of_an_import and node.attr not in VALUE_ATTRIBUTES:
         _refuse(node, f".{node.attr} of a value is not something a kernel in a fix check may use "

@@ -211,7 +211,7 @@ def watch_process(process, messages, limits: ProcessLimits, on_message: Callable
     stop it, and every process it started, past its time or resident memory, when `cancel` is set, or when
     a message is too long or `on_message` raises ValueError. None when it ended by itself, else one line
     saying why it was stopped."""
-    started = time.monotonic()
+    started = looked = time.monotonic()
     try:
         while True:
             if messages.poll(POLL_SECONDS):
@@ -221,10 +221,13 @@ def watch_process(process, messages, limits: ProcessLimits, on_message: Callable
                     return None  # it closed its end: it has said all it will
                 except (OSError, ValueError):
                     return "stopped: it sent a message that was not one of a fix check's"
-                continue
-            why = _over(process, started, limits, cancel)
-            if why is not None or not process.is_alive():
-                return why
+            elif not process.is_alive():
+                return None
+            if time.monotonic() - looked >= POLL_SECONDS:  # also while messages keep coming
+                looked = time.monotonic()
+                why = _over(process, started, limits, cancel)
+                if why is not None:
+                    return why
     finally:
         _end(process)
 
@@ -233,7 +236,7 @@ def _over(process, started: float, limits: ProcessLimits, cancel: threading.Even
     if cancel is not None and cancel.is_set():
         return "stopped before it finished"
     if time.monotonic() - started > limits.seconds:
-        return f"stopped after {limits.seconds:g} s: it did not finish in time (is a loop endless?)"
+        return f"stopped after {limits.seconds:g} s: it neither finished nor could be interrupted (endless work?)"
     held = resident_bytes(process.pid) if limits.resident_bytes is not None else None
     if held is not None and held > limits.resident_bytes:
         return (f"stopped: it held {format_bytes(held)} of memory, over the limit of "
