@@ -53,15 +53,29 @@ def test_a_place_finds_its_line_after_a_line_is_added(sim_run):
         assert by_text.passed and by_label.passed, (by_text, by_label)  # the row per lane: a sector per lane
 
 
+@pytest.mark.parametrize(("body", "sectors"), [
+    ("    row, col = cuda.grid(2)\n    b[row, col] = a[row, col]\n", 32),
+    ("    x, y = cuda.grid(2)\n    b[x, y] = a[x, y]\n", 32),  # the same accesses, in other words
+    ("    row, col = cuda.grid(2)\n    b[col, row] = a[col, row]\n", 4),  # x on the last index: coalesced
+    ("    row, col = cuda.grid(2)\n    row, col = col, row\n    value = a[row, col]\n    b[row, col] = value\n", 4),
+])  # fmt: skip
+def test_a_kernels_name_is_every_line_of_it_however_they_are_written(sim_run, body, sectors):
+    source = "from numba import cuda\n\n\n@cuda.jit\ndef copy_2d(a, b):\n" + body
+    a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    trace = sim_run(source, (2, 2), (32, 32), a, np.zeros_like(a), level="accesses")
+    assert evaluate(parse_check("sectors(copy_2d, a) == 0"), trace).observed == sectors
+    assert evaluate(parse_check("sectors(copy_2d, b) == 0"), trace).observed == sectors
+
+
 def test_a_place_the_run_does_not_have_fails_and_says_why(sim_run):
     a = np.arange(64, dtype=np.float32).reshape(8, 8)
     trace = sim_run(KERNEL.replace("rows = a[0, 0]", "rows = 0"), 1, (8, 8), a, np.zeros_like(a))
     missing = evaluate(parse_check('sectors("c[row, col]", b) == 4'), trace)
-    assert not missing.passed and 'no line of the kernel contains "c[row, col]"' in str(missing)
+    assert not missing.passed and 'no line of the kernels contains "c[row, col]"' in str(missing)
     unlabelled = evaluate(parse_check("sectors(store, b) == 4"), trace)
-    assert "no line of the kernel has label store" in str(unlabelled)
+    assert "none of the kernels is named store, and no line of them is labelled `# check: store`" in str(unlabelled)
     elsewhere = evaluate(parse_check("sectors(index, b) == 4"), trace)
-    assert "no access of b at label index" in str(elsewhere)
+    assert "no access of b at index" in str(elsewhere)
 
 
 SCRIPT = KERNEL.replace("rows = a[0, 0]", "a = np.zeros((64, 64), np.float32)\ncopy_2d[(2, 2), (32, 32)](a, a.copy())")
@@ -69,7 +83,7 @@ SCRIPT = KERNEL.replace("rows = a[0, 0]", "a = np.zeros((64, 64), np.float32)\nc
 
 @pytest.mark.parametrize(("section", "check", "words"), [
     ("Fix checks", 'sectors("c[row, col]", b) == 4', ['"c[row, col]"', "no line of the script's kernels contains"]),
-    ("Checks", "sectors(store-b, b) == 4", ["label store-b", "no line of the script's kernels has"]),
+    ("Checks", "sectors(store-b, b) == 4", ["none of the script's kernels is named store-b", "# check: store-b"]),
     ("Fix checks", "sectors(9, b) == 4", ["not by line number", "a fix that adds a line moves it"]),
     ("Checks", "sectors(a b, b) == 4", ["the first argument is where"]),
 ])  # fmt: skip

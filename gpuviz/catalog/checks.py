@@ -26,6 +26,7 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
                                      contains that text (catalog/places.py: spaces do not count)
     sectors(store-C, C, write) == 8  ... at the lines labelled `# check: store-C`; of one kind (read, write or
                                      atomic) where the lines have several
+    sectors(matmul, C) == 4          ... at every line of the kernel (or device function) named matmul
     sectors(16, A) == 8              ... at source line 16: only in `## Checks` (a fix that adds a line moves it)
     lanes("out[i]", out) == 16       lanes per warp request there (fewer than 32: a branch or the bounds)
     conflicts(load-tile, tile) == 2  the worst shared-memory bank conflict degree of those requests
@@ -165,7 +166,7 @@ def _nothing_because(check: Check, trace: Trace) -> str:
     if where is None:
         return ""
     if not lines_of(where, trace.meta.get("source", "")):
-        return f"nothing to measure: no line of the kernel {'has' if where.kind == 'label' else 'contains'} {where}"
+        return f"nothing to measure: {where.matches_nothing('the kernels')}"
     return f"nothing to measure: no access of {check.args[1]} at {where}"
 
 

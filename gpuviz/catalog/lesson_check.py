@@ -94,7 +94,7 @@ def _check_arguments(check: Check, where: str) -> None:
     if check.measure in ("sectors", "lanes", "conflicts"):
         if place(check) is None:
             raise LessonProblem(f"{where}: {check.text!r}: the first argument is where: \"source text\" in quotes, "
-                                "a label (`# check: NAME` on its line) or a line number")  # fmt: skip
+                                "a label (`# check: NAME` on its line), a kernel's name or a line number")  # fmt: skip
         if len(args) == 3 and args[2] not in KINDS:
             raise LessonProblem(f"{where}: {check.text!r}: the kind is one of {', '.join(KINDS)}")
 
@@ -110,8 +110,8 @@ def _check_place(check: Check, source: str, where: str, line_numbers: bool) -> N
                                 "(`# check: NAME` on its line), not by line number: a fix that adds a line moves it")  # fmt: skip
         return
     if not lines_of(named, source):
-        verb = "has" if named.kind == "label" else "contains"
-        raise LessonProblem(f"{where}: {check.text!r}: no line of the script's kernels {verb} {named}")
+        why = named.matches_nothing("the script's kernels")
+        raise LessonProblem(f"{where}: {check.text!r}: {why}")
 
 
 def _check_array(check: Check, arrays: set[str] | None, where: str) -> None:

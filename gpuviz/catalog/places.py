@@ -4,6 +4,8 @@ A place is written three ways (the first argument of `sectors`, `lanes` and `con
 - `"C[row, col] = acc"`: source text in quotes, the lines of the script's kernels whose code contains it
   (spaces do not count, comments are not code);
 - `store-C`: a label, the lines that end in a comment `# check: store-C` (several labels: `# check: a, b`);
+  or the name of a kernel or device function, every line of it (`sectors(copy_2d, a)`: all of the kernel's
+  requests of `a`, however its lines are written: what judges a fix of how a kernel accesses an array);
 - `17`: a line number, which a fix moves when it adds a line: allowed in `## Checks` (the lesson's own
   script) and refused in `## Fix checks`.
 """
@@ -26,7 +28,13 @@ class Place:
     value: str
 
     def __str__(self) -> str:
-        return {"line": f"line {self.value}", "text": f'"{self.value}"', "label": f"label {self.value}"}[self.kind]
+        return {"line": f"line {self.value}", "text": f'"{self.value}"', "label": self.value}[self.kind]
+
+    def matches_nothing(self, kernels: str) -> str:
+        """Why no line of `kernels` ("the kernels", "the script's kernels") is this place, in words."""
+        if self.kind == "text":
+            return f'no line of {kernels} contains "{self.value}"'
+        return f"none of {kernels} is named {self.value}, and no line of them is labelled `# check: {self.value}`"
 
 
 def place_of(argument: str) -> Place | None:
@@ -46,9 +54,11 @@ def lines_of(place: Place, source: str) -> list[int]:
     if place.kind == "line":
         return [int(place.value)]
     code, comments = _code_and_comments(source)
-    kernel_lines = _kernel_lines(source) or set(code)
+    functions = _kernel_functions(source)
+    kernel_lines = set().union(*functions.values()) if functions else set(code)
     if place.kind == "label":
-        return sorted(n for n in kernel_lines if place.value in _labels(comments.get(n, "")))
+        labelled = {n for n in kernel_lines if place.value in _labels(comments.get(n, ""))}
+        return sorted(labelled | functions.get(place.value, set()))
     wanted = _squeezed(place.value)
     return sorted(n for n in kernel_lines if wanted and wanted in _squeezed(code.get(n, "")))
 
@@ -78,14 +88,14 @@ def _code_and_comments(source: str) -> tuple[dict[int, str], dict[int, str]]:
     return code, comments
 
 
-def _kernel_lines(source: str) -> set[int]:
-    """The lines of functions decorated with a jit (kernels and device functions)."""
+def _kernel_functions(source: str) -> dict[str, set[int]]:
+    """The lines of each function decorated with a jit (kernels and device functions), by name."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    lines: set[int] = set()
+        return {}
+    functions: dict[str, set[int]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list):
-            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-    return lines
+            functions.setdefault(node.name, set()).update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return functions
