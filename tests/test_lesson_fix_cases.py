@@ -4,12 +4,14 @@ the lesson's script with one edit and, on its first line, the verdict it must ge
 that gets the numbers without the fix, a warp sync where a block barrier is needed) fail for their reason;
 right fixes written otherwise than the lesson's, with more lines, pass."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from gpuviz.catalog import lessons
-from gpuviz.run.fix_check import check_fix
+from gpuviz.run.demo import run_demo
+from gpuviz.run.fix_check import check_fix, judge
 from tests.full_size import FULL_SIZE
 
 FIXES = Path(__file__).parent / "lesson_fixes"
@@ -52,3 +54,18 @@ def test_every_lesson_with_a_fix_has_a_wrong_fix_and_a_right_one_that_moves_line
     script = lines_of_code(entry.path)
     moved = [case.name for case, passes in zip(cases, verdicts) if passes and lines_of_code(case) != script]
     assert moved, f"{entry.name}: no right fix with another number of lines than the lesson's script"
+
+
+def test_a_fix_check_the_backend_cannot_judge_is_not_passed_there(tmp_path):
+    """`sim: warp_sync_divergence == 0` on a GPU's run: not judged, so not passed (a syncwarp inside the `if`
+    must not pass by choosing the GPU), and the reason says where it is judged."""
+    (entry,) = [entry for entry in WITH_FIX if entry.name == "17-missing-syncthreads"]
+    fixed = replace(entry, path=FIXES / entry.path.name)  # the lesson's own fix
+    traces = run_demo(fixed, tmp_path, backend="sim").session.traces
+    assert judge(entry, "reference: ok", traces).passed
+    for trace in traces:
+        trace.meta["backend"] = "gpu"
+    result = judge(entry, "reference: ok", traces)
+    assert not result.passed
+    assert result.reason.startswith("sim: warp_sync_divergence == 0 does not hold (the run: nothing to measure: only "
+                                    "the simulator judges it")  # fmt: skip

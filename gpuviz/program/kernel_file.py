@@ -313,11 +313,21 @@ def _check_reach(node: ast.AST, chain: list[str], namespace: dict) -> None:
             if any(rest not in VALUE_ATTRIBUTES for rest in chain[step:]):
                 _refuse(node, f"{'.'.join(chain)} is not something a kernel in a fix check may use")
             return
-        value = getattr(value, attribute, None)
+        value = getattr(value, attribute, None) or _submodule(value, attribute)
         if value is None:
             _refuse(node, f"{'.'.join(chain[: step + 1])} is not something a kernel can use")
     if not allowed_object(value):
         _refuse(node, f"{'.'.join(chain)} is not something a kernel in a fix check may use")
+
+
+def _submodule(module: types.ModuleType, name: str) -> types.ModuleType | None:
+    """numba.cuda's submodules that load when first named (`cuda.cg` on the GPU)."""
+    if not module.__name__.startswith("numba.cuda"):
+        return None
+    try:
+        return importlib.import_module(f"{module.__name__}.{name}")
+    except ImportError:
+        return None
 
 
 def _is_intrinsic(value: object) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuviz.catalog import CatalogEntry
-from gpuviz.catalog.checks import Outcome, check_launches
+from gpuviz.catalog.checks import Check, Outcome, applies, check_launches
 from gpuviz.core.budget import default_memory_budget
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.events import Notify, ignore
@@ -96,7 +96,9 @@ def check_fix(entry: CatalogEntry, script: str | Path, out_dir: str | Path | Non
 def judge(entry: CatalogEntry, reference: str, traces: list[Trace], host_ran: bool = False) -> FixResult:
     """The verdict on a run's traces: the lesson's reference held and every fix check holds."""
     backend = traces[0].meta.get("backend", "sim") if traces else "sim"
-    outcomes = tuple(check_launches(entry.fix_checks, traces, backend, entry.launch or 0))
+    judged = iter(check_launches(entry.fix_checks, traces, backend, entry.launch or 0))
+    # A check this backend cannot judge (`sim: warp_sync_divergence == 0` on a GPU) is not passed: every one must hold.
+    outcomes = tuple(next(judged) if applies(check, backend) else _unjudged(check) for check in entry.fix_checks)
     failed = next((outcome for outcome in outcomes if not outcome.passed), None)
     reason = ""
     if reference != "reference: ok":
@@ -104,6 +106,11 @@ def judge(entry: CatalogEntry, reference: str, traces: list[Trace], host_ran: bo
     elif failed is not None:
         reason = f"{failed.check.text} does not hold (the run: {failed.value_text()})"
     return FixResult(not reason, reference, outcomes, _one_line(reason), host_ran)
+
+
+def _unjudged(check: Check) -> Outcome:
+    where = {"sim": "the simulator", "gpu": "a GPU"}[check.where]
+    return Outcome(check, None, False, f"nothing to measure: only {where} judges it; check the fix there")
 
 
 def _run_worker(job: FixJob, limits: FixLimits, notify: Notify,
