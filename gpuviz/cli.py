@@ -237,8 +237,10 @@ def _demo(args: argparse.Namespace) -> int:
     from gpuviz.run.terminal import TerminalEvents
 
     entry, print_events = find(args.name, args.lessons), TerminalEvents()
-    if args.timeout is not None and (args.check_fix is None or not args.timeout > 0):
-        raise GpuvizError(f"--timeout {args.timeout:g}: give a number of seconds above 0, with --check-fix FILE")
+    if args.timeout is not None and args.check_fix is None:
+        raise GpuvizError(f"--timeout {args.timeout:g} limits a fix check: give --check-fix FILE too")
+    if args.timeout is not None and not 0 < args.timeout < float("inf"):
+        raise GpuvizError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     if args.check_fix is not None:
         limits = FixLimits() if args.timeout is None else FixLimits(seconds=args.timeout)
         fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend, limits)

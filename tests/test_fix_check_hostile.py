@@ -189,3 +189,13 @@ def test_a_check_the_app_stops_ends_its_worker(tmp_path):
     shutil.copy(LESSON.path, tmp_path / LESSON.path.name)
     result = check_fix(LESSON, tmp_path / LESSON.path.name, backend="sim", cancel=cancel)
     assert not result.ran and result.reason == "stopped before it finished"
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (["--timeout", "5"], "--timeout 5 limits a fix check: give --check-fix FILE too"),
+    (["--check-fix", str(LESSON.path), "--timeout", "0"], "--timeout 0: give a number of seconds above 0"),
+    (["--check-fix", str(LESSON.path), "--timeout", "nan"], "--timeout nan: give a number of seconds above 0"),
+])  # fmt: skip
+def test_a_bad_timeout_is_one_line(options, said, capsys):
+    assert main(["demo", LESSON.name, *options]) == 1
+    assert capsys.readouterr().err.strip() == f"error: {said}"
