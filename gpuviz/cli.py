@@ -125,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
     demo.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
     demo.add_argument("--check-fix", metavar="FILE", help="run your edited copy of a lesson and check its fix")
+    demo.add_argument("--timeout", type=float, metavar="SECONDS",
+                      help="with --check-fix: stop the lesson's script after this long (default 120)")
     demo.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     demo.set_defaults(handler=_demo)
 
@@ -209,7 +211,7 @@ def _run(args: argparse.Namespace) -> int:
         print_report("[gpuviz] the script launched no kernel")
     faulty = [r for r in session.records if r.errors]
     if faulty and not args.allow_errors:
-        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors or barrier divergence "
+        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors, barrier or warp-sync divergence "
                      "(exit status 1; --allow-errors gives 0)")
         return 1
     return 0
@@ -230,12 +232,18 @@ def _list(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
-    from gpuviz.run.demo import check_fix, lesson_checks, parse_dims, run_demo
+    from gpuviz.run.demo import lesson_checks, parse_dims, run_demo
+    from gpuviz.run.fix_check import FixLimits, check_fix
     from gpuviz.run.terminal import TerminalEvents
 
     entry, print_events = find(args.name, args.lessons), TerminalEvents()
+    if args.timeout is not None and args.check_fix is None:
+        raise GpuvizError(f"--timeout {args.timeout:g} limits a fix check: give --check-fix FILE too")
+    if args.timeout is not None and not 0 < args.timeout < float("inf"):
+        raise GpuvizError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     if args.check_fix is not None:
-        fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend)
+        limits = FixLimits() if args.timeout is None else FixLimits(seconds=args.timeout)
+        fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend, limits)
         print("\n".join(fixed.lines()))
         return 0 if fixed.passed else 1
     grid = parse_dims(args.grid, "grid") if args.grid is not None else None  # --block '' is refused, not ignored

@@ -1,5 +1,6 @@
-"""A lesson's fix step in the app: "Check my fix" runs the lesson's fix checks on the editor's code (in
-a worker process, started by the window) and lists each check, passed or not, with the run's value."""
+"""A lesson's fix step in the app: "Check my fix" runs the lesson's fix checks on the editor's code (its
+kernels, in a watched worker process: run/fix_check.py) and lists each check, passed or not, with the run's
+value."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from html import escape
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+
+from gpuviz.run.fix_check import HOST_RAN
 
 PASS, FAIL = "#2e9e4f", "#e5484d"  # green and red that read on the dark and the light theme
 
@@ -39,14 +42,17 @@ class FixCheckBox(QWidget):
         self.check_requested.emit()
 
     def show_result(self, checked) -> None:
-        """A FixChecked: the verdict, the script's own reference, and each check with the run's value."""
+        """A FixResult: the verdict, whether the student's host code ran, the lesson's own reference, and each
+        check with the run's value."""
         self.reset()
         verdict = "Fix passed" if checked.passed else "Not fixed yet"
         colour = PASS if checked.passed else FAIL
-        rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>", escape(checked.reference)]
+        rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>"]
+        rows += [f"<i>Note: {escape(HOST_RAN)}</i>"] if checked.host_ran else []
+        rows.append(escape(checked.reference))
         for outcome in checked.outcomes:
             mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
-            value = "nothing to measure" if outcome.observed is None else f"{outcome.observed:g}"
+            value = outcome.value_text()
             rows.append(f"<span style='color:{tint}'>{mark}</span> {escape(outcome.check.text)} "
                         f"&nbsp;(the run: <b>{value}</b>)")  # fmt: skip
         self.result.setText("<br>".join(rows))
