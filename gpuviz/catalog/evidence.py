@@ -26,6 +26,7 @@ import numpy as np
 
 from gpuviz.core import moments
 from gpuviz.core.colors import MODES
+from gpuviz.core.display import format_number
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS, REPLAY
 from gpuviz.core.replay import Replay
@@ -132,5 +133,5 @@ def _words(trace: Trace, replay: Replay | None, frame: int | None, gid: int, cho
         words["element"] = f"{entry['name']}[{where}]" + (f" of block {block}" if block is not None else "")
         if replay is not None:
             at = replay.events if frame is None else frame
-            words["value"] = f"{replay.values_at(aid, at, block)[index]:g}"
+            words["value"] = format_number(replay.values_at(aid, at, block)[index])
     return words

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
+from gpuviz.core.display import format_number
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
 
@@ -76,7 +77,8 @@ class Watchdog:
             if self._done.is_set():
                 return
             frame = sys._current_frames().get(self._main)
-            self.message = f"timed out after {self.seconds:g} s {where(frame, self.session, self.script)}; {self.hint}"
+            place = where(frame, self.session, self.script)
+            self.message = f"timed out after {format_number(self.seconds)} s {place}; {self.hint}"
             _interrupt(self._main)
         deadline = time.perf_counter() + self.grace
         while not self._done.wait(min(AGAIN_SECONDS, max(0.0, deadline - time.perf_counter()))):

@@ -14,6 +14,7 @@ import numpy as np
 
 from gpuviz.app.pictures.picture import PictureOptions, Slide, image_array
 from gpuviz.core.cursor import frame_at
+from gpuviz.core.display import format_number
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import replaced
 
@@ -87,7 +88,7 @@ def write_clip(slide: Slide, path: str | Path, frames: range, options: PictureOp
     if not len(frames):
         raise GpuvizError("the launch has no frames to make a clip of")
     if not 0.1 <= fps <= 60:
-        raise GpuvizError(f"--fps {fps:g}: use 0.1 to 60 frames a second")
+        raise GpuvizError(f"--fps {format_number(fps)}: use 0.1 to 60 frames a second")
     try:
         with replaced(path, "clip", synced=False) as temporary:  # files.py: whole or nothing, one line
             _write_frames(make_writer, temporary, slide, frames, options, fps, progress)

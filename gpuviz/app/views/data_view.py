@@ -35,6 +35,7 @@ from gpuviz.app.widgets.data_pictures import (
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.core.colors import PALETTE
+from gpuviz.core.display import format_number
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.trace.columns import READ
 from gpuviz.scene.state import AppState
@@ -337,7 +338,7 @@ class DataView(QWidget, View):
         lines = [f"{entry['name']}[{index}]"]
         if entry["name"] in trace.args:
             before, after = trace.before(entry["name"]).reshape(-1), trace.after(entry["name"]).reshape(-1)
-            lines.append(f"before {before[index]:g}, after {after[index]:g}")
+            lines.append(f"before {format_number(before[index])}, after {format_number(after[index])}")
         writer = int(self._last[index])
         lines.append(f"last written by thread {writer:,}" if writer >= 0 else "never written")
         if self._count[index] > 1:

@@ -8,6 +8,7 @@ import numpy as np
 from PySide6.QtGui import QPainterPath
 
 from gpuviz.core.colors import PALETTE
+from gpuviz.core.display import format_number
 from gpuviz.core.trace.columns import READ
 
 NEVER, SEVERAL, UNRECORDED = 0, 13, 14  # UNRECORDED: changed by the launch, its writer's accesses not kept
@@ -87,7 +88,7 @@ def first_writes(trace, array: int, size: int, block: int | None) -> np.ndarray:
 
 
 def short(value: float) -> str:
-    return "?" if value != value else f"{value:.4g}"
+    return "?" if value != value else format_number(value, 4)  # a cell has room for few digits
 
 
 def lut() -> np.ndarray:
