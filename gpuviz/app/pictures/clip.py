@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuviz.app.pictures.picture import PictureOptions, Slide, image_array
+from gpuviz.app.pictures.picture import PictureOptions, image_array
+from gpuviz.app.pictures.slide import Slide
 from gpuviz.core.cursor import frame_at
 from gpuviz.core.display import format_number
 from gpuviz.core.errors import GpuvizError

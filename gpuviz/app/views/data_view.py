@@ -118,6 +118,9 @@ class DataView(QWidget, View):
     def headline(self) -> str:
         return self.caption.text()
 
+    def drawing(self) -> QWidget:
+        return self.graphics
+
     def set_on_screen(self, on_screen: bool) -> None:
         self._draw_when_shown.set_on_screen(on_screen)
 

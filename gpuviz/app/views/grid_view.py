@@ -85,6 +85,9 @@ class GridView(QWidget, View):
     def headline(self) -> str:
         return "<br>".join(text for text in (self.caption.text(), self.states.text()) if text)
 
+    def drawing(self) -> QWidget:
+        return self.graphics
+
     # ---- what the view shows -------------------------------------------------------------------
     @property
     def cells_shape(self) -> tuple[int, int]:

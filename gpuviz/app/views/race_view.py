@@ -30,10 +30,15 @@ class RaceView(QWidget, View):
         self.plot.setMinimumHeight(160)
         self.compare = QLabel()
         self.compare.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        shares = ((self.summary, 0), (self.races, 1), (self.outcomes, 0), (self.plot, 2), (self.compare, 0))
+        self.body = QWidget()  # all but the title line: what a picture of the view shows
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        shares = ((self.races, 1), (self.outcomes, 0), (self.plot, 2), (self.compare, 0))
         for widget, stretch in shares:  # the list of races keeps a share of the height beside the plot
-            layout.addWidget(widget, stretch)
+            body.addWidget(widget, stretch)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.body, 1)
         self.report = None
         # Selection, not the current row: Qt makes the first row current when the list gets focus.
         self.races.itemSelectionChanged.connect(lambda: self._on_race_picked(self._selected_row()))
@@ -46,6 +51,9 @@ class RaceView(QWidget, View):
 
     def headline(self) -> str:
         return self.summary.text()
+
+    def drawing(self) -> QWidget:
+        return self.body
 
     def _on_trace_changed(self, trace) -> None:
         self.races.clear()

@@ -58,6 +58,9 @@ class StoryView(QWidget, View):
     def headline(self) -> str:
         return self.summary.text()
 
+    def drawing(self) -> QWidget:
+        return self.table
+
     def set_on_screen(self, on_screen: bool) -> None:
         self._tell_when_shown.set_on_screen(on_screen)
 
