@@ -17,15 +17,15 @@ from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QVBoxLayout, QWidget
 from gpuviz.app.pictures.legend_strip import LegendStrip
 from gpuviz.app.pictures.picture import THEMES, PictureOptions, qt_app
 from gpuviz.app.views.table import BY_NAME, PICTURE_VIEWS, make_view
-from gpuviz.core.display import code_as_plain
+from gpuviz.core.display import code_as_html
 from gpuviz.core.errors import GpuvizError
 from gpuviz.scene.state import AppState
 
 
 class Slide(QWidget):
-    """A view of the table drawn as a slide: a title (kernel, launch, view) and the view's own words over
-    its drawing, the legend and a caption (the lesson's words, the launch, the selection) under it: the
-    one widget that pictures, clips and notebooks draw.
+    """A view of the table drawn as a slide: a title (kernel, launch, view), the lesson's words (the
+    scene's caption) and the view's own words over its drawing, the legend and a caption (the launch, the
+    selection) under it: the one widget that pictures, clips and notebooks draw.
 
     Only the view's drawing (`View.drawing()`) is drawn, never its controls: the view lives in a window of
     its own beside the slide, sized so that its drawing fills the slide's stage exactly, and the drawing
@@ -40,6 +40,7 @@ class Slide(QWidget):
         self.name, self.theme, self._text_size = view, theme, 0
         self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)  # laid out and drawn, never a window
         self.title = _label("slideTitle")
+        self.words = _label("slideWords", Qt.TextFormat.RichText)  # a lesson's point: what to see in the picture
         self.headline = _label("slideHeadline", Qt.TextFormat.RichText)
         self.stage = QWidget()  # the drawing's place: nothing of its own is drawn there
         self.legend = LegendStrip()
@@ -47,7 +48,7 @@ class Slide(QWidget):
         self.frame_label = _label("slideCaption")  # a line of its own: the drawing keeps its size frame to frame
         self.frame_label.setWordWrap(False)
         layout = QVBoxLayout(self)
-        for part in (self.title, self.headline, self.stage, self.legend, self.caption, self.frame_label):
+        for part in (self.title, self.words, self.headline, self.stage, self.legend, self.caption, self.frame_label):
             layout.addWidget(part, 1 if part is self.stage else 0)
         self.view = make_view(view, state)
         self.view.setParent(self, Qt.WindowType.Window)  # a window of its own: the slide never draws it whole
@@ -73,6 +74,7 @@ class Slide(QWidget):
         self.setStyleSheet(
             f"QWidget {{ background: {theme.background}; color: {theme.text}; font-size: {text}px; }}"
             f"QLabel#slideTitle {{ font-size: {round(text * 1.4)}px; font-weight: bold; }}"
+            f"QLabel#slideWords {{ font-weight: bold; }}"
             f"QLabel#slideCaption {{ color: {theme.muted}; }}"
         )
         self.layout().setContentsMargins(text, text // 2, text, text // 2)
@@ -93,8 +95,10 @@ class Slide(QWidget):
     def refresh(self) -> None:
         trace = self.state.trace
         self.title.setText(title_text(self.state, BY_NAME[self.name].title) if trace is not None else "No trace")
+        self.words.setText(code_as_html(self.state.caption) if trace is not None else "")
         self.headline.setText(self.view.headline() if trace is not None else "")
-        self.headline.setVisible(bool(self.headline.text()))
+        for words in (self.words, self.headline):
+            words.setVisible(bool(words.text()))
         self.caption.setText(caption_text(self.state) if trace is not None else "")
         self.frame_label.setText(frame_text(self.state))
         self.legend.set_items(self.view.legend_items() if trace is not None else [])
@@ -204,12 +208,10 @@ def title_text(state: AppState, what: str) -> str:
 
 
 def caption_text(state: AppState) -> str:
-    """What the picture shows, in words: the lesson's caption, the launch and the selection (the legend
-    says the colours)."""
+    """What the picture shows, in words: the launch and the selection (the legend says the colours)."""
     trace = state.trace
     grid, block = "x".join(map(str, trace.grid)), "x".join(map(str, trace.block))
-    parts = [code_as_plain(state.caption)] if state.caption else []
-    parts += [f"grid {grid}, block {block}: {trace.n_threads:,} threads on {trace.meta['backend']} "
+    parts = [f"grid {grid}, block {block}: {trace.n_threads:,} threads on {trace.meta['backend']} "
              f"({trace.meta['device']})"]  # fmt: skip
     if state.selected >= 0:
         block, thread = (tuple(int(v) for v in trace.threads[k][state.selected]) for k in ("block_idx", "thread_idx"))
