@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.views.base import View
+from gpuviz.app.views.base import Legend, View
 from gpuviz.app.views.grid_view import GridView
 from gpuviz.core.analysis.compare import compare_launches
 from gpuviz.scene.state import AppState
@@ -63,6 +63,10 @@ class CompareView(QWidget, View):
 
     def drawing(self) -> QWidget:
         return self.body
+
+    def legend_items(self) -> Legend:
+        """Both grids colour by the same mode: one legend says it for the two."""
+        return self.grids[0].legend_items()
 
     def set_compact(self, compact: bool) -> None:
         """On the stage the two pictures keep their grids and give up their own title lines."""
