@@ -389,7 +389,7 @@ def _info(args: argparse.Namespace) -> int:
 
 def _print_outcomes(trace, shown: int = 4) -> None:
     from gpuviz.core.analysis.outcomes import outcome_summary
-    from gpuviz.core.display import format_number
+    from gpuviz.core.numbers import number
 
     for name in trace.args:
         runs = trace.outcomes.get(f"{name}.runs")
@@ -398,11 +398,11 @@ def _print_outcomes(trace, shown: int = 4) -> None:
         lost = trace.outcomes.get(f"{name}.lost")
         for element in range(min(shown, runs[0].size)):
             summary = outcome_summary(runs, trace.outcomes, name, element)
-            seen = ", ".join(f"{format_number(v)} x{c:,}" for v, c in zip(summary["values"], summary["counts"]))
-            serial = format_number(summary["sequential"]) if "sequential" in summary else ""
+            seen = ", ".join(f"{number(v)} x{c:,}" for v, c in zip(summary["values"], summary["counts"]))
+            serial = number(summary["sequential"]) if "sequential" in summary else ""
             serial_text = f"serial {serial}; " if serial else ""
             if "reversed" in summary:  # the order of threads decides: no one serial answer
-                serial_text = f"serial {serial}, reversed {format_number(summary['reversed'])} (order matters); "
+                serial_text = f"serial {serial}, reversed {number(summary['reversed'])} (order matters); "
             lost_text = ""
             if lost is not None:
                 lost_text = f"; lost updates {int(lost.reshape(len(lost), -1)[:, element].mean()):,} on average"

@@ -307,7 +307,7 @@ def test_a_grid_of_many_blocks_opens_whole_and_zooms_to_a_thread_picked_elsewher
 def test_a_big_1d_array_is_a_square_picture():
     from gpuviz.app.widgets.data_pictures import picture_shape
 
-    assert picture_shape((1000,)) == (16, 64)  # small arrays: rows of 64, row starts easy to read
+    assert picture_shape((1000,)) == (32, 32) and picture_shape((64,)) == (4, 16)  # small arrays: near square
     assert picture_shape((2**20,)) == (1024, 1024)  # a million elements: a square, not a 64-wide strip
     assert picture_shape((2**24 + 11,)) == (4097, 4096) and picture_shape((10,)) == (1, 10)
 

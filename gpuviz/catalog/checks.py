@@ -44,8 +44,8 @@ import numpy as np
 
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.report import memory_analysis, race_report
-from gpuviz.core.display import format_number
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 
@@ -265,7 +265,7 @@ MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles"
 
 
 def _number(value: float | None) -> str:
-    return "nothing to measure" if value is None else format_number(value)
+    return "nothing to measure" if value is None else number(value)
 
 
 def check_launches(checks: list[Check], traces: list[Trace], backend: str, default_launch: int = 0) -> list[Outcome]:

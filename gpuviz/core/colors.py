@@ -7,10 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.display import format_number
+from gpuviz.core.numbers import number
+from gpuviz.core.trace.columns import READ
 from gpuviz.core.trace.model import Trace
 
-MODES = ("block", "warp", "SM", "start time", "value written")
+MODES = ("block", "warp", "SM", "start time", "duration", "value written", "value read")
+BY_ELEMENT = ("value read",)  # modes whose colours depend on the selected element
+MAX_CATEGORIES = 12  # values read told apart by a colour each up to this many, on a ramp beyond
 NOT_RUN, NOT_RECORDED, NOTHING = 0, 254, 255  # codes: not started yet; accesses not recorded; no value to show
 PALETTE = np.array([
     (230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48), (145, 30, 180),
@@ -28,13 +31,23 @@ class Coloring:
     legend: Legend
 
 
-def coloring(trace: Trace, mode: str) -> Coloring:
+def coloring(trace: Trace, mode: str, element: tuple[int, int, int | None] | None = None) -> Coloring:
+    """The colours of a mode. "value read" colours each thread by the value it read of `element` (the
+    selected one; without one, the element read most): threads that saw the same value share a colour,
+    which makes a race's stale reads visible as one patch."""
+    unit = trace.meta.get("time_unit", "tick")
+    unit = " cycles (model)" if unit == "tick" else f" {unit} (measured)"  # where the time comes from
     if mode in ("block", "warp", "SM"):
         return _categorical(trace, mode)
     if mode == "start time":
-        return _gradient(trace.threads["t_start"].astype(float), f"start ({trace.meta.get('time_unit', 'tick')})")
+        return _gradient(trace.threads["t_start"].astype(float), "started at", unit=unit)
+    if mode == "duration":
+        ran = trace.threads["t_end"].astype(float) - trace.threads["t_start"]
+        return _gradient(ran, "ran", unit=unit)
     if mode == "value written":
         return _unrecorded_marked(trace, _gradient(last_written_values(trace), "value written"))
+    if mode == "value read":
+        return _values_read(trace, element)
     raise ValueError(f"unknown colour mode {mode!r}; modes: {', '.join(MODES)}")
 
 
@@ -56,7 +69,52 @@ def _categorical(trace: Trace, mode: str) -> Coloring:
     return Coloring(codes, lut, legend)
 
 
-def _gradient(values: np.ndarray, label: str) -> Coloring:
+def _values_read(trace: Trace, element: tuple[int, int, int | None] | None) -> Coloring:
+    values, name = first_read_values(trace, element)
+    known = np.isfinite(values)
+    distinct = np.unique(values[known])
+    if len(distinct) > MAX_CATEGORIES:
+        return _unrecorded_marked(trace, _gradient(values, f"read {name}", nothing="did not read it"))
+    codes = np.full(len(values), NOTHING, np.uint8)
+    codes[known] = (np.searchsorted(distinct, values[known]) + 1).astype(np.uint8)
+    lut = _base_lut()
+    lut[1 : len(PALETTE) + 1, :3] = PALETTE
+    counts = np.bincount(codes[known], minlength=len(distinct) + 1)
+    legend = [(tuple(int(c) for c in PALETTE[k]), f"read {name} = {number(v)} ({number(int(counts[k + 1]))} threads)")
+              for k, v in enumerate(distinct)]  # fmt: skip
+    legend.append(((110, 110, 110), f"did not read {name}"))
+    return _unrecorded_marked(trace, Coloring(codes, lut, legend))
+
+
+def first_read_values(trace: Trace, element: tuple[int, int, int | None] | None) -> tuple[np.ndarray, str]:
+    """Per thread, the first value it read of the element (NaN where it read none), and the element's name.
+    Without an element, the one read most (a race's element, typically)."""
+    values = np.full(trace.n_threads, np.nan)
+    acc = trace.accesses
+    if acc is None or not len(acc["kind"]):
+        return values, "an element"
+    reads = np.flatnonzero(acc["kind"] == READ)
+    if element is None and len(reads):
+        keys = acc["array"][reads].astype(np.int64) << 40 | acc["index"][reads]
+        unique, counts = np.unique(keys, return_counts=True)
+        top = int(unique[np.argmax(counts)])
+        element = (top >> 40, top & ((1 << 40) - 1), None)
+    if element is None:
+        return values, "an element"
+    aid, index, block = element
+    mine = reads[(acc["array"][reads] == aid) & (acc["index"][reads] == index)]
+    if block is not None:
+        mine = mine[acc["thread"][mine] // int(np.prod(trace.block)) == block]
+    threads = acc["thread"][mine]
+    firsts = np.unique(threads, return_index=True)[1]  # rows are in the order the reads happened
+    values[threads[firsts]] = acc["value"][mine[firsts]]
+    entry = trace.meta["arrays"][aid]
+    shape = tuple(entry["shape"]) or (1,)
+    where = ", ".join(str(int(i)) for i in np.unravel_index(index, shape))
+    return values, f"{entry['name']}[{where}]" + (f" of block {block}" if block is not None else "")
+
+
+def _gradient(values: np.ndarray, label: str, nothing: str = "nothing written", unit: str = "") -> Coloring:
     known = np.isfinite(values)
     codes = np.full(len(values), NOTHING, np.uint8)
     if known.any():
@@ -70,10 +128,11 @@ def _gradient(values: np.ndarray, label: str) -> Coloring:
     lut[1:254, 0] = (68 + ramp * (253 - 68)).astype(np.uint8)  # dark blue to yellow
     lut[1:254, 1] = (1 + ramp * (231 - 1)).astype(np.uint8)
     lut[1:254, 2] = (84 + ramp * (37 - 84)).astype(np.uint8)
-    ends = [(tuple(int(c) for c in lut[1, :3]), f"{label} {format_number(low)}")]
-    if format_number(high) != format_number(low):  # one value (or two that read the same): one colour is used
-        ends.append((tuple(int(c) for c in lut[253, :3]), f"{label} {format_number(high)}"))
-    return Coloring(codes, lut, [*ends, ((110, 110, 110), "nothing written")])
+    ends = [(tuple(int(c) for c in lut[1, :3]), f"{label} {number(low)}{unit}")]
+    if number(high) != number(low):  # one value, or two that read the same: never "x 2 ... x 2"
+        ends.append((tuple(int(c) for c in lut[253, :3]), f"{label} {number(high)}{unit}"))
+    legend = [*ends, ((110, 110, 110), nothing)] if not known.all() else ends
+    return Coloring(codes, lut, legend)
 
 
 def _unrecorded_marked(trace: Trace, colours: Coloring) -> Coloring:

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from gpuviz.core.display import format_number
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
+from gpuviz.core.numbers import number
 
 GRACE_SECONDS = 5.0
 AGAIN_SECONDS = 0.5  # the interrupt is sent again this often until the run ends or the grace is over
@@ -78,7 +78,7 @@ class Watchdog:
                 return
             frame = sys._current_frames().get(self._main)
             place = where(frame, self.session, self.script)
-            self.message = f"timed out after {format_number(self.seconds)} s {place}; {self.hint}"
+            self.message = f"timed out after {number(self.seconds)} s {place}; {self.hint}"
             _interrupt(self._main)
         deadline = time.perf_counter() + self.grace
         while not self._done.wait(min(AGAIN_SECONDS, max(0.0, deadline - time.perf_counter()))):

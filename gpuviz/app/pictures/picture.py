@@ -16,9 +16,9 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from gpuviz.app.pictures.export import PICTURE_SIZE, problem_finder
-from gpuviz.core.display import format_number
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import replaced
+from gpuviz.core.numbers import number
 
 FORMATS = (".png", ".svg")
 
@@ -47,7 +47,7 @@ class PictureOptions:
         if self.theme not in THEMES:
             raise GpuvizError(f"unknown theme {self.theme!r}; themes: {', '.join(THEMES)}")
         if not 0.25 <= self.scale <= 8:
-            raise GpuvizError(f"scale {format_number(self.scale)}: use 0.25 to 8 (2 gives a sharp picture for a 4K "
+            raise GpuvizError(f"scale {number(self.scale)}: use 0.25 to 8 (2 gives a sharp picture for a 4K "
                               "screen)")
 
     @property

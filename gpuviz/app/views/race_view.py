@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 from gpuviz.app.views.base import View
 from gpuviz.core.analysis.outcomes import plain_vs_recorded, serial_answers, serial_text
 from gpuviz.core.analysis.report import race_report
-from gpuviz.core.display import code_as_html, format_number
+from gpuviz.core.display import code_as_html
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.state import AppState
 
@@ -117,7 +118,7 @@ class RaceView(QWidget, View):
         part = " (real part)" if runs.dtype.kind == "c" else ""  # a complex element: its real part is charted
         values, counts = np.unique(np.real(runs).astype(np.float64), return_counts=True)  # bools as 0 and 1
         self.plot.addItem(pg.BarGraphItem(x=values, height=counts, width=_bar_width(values), brush=(0, 170, 220)))
-        seen = ", ".join(f"{format_number(v)} x{c:,}" for v, c in zip(values, counts))
+        seen = ", ".join(f"{number(v)} x{c:,}" for v, c in zip(values, counts))
         text = f"<b>{name}[{index}]</b>{part} over {len(runs):,} runs: {seen}"
         serial = serial_answers(trace.outcomes, name, index)
         if len(serial) == 1:
@@ -125,9 +126,9 @@ class RaceView(QWidget, View):
             span = max(1.0, float(values.max() - values.min()))
             if values.min() - 2 * span <= value <= values.max() + 2 * span:
                 self.plot.addItem(pg.InfiniteLine(value, angle=90, pen=pg.mkPen((255, 200, 0), width=2)))
-                text += f"; one thread at a time gives <b>{format_number(value)}</b> (yellow line)"
+                text += f"; one thread at a time gives <b>{number(value)}</b> (yellow line)"
             else:  # far off the chart: drawing it would squeeze the bars into a line
-                text += f"; one thread at a time gives <b>{format_number(value)}</b>, far off this chart"
+                text += f"; one thread at a time gives <b>{number(value)}</b>, far off this chart"
         elif serial:  # the serial order itself decides: no line to measure the runs against
             text += f"; {serial_text(serial)}"
         lost = trace.outcomes.get(f"{name}.lost")
@@ -153,8 +154,8 @@ class RaceView(QWidget, View):
             for name in set(trace.args) & set(other.args):
                 a, b = trace.after(name), other.after(name)
                 if a.shape == b.shape and not np.array_equal(a, b):
-                    lines.append(f"{name}: this launch ({trace.kernel}) sums to {format_number(a.sum())}, launch "
-                                 f"{other.meta.get('launch')} ({other.kernel}) to {format_number(b.sum())}; "
+                    lines.append(f"{name}: this launch ({trace.kernel}) sums to {number(a.sum())}, launch "
+                                 f"{other.meta.get('launch')} ({other.kernel}) to {number(b.sum())}; "
                                  f"{int((a != b).sum()):,} of {a.size:,} elements differ")  # fmt: skip
         self.compare.setText("<b>Compared with the other launches</b><br>" + "<br>".join(lines) if lines else "")
 

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
-from gpuviz.core.display import format_number
 from gpuviz.core.element_story import ElementStory, element_story
 from gpuviz.core.frames import REPLAY
+from gpuviz.core.numbers import number
 from gpuviz.scene.state import AppState
 
 COLUMNS = ("events", "threads", "block", "does", "value", "line", "lost")
@@ -114,7 +114,7 @@ class StoryView(QWidget, View):
             blocks = {first.thread // per_block, last.thread // per_block}
             does = {"read": "read", "write": "wrote", "atomic": "atomically updated to"}[first.kind]
             cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does,
-                     format_number(first.value), str(first.line), f"{group.lost:,}" if group.lost else "")  # fmt: skip
+                     number(first.value), str(first.line), f"{group.lost:,}" if group.lost else "")  # fmt: skip
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if group.lost:

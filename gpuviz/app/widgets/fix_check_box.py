@@ -8,7 +8,8 @@ from html import escape
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gpuviz.core.display import code_as_html, format_number
+from gpuviz.core.display import code_as_html
+from gpuviz.core.numbers import number
 
 PASS, FAIL = "#2e9e4f", "#e5484d"  # green and red that read on the dark and the light theme
 
@@ -48,7 +49,7 @@ class FixCheckBox(QWidget):
         rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>", escape(checked.reference)]
         for outcome in checked.outcomes:
             mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
-            value = "nothing to measure" if outcome.observed is None else format_number(outcome.observed)
+            value = "nothing to measure" if outcome.observed is None else number(outcome.observed)
             rows.append(f"<span style='color:{tint}'>{mark}</span> {code_as_html(outcome.check.text)} "
                         f"&nbsp;(the run: <b>{value}</b>)")  # fmt: skip
         self.result.setText("<br>".join(rows))
