@@ -279,3 +279,20 @@ def test_the_default_clip_of_a_small_array_fills_most_of_the_frame(tmp_path, vie
             if len(columns) and (cells.sum(axis=1) > 0.05 * width).any():
                 left, right = min(left, columns[0]), max(right, columns[-1])
     assert right - left >= 0.75 * width, f"{view} of {launch}: the cells span {right - left} of {width} pixels"
+
+
+def test_what_the_call_out_over_a_lessons_marks_says_the_legend_does_not_say_again(trace_path):
+    """A lesson's marks bring a call-out into the drawing that explains the value colours; the legend under
+    the picture keeps only the rest, and between them every colour is still said."""
+    from gpuviz.catalog.evidence import parse_evidence, resolve
+    from gpuviz.core.replay import Replay
+
+    trace = render_module.as_trace(trace_path)
+    evidence = parse_evidence("view: grid\nat: lost update of bins[0]\nthread: lost update of bins[0]\n"
+                              "element: bins[0]\ncolour: value read\nmark: readers of the element\ncaption: {value}")
+    slide = render_module.slide_for(resolve(evidence, trace, Replay(trace)), "grid")
+    slide.image(PictureOptions((800, 450)))
+    in_drawing, strip = slide.view.legend_in_drawing(), [label for _, label in slide.legend.items]
+    assert in_drawing and not {label for _, label in in_drawing} & set(strip), strip
+    assert {label for _, label in slide.view.legend_items()} == {label for _, label in in_drawing} | set(strip)
+    slide.close()

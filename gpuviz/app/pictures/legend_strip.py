@@ -9,7 +9,7 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QWidget
 
-from gpuviz.core.colors import Legend, legend_groups
+from gpuviz.core.colors import Legend, distinct_entries, legend_groups
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,8 @@ class LegendStrip(QWidget):
         self.pieces: list[Piece] = []
 
     def set_items(self, items: Legend) -> None:
-        groups = legend_groups(items)
-        self.items = [entry for _, entries in groups for entry in entries]
-        self.pieces = [piece for words, entries in groups for piece in _pieces(words, entries)]
+        self.items = distinct_entries(items)  # what the strip says, in full words
+        self.pieces = [piece for words, entries in legend_groups(items) for piece in _pieces(words, entries)]
         self.setVisible(bool(self.pieces))
         self.updateGeometry()
         self.update()

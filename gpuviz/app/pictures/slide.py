@@ -101,7 +101,8 @@ class Slide(QWidget):
             words.setVisible(bool(words.text()))
         self.caption.setText(caption_text(self.state) if trace is not None else "")
         self.frame_label.setText(frame_text(self.state))
-        self.legend.set_items(self.view.legend_items() if trace is not None else [])
+        said = self.view.legend_in_drawing() if trace is not None else []
+        self.legend.set_items([entry for entry in self.view.legend_items() if entry not in said] if trace else [])
 
     def drawing_rect(self) -> QRect:
         """Where the view's drawing lies in the slide (logical pixels)."""

@@ -29,6 +29,11 @@ class View:
         """What the view's colours mean, for a picture's legend; none by default."""
         return []
 
+    def legend_in_drawing(self) -> Legend:
+        """The entries of `legend_items()` the drawing shows itself (a call-out over a lesson's marks): a
+        picture's legend leaves them out rather than say them twice. None by default."""
+        return []
+
     def drawing(self) -> QWidget:
         """What a picture of the view shows: its plot or drawing and the words that belong to it, without
         the controls that change it (combo boxes, spin boxes) or its title lines (a picture says the

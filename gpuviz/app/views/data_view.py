@@ -137,6 +137,9 @@ class DataView(QWidget, View):
     def drawing(self) -> QWidget:
         return self.graphics
 
+    def legend_in_drawing(self) -> list[tuple[tuple[int, int, int], str]]:
+        return self.marks.scale_shown
+
     def set_on_screen(self, on_screen: bool) -> None:
         self._draw_when_shown.set_on_screen(on_screen)
 

@@ -94,6 +94,9 @@ class GridView(QWidget, View):
     def drawing(self) -> QWidget:
         return self.graphics
 
+    def legend_in_drawing(self) -> list[tuple[tuple[int, int, int], str]]:
+        return self.marks.scale_shown
+
     # ---- what the view shows -------------------------------------------------------------------
     @property
     def cells_shape(self) -> tuple[int, int]:
