@@ -140,3 +140,16 @@ def test_a_thread_named_by_its_place_needs_no_access_log():
     assert resolve(parse_evidence("view: grid\nthread: slowest\ncaption: {thread}"), trace).selected >= 0
     with pytest.raises(GpuvizError, match="without its accesses"):
         resolve(parse_evidence("view: grid\nat: end\ncaption: the end"), trace)
+
+
+@pytest.mark.parametrize("value, written", [(1048576.0, "1,048,576"), (1672.25, "1,672.25"), (4.5, "4.5")])
+def test_a_captions_value_reads_as_people_write_it(value, written):
+    """{value} is the element's value at the cursor, with thousands separated and no exponent."""
+    import numpy as np
+
+    import gpuviz
+
+    src = f"from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = {value!r}\n"
+    trace = gpuviz.trace(src, backend="sim")[1, 4](np.zeros(4))
+    evidence = parse_evidence("view: data\nat: end\nelement: a[2]\ncaption: The launch leaves {element} at {value}.")
+    assert resolve(evidence, trace, Replay(trace)).caption == f"The launch leaves a[2] at {written}."

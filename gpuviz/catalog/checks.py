@@ -52,6 +52,7 @@ from gpuviz.catalog.places import Place, lines_of, place_of
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.report import memory_analysis, race_report
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 
@@ -323,7 +324,7 @@ MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles"
 
 
 def _number(value: float | None) -> str:
-    return "nothing to measure" if value is None else f"{value:g}"
+    return "nothing to measure" if value is None else number(value)
 
 
 def check_launches(checks: list[Check], traces: list[Trace], backend: str, default_launch: int = 0) -> list[Outcome]:

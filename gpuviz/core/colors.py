@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,11 +21,14 @@ PALETTE = np.array([
 ], np.uint8)  # fmt: skip
 
 
+Legend = list[tuple[tuple[int, int, int], str]]  # (rgb, what the colour means)
+
+
 @dataclass(frozen=True)
 class Coloring:
     codes: np.ndarray  # uint8 per thread, 1..255
     lut: np.ndarray  # (256, 4) uint8 RGBA
-    legend: list[tuple[tuple[int, int, int], str]]
+    legend: Legend
 
 
 def coloring(trace: Trace, mode: str, element: tuple[int, int, int | None] | None = None) -> Coloring:
@@ -125,7 +129,7 @@ def _gradient(values: np.ndarray, label: str, nothing: str = "nothing written", 
     lut[1:254, 1] = (1 + ramp * (231 - 1)).astype(np.uint8)
     lut[1:254, 2] = (84 + ramp * (37 - 84)).astype(np.uint8)
     ends = [(tuple(int(c) for c in lut[1, :3]), f"{label} {number(low)}{unit}")]
-    if high > low:  # one entry when every value is the same: never "x 2 ... x 2"
+    if number(high) != number(low):  # one value, or two that read the same: never "x 2 ... x 2"
         ends.append((tuple(int(c) for c in lut[253, :3]), f"{label} {number(high)}{unit}"))
     legend = [*ends, ((110, 110, 110), nothing)] if not known.all() else ends
     return Coloring(codes, lut, legend)
@@ -164,3 +168,39 @@ def last_written_values(trace: Trace) -> np.ndarray:
     values[acc["thread"][writes]] = acc["value"][writes]  # later rows overwrite earlier ones
     return values
 
+
+
+def distinct_entries(legend: Legend) -> Legend:
+    """A legend that says each thing once: entries whose words repeat an earlier one are left out (a
+    swatch beside words already explained would say nothing new, or contradict them)."""
+    seen: set[str] = set()
+    kept = []
+    for rgb, label in legend:
+        if label not in seen:
+            seen.add(label)
+            kept.append((tuple(int(c) for c in rgb), str(label)))
+    return kept
+
+
+NUMBERED = re.compile(r"^(?P<words>.*\S) (?P<number>-?\d[\d,.]*)(?P<rest>(?:\s.*)?)$")  # "written by block 3"
+
+
+def legend_groups(legend: Legend) -> list[tuple[str, Legend]]:
+    """The legend's entries said once each, with a run of numbered ones under their shared words:
+    "block 0", "block 1", ... become the heading "block" over swatches "0", "1", ... (a picture's
+    legend of twelve blocks takes one line instead of three)."""
+    groups: list[tuple[str, Legend]] = []
+    for rgb, label in distinct_entries(legend):
+        found = NUMBERED.match(label)
+        words, short = (found["words"], found["number"] + found["rest"]) if found else ("", label)
+        if words and groups and groups[-1][0] == words:
+            groups[-1][1].append((rgb, short))
+        else:
+            groups.append((words, [(rgb, short)]))
+    return [group if len(group[1]) > 1 else _said_whole(group) for group in groups]
+
+
+def _said_whole(group: tuple[str, Legend]) -> tuple[str, Legend]:
+    """A group of one says its words in full ("SM 3"), not a heading over a lone swatch."""
+    words, [(rgb, short)] = group
+    return "", [(rgb, f"{words} {short}".strip())]

@@ -29,6 +29,7 @@ from types import FrameType
 from gpuviz.core.budget import format_bytes
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
+from gpuviz.core.numbers import number
 
 GRACE_SECONDS = 5.0
 AGAIN_SECONDS = 0.5  # the interrupt is sent again this often until the run ends or the grace is over
@@ -85,7 +86,8 @@ class Watchdog:
             if self._done.is_set():
                 return
             frame = sys._current_frames().get(self._main)
-            self.message = f"timed out after {self.seconds:g} s {where(frame, self.session, self.script)}; {self.hint}"
+            place = where(frame, self.session, self.script)
+            self.message = f"timed out after {number(self.seconds)} s {place}; {self.hint}"
             _interrupt(self._main)
         deadline = time.perf_counter() + self.grace
         while not self._done.wait(min(AGAIN_SECONDS, max(0.0, deadline - time.perf_counter()))):

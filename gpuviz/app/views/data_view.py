@@ -42,6 +42,7 @@ from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.core.colors import PALETTE
 from gpuviz.core.frames import REPLAY
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import READ
 from gpuviz.scene.state import AppState
 
@@ -132,6 +133,12 @@ class DataView(QWidget, View):
 
     def headline(self) -> str:
         return self.caption.text()
+
+    def drawing(self) -> QWidget:
+        return self.graphics
+
+    def legend_in_drawing(self) -> list[tuple[tuple[int, int, int], str]]:
+        return self.marks.scale_shown
 
     def set_on_screen(self, on_screen: bool) -> None:
         self._draw_when_shown.set_on_screen(on_screen)
@@ -406,7 +413,7 @@ class DataView(QWidget, View):
         lines = [f"{entry['name']}[{index}]"]
         if entry["name"] in trace.args:
             before, after = trace.before(entry["name"]).reshape(-1), trace.after(entry["name"]).reshape(-1)
-            lines.append(f"before {before[index]:g}, after {after[index]:g}")
+            lines.append(f"before {number(before[index])}, after {number(after[index])}")
         writer = int(self._last[index])
         lines.append(f"last written by thread {writer:,}" if writer >= 0 else "never written")
         if self._count[index] > 1:

@@ -91,6 +91,12 @@ class GridView(QWidget, View):
     def headline(self) -> str:
         return "<br>".join(text for text in (self.caption.text(), self.states.text()) if text)
 
+    def drawing(self) -> QWidget:
+        return self.graphics
+
+    def legend_in_drawing(self) -> list[tuple[tuple[int, int, int], str]]:
+        return self.marks.scale_shown
+
     # ---- what the view shows -------------------------------------------------------------------
     @property
     def cells_shape(self) -> tuple[int, int]:

@@ -108,8 +108,12 @@ class MemoryView(QWidget, View):
         header.addStretch(1)
         header.addWidget(self.execution)
         bottom_layout.addLayout(header)
-        bottom_layout.addWidget(self.detail)
-        bottom_layout.addWidget(self.plot, 1)
+        self.request = QWidget()  # the request drawn and its words, under the spin box that picks it
+        request_layout = QVBoxLayout(self.request)
+        request_layout.setContentsMargins(0, 0, 0, 0)
+        request_layout.addWidget(self.detail)
+        request_layout.addWidget(self.plot, 1)
+        bottom_layout.addWidget(self.request, 1)
         splitter = QSplitter()
         left = QScrollArea()
         left.setWidget(top)
@@ -121,6 +125,10 @@ class MemoryView(QWidget, View):
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([600, 400])
         QVBoxLayout(self).addWidget(splitter)
+
+    def drawing(self) -> QWidget:
+        """A picture shows the request drawn (the table and the bars are for working in the app)."""
+        return self.request
 
     # ---- the launch ----------------------------------------------------------------------------
     def _on_trace_changed(self, trace: Trace | None) -> None:

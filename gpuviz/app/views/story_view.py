@@ -21,6 +21,7 @@ from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
 from gpuviz.core.frames import REPLAY
+from gpuviz.core.numbers import number
 from gpuviz.scene.state import AppState
 
 COLUMNS = ("events", "threads", "block", "does", "value", "line", "lost")
@@ -56,6 +57,9 @@ class StoryView(QWidget, View):
 
     def headline(self) -> str:
         return self.summary.text()
+
+    def drawing(self) -> QWidget:
+        return self.table
 
     def set_on_screen(self, on_screen: bool) -> None:
         self._tell_when_shown.set_on_screen(on_screen)
@@ -109,8 +113,8 @@ class StoryView(QWidget, View):
             events = f"{first.position:,}" if group.count == 1 else f"{first.position:,}-{last.position:,}"
             blocks = {first.thread // per_block, last.thread // per_block}
             does = {"read": "read", "write": "wrote", "atomic": "atomically updated to"}[first.kind]
-            cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does, f"{first.value:g}",
-                     str(first.line), f"{group.lost:,}" if group.lost else "")  # fmt: skip
+            cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does,
+                     number(first.value), str(first.line), f"{group.lost:,}" if group.lost else "")  # fmt: skip
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if group.lost:

@@ -59,6 +59,9 @@ class TimelineView(QWidget, View):
     def headline(self) -> str:
         return self.caption.text()
 
+    def drawing(self) -> QWidget:
+        return self.plot
+
     def set_on_screen(self, on_screen: bool) -> None:
         self._show_when_shown.set_on_screen(on_screen)
 

@@ -8,6 +8,7 @@ import numpy as np
 from PySide6.QtGui import QPainterPath
 
 from gpuviz.core.colors import PALETTE
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import READ
 
 NEVER, SEVERAL, UNRECORDED = 0, 13, 14  # UNRECORDED: changed by the launch, its writer's accesses not kept
@@ -111,7 +112,7 @@ def read_codes(trace, rows: np.ndarray, size: int, until: int | None, most: int)
 
 
 def short(value: float) -> str:
-    return "?" if value != value else f"{value:.4g}"
+    return "?" if value != value else number(value)  # at most four decimals: it fits a cell
 
 
 def lut() -> np.ndarray:

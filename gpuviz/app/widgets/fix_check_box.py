@@ -9,6 +9,7 @@ from html import escape
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
+from gpuviz.core.display import code_as_html
 from gpuviz.run.fix_check import HOST_RAN
 
 PASS, FAIL = "#2e9e4f", "#e5484d"  # green and red that read on the dark and the light theme
@@ -53,7 +54,7 @@ class FixCheckBox(QWidget):
         for outcome in checked.outcomes:
             mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
             value = outcome.value_text()
-            rows.append(f"<span style='color:{tint}'>{mark}</span> {escape(outcome.check.text)} "
+            rows.append(f"<span style='color:{tint}'>{mark}</span> {code_as_html(outcome.check.text)} "
                         f"&nbsp;(the run: <b>{value}</b>)")  # fmt: skip
         self.result.setText("<br>".join(rows))
 

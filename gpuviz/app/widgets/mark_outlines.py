@@ -33,6 +33,7 @@ class MarkOutlines:
         view.addItem(self.callout)
         self._rects = 0
         self._bounds = QRectF()
+        self.scale_shown: list[tuple[tuple[int, int, int], str]] = []  # the colours the call-out explains now
         view.sigRangeChanged.connect(lambda *_: self._place_callout())
 
     def show(self, marks: list[tuple[str, np.ndarray, np.ndarray]],
@@ -55,8 +56,9 @@ class MarkOutlines:
             r, g, b = MARK_COLOURS[colour]
             shown = "" if len(xs) else " (not on this picture)"
             rows.append(f"<span style='color:rgb({r},{g},{b})'>&#9633;</span> {html.escape(label)}{shown}")
-        if rows:
-            rows += [f"<span style='color:rgb{tuple(rgb)}'>&#9632;</span> {html.escape(text)}" for rgb, text in scale]
+        self.scale_shown = list(scale) if rows else []
+        rows += [f"<span style='color:rgb{tuple(rgb)}'>&#9632;</span> {html.escape(text)}"
+                 for rgb, text in self.scale_shown]  # fmt: skip
         self.halo.setPath(halo)
         for item, path in zip(self.lines, paths):
             item.setPath(path)
