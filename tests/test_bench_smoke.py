@@ -38,6 +38,7 @@ ON_A_GPU = {
     "racecheck_compare.py": "racecheck ",
     "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
     "gpu_residency.py": "residency ",
+    "gpu_fidelity.py": "gpu_fidelity shapes=",
 }
 NOT_SCRIPTS = {
     "speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time",
