@@ -84,7 +84,7 @@ def source(intrinsic: str) -> str:
 
 def output_dtype(intrinsic: str, dtype: str) -> str:
     """An array that holds the result as numba types it: the operand's type for shuffles, popc and
-    clz, the unsigned twin for brev, int64 for masks, votes and counts."""
+    clz, an unsigned type as wide as the operand for brev, int64 for masks, votes and counts."""
     if intrinsic.startswith("shfl") or intrinsic in ("popc", "clz"):
         return dtype
     if intrinsic == "brev":
