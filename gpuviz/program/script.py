@@ -106,7 +106,7 @@ def shims_for(backend_name: str):
     from gpuviz.program.shims import cupy as cupy_shim
 
     replaced = {"numba.cuda": cuda_shim, "numba.cuda.random": cuda_shim.random, "numba.cuda.types": cuda_shim.types,
-                "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}  # fmt: skip
+                "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda, **_linked_library_shims()}  # fmt: skip
     numba = _numba_module()
     if "numba" not in sys.modules or sys.modules["numba"] is not numba:
         replaced["numba"] = numba
@@ -126,6 +126,30 @@ def shims_for(backend_name: str):
             numba.__dict__.pop("cuda", None)
         else:
             numba.cuda = saved_attr
+
+
+def _linked_library_shims() -> dict[str, types.ModuleType]:
+    """Stand-ins for the libraries whose device functions kernels link (nvmath-python's device matmul,
+    CCCL's block primitives): on the simulator their calls run as gpuviz's models, whether or not the
+    real packages are installed. The `cuda` namespace package above CCCL is kept when it is there."""
+    from gpuviz.program.shims import cccl_cooperative, nvmath_device
+
+    nvmath = types.ModuleType("nvmath", "gpuviz's stand-in: only nvmath.device's matmul is modelled")
+    nvmath.__path__ = []
+    nvmath.device = nvmath_device
+    cccl = types.ModuleType("cuda.cccl", "gpuviz's stand-in: only the cooperative block primitives are modelled")
+    cooperative = types.ModuleType("cuda.cccl.cooperative")
+    cccl.__path__ = cooperative.__path__ = []
+    cccl.cooperative, cooperative.experimental = cooperative, cccl_cooperative
+    shims = {"nvmath": nvmath, "nvmath.device": nvmath_device, "cuda.cccl": cccl,
+             "cuda.cccl.cooperative": cooperative, "cuda.cccl.cooperative.experimental": cccl_cooperative}  # fmt: skip
+    try:
+        import cuda  # noqa: F401  (the namespace package of cuda-bindings and cuda-core, where installed)
+    except ImportError:
+        namespace = types.ModuleType("cuda")
+        namespace.__path__ = []
+        shims["cuda"] = namespace
+    return shims
 
 
 @contextmanager
