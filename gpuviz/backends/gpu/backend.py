@@ -176,10 +176,17 @@ def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
     function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=device_function_decorator())
-    # numba cannot cache a kernel that references a global device array: compile those every time.
-    cached = not any(_is_device_array(v) for f in program.functions for v in f.env.values())
-    kernel = numba_jit()(cache=cached)(function)
+    # numba cannot cache a kernel that references a global device array: compile those every time; nor
+    # one that links files (`@cuda.jit(link=...)`: a library's generated code, in temporary files).
+    link = linked_files(py_func)
+    cached = not link and not any(_is_device_array(v) for f in program.functions for v in f.env.values())
+    kernel = numba_jit()(cache=cached, **({"link": link} if link else {}))(function)
     return Compiled(program, kernel, sites, level)
+
+
+def linked_files(py_func) -> list[str]:
+    """What the script's `@cuda.jit(link=...)` names for this kernel (the program layer keeps it)."""
+    return list(getattr(py_func, "_gpuviz_link", ()))
 
 
 def _is_device_array(value) -> bool:
