@@ -279,3 +279,22 @@ def test_a_library_call_outside_a_kernel_says_where_it_belongs():
 
     with pytest.raises(GpuvizError, match="call it from inside a kernel"):
         cccl_cooperative.block.sum("float32", 32)(1.0)
+
+
+def test_the_stand_ins_win_over_a_real_library_loaded_before_and_it_is_put_back(tmp_path, monkeypatch):
+    """A process that ran the real CCCL on a GPU has `cuda.cccl` as an attribute of the `cuda` package,
+    which `import cuda.cccl... as coop` reads first: the simulator's run still gets its stand-in."""
+    import sys
+    import types
+
+    real = types.ModuleType("cuda")
+    real.__path__ = []
+    real.cccl = types.ModuleType("cuda.cccl")  # stands for the real library, loaded earlier
+    real.cccl.cooperative = types.ModuleType("cuda.cccl.cooperative")
+    real.cccl.cooperative.experimental = types.ModuleType("cuda.cccl.cooperative.experimental")
+    monkeypatch.setitem(sys.modules, "cuda", real)
+    monkeypatch.setitem(sys.modules, "cuda.cccl", real.cccl)
+    path = tmp_path / "s.py"
+    path.write_text("import cuda.cccl.cooperative.experimental as coop\nassert coop.__name__.startswith('gpuviz.')\n")
+    assert main(["run", str(path), "--backend", "sim", "--out", str(tmp_path)]) == 0
+    assert sys.modules["cuda"].cccl is real.cccl and sys.modules["cuda.cccl"] is real.cccl
