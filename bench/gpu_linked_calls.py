@@ -88,7 +88,7 @@ def main() -> None:
                 line += f", recorded == plain: {equal}, {len(trace.accesses['thread']):,} accesses"
                 if short == "matmul":
                     lines = trace.meta["source"].splitlines()
-                    call = next(n for n, text in enumerate(lines, 1) if "MM.execute(" in text)
+                    call = next(n for n, text in enumerate(lines, 1) if text.strip().startswith("MM.execute("))
                     times = call_times_ns(trace, call)
                     results["matmul_call_ns"] = int(statistics.median(times))
                     line += f", the call per thread {statistics.median(times):.0f} ns median, {max(times)} max"
