@@ -1,6 +1,8 @@
 """The code view: the kernel's file, with the lines the selected thread accessed memory on marked
 and the number of accesses of each line in the gutter. In the replay, the lines where threads are
-at the cursor are lit, with how many threads are there. Clicking a line selects it everywhere."""
+at the cursor are lit, with how many threads are there. A line whose library call ran as gpuviz's
+model (a linked device function on the simulator) says "model" in the gutter, on a violet ground.
+Clicking a line selects it everywhere."""
 
 from __future__ import annotations
 
@@ -12,8 +14,11 @@ from PySide6.QtWidgets import QTextEdit
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.core.analysis.links import line_counts
+from gpuviz.core.modelled import modelled_calls
 from gpuviz.core.replay import AT_BARRIER, RUNNING
 from gpuviz.scene.state import AppState
+
+MODEL_GROUND = QColor(80, 50, 110)
 
 
 class CodeView(SourceEditor, View):
@@ -24,6 +29,7 @@ class CodeView(SourceEditor, View):
         self.counts: dict[int, int] = {}
         self.thread_lines: set[int] = set()
         self.here: dict[int, int] = {}  # the replay: line -> threads whose latest access was there
+        self.modelled: dict[int, str] = {}  # line -> the library call that ran there as gpuviz's model
         state.trace_changed.connect(self._on_trace_changed)
         state.frame_changed.connect(self._on_frame_changed)
         state.selection_changed.connect(self._on_selection_changed)
@@ -38,6 +44,7 @@ class CodeView(SourceEditor, View):
         self.setPlainText(trace.meta.get("source", "") if trace is not None else "")
         self.blockSignals(False)
         self.counts = line_counts(trace) if trace is not None else {}
+        self.modelled = modelled_calls(trace.meta) if trace is not None else {}
         self.thread_lines = set()
         self._update_margin()
         self._mark()
@@ -71,10 +78,12 @@ class CodeView(SourceEditor, View):
 
     def _mark(self) -> None:
         selections = []
-        for line in sorted(self.thread_lines | set(self.here) | ({self.state.line} if self.state.line else set())):
+        marked = self.thread_lines | set(self.here) | set(self.modelled)
+        for line in sorted(marked | ({self.state.line} if self.state.line else set())):
             block = self.document().findBlockByNumber(line - 1)
             selection = QTextEdit.ExtraSelection()
             colour = QColor(40, 90, 140) if line in self.thread_lines else QColor(30, 95, 50)
+            colour = MODEL_GROUND if line in self.modelled and line not in self.here else colour
             colour = QColor(150, 110, 20) if line == self.state.line else colour
             selection.format.setBackground(colour)
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
@@ -95,6 +104,9 @@ class CodeView(SourceEditor, View):
             if threads:  # the replay: threads are at this line now
                 painter.setPen(QColor("#a6e22e"))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"\u25b6{threads:,}")
+            elif block.blockNumber() + 1 in self.modelled:  # what ran there was gpuviz's model of a library
+                painter.setPen(QColor("#c9a6ff"))
+                painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, "model")
             elif count:
                 painter.setPen(QColor("#7fdbca"))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"{count:,}")
