@@ -196,7 +196,8 @@ def _run(args: argparse.Namespace) -> int:
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
                          seed=args.seed, sms=args.sms, repeat=args.repeat, device=args.device,
-                         engine=args.engine, blocks=_block_list(args.blocks), **_budget(args))  # fmt: skip
+                         engine=args.engine, blocks=_block_list(args.blocks), stop_stuck=args.timeout is None,
+                         **_budget(args))  # fmt: skip
     session = Session(options, out_dir=args.out, notify=TerminalEvents())
     if getattr(args, "say", None) is not None:  # in a process of its own: the parent hears of each launch
         from gpuviz.run.own_process import report_launches

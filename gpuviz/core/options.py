@@ -29,6 +29,7 @@ class RunOptions:
     engine: str = "vector"  # simulator engine (falls back to `reference` per kernel where it must)
     device: str = "h200"  # simulator: a device preset (backends/sim/device.py)
     blocks: tuple[int, ...] = ()  # record accesses of these linear blocks only (negative: from the end); () all
+    stop_stuck: bool = True  # simulator: stop a kernel that can make no progress (off when --timeout is given)
 
     def __post_init__(self) -> None:
         _check("backend", self.backend, BACKEND_CHOICES)

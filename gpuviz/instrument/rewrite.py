@@ -18,6 +18,7 @@ from types import CodeType
 import numpy as np
 
 from gpuviz.core.errors import KernelSourceError
+from gpuviz.instrument.endless import endless_loops
 from gpuviz.instrument.refusals import LINKED_MODELS, constant_locals, refusals, refused_shape
 from gpuviz.instrument.source import KernelSource, source_of
 
@@ -629,6 +630,11 @@ class Program:
     @property
     def params(self) -> list[str]:
         return self.kernel.params
+
+    def endless_loops(self) -> list[tuple[str, int]]:
+        """(function, line) of each loop in the kernel or its device functions that can never end."""
+        return self.memo("endless", lambda: [(f.name, line) for f in self.functions
+                                             for line in endless_loops(f.source.node)])  # fmt: skip
 
     @property
     def unrecorded(self) -> list[str]:

@@ -11,7 +11,7 @@ from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, p
 from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
 from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
-from gpuviz.core.errors import EngineError, GpuvizError, KernelSourceError, LaunchError
+from gpuviz.core.errors import EngineError, GpuvizError, KernelError, KernelSourceError, LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
@@ -80,6 +80,8 @@ class SimBackend:
         if program.cooperative:
             _check_cooperative(program.name, config, device, options)
         check_launch(program.name, config, shared_bytes(program), device, options)
+        if options.stop_stuck:
+            _refuse_endless(program)
         host_args, write_back = _host_arguments(args)
         host_args, read_only = writable(params, host_args)
         # Record arrays (the RNG states) have no numbers to show: no before/after snapshots for them.
@@ -120,6 +122,16 @@ class SimBackend:
         if auto_blocks:
             trace.meta["warnings"].append(auto_blocks)
         return trace
+
+
+def _refuse_endless(program) -> None:
+    """A loop that can never end would hang the run (and a GPU until the process is killed): said first."""
+    endless = program.endless_loops()
+    if endless:
+        function, line = endless[0]
+        raise KernelError(f"{program.name}: never ends: the loop on line {line} (in {function}) has a test that is "
+                          "always true and no break, return or raise; on a GPU it would run until the process is "
+                          "killed (give --timeout to run it anyway and stop it after that many seconds)")
 
 
 def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[str, RunOptions, str]:

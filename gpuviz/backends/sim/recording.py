@@ -17,6 +17,7 @@ import numpy as np
 from gpuviz.backends.sim.faults import ErrorLog
 from gpuviz.backends.sim.reference.engine import MAX_WARNINGS, Executor
 from gpuviz.backends.sim.reference.memory import AccessLog, ArrayTable, make_hooks
+from gpuviz.backends.sim.spin import SpinWatch
 from gpuviz.backends.sim.syncwarps import SyncwarpLog
 from gpuviz.backends.sim.vector.engine import VectorExecutor
 from gpuviz.backends.sim.vector.hooks import vector_hooks
@@ -96,6 +97,8 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
                         n_blocks=config.blocks, per_block=config.threads_per_block)  # fmt: skip
     memory = VectorMemory(arrays, log, config.grid, config.block)
     memory.sharing = sharing
+    if options.stop_stuck:
+        memory.spin = SpinWatch(program.name, arrays)
     warnings: list[str] = []
     partial_syncs: list = []
     errors = memory.errors = ErrorLog()
@@ -133,7 +136,8 @@ def run_reference(program, config: LaunchConfig, params, host_args, device, opti
     log = AccessLog(options.access_cap) if level == "accesses" else None
     errors = ErrorLog()
     partial_syncs: list = []
-    fn = program.bind(make_hooks(arrays, log, config.grid, config.block, config.shared_bytes, errors))
+    spin = SpinWatch(program.name, arrays) if options.stop_stuck else None
+    fn = program.bind(make_hooks(arrays, log, config.grid, config.block, config.shared_bytes, errors, spin))
     filenames = {f.source.filename for f in program.functions}
     executor = Executor(fn, host_args, config, device, program.name, filenames,
                         on_block_retired=lambda block: _retired(block, arrays, partial_syncs, progress),

@@ -8,6 +8,7 @@ import numpy as np
 
 from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
+from gpuviz.backends.sim.spin import SAMPLE, SpinWatch
 from gpuviz.core.dtypes import dtype_text, to_dtype
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, READ, WRITE
 from gpuviz.instrument.shared_memory import MAX_LOCAL, MAX_STATIC_SHARED
@@ -145,10 +146,12 @@ def _show(index: object) -> str:
 
 
 def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tuple, shared_bytes: int = 0,
-               errors: ErrorLog | None = None) -> dict:  # fmt: skip
+               errors: ErrorLog | None = None, spin: SpinWatch | None = None) -> dict:  # fmt: skip
     """The functions and constants an instrumented kernel calls, bound to one launch. Shared arrays
-    remember which elements were written, so reads of uninitialised shared memory are reported."""
+    remember which elements were written, so reads of uninitialised shared memory are reported;
+    `spin` hears of every SAMPLE-th load and of every write (a launch that makes no progress stops)."""
     errors = errors if errors is not None else ErrorLog()
+    loads = [0]  # loads so far (spin watch sampling)
     unwritten_shared = arrays.written
     ids_get = arrays.ids.get
     record = log.buffer.extend if log is not None else None
@@ -197,9 +200,21 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
                     record((t.gid, aid, index, READ, line, t.ep, value))
                 elif not isinstance(value, np.ndarray):  # one element (a row read stays unlogged)
                     record((t.gid, aid, flat_index(array, index), READ, line, t.ep, value))
+        if spin is not None:
+            loads[0] += 1
+            if loads[0] % SAMPLE == 0:
+                report_read(t, array, index, value, line)
         return value
 
+    def report_read(t, array, index, value, line):
+        aid = ids_get(id(array))
+        flat = flat_index(array, index) if not isinstance(value, np.ndarray) else -1
+        shown = value.item() if isinstance(value, np.generic) else None
+        spin.read(aid, flat, shown, line, lambda: f"threads of block {t.block.index}, thread {t.gid} among them,")
+
     def st(t, array, index, value, line, _=None):
+        if spin is not None:
+            spin.wrote()
         try:
             array[index] = value
         except (IndexError, TypeError) as exc:
@@ -225,6 +240,8 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             new = array[index]
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc, "atomic") from None
+        if spin is not None:  # an atomic that changes nothing (a failed compare-and-swap) is a read
+            spin.wrote() if np.any(old != new) else report_read(t, array, index, old, line)
         if unwritten_shared:
             entry = unwritten_shared.get(id(array))
             if entry is not None or array.base is not None:

@@ -192,6 +192,7 @@ class VectorMemory:
         self.lanes = None
         self.sharing = None  # BlockSharing while blocks run in groups (vector/independent.py)
         self.errors = None  # the launch's ErrorLog: out-of-bounds lanes of global arrays stop with an error
+        self.spin = None  # a SpinWatch (vector/spin.py) where a launch that makes no progress is stopped
 
     # ---- where an element lives --------------------------------------------------------------
     def _storage(self, t, array) -> tuple[np.ndarray, np.ndarray | None, int | None, str]:
@@ -278,12 +279,26 @@ class VectorMemory:
         values = data[key]
         if self.log is not None and aid is not None:
             self._record(t, lanes, aid, flat, READ, line, values)
+        if self.spin is not None and space != "local":
+            self._report_read(t, lanes, aid, flat, values, line)
         t.charge(f"{space}_load")  # after recording: an access's time is when its warp issued it
         if lanes is None or not isinstance(values, np.ndarray):
             return values
         out = np.zeros(t.n, values.dtype)
         out[lanes] = values
         return out
+
+    def _report_read(self, t, lanes, aid, flat, values, line: int) -> None:
+        first_flat = int(np.ravel(flat)[0]) if np.size(flat) else -1
+        first_value = np.ravel(values)[0].item() if np.size(values) else None
+
+        def who() -> str:
+            gids = np.ravel(t.gid if lanes is None else t.gid[lanes])
+            blocks = np.unique(gids // t.per_block)
+            return f"{len(gids):,} threads of " + (f"block {int(blocks[0])}" if len(blocks) == 1 else
+                                                    f"{len(blocks):,} blocks")  # fmt: skip
+
+        self.spin.read(aid, first_flat, first_value, line, who)
 
     def store(self, t, array, index, value, line, _pause=None):
         if not t.active:
@@ -305,6 +320,8 @@ class VectorMemory:
             data[key] = stored
         if isinstance(array, SharedArray):
             array.mark_written(key)
+        if self.spin is not None and space != "local":
+            self.spin.wrote()
         if self.log is not None and aid is not None:
             self._record(t, lanes, aid, flat, WRITE, line, stored)
         t.charge(f"{space}_store")
@@ -324,6 +341,11 @@ class VectorMemory:
             old, new = _ordered_add(data, key, values[0].astype(data.dtype), op == "sub")
         else:
             old, new = _ordered_serial(data, key, op, values)
+        if self.spin is not None:  # an atomic that changes nothing (a failed compare-and-swap) is a read
+            if np.any(np.asarray(old) != np.asarray(new)):
+                self.spin.wrote()
+            else:
+                self._report_read(t, lanes, aid, flat, old, line)
         if self.log is not None and aid is not None:
             self._record(t, lanes, aid, flat, ATOMIC, line, new)
         where = np.broadcast_to(flat, lanes.shape)
