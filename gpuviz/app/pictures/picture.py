@@ -22,25 +22,13 @@ from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 from gpuviz.app.pictures.export import problem_finder
 from gpuviz.app.pictures.legend_strip import LegendStrip
 from gpuviz.app.views.table import BY_NAME, PICTURE_VIEWS, make_view
+from gpuviz.app.widgets import plot_theme
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import replaced
+from gpuviz.core.theme_colours import THEMES
 from gpuviz.scene.state import AppState
 
 FORMATS = (".png", ".svg")
-
-
-@dataclass(frozen=True)
-class Theme:
-    background: str
-    text: str
-    muted: str
-    plot: tuple[int, int, int]
-
-
-THEMES = {
-    "dark": Theme("#1b1c24", "#e6e6ee", "#a8a8b8", (24, 24, 30)),
-    "light": Theme("#ffffff", "#1b1c24", "#555566", (250, 250, 252)),
-}
 
 
 @dataclass(frozen=True)
@@ -114,18 +102,14 @@ class Slide(QWidget):
     def apply_theme(self, name: str) -> None:
         theme = THEMES[name]
         self.setStyleSheet(
-            f"QWidget {{ background: {theme.background}; color: {theme.text}; font-size: 13px; }}"
+            f"QWidget {{ background: {theme.picture}; color: {theme.text}; font-size: 13px; }}"
             f"QLabel#slideTitle {{ font-size: 20px; font-weight: bold; }}"
             f"QLabel#slideCaption {{ color: {theme.muted}; font-size: 14px; }}"
         )
         self.frame_label.ensurePolished()  # its font from the style sheet
         self.frame_label.setFixedHeight(QFontMetrics(self.frame_label.font()).lineSpacing() + 4)
         for graphics in self.view.findChildren(pg.GraphicsView):
-            graphics.setBackground(theme.plot)
-            for item in graphics.scene().items():
-                if isinstance(item, pg.AxisItem):
-                    item.setTextPen(theme.text)
-                    item.setPen(theme.muted)
+            plot_theme.restyle(graphics, name)
 
     def refresh(self) -> None:
         trace = self.state.trace
@@ -140,7 +124,7 @@ class Slide(QWidget):
         width, height = options.pixels
         image = QImage(width, height, QImage.Format.Format_RGB32)
         image.setDevicePixelRatio(options.scale)
-        image.fill(QColor(THEMES[options.theme].background))
+        image.fill(QColor(THEMES[options.theme].picture))
         self._paint(image)
         return image
 

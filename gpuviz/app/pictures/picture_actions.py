@@ -22,8 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app.pictures.clip import frame_range, write_clip
-from gpuviz.app.pictures.picture import THEMES, PictureOptions, Slide, write_picture
+from gpuviz.app.pictures.picture import PictureOptions, Slide, write_picture
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.theme_colours import THEMES
 from gpuviz.scene.state import AppState
 
 Status = Callable[..., None]  # status(text, error=False): one line in the window's status bar

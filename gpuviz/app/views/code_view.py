@@ -13,6 +13,7 @@ from gpuviz.app.views.base import View
 from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.core.analysis.links import line_counts
 from gpuviz.core.replay import AT_BARRIER, RUNNING
+from gpuviz.core.theme_colours import EDITOR
 from gpuviz.scene.state import AppState
 
 
@@ -74,8 +75,8 @@ class CodeView(SourceEditor, View):
         for line in sorted(self.thread_lines | set(self.here) | ({self.state.line} if self.state.line else set())):
             block = self.document().findBlockByNumber(line - 1)
             selection = QTextEdit.ExtraSelection()
-            colour = QColor(40, 90, 140) if line in self.thread_lines else QColor(30, 95, 50)
-            colour = QColor(150, 110, 20) if line == self.state.line else colour
+            behind = "thread line" if line in self.thread_lines else "line"
+            colour = QColor(EDITOR["selected line" if line == self.state.line else behind])
             selection.format.setBackground(colour)
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             selection.cursor = QTextCursor(block)
@@ -93,9 +94,9 @@ class CodeView(SourceEditor, View):
             count = self.counts.get(block.blockNumber() + 1)
             threads = self.here.get(block.blockNumber() + 1)
             if threads:  # the replay: threads are at this line now
-                painter.setPen(QColor("#a6e22e"))
+                painter.setPen(QColor(EDITOR["here"]))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"\u25b6{threads:,}")
             elif count:
-                painter.setPen(QColor("#7fdbca"))
+                painter.setPen(QColor(EDITOR["count"]))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"{count:,}")
             block, top = block.next(), top + height

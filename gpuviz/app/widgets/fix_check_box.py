@@ -8,7 +8,9 @@ from html import escape
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
-PASS, FAIL = "#2e9e4f", "#e5484d"  # green and red that read on the dark and the light theme
+from gpuviz.core.theme_colours import badge_html
+
+PASS, FAIL = "good", "bad"  # badges (core/theme_colours.py): words on a colour that read on either theme
 
 
 class FixCheckBox(QWidget):
@@ -41,16 +43,16 @@ class FixCheckBox(QWidget):
     def show_result(self, checked) -> None:
         """A FixChecked: the verdict, the script's own reference, and each check with the run's value."""
         self.reset()
-        verdict = "Fix passed" if checked.passed else "Not fixed yet"
-        colour = PASS if checked.passed else FAIL
-        rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>", escape(checked.reference)]
+        verdict = "✓ Fix passed" if checked.passed else "✗ Not fixed yet"
+        rows = [f"<b style='font-size:large'>{badge_html(verdict, PASS if checked.passed else FAIL)}</b>",
+                escape(checked.reference)]  # fmt: skip
         for outcome in checked.outcomes:
-            mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
+            mark = badge_html("✓", PASS) if outcome.passed else badge_html("✗", FAIL)  # a sign, not a colour alone
             value = "nothing to measure" if outcome.observed is None else f"{outcome.observed:g}"
-            rows.append(f"<span style='color:{tint}'>{mark}</span> {escape(outcome.check.text)} "
-                        f"&nbsp;(the run: <b>{value}</b>)")  # fmt: skip
+            rows.append(f"{mark} {escape(outcome.check.text)} &nbsp;(the run: <b>{value}</b>)")
         self.result.setText("<br>".join(rows))
 
     def show_failure(self, message: str) -> None:
         self.reset()
-        self.result.setText(f"<b style='color:{FAIL}; font-size:large'>Your code did not run</b><br>{escape(message)}")
+        head = badge_html("✗ Your code did not run", FAIL)
+        self.result.setText(f"<b style='font-size:large'>{head}</b><br>{escape(message)}")

@@ -329,7 +329,8 @@ class MainWindow(QMainWindow):
 
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
-        self.status.setStyleSheet("color: #ff6b6b;" if error else "")
+        self.status.setProperty("error", error)  # the theme's style sheet gives an error its colour
+        self.status.style().polish(self.status)
         if self.stage.on and (error or self.stage.error):  # no status bar on the stage: errors over the picture
             self.stage.say_error(text if error else "")
 
