@@ -74,7 +74,7 @@ class LessonView(QWidget, View):
         self.predict.setVisible(self.is_lesson)
         self.answer_button.setVisible(self.is_lesson)
         if not self.is_lesson:
-            self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}" if entry else "")
+            self.text.show_markdown(f"## {entry.title}\n\n{entry.description}" if entry else "", terms=False)
             self._show_words("")
             return
         try:
@@ -161,7 +161,7 @@ class LessonView(QWidget, View):
 
     def _show_words(self, text: str) -> None:
         words = glossary_markdown(text) if text else ""
-        self.words.setMarkdown(words)
+        self.words.show_markdown(words)
         self.words.setVisible(bool(words))
 
     def reveal(self, widget: QWidget | None) -> None:

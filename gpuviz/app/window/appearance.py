@@ -24,17 +24,17 @@ STYLE = """
 QWidget {{ font-size: {body}px; }}
 QMainWindow, QDockWidget, QWidget {{ background: {background}; color: {text}; }}
 QLabel#gridCaption {{ font-size: {title}px; font-weight: bold; padding: 6px; }}
-QLabel#evidence {{ font-size: {title}px; font-weight: bold; padding: 6px; background: {evidence_bg};
-                   color: {evidence}; }}
+QLabel#evidence {{ font-size: {title}px; font-weight: bold; padding: 6px; background: {badge_evidence_bg};
+                   color: {badge_evidence}; }}
 QLabel#status {{ font-size: {status}px; padding: 4px; }}
 QLabel#status[error="true"], QLabel#launchMessage {{ color: {bad}; font-weight: bold; }}
 QPushButton {{ background: {button}; border: 1px solid {border}; padding: 4px 10px; }}
 QPushButton:disabled {{ color: {muted}; }}
-QPushButton#run {{ background: {run_bg}; color: {run}; font-weight: bold; font-size: {title}px; }}
-QPushButton#run[busy="true"] {{ background: {busy_bg}; color: {busy}; }}
-QPushButton#stop[busy="true"] {{ background: {stop_bg}; color: {stop}; font-weight: bold; }}
-QPushButton#commit, QPushButton#showAnswer, QPushButton#checkFix {{ background: {primary_bg}; color: {primary};
-                                                                   font-weight: bold; }}
+QPushButton#run {{ background: {badge_run_bg}; color: {badge_run}; font-weight: bold; font-size: {title}px; }}
+QPushButton#run[busy="true"] {{ background: {badge_busy_bg}; color: {badge_busy}; }}
+QPushButton#stop[busy="true"] {{ background: {badge_stop_bg}; color: {badge_stop}; font-weight: bold; }}
+QPushButton#commit, QPushButton#showAnswer, QPushButton#checkFix {{ background: {badge_primary_bg};
+                                                                   color: {badge_primary}; font-weight: bold; }}
 QPushButton#commit:disabled, QPushButton#showAnswer:disabled, QPushButton#checkFix:disabled {{
     background: {button}; color: {muted}; }}
 QRadioButton::indicator {{ width: {body}px; height: {body}px; border: 2px solid {text}; border-radius: {round}px;
@@ -85,8 +85,9 @@ def _style_colours(theme: str) -> dict[str, str]:
     colours = THEMES[theme]
     named = asdict(colours)
     named["overlay"] = css(colours.overlay)
-    for name, badge in BADGES.items():
-        named[name.replace(" ", "_")], named[name.replace(" ", "_") + "_bg"] = badge.text, badge.background
+    for name, badge in BADGES.items():  # badge_run, badge_run_bg, ...: apart from the theme's own names
+        key = "badge_" + name.replace(" ", "_")
+        named[key], named[key + "_bg"] = badge.text, badge.background
     return named
 
 

@@ -68,7 +68,7 @@ class MainWindow(QMainWindow):
         self._lessons = lessons
         self._restore_layout()
         self.help = HelpOverlay(self)
-        self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
+        self.views["lesson"].text.show_markdown(WELCOME, terms=False)  # until a lesson is picked
         self.apply_preferences(self.preferences)
         if settings_problems:
             self.set_status(f"error: {settings_problems.pop()}", error=True)  # said once
@@ -330,6 +330,7 @@ class MainWindow(QMainWindow):
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setProperty("error", error)  # the theme's style sheet gives an error its colour
+        self.status.style().unpolish(self.status)
         self.status.style().polish(self.status)
         if self.stage.on and (error or self.stage.error):  # no status bar on the stage: errors over the picture
             self.stage.say_error(text if error else "")

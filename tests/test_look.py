@@ -1,0 +1,86 @@
+"""Type and colour for a projector: one font scale for the lesson text's body, code, headings and links, in
+the theme's colours, in normal and presentation mode (the window at a projector's 1280x720)."""
+
+import pytest
+
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
+from PySide6.QtGui import QColor, QPalette  # noqa: E402
+
+from gpuviz.app.window import appearance  # noqa: E402
+from gpuviz.core.theme_colours import THEMES  # noqa: E402
+from tests.test_app import pick, window  # noqa: E402, F401  (the fixture)
+
+MARKDOWN = "## Title with a race of warps\n\nSome `array[0] += 1` read by a warp, then `i` again.\n\n### Predict\n\nok"
+
+
+def runs(text) -> list[dict]:
+    """Every run of text as drawn: its words, the pixel size of its glyphs, its heading level, whether it is a
+    link or code, and its colour."""
+    found = []
+    block = text.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            chars = fragment.charFormat()
+            for glyphs in fragment.glyphRuns():
+                found.append({"words": fragment.text(), "pixels": glyphs.rawFont().pixelSize(),
+                              "level": block.blockFormat().headingLevel(), "link": chars.isAnchor(),
+                              "code": chars.fontFixedPitch(), "colour": chars.foreground().color().name()})  # fmt: skip
+            it += 1
+        block = block.next()
+    return found
+
+
+def assert_one_scale(text) -> None:
+    """Body, code and links at the body's size; each heading at one size, bigger than the body."""
+    drawn = runs(text)
+    body = appearance.pixels(appearance.BASE_PIXELS)
+    assert {r["pixels"] for r in drawn if r["level"] == 0} == {body}, drawn
+    assert any(r["code"] for r in drawn) and any(r["level"] for r in drawn)
+    for level in {r["level"] for r in drawn} - {0}:
+        sizes = {r["pixels"] for r in drawn if r["level"] == level}
+        assert len(sizes) == 1 and sizes.pop() > body, (level, drawn)
+
+
+def test_lesson_text_keeps_one_font_scale_in_and_out_of_presentation_mode(qtbot, window):  # noqa: F811
+    text = window.views["lesson"].text
+    text.show_markdown(MARKDOWN)
+    titled = [r for r in runs(text) if r["level"] == 2]
+    assert any(r["link"] for r in titled) and any(not r["link"] for r in titled)  # a title with a glossary link
+    assert any(r["link"] for r in runs(text) if r["level"] == 0)
+    assert_one_scale(text)
+    window.look.toggle_presentation()  # the text is not read again: what was drawn must follow the scale
+    qtbot.wait(20)
+    assert appearance.pixels(appearance.BASE_PIXELS) > appearance.BASE_PIXELS
+    assert_one_scale(text)
+    window.look.toggle_presentation()
+    qtbot.wait(20)
+    assert_one_scale(text)  # code read at the big size does not stay big
+
+
+def test_a_lesson_read_on_the_stage_keeps_one_font_scale(qtbot, window):  # noqa: F811
+    window.look.toggle_presentation()
+    pick(window, "10")
+    assert_one_scale(window.views["lesson"].text)
+    window.look.toggle_presentation()
+    assert_one_scale(window.views["lesson"].text)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_links_errors_and_text_take_the_theme_tables_colours(qtbot, window, theme):  # noqa: F811
+    """What the contrast test checks is what the window draws: links, the status line's errors, the text."""
+    colours = THEMES[theme]
+    text = window.views["lesson"].text
+    text.show_markdown(MARKDOWN)
+    window.look.set_theme("dark" if theme == "light" else "light")
+    window.look.set_theme(theme)  # links drawn before the change take the new theme's colour
+    assert {r["colour"] for r in runs(text) if r["link"]} == {colours.link}
+    window.set_status("error: something went wrong", error=True)
+    status = window.status
+    assert status.palette().color(QPalette.ColorRole.WindowText) == QColor(colours.bad)
+    window.set_status("all fine")
+    assert status.palette().color(QPalette.ColorRole.WindowText) == QColor(colours.text)
+    assert text.palette().color(QPalette.ColorRole.Base) == QColor(colours.field)
