@@ -84,3 +84,56 @@ def test_links_errors_and_text_take_the_theme_tables_colours(qtbot, window, them
     window.set_status("all fine")
     assert status.palette().color(QPalette.ColorRole.WindowText) == QColor(colours.text)
     assert text.palette().color(QPalette.ColorRole.Base) == QColor(colours.field)
+
+
+# ---- the palette: a preference, kept in the settings ---------------------------------------------------
+import numpy as np  # noqa: E402
+
+import gpuviz  # noqa: E402
+from gpuviz.core.colors import DEFAULT_PALETTE, RACE, palette  # noqa: E402
+
+RACY = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n    a[0] += 1.0\n    b[i] = i\n"
+
+
+def swatches(items) -> list[tuple[int, int, int]]:
+    return [tuple(int(c) for c in rgb) for rgb, _ in items]
+
+
+def palette_colours(name: str) -> list[tuple[int, int, int]]:
+    return [tuple(int(c) for c in colour) for colour in palette(name)]
+
+
+def test_the_palette_preference_recolours_grid_data_timeline_and_legends_and_is_kept(qtbot, window):  # noqa: F811
+    from gpuviz.app.pictures.picture import image_array
+    from gpuviz.app.window.main_window import MainWindow
+    from gpuviz.app.window.preferences import Preferences, PreferencesDialog
+
+    launch = gpuviz.trace(RACY, backend="sim")[10, 32](np.zeros(1), np.zeros(320))
+    window.state.set_trace(launch, [launch])
+    grid, data, timeline = (window.views[name] for name in ("grid", "data", "timeline"))
+    for view in (data, timeline):
+        window.tabs.setCurrentWidget(view)  # views draw once shown
+        qtbot.waitUntil(lambda v=view: not v.busy(), timeout=10_000)
+    timeline.mode.setCurrentIndex(timeline.mode.findText("block"))  # a colour per block, not per wave
+    assert window.state.palette == DEFAULT_PALETTE
+    assert swatches(grid.legend_items())[1:] == palette_colours(DEFAULT_PALETTE)
+    dialog = PreferencesDialog(Preferences.load(), window)
+    qtbot.addWidget(dialog)
+    dialog.palette.setCurrentIndex(dialog.palette.findData("high contrast"))
+    chosen = dialog.chosen()
+    chosen.save()
+    window.apply_preferences(chosen)
+    wanted = palette_colours("high contrast")
+    assert swatches(grid.legend_items())[1:] == wanted  # the grid's legend, after "not started yet"
+    window.state.set_order("logical")  # every cell in its block's colour (the replay dims finished threads)
+    window.tabs.setCurrentWidget(grid)
+    qtbot.wait(50)
+    drawn = image_array(grid.graphics.grab().toImage())
+    assert set(wanted) <= set(map(tuple, np.unique(drawn.reshape(-1, 3), axis=0).tolist()))
+    assert swatches(timeline.legend_items())[: len(wanted)] == wanted
+    assert swatches(data.legend_items())[: len(wanted)] == wanted
+    assert RACE in swatches(data.legend_items())  # a[0], written by all 320 threads
+    again = MainWindow()  # the next session starts with it
+    qtbot.addWidget(again)
+    assert again.state.palette == "high contrast"
+    again.close()

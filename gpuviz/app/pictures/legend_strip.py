@@ -1,10 +1,13 @@
-"""A legend for pictures: colour swatches (filled squares, exact colours) and their labels, in rows."""
+"""A legend for pictures: colour swatches (filled squares, exact colours) and their labels, in rows. The race
+colour's swatch is hatched as its cells are (core/colors.py: RACE is never told by colour alone)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QWidget
+
+from gpuviz.core.colors import RACE
 
 
 class LegendStrip(QWidget):
@@ -50,7 +53,10 @@ class LegendStrip(QWidget):
         metrics = QFontMetrics(self.font())
         line = max(self.SWATCH, metrics.height())
         for (rgb, label), (x, y, _) in zip(self.items, self._places(self.width())):
-            painter.fillRect(QRect(x, y + (line - self.SWATCH) // 2, self.SWATCH, self.SWATCH), QColor(*rgb))
+            swatch = QRect(x, y + (line - self.SWATCH) // 2, self.SWATCH, self.SWATCH)
+            painter.fillRect(swatch, QColor(*rgb))
+            if rgb == RACE:
+                painter.fillRect(swatch, QBrush(QColor(0, 0, 0), Qt.BrushStyle.BDiagPattern))
             painter.setPen(self.palette().windowText().color())
             painter.drawText(QRect(x + self.SWATCH + 6, y, 10000, line), Qt.AlignmentFlag.AlignVCenter, label)
         painter.end()

@@ -266,6 +266,7 @@ class MainWindow(QMainWindow):
         self.preferences = preferences
         self.look.theme, self.look.font_scale = preferences.theme, preferences.font_scale
         self.look.apply()
+        self.state.set_palette(preferences.palette)
         self.launch.backend.setCurrentIndex(max(0, self.launch.backend.findData(preferences.backend)))
         self.launch.set_device_name(preferences.device)
         self.runner.keep_traces = preferences.keep_traces
