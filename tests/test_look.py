@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("PySide6", reason="the app's tests need PySide6")
 pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 
+from PySide6.QtCore import QPointF  # noqa: E402
 from PySide6.QtGui import QColor, QPalette  # noqa: E402
 
 from gpuviz.app.window import appearance  # noqa: E402
@@ -137,3 +138,35 @@ def test_the_palette_preference_recolours_grid_data_timeline_and_legends_and_is_
     qtbot.addWidget(again)
     assert again.state.palette == "high contrast"
     again.close()
+
+
+# ---- races: a sign or hatching as well as red ---------------------------------------------------------
+def test_races_and_lost_updates_are_marked_by_a_sign_as_well_as_by_colour(qtbot, window):  # noqa: F811
+    from PySide6.QtCore import Qt
+
+    from gpuviz.app.pictures.picture import image_array
+    from tests.test_app import raise_dock_of
+
+    launch = gpuviz.trace(RACY, backend="sim")[10, 32](np.zeros(1), np.zeros(320))
+    window.state.set_trace(launch, [launch])
+    window.state.set_order("logical")
+    data = window.views["data"]
+    window.tabs.setCurrentWidget(data)
+    qtbot.waitUntil(lambda: not data.busy(), timeout=10_000)
+    assert data.current_array() == 0  # a: its one element written by all 320 threads
+    assert data.races.brush().style() == Qt.BrushStyle.BDiagPattern and data.races.path().contains(QPointF(0.5, 0.5))
+    assert "▨" in data.caption.text() and "hatched" in data.caption.text()
+    drawn = {tuple(p) for p in image_array(data.graphics.grab().toImage()).reshape(-1, 3).tolist()}
+    assert RACE in drawn and (0, 0, 0) in drawn  # the red and its hatching, on screen
+    data.array.setCurrentIndex(data.array.findData(1))  # b: one writer per element, nothing hatched
+    qtbot.waitUntil(lambda: not data.busy(), timeout=10_000)
+    assert data.races.path().isEmpty()
+    races = window.views["races"]
+    rows = [races.races.item(r).text() for r in range(races.races.count())]
+    assert rows and all(row.startswith(("✗ ", "= ")) for row in rows), rows
+    story = window.views["story"]
+    raise_dock_of(story)
+    window.state.select_element((0, 0, None))
+    qtbot.waitUntil(lambda: story.table.rowCount() > 0 and not story.busy(), timeout=10_000)
+    lost = [story.table.item(r, 6).text() for r in range(story.table.rowCount()) if story.table.item(r, 6).text()]
+    assert lost and all(text.startswith("✗ ") for text in lost)

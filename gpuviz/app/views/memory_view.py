@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -263,7 +264,7 @@ def _describe(request: WarpRequest, warp: int, line: int) -> str:
     what = f"warp {warp}, line {line}: {request.kind} of <b>{request.array}</b> by {len(request.lanes)} lanes"
     if request.space == "shared":
         verdict = "no conflict" if request.cost == 1 else f"<b>{request.cost}-way bank conflict</b>"
-        return f"{what}: lanes -> banks, {verdict} (red: banks serving more than one word)"
+        return f"{what}: lanes -> banks, {verdict} (red dashes: banks serving more than one word)"
     return f"{what}: lanes -> 32-byte sectors, <b>{request.cost}</b> sectors where {request.ideal} would do"
 
 
@@ -284,7 +285,8 @@ def draw_request(plot: pg.PlotWidget, request: WarpRequest) -> None:
         if mask.any():
             x = np.repeat([[0.0, 1.0]], mask.sum(), axis=0).ravel()
             y = np.column_stack([request.lanes[mask], place_y[mask]]).ravel()
-            plot.addItem(pg.PlotDataItem(x, y, connect="pairs", pen=pg.mkPen(pen, width=2)))
+            style = Qt.PenStyle.DashLine if pen == CONFLICT_PEN else Qt.PenStyle.SolidLine  # not by colour alone
+            plot.addItem(pg.PlotDataItem(x, y, connect="pairs", pen=pg.mkPen(pen, width=2, style=style)))
     plot.addItem(pg.ScatterPlotItem(np.zeros(32), np.arange(32), size=7, brush=(200, 200, 200)))
     plot.addItem(pg.ScatterPlotItem(np.ones(len(targets)), targets, size=7, brush=(255, 200, 0)))
     for lane in range(0, 32, 4):

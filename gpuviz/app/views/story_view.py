@@ -21,10 +21,12 @@ from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
 from gpuviz.core.frames import REPLAY
+from gpuviz.core.theme_colours import BADGES
 from gpuviz.scene.state import AppState
 
 COLUMNS = ("events", "threads", "block", "does", "value", "line", "lost")
-LOST = QColor(255, 90, 90)
+LOST = BADGES["race"]  # a lost update's row: white on the race colour, and a ✗ in its "lost" cell
+LOST_MARK = "✗"
 
 
 class StoryView(QWidget, View):
@@ -49,7 +51,6 @@ class StoryView(QWidget, View):
         # A new trace comes with its element (none picked yet): the story of the pick, else of the first race.
         state.element_changed.connect(lambda element: self._show(element or self._default_element()))
         state.analysis_changed.connect(lambda _trace: self._show(self.state.element or self._default_element()))
-
 
     def set_compact(self, compact: bool) -> None:
         self.summary.setVisible(not compact)
@@ -96,8 +97,10 @@ class StoryView(QWidget, View):
     def _headline(self, story: ElementStory, trace) -> str:
         text = f"<b>{story.summary()}</b>"
         if story.lost > 0:
-            text += (f"<br>{story.writes:,} threads each added their update, but {story.lost:,} of the updates "
-                     "were overwritten by threads that had read an older value (red rows). Click a row to replay it.")
+            text += (
+                f"<br>{story.writes:,} threads each added their update, but {story.lost:,} of the updates were "
+                "overwritten by threads that had read an older value (red rows marked ✗). Click a row to replay it."
+            )
         if trace.meta.get("backend") == "gpu" and "time" not in trace.accesses:
             text += "<br>GPU trace: accesses of different threads are in no known order, so no update is named lost."
         return text
@@ -110,11 +113,12 @@ class StoryView(QWidget, View):
             blocks = {first.thread // per_block, last.thread // per_block}
             does = {"read": "read", "write": "wrote", "atomic": "atomically updated to"}[first.kind]
             cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does, f"{first.value:g}",
-                     str(first.line), f"{group.lost:,}" if group.lost else "")  # fmt: skip
+                     str(first.line), f"{LOST_MARK} {group.lost:,}" if group.lost else "")  # fmt: skip
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if group.lost:
-                    item.setForeground(LOST)
+                if group.lost:  # its own colours, the same on either theme (contrast in core/theme_colours.py)
+                    item.setForeground(QColor(LOST.text))
+                    item.setBackground(QColor(LOST.background))
                 self.table.setItem(r, c, item)
 
     def _on_row_clicked(self, row: int, _column: int) -> None:
