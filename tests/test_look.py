@@ -170,3 +170,60 @@ def test_races_and_lost_updates_are_marked_by_a_sign_as_well_as_by_colour(qtbot,
     qtbot.waitUntil(lambda: story.table.rowCount() > 0 and not story.busy(), timeout=10_000)
     lost = [story.table.item(r, 6).text() for r in range(story.table.rowCount()) if story.table.item(r, 6).text()]
     assert lost and all(text.startswith("✗ ") for text in lost)
+
+
+# ---- block labels in pictures -----------------------------------------------------------------------
+from gpuviz.core.layout import grid_layout  # noqa: E402
+from tests.test_block_labels import tile_of  # noqa: E402
+
+LABELLED = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = i\n"
+
+
+def assert_block_labels_on_their_blocks(grid, trace) -> None:
+    """Every block labelled, each label on its own block and whole on the picture (block 0 named block 0)."""
+    shown = [item for item in grid.block_labels.items if item.isVisible()]
+    assert sorted(item.textItem.toPlainText() for item in shown) == [f"block {b}" for b in range(trace.grid[0])]
+    picture = grid.view.sceneBoundingRect()
+    layout = grid_layout(trace.grid, trace.block)
+    for item in shown:
+        block = int(item.textItem.toPlainText().split()[-1])
+        x0, y0, x1, y1 = tile_of(layout, trace.grid, block)
+        middle = item.mapToView(item.boundingRect().center())
+        assert x0 <= middle.x() < x1 and y0 <= middle.y() <= y1, (block, middle)  # on its own block
+        assert picture.contains(item.sceneBoundingRect()), block  # not cut by the picture's edge
+
+
+@pytest.mark.parametrize("size", [(640, 360), (960, 540), (1920, 1080)])
+def test_in_pictures_of_every_size_block_0s_label_is_on_block_0_and_every_label_is_on_the_picture(size):
+    """A small GIF or a notebook picture named block 0 "block 1": the label sat above its block, over the one
+    before; block 0's own was off the top of the picture."""
+    from gpuviz.app.pictures.picture import PictureOptions
+    from gpuviz.app.pictures.render import slide_for
+    from gpuviz.scene.scene import scene_at
+
+    trace = gpuviz.trace(LABELLED, backend="sim")[6, 64](np.zeros(384))
+    slide = slide_for(scene_at(trace), "grid", "dark")
+    try:
+        slide.image(PictureOptions(size))  # lays the slide out at that size
+        assert_block_labels_on_their_blocks(slide.view, trace)
+    finally:
+        slide.close()
+
+
+@pytest.mark.parametrize("presenting", [False, True], ids=["everyday", "presenting"])
+def test_in_the_window_at_1280x720_the_top_rows_block_labels_show(qtbot, window, presenting):  # noqa: F811
+    from PySide6.QtCore import QSize
+
+    from gpuviz.app.window import screen_fit
+
+    screen_fit.fit(window, QSize(1280, 720))
+    window.resize(1280, 720)
+    if presenting:
+        window.look.toggle_presentation()
+    trace = gpuviz.trace(LABELLED, backend="sim")[6, 64](np.zeros(384))
+    window.state.set_trace(trace, [trace])
+    grid = window.views["grid"]
+    window.tabs.setCurrentWidget(grid)
+    qtbot.waitUntil(lambda: any(item.isVisible() for item in grid.block_labels.items), timeout=10_000)
+    grid.graphics.grab()  # drawn once: text items place themselves on the screen as they are painted
+    assert_block_labels_on_their_blocks(grid, trace)

@@ -57,6 +57,8 @@ BADGES = {
     "bad": Badge("#ffffff", "#b3261e"),  # the run disagrees, the fix failed, an error on the stage
     "race": Badge("#ffffff", "#c4122f"),  # elements written by several threads, updates lost
 }
+# Words over cells whatever their colour (thread ids, values, block names): white on a dark backing
+LABEL_TEXT, LABEL_BACKING = "#ffffff", (0, 0, 0, 150)
 HELP_TEXT, HELP_OVERLAY = "#f0f0f6", (10, 10, 16, 225)  # the keys over the window (F1); the window shows through
 
 
@@ -123,6 +125,7 @@ def text_pairs(theme: str) -> list[TextPair]:
     ]
     pairs += [TextPair(f"badge: {name}", badge.text, badge.background) for name, badge in BADGES.items()]
     pairs.append(TextPair("keys over the window (F1)", HELP_TEXT, blend(HELP_OVERLAY, "#ffffff")))
+    pairs.append(TextPair("label over a cell (the lightest)", LABEL_TEXT, blend(LABEL_BACKING, "#ffffff")))
     return pairs + editor_pairs()
 
 

@@ -82,9 +82,9 @@ class DataView(QWidget, View):
         self.writes = pg.ScatterPlotItem(size=0.55, pen=pg.mkPen("w", width=0), **marks)
         self.view.addItem(self.reads)
         self.view.addItem(self.writes)
-        self.values = CellLabels(self.view, colour=(255, 255, 255), min_pixels=34.0)
-        self.column_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0, fill=None)
-        self.row_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0, fill=None)
+        self.values = CellLabels(self.view, min_pixels=34.0)
+        self.column_labels = CellLabels(self.view, min_pixels=3.0, on_plot=True)
+        self.row_labels = CellLabels(self.view, min_pixels=3.0, on_plot=True)
         top = QHBoxLayout()
         for label, widget in (("array", self.array), ("colour by last writer's", self.mode), ("slice", self.slice)):
             top.addWidget(QLabel(label))
