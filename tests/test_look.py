@@ -13,6 +13,26 @@ from gpuviz.app.window import appearance  # noqa: E402
 from gpuviz.core.theme_colours import THEMES  # noqa: E402
 from tests.test_app import pick, window  # noqa: E402, F401  (the fixture)
 
+
+@pytest.fixture
+def at_720p(qtbot, tmp_path, monkeypatch):
+    """A first start on a projector's 1280x720 screen: the window fitted to it before it shows, as on a real one."""
+    from PySide6.QtCore import QSize
+
+    from gpuviz.app.window import screen_fit
+    from gpuviz.app.window.main_window import MainWindow
+
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    screen_fit.fit(win, QSize(1280, 720))
+    win.resize(1280, 720)
+    win.show()
+    yield win
+    win.document.editor.document().setModified(False)
+    win.close()
+
+
 MARKDOWN = "## Title with a race of warps\n\nSome `array[0] += 1` read by a warp, then `i` again.\n\n### Predict\n\nok"
 
 
@@ -211,19 +231,68 @@ def test_in_pictures_of_every_size_block_0s_label_is_on_block_0_and_every_label_
 
 
 @pytest.mark.parametrize("presenting", [False, True], ids=["everyday", "presenting"])
-def test_in_the_window_at_1280x720_the_top_rows_block_labels_show(qtbot, window, presenting):  # noqa: F811
-    from PySide6.QtCore import QSize
-
-    from gpuviz.app.window import screen_fit
-
-    screen_fit.fit(window, QSize(1280, 720))
-    window.resize(1280, 720)
+def test_in_the_window_at_1280x720_the_top_rows_block_labels_show(qtbot, at_720p, presenting):
+    win = at_720p
     if presenting:
-        window.look.toggle_presentation()
+        win.look.toggle_presentation()
     trace = gpuviz.trace(LABELLED, backend="sim")[6, 64](np.zeros(384))
-    window.state.set_trace(trace, [trace])
-    grid = window.views["grid"]
-    window.tabs.setCurrentWidget(grid)
+    win.state.set_trace(trace, [trace])
+    grid = win.views["grid"]
+    win.tabs.setCurrentWidget(grid)
     qtbot.waitUntil(lambda: any(item.isVisible() for item in grid.block_labels.items), timeout=10_000)
     grid.graphics.grab()  # drawn once: text items place themselves on the screen as they are painted
     assert_block_labels_on_their_blocks(grid, trace)
+
+
+# ---- the Memory tab at 1280x720 ----------------------------------------------------------------------
+def fits_its_cell(table, row: int, column: int) -> bool:
+    """Whether a cell's text, wrapped at its column's width as the table draws it, fits the cell whole."""
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtWidgets import QStyle
+
+    margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1) + 1  # Qt's
+    text, width = table.item(row, column).text(), table.columnWidth(column) - margin
+    drawn = table.fontMetrics().boundingRect(QRect(0, 0, width, 100_000), Qt.TextFlag.TextWordWrap, text)
+    return drawn.width() <= width and drawn.height() <= table.rowHeight(row)
+
+
+@pytest.mark.parametrize("presenting", [False, True], ids=["everyday", "presenting"])
+def test_the_memory_tab_fits_1280x720_with_no_text_across_a_bar_and_no_column_cut(qtbot, at_720p, presenting):
+    from PySide6.QtCore import QPoint, QRect
+
+    from gpuviz.core.analysis.report import analyse
+    from tests.test_memory_view import TILE
+    from tests.test_stage import cut_texts
+
+    win = at_720p
+    if presenting:
+        win.look.toggle_presentation()
+    a, b = np.arange(256, dtype=np.float32).reshape(16, 16), np.zeros((16, 16), np.float32)
+    trace = gpuviz.trace(TILE, backend="sim")[(2, 2), (8, 8)](a, b)
+    trace.analysis = analyse(trace)
+    win.state.set_trace(trace, [trace])
+    memory = win.views["memory"]
+    win.tabs.setCurrentWidget(memory)
+    qtbot.wait(50)
+    assert win.size().toTuple() == (1280, 720)
+    for bar in (memory.theoretical, memory.measured):
+        assert not bar.isTextVisible() and bar.isVisible()  # its words are above it, never across its end
+    assert "Theoretical occupancy" in memory.theoretical_words.text()
+    table = memory.table
+    assert table.rowCount() == 4 and table.horizontalScrollBar().maximum() == 0  # no column off the edge
+    shown = [c for c in range(table.columnCount()) if not table.isColumnHidden(c)]
+    assert set(range(table.columnCount())) - set(shown) <= set(table.optional)  # only the code may step aside
+    assert presenting is False or len(shown) == table.columnCount()  # on the stage there is room for it
+    assert sum(table.columnWidth(c) for c in shown) <= table.viewport().width()
+    header = table.horizontalHeader()
+    assert all(header.sectionSizeHint(c) <= table.columnWidth(c) for c in shown)
+    assert [(r, c) for r in range(table.rowCount()) for c in shown if not fits_its_cell(table, r, c)] == []
+    view = QRect(memory.mapTo(win, QPoint(0, 0)), memory.size())
+    shown_parts = []
+    for part in (table, memory.plot):  # the table and the drawing on screen, inside the tab, apart
+        seen = part.visibleRegion().boundingRect()  # a scrolled panel shows part of the table
+        shown_parts.append(QRect(part.mapTo(win, seen.topLeft()), seen.size()))
+        assert seen.width() > 100 and seen.height() > 100, (part, seen)
+        assert view.contains(shown_parts[-1]) and win.rect().contains(shown_parts[-1])
+    assert not shown_parts[0].intersects(shown_parts[1])
+    assert [text for text in cut_texts(win) if "memory" in text.lower()] == []

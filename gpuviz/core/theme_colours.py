@@ -57,6 +57,17 @@ BADGES = {
     "bad": Badge("#ffffff", "#b3261e"),  # the run disagrees, the fix failed, an error on the stage
     "race": Badge("#ffffff", "#c4122f"),  # elements written by several threads, updates lost
 }
+# The Memory view's cost cells: green (as good as it gets) to red (as bad), dark enough for white words
+HEAT_TEXT, HEAT_GOOD, HEAT_BAD = "#ffffff", (30, 120, 50), (180, 40, 50)
+HEAT_SAMPLES = 11  # steps of the ramp the contrast test checks
+
+
+def heat(badness: float) -> tuple[int, int, int]:
+    """The cost colour for a badness of 0 (good) to 1 (bad), clipped."""
+    b = min(1.0, max(0.0, badness))
+    return tuple(round(good + (bad - good) * b) for good, bad in zip(HEAT_GOOD, HEAT_BAD))
+
+
 # Words over cells whatever their colour (thread ids, values, block names): white on a dark backing
 LABEL_TEXT, LABEL_BACKING = "#ffffff", (0, 0, 0, 150)
 HELP_TEXT, HELP_OVERLAY = "#f0f0f6", (10, 10, 16, 225)  # the keys over the window (F1); the window shows through
@@ -126,6 +137,8 @@ def text_pairs(theme: str) -> list[TextPair]:
     pairs += [TextPair(f"badge: {name}", badge.text, badge.background) for name, badge in BADGES.items()]
     pairs.append(TextPair("keys over the window (F1)", HELP_TEXT, blend(HELP_OVERLAY, "#ffffff")))
     pairs.append(TextPair("label over a cell (the lightest)", LABEL_TEXT, blend(LABEL_BACKING, "#ffffff")))
+    pairs += [TextPair(f"memory cost cell, badness {k / (HEAT_SAMPLES - 1):.1f}", HEAT_TEXT,
+                       hex_colour(heat(k / (HEAT_SAMPLES - 1)))) for k in range(HEAT_SAMPLES)]  # fmt: skip
     return pairs + editor_pairs()
 
 
