@@ -296,3 +296,14 @@ def test_the_memory_tab_fits_1280x720_with_no_text_across_a_bar_and_no_column_cu
         assert view.contains(shown_parts[-1]) and win.rect().contains(shown_parts[-1])
     assert not shown_parts[0].intersects(shown_parts[1])
     assert [text for text in cut_texts(win) if "memory" in text.lower()] == []
+
+
+def test_column_widths_share_the_room_and_never_go_below_a_columns_longest_word():
+    from gpuviz.app.widgets.fitting_table import column_widths
+
+    narrowest, widest = [30, 50, 40], [30, 150, 90]
+    assert column_widths(narrowest, widest, 400) == widest  # room for every text on one line
+    tight = column_widths(narrowest, widest, 200)
+    assert sum(tight) <= 200 and all(w >= n for w, n in zip(tight, narrowest))
+    assert tight[1] - narrowest[1] > tight[2] - narrowest[2]  # the column that wraps most gets most
+    assert column_widths(narrowest, widest, 100) == narrowest  # too little room: the table scrolls
