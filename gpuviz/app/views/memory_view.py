@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.fitting_table import FittingTable, breakable_code
-from gpuviz.app.widgets.request_drawing import draw_request, label_step
+from gpuviz.app.widgets.request_drawing import describe_request, draw_request, label_step
 from gpuviz.core.analysis.memory_text import few_blocks, percent
 from gpuviz.core.analysis.report import memory_analysis
 from gpuviz.core.analysis.warp_detail import WarpRequest, lane_list, warp_line_requests, warp_of, warp_paths
@@ -107,14 +107,13 @@ class MemoryView(QWidget, View):
         top_layout.addWidget(self.divergence)
         bottom = QWidget()
         bottom_layout = QVBoxLayout(bottom)
-        header = QHBoxLayout()
-        header.addStretch(1)
-        header.addWidget(self.execution)
+        header = QHBoxLayout()  # the words and the request picker on one row: the drawing keeps the height
+        header.addWidget(self.detail, 1)
+        header.addWidget(self.execution, 0, Qt.AlignmentFlag.AlignTop)
         bottom_layout.addLayout(header)
-        bottom_layout.addWidget(self.detail)
         bottom_layout.addWidget(self.plot, 1)
         self.splitter = splitter = QSplitter()
-        left = QScrollArea()
+        self.panel = left = QScrollArea()  # the bars, the table and the divergence: it scrolls when short
         left.setWidget(top)
         left.setWidgetResizable(True)
         left.setFrameShape(QFrame.Shape.NoFrame)
@@ -263,8 +262,18 @@ class MemoryView(QWidget, View):
         for r, row in enumerate(self.report["lines"]):
             if row is picked or (picked is None and row["line"] == line):
                 self.table.selectRow(r)
+                QTimer.singleShot(0, self, lambda r=r: self._scroll_to_row(r))  # once laid out
                 break
         self.table.blockSignals(False)
+
+    def _scroll_to_row(self, row: int) -> None:
+        """The selected row in sight where the panel scrolls (a projector's 1280x720): a lesson's evidence
+        picks a line the student must see."""
+        if row >= self.table.rowCount():
+            return
+        cell = self.table.visualRect(self.table.model().index(row, 0))
+        where = self.table.viewport().mapTo(self.panel.widget(), cell.center())
+        self.panel.ensureVisible(where.x(), where.y(), 0, cell.height())
 
     def _draw(self, focus: tuple[int, int] | None = None) -> None:
         self.plot.clear()
@@ -274,21 +283,13 @@ class MemoryView(QWidget, View):
             self.detail.setText(f"This warp made no memory request{where}." if focus else "")
             return
         request = self.requests[self.execution.value() - 1]
-        self.detail.setText(_describe(request, *focus))
+        self.detail.setText(describe_request(request, *focus))
         self._label_step = draw_request(self.plot, request)
 
     def _on_drawing_resized(self) -> None:
         """Labels as far apart as the drawing's new height allows (the splitter turned, the window changed)."""
         if self.requests and label_step(self.plot) != self._label_step:
             self._draw()
-
-
-def _describe(request: WarpRequest, warp: int, line: int) -> str:
-    what = f"warp {warp}, line {line}: {request.kind} of <b>{request.array}</b> by {len(request.lanes)} lanes"
-    if request.space == "shared":
-        verdict = "no conflict" if request.cost == 1 else f"<b>{request.cost}-way bank conflict</b>"
-        return f"{what}: lanes -> banks, {verdict} (red dashes: banks serving more than one word)"
-    return f"{what}: lanes -> 32-byte sectors, <b>{request.cost}</b> sectors where {request.ideal} would do"
 
 
 def _sectors(row: dict) -> str:

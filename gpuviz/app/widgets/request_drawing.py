@@ -14,6 +14,15 @@ from gpuviz.core.analysis.warp_detail import WarpRequest
 LANE_PEN, CONFLICT_PEN = (0, 170, 220, 170), (255, 80, 60, 230)
 
 
+def describe_request(request: WarpRequest, warp: int, line: int) -> str:
+    """What the drawing shows, in words: whose request, and what it costs."""
+    what = f"warp {warp}, line {line}: {request.kind} of <b>{request.array}</b> by {len(request.lanes)} lanes"
+    if request.space == "shared":
+        verdict = "no conflict" if request.cost == 1 else f"<b>{request.cost}-way bank conflict</b>"
+        return f"{what}: lanes -> banks, {verdict} (red dashes: banks serving more than one word)"
+    return f"{what}: lanes -> 32-byte sectors, <b>{request.cost}</b> sectors where {request.ideal} would do"
+
+
 def draw_request(plot: pg.PlotWidget, request: WarpRequest) -> int:
     """Lanes on the left, sectors or banks on the right, one line from each lane to where its element is.
     Returns the lanes between two labels (label_step), which the plot's height decided."""
