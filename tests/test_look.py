@@ -162,7 +162,8 @@ def test_the_palette_preference_recolours_grid_data_timeline_and_legends_and_is_
 
 # ---- races: a sign or hatching as well as red ---------------------------------------------------------
 def test_races_and_lost_updates_are_marked_by_a_sign_as_well_as_by_colour(qtbot, window):  # noqa: F811
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import QPoint, QRect, QSize, Qt
+    from PySide6.QtWidgets import QDockWidget, QScrollArea
 
     from gpuviz.app.pictures.picture import image_array
     from tests.test_app import raise_dock_of
@@ -186,10 +187,18 @@ def test_races_and_lost_updates_are_marked_by_a_sign_as_well_as_by_colour(qtbot,
     assert rows and all(row.startswith(("✗ ", "= ")) for row in rows), rows
     story = window.views["story"]
     raise_dock_of(story)
+    dock = next(d for d in window.findChildren(QDockWidget) if d.isAncestorOf(story))
+    window.resizeDocks([dock], [300], Qt.Orientation.Horizontal)  # a narrow panel
     window.state.select_element((0, 0, None))
     qtbot.waitUntil(lambda: story.table.rowCount() > 0 and not story.busy(), timeout=10_000)
     lost = [story.table.item(r, 6).text() for r in range(story.table.rowCount()) if story.table.item(r, 6).text()]
     assert lost and all(text.startswith("✗ ") for text in lost)
+    area = story.parentWidget()
+    while not isinstance(area, QScrollArea):
+        area = area.parentWidget()
+    table, column = story.table, 6  # "lost": in the panel's sight, not off its edge
+    left = table.viewport().mapTo(area.viewport(), QPoint(table.columnViewportPosition(column), 0))
+    assert area.viewport().rect().contains(QRect(left, QSize(table.columnWidth(column), 1)))
 
 
 # ---- block labels in pictures -----------------------------------------------------------------------

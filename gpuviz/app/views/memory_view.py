@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app.views.base import View
-from gpuviz.app.widgets.fitting_table import FittingTable, breakable_code
+from gpuviz.app.widgets.fitting_table import FittingTable, breakable
 from gpuviz.app.widgets.request_drawing import describe_request, draw_request, label_step
 from gpuviz.core.analysis.memory_text import few_blocks, percent
 from gpuviz.core.analysis.report import memory_analysis
@@ -61,7 +61,7 @@ class MemoryView(QWidget, View):
         self.theoretical_words, self.measured_words = QLabel(), QLabel()
         self.occupancy = QLabel()
         self.occupancy.setWordWrap(True)
-        self.table = FittingTable(0, HEADERS, optional=(COLUMNS.index("code"),))  # its line's tooltip says it too
+        self.table = FittingTable(0, HEADERS, optional=(COLUMNS.index("code"),), tall_for=10)  # the panel scrolls
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
@@ -186,10 +186,10 @@ class MemoryView(QWidget, View):
                      _sectors(row),
                      "-" if row["efficiency"] is None else percent(row["efficiency"]),
                      f"{banks['max']}-way, mean {banks['mean']:.2f}" if banks else "-",
-                     f"{lines.get('split_warps', 0)} of {lines.get('warps', 0)}", breakable_code(code))  # fmt: skip
+                     f"{lines.get('split_warps', 0)} of {lines.get('warps', 0)}", breakable(code, "."))  # fmt: skip
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(str(value))
-                item.setToolTip(code)
+                item.setToolTip(code)  # the code column may step aside at 1280x720: the row still says it
                 if COLUMNS[c] in ("efficiency", "bank conflicts") and value != "-":
                     item.setBackground(QColor(*heat(row_badness(row))))  # green (good) to red, white words
                     item.setForeground(QColor(HEAT_TEXT))

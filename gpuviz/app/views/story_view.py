@@ -8,15 +8,14 @@ import numpy as np
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QLabel,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from gpuviz.app.views.base import View
+from gpuviz.app.widgets.fitting_table import FittingTable, breakable
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
@@ -35,12 +34,10 @@ class StoryView(QWidget, View):
         self.state = state
         self.summary = QLabel("Click an element in the Data view to see who read and wrote it.")
         self.summary.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table = FittingTable(0, COLUMNS)  # its columns wrap to the panel's width: the lost ones show
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
@@ -115,11 +112,12 @@ class StoryView(QWidget, View):
             cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does, f"{first.value:g}",
                      str(first.line), f"{LOST_MARK} {group.lost:,}" if group.lost else "")  # fmt: skip
             for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
+                item = QTableWidgetItem(breakable(text, "-") if c < 3 else text)  # a range may wrap after its dash
                 if group.lost:  # its own colours, the same on either theme (contrast in core/theme_colours.py)
                     item.setForeground(QColor(LOST.text))
                     item.setBackground(QColor(LOST.background))
                 self.table.setItem(r, c, item)
+        self.table.fit()
 
     def _on_row_clicked(self, row: int, _column: int) -> None:
         if self.story is None or row >= len(self.story.groups):

@@ -8,14 +8,16 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTableWidget, QWidget
 
-SHOWN_ROWS = 10  # rows the table is tall enough for; more scroll
 BREAK = "\u200b"  # a zero-width space: Qt may wrap a line there
 SLACK = 2  # pixels for glyphs that reach past their advance, so that a word never touches its cell's edge
 
 
-def breakable_code(code: str) -> str:
-    """A line of code that may also wrap after each '.' (`a[cuda.blockIdx.y * 8 + ty]` is one long word)."""
-    return code.replace(".", "." + BREAK)
+def breakable(text: str, after: str) -> str:
+    """Text that may also wrap after each of the characters `after`: a line of code after '.'
+    (`a[cuda.blockIdx.y * 8 + ty]` is one long word), a range of threads after '-'."""
+    for mark in after:
+        text = text.replace(mark, mark + BREAK)
+    return text
 
 
 def column_widths(narrowest: list[int], widest: list[int], room: int) -> list[int]:
@@ -32,10 +34,13 @@ def column_widths(narrowest: list[int], widest: list[int], room: int) -> list[in
 
 
 class FittingTable(QTableWidget):
-    def __init__(self, rows: int, headers: tuple[str, ...], optional: tuple[int, ...] = (),
+    def __init__(self, rows: int, headers: tuple[str, ...], optional: tuple[int, ...] = (), tall_for: int = 0,
                  parent: QWidget | None = None) -> None:  # fmt: skip
+        """`optional`: columns that may step aside for want of room; `tall_for`: rows the table stays tall
+        enough to show whole (0: as tall as its layout makes it), for a table in a panel that scrolls."""
         super().__init__(rows, len(headers), parent)
-        self.optional = optional  # columns that may step aside for want of room
+        self.optional = optional
+        self.tall_for = tall_for
         self.setHorizontalHeaderLabels(list(headers))
         self.setWordWrap(True)
         self.setTextElideMode(Qt.TextElideMode.ElideNone)  # a cell's text wraps; it never ends in "..."
@@ -80,11 +85,12 @@ class FittingTable(QTableWidget):
         for column, width in zip(shown, widths):
             self.setColumnWidth(column, width)
         self.resizeRowsToContents()
-        self._show_rows()
+        if self.tall_for:
+            self._show_rows()
 
     def _show_rows(self) -> None:
-        """Tall enough for its first SHOWN_ROWS rows, however much they wrap (the panel around it scrolls)."""
-        shown = range(min(self.rowCount(), SHOWN_ROWS))
+        """Tall enough for its first `tall_for` rows, however much they wrap (the panel around it scrolls)."""
+        shown = range(min(self.rowCount(), self.tall_for))
         rows = max(sum(self.rowHeight(r) for r in shown), 3 * self.verticalHeader().defaultSectionSize())
         self.setMinimumHeight(self.horizontalHeader().sizeHint().height() + rows + 2 * self.frameWidth() + 2)
 
