@@ -47,7 +47,7 @@ class GridView(QWidget, View):
         self.outlines.setPen(QPen(QColor(230, 230, 240), 0))
         self.view.addItem(self.outlines)
         self.thread_labels = CellLabels(self.view)
-        self.block_labels = CellLabels(self.view, min_pixels=3.0, size=12)  # inside each block, on a backing
+        self.block_labels = CellLabels(self.view, min_pixels=3.0, size=12, above=True)  # inside each block
         self.faults = FaultMarks(self.view)  # threads that hit a memory error or skipped a barrier
         self.marker = QGraphicsRectItem()
         self.marker.setPen(QPen(QColor(255, 255, 255), 0.25))

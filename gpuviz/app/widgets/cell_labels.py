@@ -20,11 +20,14 @@ WHITE = rgb(LABEL_TEXT)
 class CellLabels:
     """A pool of TextItems on a ViewBox, placed at cell centres."""
 
-    def __init__(self, view: pg.ViewBox, min_pixels: float = 26.0, size: int = 10, on_plot: bool = False) -> None:
+    def __init__(self, view: pg.ViewBox, min_pixels: float = 26.0, size: int = 10, on_plot: bool = False,
+                 above: bool = False) -> None:  # fmt: skip
         """`on_plot`: labels beside the picture, on the plot's background, in its theme's muted colour; else
-        labels over cells of any colour, white on a dark backing (contrast in core/theme_colours.py)."""
+        labels over cells of any colour, white on a dark backing (contrast in core/theme_colours.py).
+        `above`: over other labels (block names over thread ids), on a backing that hides what is under it."""
         self.view = view
         self.on_plot = on_plot
+        self.above = above
         self.min_pixels = min_pixels
         self.size = size  # pixels at font scale 1
         self.font = QFont()
@@ -44,8 +47,10 @@ class CellLabels:
         count = min(len(places), MAX_LABELS)
         self._follow_scale()
         while len(self.items) < count:
-            item = pg.TextItem(color=WHITE, anchor=anchor, fill=None if self.on_plot else LABEL_BACKING)
+            backing = (*LABEL_BACKING[:3], 255) if self.above else LABEL_BACKING
+            item = pg.TextItem(color=WHITE, anchor=anchor, fill=None if self.on_plot else backing)
             item.setFont(self.font)
+            item.setZValue(2 if self.above else 1)
             self.view.addItem(item)
             if self.on_plot:
                 plot_theme.follow(item, "muted")
