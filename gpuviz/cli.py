@@ -125,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
     demo.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
     demo.add_argument("--check-fix", metavar="FILE", help="run your edited copy of a lesson and check its fix")
+    demo.add_argument("--timeout", type=float, metavar="SECONDS",
+                      help="with --check-fix: stop the lesson's script after this long (default 120)")
     demo.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     demo.set_defaults(handler=_demo)
 
@@ -137,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("trace", help="a .npz trace written by gpuviz")
     render.add_argument("--view", choices=PICTURE_VIEWS, default="grid")
     render.add_argument("--out", required=True, help="FILE.png or FILE.svg; with --animate FILE.gif or FILE.mp4")
-    render.add_argument("--size", default="1600x900", help="WIDTHxHEIGHT in pixels (default: 1600x900)")
+    render.add_argument("--size", help="WIDTHxHEIGHT in pixels (default: 1600x900; 640x360 for a clip)")
     render.add_argument("--scale", type=float, default=1.0,
                         help="pixels per pixel of --size: 2 draws 1920x1080 as 3840x2160 (default: 1)")  # fmt: skip
     render.add_argument("--theme", choices=("dark", "light"), default="dark", help="colours (default: dark)")
@@ -209,7 +211,7 @@ def _run(args: argparse.Namespace) -> int:
         print_report("[gpuviz] the script launched no kernel")
     faulty = [r for r in session.records if r.errors]
     if faulty and not args.allow_errors:
-        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors or barrier divergence "
+        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors, barrier or warp-sync divergence "
                      "(exit status 1; --allow-errors gives 0)")
         return 1
     return 0
@@ -230,12 +232,18 @@ def _list(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
-    from gpuviz.run.demo import check_fix, lesson_checks, parse_dims, run_demo
+    from gpuviz.run.demo import lesson_checks, parse_dims, run_demo
+    from gpuviz.run.fix_check import FixLimits, check_fix
     from gpuviz.run.terminal import TerminalEvents
 
     entry, print_events = find(args.name, args.lessons), TerminalEvents()
+    if args.timeout is not None and args.check_fix is None:
+        raise GpuvizError(f"--timeout {args.timeout:g} limits a fix check: give --check-fix FILE too")
+    if args.timeout is not None and not 0 < args.timeout < float("inf"):
+        raise GpuvizError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     if args.check_fix is not None:
-        fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend)
+        limits = FixLimits() if args.timeout is None else FixLimits(seconds=args.timeout)
+        fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend, limits)
         print("\n".join(fixed.lines()))
         return 0 if fixed.passed else 1
     grid = parse_dims(args.grid, "grid") if args.grid is not None else None  # --block '' is refused, not ignored
@@ -259,12 +267,13 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from gpuviz.app.pictures.export import parse_size
+    from gpuviz.app.pictures.export import CLIP_SIZE, PICTURE_SIZE, parse_size
     from gpuviz.app.pictures.picture import PictureOptions
     from gpuviz.app.pictures.render import as_trace, render_clip, render_picture
     from gpuviz.scene.scene import scene_at
 
-    options = PictureOptions(parse_size(args.size), args.scale, args.theme)
+    size = parse_size(args.size) if args.size is not None else CLIP_SIZE if args.animate else PICTURE_SIZE
+    options = PictureOptions(size, args.scale, args.theme)
     trace = as_trace(gpuviz.load(args.trace, **_budget(args)))  # within the memory budget, before any window
     scene = scene_at(trace, at=args.at, select=args.select, colour=args.colour_by, order=args.order,
                      element=args.element)  # fmt: skip
@@ -388,6 +397,7 @@ def _info(args: argparse.Namespace) -> int:
 
 def _print_outcomes(trace, shown: int = 4) -> None:
     from gpuviz.core.analysis.outcomes import outcome_summary
+    from gpuviz.core.numbers import number
 
     for name in trace.args:
         runs = trace.outcomes.get(f"{name}.runs")
@@ -396,10 +406,11 @@ def _print_outcomes(trace, shown: int = 4) -> None:
         lost = trace.outcomes.get(f"{name}.lost")
         for element in range(min(shown, runs[0].size)):
             summary = outcome_summary(runs, trace.outcomes, name, element)
-            seen = ", ".join(f"{v:g} x{c}" for v, c in zip(summary["values"], summary["counts"]))
-            serial_text = f"serial {summary['sequential']:g}; " if "sequential" in summary else ""
+            seen = ", ".join(f"{number(v)} x{c:,}" for v, c in zip(summary["values"], summary["counts"]))
+            serial = number(summary["sequential"]) if "sequential" in summary else ""
+            serial_text = f"serial {serial}; " if serial else ""
             if "reversed" in summary:  # the order of threads decides: no one serial answer
-                serial_text = f"serial {summary['sequential']:g}, reversed {summary['reversed']:g} (order matters); "
+                serial_text = f"serial {serial}, reversed {number(summary['reversed'])} (order matters); "
             lost_text = ""
             if lost is not None:
                 lost_text = f"; lost updates {int(lost.reshape(len(lost), -1)[:, element].mean()):,} on average"

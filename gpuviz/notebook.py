@@ -11,13 +11,14 @@ import argparse
 import shlex
 from pathlib import Path
 
+from gpuviz.app.pictures.export import CLIP_SIZE  # Qt-free: Qt starts only when a picture is drawn
 from gpuviz.core import display
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import LEVELS, RunOptions
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.scene import scene_at
 
-SIZE, CLIP_SIZE, THEME = (960, 540), (640, 360), "dark"  # the app's colours; a clip stays small
+SIZE, THEME = (960, 540), "dark"  # the app's colours
 
 
 def picture(

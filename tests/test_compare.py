@@ -7,6 +7,7 @@ import pytest
 
 from gpuviz.catalog import find
 from gpuviz.core.analysis.compare import compare_launches
+from gpuviz.core.numbers import number
 from gpuviz.run.demo import run_demo
 
 HISTOGRAMS = Path(__file__).parent / "data" / "racy_and_atomic_histogram.py"
@@ -26,7 +27,7 @@ def test_the_differences_of_a_racy_and_a_fixed_launch(histogram):
     assert rows["races"][0].startswith("races: ") and rows["races"][0] != "races: none found"
     assert rows["races"][1] == "races: none found"
     assert "elements differ" in rows["bins after"][0]
-    assert rows["bins after"][1] == f"sum {fixed.after('bins').sum():g}"
+    assert rows["bins after"][1] == f"sum {number(fixed.after('bins').sum())}"
     assert "over" in rows["global sectors per request"][0]
 
 

@@ -1,6 +1,7 @@
 """A lesson's `## Evidence` names the frames that prove its answer; every word resolves on the
 lesson's own run (a real view, replay cursor, thread and element), and words that are not there fail."""
 
+import numpy as np
 import pytest
 
 from gpuviz.app.views.table import BY_NAME
@@ -9,6 +10,7 @@ from gpuviz.catalog.evidence import parse_evidence, resolve
 from gpuviz.core import moments
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.replay import Replay
+from gpuviz.core.trace.columns import READ
 from gpuviz.run.demo import run_demo
 from tests import full_size
 
@@ -39,6 +41,40 @@ def test_every_lessons_evidence_resolves_on_its_own_run(entry, tmp_path):
         aid, index, block = scene.element
         assert 0 <= index < replay.values_at(aid, 0, block).size
     assert scene.caption and "{" not in scene.caption and scene.caption[0].isupper()
+    assert_marks_show_the_claim(entry, evidence, scene, trace)
+
+
+def assert_marks_show_the_claim(entry, evidence, scene, trace) -> None:
+    """The picture, not only the caption, carries the claim: the evidence chooses its colours, and its marks
+    outline the thread and the element the caption names, each mark's cells found again in the trace."""
+    assert evidence.colour is not None, f"{entry.name}: the evidence names no `colour:` for its claim"
+    assert scene.marks, f"{entry.name}: the evidence marks nothing; a colour mode alone does not show the claim"
+    marked_threads = set().union(*(set(m.threads.tolist()) for m in scene.marks if m.threads is not None))
+    marked_elements = {(m.array, int(i), m.block) for m in scene.marks if m.elements is not None for i in m.elements}
+    if scene.selected >= 0 and "{thread}" in evidence.caption:
+        assert scene.selected in marked_threads, f"{entry.name}: the caption's thread is not marked"
+    if scene.element is not None:
+        assert scene.element in marked_elements, f"{entry.name}: the caption's element is not marked"
+    for mark in scene.marks:
+        assert mark.count > 0 and mark.label
+        if mark.threads is not None:
+            assert mark.threads.min() >= 0 and mark.threads.max() < trace.n_threads
+        else:
+            entry_shape = trace.meta["arrays"][mark.array]["shape"]
+            assert mark.elements.min() >= 0 and mark.elements.max() < max(1, int(np.prod(entry_shape)))
+    for text, mark in zip(evidence.marks, scene.marks):
+        if text.startswith("readers of "):  # found again: the threads with a read of the element before the cursor
+            acc = trace.accesses
+            aid, index, block = scene.element
+            rows = np.arange(scene.frame if scene.frame is not None else len(acc["thread"]))
+            rows = rows[(acc["array"][rows] == aid) & (acc["index"][rows] == index) & (acc["kind"][rows] == READ)]
+            assert set(mark.threads.tolist()) == set(acc["thread"][rows].tolist())
+
+
+def test_the_race_lessons_picture_colours_threads_by_the_value_they_read():
+    entry = find("10")
+    assert entry.evidence.colour == "value read" and entry.evidence.element == "array[0]"
+    assert "readers of the element" in entry.evidence.marks
 
 
 def test_moments_are_the_events_they_name(one_thread):
@@ -104,3 +140,16 @@ def test_a_thread_named_by_its_place_needs_no_access_log():
     assert resolve(parse_evidence("view: grid\nthread: slowest\ncaption: {thread}"), trace).selected >= 0
     with pytest.raises(GpuvizError, match="without its accesses"):
         resolve(parse_evidence("view: grid\nat: end\ncaption: the end"), trace)
+
+
+@pytest.mark.parametrize("value, written", [(1048576.0, "1,048,576"), (1672.25, "1,672.25"), (4.5, "4.5")])
+def test_a_captions_value_reads_as_people_write_it(value, written):
+    """{value} is the element's value at the cursor, with thousands separated and no exponent."""
+    import numpy as np
+
+    import gpuviz
+
+    src = f"from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = {value!r}\n"
+    trace = gpuviz.trace(src, backend="sim")[1, 4](np.zeros(4))
+    evidence = parse_evidence("view: data\nat: end\nelement: a[2]\ncaption: The launch leaves {element} at {value}.")
+    assert resolve(evidence, trace, Replay(trace)).caption == f"The launch leaves a[2] at {written}."

@@ -61,3 +61,68 @@ def test_the_3d_lesson_shows_the_layer_of_the_thread_it_selects(qtbot, window): 
     assert state.trace.threads["block_idx"][state.selected].tolist() == [2, 1, 1]
     assert state.trace.threads["thread_idx"][state.selected].tolist() == [3, 0, 2]
     assert state.colour_mode == "value written" and window.tabs.currentWidget() is window.views["grid"]
+
+
+def test_the_answer_outlines_the_threads_of_the_claim_and_says_what_they_share(qtbot, window):  # noqa: F811
+    """The histogram lesson's evidence: the threads that read bins[0] are outlined in the grid, coloured by
+    the value they read, with a call-out that counts them; the data view rings bins[0]."""
+    pick(window, "11.")
+    assert run_and_wait(qtbot, window) is True
+    answer(qtbot, window)
+    state, grid, data = window.state, window.views["grid"], window.views["data"]
+    assert state.colour_mode == "value read" and state.marks
+    readers = state.marks[0]
+    assert readers.label.endswith("read bins[0]: all saw 0") and readers.count > 1
+    assert grid.marks.outlined() >= 1 and readers.label in grid.marks.callout_text()
+    assert "read bins[0] = 0" in grid.marks.callout_text()  # the colours' meaning, beside the marks
+    box = grid.marks.bounds()  # every reader's cell inside the outlines
+    for gid in readers.threads[:20]:
+        assert box.contains(grid.cell_center(int(gid)))
+    window.tabs.setCurrentWidget(data)
+    qtbot.waitUntil(lambda: not data.busy(), timeout=RUN_TIMEOUT)
+    assert data.marks.outlined() == 1 and "bins[0] = " in data.marks.callout_text()
+    pick(window, "12.")  # the next lesson: no mark of this one stays
+    assert state.marks == () and grid.marks.outlined() == 0 and not grid.marks.callout_text()
+
+
+def test_the_timeline_draws_only_the_sms_a_launch_used(qtbot, window):  # noqa: F811
+    import numpy as np
+
+    import gpuviz
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1.0\n"
+    trace = gpuviz.trace(src, backend="sim")[3, 32](np.zeros(96))
+    window.state.set_trace(trace)
+    timeline = window.views["timeline"]
+    window.tabs.setCurrentWidget(timeline)
+    qtbot.waitUntil(lambda: timeline.spans is not None, timeout=RUN_TIMEOUT)
+    used = sorted(set(timeline.spans[0].tolist()))
+    ticks = timeline.plot.getAxis("left")._tickLevels[0]
+    assert [label for _, label in ticks] == [str(sm) for sm in used]  # whole SM numbers, one row each
+    assert [row for row, _ in ticks] == list(range(len(used)))
+    total = trace.meta["sm_count"]
+    assert f"{total - len(used)} of the device's {total} SMs ran no block" in timeline.caption.text()
+
+
+def test_an_array_no_thread_writes_is_drawn_by_its_reads(qtbot, window):  # noqa: F811
+    """matmul's A: all dark by its writers; drawn by how often each element is read, and the combo says so;
+    the writers' colours come back for an array that is written."""
+    import numpy as np
+
+    import gpuviz
+    from gpuviz.app.widgets.data_pictures import NOT_READ, READ_HIGH, READ_LOW
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n    b[i] = a[i % 4] + a[0]\n"
+    trace = gpuviz.trace(src, backend="sim")[2, 32](np.arange(8.0), np.zeros(64))
+    data = window.views["data"]
+    window.tabs.setCurrentWidget(data)
+    window.state.set_trace(trace)
+    data.array.setCurrentIndex(data.array.findData(0))  # a
+    qtbot.waitUntil(lambda: not data.busy() and data._last is not None, timeout=RUN_TIMEOUT)
+    assert data.mode.currentText() == "times read"
+    codes = data._final_codes
+    assert codes[0] == READ_HIGH and READ_LOW <= codes[1] < READ_HIGH and codes[4] == NOT_READ  # a[0]: 80 reads
+    assert ("read 80 times" in [text for _, text in data.legend_items()])
+    data.array.setCurrentIndex(data.array.findData(1))  # b, written
+    qtbot.waitUntil(lambda: not data.busy(), timeout=RUN_TIMEOUT)
+    assert data.mode.currentText() == "writer's block"

@@ -11,7 +11,8 @@ from gpuviz.catalog import find, lessons
 from gpuviz.catalog.checks import check_launches, parse_check, parse_checks
 from gpuviz.cli import main
 from gpuviz.core.errors import GpuvizError
-from gpuviz.run.demo import check_fix, lesson_checks, run_demo
+from gpuviz.run.demo import lesson_checks, run_demo
+from gpuviz.run.fix_check import check_fix
 from tests import full_size
 
 LESSONS = lessons()

@@ -78,7 +78,8 @@ def check_fix(qtbot, win, text: str) -> str:
     fix = win.views["lesson"].fix
     with qtbot.waitSignal(win.course.fixes.checked, timeout=RUN_TIMEOUT):
         click(qtbot, fix.button)
-        assert multiprocessing.active_children() and "Running your code" in fix.result.text()  # in a worker
+        assert "Running your code" in fix.result.text()
+        qtbot.waitUntil(lambda: bool(multiprocessing.active_children()), timeout=RUN_TIMEOUT)  # in a worker
     return fix.result.text()
 
 

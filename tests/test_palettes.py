@@ -87,7 +87,7 @@ def test_coloring_uses_the_palette_asked_for(tmp_path):
     kernel = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = i\n"
     trace = gpuviz.trace(kernel, backend="sim")[9, 32](np.zeros(288))
     for name in PALETTES:
-        colours = coloring(trace, "block", name)
+        colours = coloring(trace, "block", palette_name=name)
         count = len(palette(name))
         assert np.array_equal(colours.lut[1 : count + 1, :3], palette(name))
         assert [rgb for rgb, _ in colours.legend] == [tuple(int(c) for c in p) for p in palette(name)]

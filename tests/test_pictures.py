@@ -10,11 +10,13 @@ pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 pytest.importorskip("imageio", reason="clips and these checks read pictures with imageio")
 
 import imageio.v3 as iio
+from numpy.lib.stride_tricks import sliding_window_view
 
 import gpuviz
 from gpuviz.app.pictures import render as render_module
 from gpuviz.app.pictures.clip import clip_frames, frame_range, write_clip
-from gpuviz.app.pictures.picture import PictureOptions, image_array
+from gpuviz.app.pictures.picture import THEMES, PictureOptions, image_array
+from gpuviz.app.views.table import PICTURE_VIEWS
 from gpuviz.cli import main
 from gpuviz.scene.scene import scene_at
 
@@ -92,7 +94,7 @@ def test_at_is_a_frame_index_or_a_fraction(trace_path, tmp_path):
     count = slide.state.plan.count
     assert count > 4 and slide.state.frame == round(0.5 * (count - 1))
     assert slide_for(trace_path, "grid", dict(at=3)).state.frame == 3
-    assert f"frame 4 of {count}" in slide_for(trace_path, "grid", dict(at="3")).frame_label.text()
+    assert f"frame 4 of {count:,}" in slide_for(trace_path, "grid", dict(at="3")).frame_label.text()
     assert slide_for(trace_path, "grid").frame_label.text() == ""  # the last frame: the whole launch
     half = iio.imread(render(trace_path, tmp_path / "half.png", "--at", "0.5", "--size", "320x200"))
     same = iio.imread(render(trace_path, tmp_path / "same.png", "--at", str(slide.state.frame), "--size", "320x200"))
@@ -198,63 +200,99 @@ def test_the_view_keeps_its_place_in_every_frame_of_a_clip(trace_path):
     for frame in frame_range(slide.state.plan.count):
         slide.state.set_frame(frame)
         slide.image(options)
-        places.add(slide.view.geometry().getRect())
+        places.add((slide.drawing_rect().getRect(), slide.view.drawing().size().toTuple()))
     assert len(places) == 1, places
 
 
-@pytest.mark.slow
-def test_the_menu_actions_ask_size_scale_theme_and_file(qtbot, tmp_path, monkeypatch, trace_path):
-    from PySide6.QtWidgets import QDialog, QFileDialog
-
-    from gpuviz.app.pictures import picture_actions
-    from gpuviz.app.window.main_window import MainWindow
-
-    monkeypatch.setenv("GPUVIZ_SETTINGS", str(tmp_path / "settings.ini"))
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.pictures.export_picture()
-    assert "nothing to export yet" in window.status.text()
-    window.state.set_trace(gpuviz.load(trace_path))
-
-    def answer(dialog):
-        dialog.size_box.setCurrentText("400x300")
-        dialog.scale.setValue(2)
-        dialog.theme.setCurrentText("light")
-        return QDialog.DialogCode.Accepted
-
-    monkeypatch.setattr(picture_actions.PictureDialog, "exec", answer)
-    chosen = iter([str(tmp_path / "view.svg"), str(tmp_path / "run.gif")])
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (next(chosen), ""))
-    window.export_dialog()  # Ctrl+E
-    assert window.status.text() == "exported view.svg"
-    assert b'width="800" height="600"' in (tmp_path / "view.svg").read_bytes()
-    window.pictures.export_animation()
-    assert window.status.text() == "exported run.gif"
-    frames = len(frame_range(window.state.plan.count))
-    assert iio.imread(tmp_path / "run.gif", index=None).shape == (frames, 600, 800, 3)
-    window.close()
+def pixel_codes(pixels: np.ndarray) -> np.ndarray:
+    wide = pixels.astype(np.uint32)
+    return (wide[..., 0] << 16) | (wide[..., 1] << 8) | wide[..., 2]
 
 
-def test_picture_actions_need_only_the_state_the_tabs_and_a_status_line(qtbot, tmp_path, monkeypatch, trace_path):
-    """Built from stand-ins, with no main window: a tab widget holding one view, a state and a status list."""
-    from PySide6.QtWidgets import QDialog, QFileDialog, QTabWidget
+def contains(pixels: np.ndarray, patch: np.ndarray) -> bool:
+    """Whether the picture holds the patch, pixel for pixel, anywhere: rows matching the patch's most varied
+    row first, then the whole patch at each of them."""
+    image, patch = pixel_codes(pixels), pixel_codes(patch)
+    height, width = patch.shape
+    if height > image.shape[0] or width > image.shape[1]:
+        return False
+    anchor = max(range(height), key=lambda row: len(np.unique(patch[row])))
+    ys, xs = np.nonzero((sliding_window_view(image, width, axis=1) == patch[anchor]).all(axis=2))
+    return any(y >= anchor and np.array_equal(image[y - anchor : y - anchor + height, x : x + width], patch)
+               for y, x in zip(ys, xs))  # fmt: skip
 
-    from gpuviz.app.pictures.picture_actions import PictureActions, PictureDialog
-    from gpuviz.app.views.table import make_view
-    from gpuviz.scene.state import AppState
 
-    state, said = AppState(), []
-    tabs = QTabWidget()
-    qtbot.addWidget(tabs)
-    views = {"grid": make_view("grid", state)}
-    tabs.addTab(views["grid"], "Threads")
-    actions = PictureActions(state, tabs, views, lambda text, error=False: said.append((text, error)), tabs)
-    actions.copy_picture()
-    assert said == [("error: nothing to copy yet; run a kernel or open a trace", True)]
-    state.set_trace(gpuviz.load(trace_path))
-    out = actions.save_picture(tmp_path / "grid.png", PictureOptions((320, 200)))
-    assert iio.imread(out).shape[:2] == (200, 320)
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: ("", ""))  # the file dialog cancelled
-    monkeypatch.setattr(PictureDialog, "exec", lambda dialog: QDialog.DialogCode.Accepted)
-    actions.export_picture()
-    assert len(said) == 1  # a file dialog cancelled: nothing written, nothing said
+CONTROLS = ("QComboBox", "QAbstractSpinBox", "QAbstractButton", "QProgressBar", "QSlider", "QLineEdit")
+
+
+@pytest.mark.parametrize("view", PICTURE_VIEWS)
+def test_an_export_is_the_views_drawing_with_its_words_and_no_control(trace_path, tmp_path, view):
+    """The file holds the view's drawing, whole and where the slide puts it, and none of the combo boxes,
+    spin boxes or bars the view shows in the window (each looked for, pixel for pixel, in the file)."""
+    from PySide6 import QtWidgets
+
+    out = render(trace_path, tmp_path / f"{view}.png", "--view", view, "--size", "800x450", "--theme", "light")
+    pixels = iio.imread(out)[..., :3]
+    slide = slide_for(trace_path, view, theme="light")
+    assert np.array_equal(image_array(slide.image(PictureOptions((800, 450), theme="light"))), pixels)
+    x, y, width, height = slide.drawing_rect().getRect()
+    drawing = image_array(slide.view.drawing().grab().toImage())
+    assert drawing.shape == (height, width, 3) and np.array_equal(pixels[y : y + height, x : x + width], drawing)
+    kinds = tuple(getattr(QtWidgets, name) for name in CONTROLS)
+    controls = [c for c in slide.view.findChildren(QtWidgets.QWidget) if isinstance(c, kinds) and c.isVisible()]
+    shown = [type(c).__name__ for c in controls if contains(pixels, image_array(c.grab().toImage()))]
+    assert not shown, f"the {view} export shows its controls: {shown}"
+    title = colours_in(pixels[:y])  # above the drawing: the title's words, in the theme's text colour
+    assert tuple(int(c) for c in bytes.fromhex(THEMES["light"].text[1:])) in title
+    words = [label.text() for label in slide.findChildren(QtWidgets.QLabel)]
+    assert not any("`" in text for text in words), "backticks are code in rich text, gone in plain text"
+    drawn = [piece.label for piece in slide.legend.pieces]
+    assert len(set(drawn)) == len(drawn), f"the legend says a thing twice: {drawn}"
+    slide.close()
+
+
+SMALL = """from numba import cuda
+
+@cuda.jit
+def scale(a):
+    i = cuda.grid(1) % a.size
+    a[i] = a[i] * 1.5 + 1048576
+"""
+
+
+@pytest.mark.parametrize("view, launch", [("data", (16, 32)), ("data", (1, 8)), ("grid", (1, 8))])
+def test_the_default_clip_of_a_small_array_fills_most_of_the_frame(tmp_path, view, launch):
+    """Eight elements (written by 16 blocks, whose legend is long, or by one) or eight threads, in a clip of
+    the default size: the cells span most of the frame's width, not a thumbnail under the words.
+    Measured on the last frame, colour by colour of the legend (GIF's 256 colours allowed for), where
+    more than a legend swatch's worth of one colour stands in a row or a column."""
+    trace = gpuviz.trace(SMALL, backend="sim")[launch](np.arange(8, dtype=np.float32))
+    out = render(trace.save(tmp_path / "small.npz"), tmp_path / "small.gif", "--animate", "--view", view)
+    frame = iio.imread(out, index=None)[-1, ..., :3].astype(int)
+    height, width, _ = frame.shape
+    assert (width, height) == (640, 360), "a clip is 640x360 unless asked otherwise"
+    left, right = width, 0
+    for rgb, _ in slide_for(tmp_path / "small.npz", view).view.legend_items():
+        for shade in (np.array(rgb), np.array(rgb) // 2):  # the grid's replay dims finished threads
+            cells = (np.abs(frame - shade) <= 24).all(axis=2)
+            columns = np.flatnonzero(cells.sum(axis=0) > 0.05 * height)
+            if len(columns) and (cells.sum(axis=1) > 0.05 * width).any():
+                left, right = min(left, columns[0]), max(right, columns[-1])
+    assert right - left >= 0.75 * width, f"{view} of {launch}: the cells span {right - left} of {width} pixels"
+
+
+def test_what_the_call_out_over_a_lessons_marks_says_the_legend_does_not_say_again(trace_path):
+    """A lesson's marks bring a call-out into the drawing that explains the value colours; the legend under
+    the picture keeps only the rest, and between them every colour is still said."""
+    from gpuviz.catalog.evidence import parse_evidence, resolve
+    from gpuviz.core.replay import Replay
+
+    trace = render_module.as_trace(trace_path)
+    evidence = parse_evidence("view: grid\nat: lost update of bins[0]\nthread: lost update of bins[0]\n"
+                              "element: bins[0]\ncolour: value read\nmark: readers of the element\ncaption: {value}")
+    slide = render_module.slide_for(resolve(evidence, trace, Replay(trace)), "grid")
+    slide.image(PictureOptions((800, 450)))
+    in_drawing, strip = slide.view.legend_in_drawing(), [label for _, label in slide.legend.items]
+    assert in_drawing and not {label for _, label in in_drawing} & set(strip), strip
+    assert {label for _, label in slide.view.legend_items()} == {label for _, label in in_drawing} | set(strip)
+    slide.close()

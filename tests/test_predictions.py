@@ -105,3 +105,23 @@ def test_the_right_prediction_matches_the_lessons_own_run(entry, tmp_path):
     else:
         verdict = judge_choice(prediction, right_choice, traces)
     assert verdict.right and verdict.run_matched is not False, verdict.lines
+
+
+@pytest.fixture(scope="module")
+def million_run():
+    """1,024 threads each write 1,024 into a: the sum is 1,048,576, a number %g would print as 1.04858e+06."""
+    import numpy as np
+
+    import gpuviz
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1024.0\n"
+    return [gpuviz.trace(src, backend="sim")[4, 256](np.zeros(1024))]
+
+
+def test_a_verdicts_numbers_read_as_people_write_them(million_run):
+    asked = parse_prediction({"predict a number": "the sum of `a` | sum(a) == 1,048,576"})
+    verdict = judge_numbers(asked, [1048576.5], million_run)
+    assert verdict.lines == ("the sum of `a`: you said 1,048,576.5; the run gave 1,048,576 (no match); "
+                             "the lesson's number is 1,048,576.",)  # fmt: skip
+    choice = judge_choice(parse_prediction({"choices": "- [x] 1,048,576\n- [ ] 4.5\nmeasure: sum(a)"}), 1, million_run)
+    assert choice.lines[1] == "The run gave sum(a) = 1,048,576: your choice does not match it."

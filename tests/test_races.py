@@ -129,7 +129,7 @@ def test_run_prints_races_and_repeat_keeps_outcomes(tmp_path, capsys):
     assert trace.outcomes["a.sequential"][0] == 64 * 256
     assert (trace.outcomes["a.lost"][:, 0] == 64 * 256 - runs[:, 0]).all()
     assert main(["info", str(tmp_path / "000-k.npz")]) == 0
-    assert "a[0]: serial 16384; seen" in capsys.readouterr().out
+    assert "a[0]: serial 16,384; seen" in capsys.readouterr().out
 
 
 def test_races_command_text_and_json(tmp_path, capsys):

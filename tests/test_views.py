@@ -13,11 +13,13 @@ pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
 from PySide6.QtCore import QPointF, Qt
 
 import gpuviz
-from gpuviz.app.pictures.export import export_widget
+from gpuviz.app.pictures.picture import PictureOptions
+from gpuviz.app.pictures.render import render_picture
 from gpuviz.app.views.table import PICTURE_VIEWS, VIEWS, make_view
 from gpuviz.catalog import find
 from gpuviz.cli import main
 from gpuviz.run.demo import run_demo
+from gpuviz.scene.scene import scene_at
 from gpuviz.scene.state import AppState
 
 HISTOGRAMS = Path(__file__).parent / "data" / "racy_and_atomic_histogram.py"  # lesson 11 with its fix, as two launches
@@ -123,10 +125,10 @@ def test_views_on_a_tiled_matmul_and_a_3d_trace(qtbot, tmp_path):
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
-def test_every_view_exports(views, tmp_path, suffix):
-    _, v = views
-    for name, widget in v.items():
-        path = export_widget(widget, tmp_path / f"{name}{suffix}")
+def test_every_view_exports(histogram_trace, tmp_path, suffix):
+    scene = scene_at(histogram_trace)
+    for name in PICTURE_VIEWS:
+        path = render_picture(scene, name, tmp_path / f"{name}{suffix}", PictureOptions((900, 600)))
         content = path.read_bytes()
         if suffix == ".png":
             assert content.startswith(b"\x89PNG\r\n\x1a\n") and len(content) > 2000, name
@@ -134,7 +136,7 @@ def test_every_view_exports(views, tmp_path, suffix):
             root = ElementTree.fromstring(content)
             assert root.tag.endswith("svg") and len(list(root.iter())) > 10, name
     with pytest.raises(gpuviz.GpuvizError, match="use a .png or .svg"):
-        export_widget(v["grid"], tmp_path / "view.jpg")
+        render_picture(scene, "grid", tmp_path / "view.jpg")
 
 
 @pytest.mark.parametrize("view", PICTURE_VIEWS)
@@ -305,7 +307,7 @@ def test_a_grid_of_many_blocks_opens_whole_and_zooms_to_a_thread_picked_elsewher
 def test_a_big_1d_array_is_a_square_picture():
     from gpuviz.app.widgets.data_pictures import picture_shape
 
-    assert picture_shape((1000,)) == (16, 64)  # small arrays: rows of 64, row starts easy to read
+    assert picture_shape((1000,)) == (32, 32) and picture_shape((64,)) == (4, 16)  # small arrays: near square
     assert picture_shape((2**20,)) == (1024, 1024)  # a million elements: a square, not a 64-wide strip
     assert picture_shape((2**24 + 11,)) == (4097, 4096) and picture_shape((10,)) == (1, 10)
 

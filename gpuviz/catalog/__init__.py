@@ -9,7 +9,8 @@ text beside it: title, a line of description (neither may give the answer away),
 with a bug `## Fix` (what to change) and `## Fix checks`
 (what the student's fixed script must show: `gpuviz demo NN --check-fix FILE`).
 The text's `## Run` line (`race, sms=8, launch=0`, after the fix checks) says how to run and judge it (a
-race lesson, on 8 virtual SMs) and which of its launches the text explains; it is in the text, not the
+race lesson, on 8 virtual SMs), which of its launches the text explains, and `host-fix` where the fix
+must change host code (a fix check then runs the student's whole script, and says so); it is in the text, not the
 script, because the script is shown before Run. `glossary.md` defines the words the texts
 use (glossary.py). A teacher's folder of lessons in the same format joins the built-in ones
 (`catalog(teacher=DIR)`, `gpuviz list --lessons DIR`). docs/lessons.md describes the format.
@@ -51,6 +52,7 @@ class CatalogEntry:
     racy: bool = False  # the lesson is about a race: judged by its races, not a reference
     sms: int | None = None  # run on this many virtual SMs (to show waves at a small size)
     launch: int | None = None  # the launch the lesson's text explains (`launch=N`), when the script makes several
+    host_fix: bool = False  # `host-fix`: the fix changes host code, so a fix check runs the student's whole script
 
     @property
     def source(self) -> str:
@@ -146,13 +148,14 @@ def _lesson(path: Path) -> CatalogEntry:
     title, description, sections = _markdown(text)
     where = section(path.with_suffix(".md"), "Run") if "run" in sections else f"{path.name}, # gpuviz: line"
     words = [w.strip() for w in _run_settings(sections, source).split(",") if w.strip()]
-    racy, sms, launch = run_settings(words, where)
+    racy, host_fix, sms, launch = run_settings(words, where)
     count, repeats = launch_calls(source)
     if launch is not None and launch >= count and not repeats:
         raise LessonProblem(f"{where}: launch={launch}, but the script makes {count} launch(es)")
-    for heading in ("Checks", "Fix checks"):
-        checked(sections.get(heading.lower(), ""), source, launch or 0, section(path.with_suffix(".md"), heading))
-    return CatalogEntry(path.stem, title, description, path, sections, racy, sms, launch)
+    for heading in ("Checks", "Fix checks"):  # a fix may add lines: its checks name no line numbers
+        checked(sections.get(heading.lower(), ""), source, launch or 0, section(path.with_suffix(".md"), heading),
+                line_numbers=heading == "Checks")  # fmt: skip
+    return CatalogEntry(path.stem, title, description, path, sections, racy, sms, launch, host_fix)
 
 
 def _read(path: Path, what: str, missing: str | None = None) -> str:

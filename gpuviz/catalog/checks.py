@@ -12,6 +12,8 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
     resident_blocks == 2             the most blocks the run had on one SM at once (measured occupancy)
     sm_blocks == 8                   the most blocks one SM ran over the whole launch
     barrier_divergence == 0          blocks where not every thread reached a barrier
+    warp_sync_divergence == 0        warps where a lane of a syncwarp's mask that had not exited never reached a
+                                     syncwarp with that mask (the simulator's vector engine judges it: mark it `sim:`)
     errors == 245                    memory errors of the launch (out-of-bounds accesses, uninitialised shared
                                      reads, barrier divergence)
     races == 16                      racy locations the race analysis found
@@ -20,10 +22,14 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
     reads(a, 5) == 10                ... by one thread, named by its global linear index
     atomics(bins) == 256             atomic updates of an array in the launch
     lost(array) >= 60000             updates lost on an array (writes not in its final value)
-    sectors(16, A) == 8              32-byte sectors per warp request at source line 16, array A
-    sectors(17, C, write) == 8       ... of one kind (read, write or atomic) where a line has several
-    lanes(13, out) == 16             lanes per warp request at that line (fewer than 32: a branch or the bounds)
-    conflicts(30, tile) == 2         the worst shared-memory bank conflict degree of that line's requests
+    sectors("A[row, k]", A) == 8     32-byte sectors per warp request of array A at the kernel lines whose code
+                                     contains that text (catalog/places.py: spaces do not count)
+    sectors(store-C, C, write) == 8  ... at the lines labelled `# check: store-C`; of one kind (read, write or
+                                     atomic) where the lines have several
+    sectors(matmul, C) == 4          ... at every line of the kernel (or device function) named matmul
+    sectors(16, A) == 8              ... at source line 16: only in `## Checks` (a fix that adds a line moves it)
+    lanes("out[i]", out) == 16       lanes per warp request there (fewer than 32: a branch or the bounds)
+    conflicts(load-tile, tile) == 2  the worst shared-memory bank conflict degree of those requests
     occupancy == 1.0                 theoretical occupancy
     blocks_per_sm == 4               the blocks one SM can hold in theory (the smallest of the limits)
     limit(shared memory) == 4        the blocks one SM could hold by one resource: threads, blocks, shared memory
@@ -42,17 +48,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.catalog.places import Place, lines_of, place_of
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.report import memory_analysis, race_report
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 
 OPERATORS = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
              "<": operator.lt}  # fmt: skip
-_LINE = re.compile(r"^(?:launch (?P<launch>\d+):\s*)?(?:(?P<where>sim|gpu):\s*)?(?P<measure>.+?)\s*"
-                   r"(?P<op>==|!=|>=|<=|>|<)\s*(?P<value>-?[\d.,_]+)$")  # fmt: skip
-_CALL = re.compile(r"^(?P<name>\w+)(?:\((?P<args>[^()]*)\)|\[(?P<index>[^\]]*)\])?$")
+_HEAD = re.compile(r"^(?:launch (?P<launch>\d+):\s*)?(?:(?P<where>sim|gpu):\s*)?")
+_TAIL = re.compile(r"(?P<op>==|!=|>=|<=|>|<)\s*(?P<value>-?[\d.,_]+)$")  # the last comparison: quoted text may hold one
+_CALL = re.compile(r"^(?P<name>\w+)(?:\((?P<args>.*)\)|\[(?P<index>[^\]]*)\])?$")
+PLACED = ("sectors", "lanes", "conflicts")  # measures whose first argument is a place (catalog/places.py)
 
 
 @dataclass(frozen=True)
@@ -71,10 +80,14 @@ class Outcome:
     check: Check
     observed: float | None
     passed: bool
+    note: str = ""  # why there was nothing to measure, when it can be said
 
     def __str__(self) -> str:
         mark = "ok" if self.passed else "FAILED"
-        return f"{mark}: {self.check.text} (the run: {_number(self.observed)})"
+        return f"{mark}: {self.check.text} (the run: {self.value_text()})"
+
+    def value_text(self) -> str:
+        return self.note if self.observed is None and self.note else _number(self.observed)
 
 
 def parse_checks(text: str) -> list[Check]:
@@ -88,26 +101,49 @@ def parse_checks(text: str) -> list[Check]:
 
 
 def parse_check(line: str) -> Check:
-    match = _LINE.match(line)
-    call = _CALL.match(match.group("measure").strip()) if match else None
-    if match is None or call is None:
+    head, tail = _HEAD.match(line), _TAIL.search(line)
+    measure_text = line[head.end() : tail.start()].strip() if tail else ""
+    call = _CALL.match(measure_text) if measure_text else None
+    if tail is None or call is None:
         raise GpuvizError(f"check {line!r}: write `MEASURE OP NUMBER`, e.g. `array[0] == 0.5` or `races == 0`")
     name, args, index = call.group("name"), call.group("args"), call.group("index")
     if index is not None:
         measure, parts = "element", (name, index)
     else:
-        measure, parts = name, tuple(a.strip() for a in (args or "").split(",") if a.strip())
+        measure, parts = name, split_arguments(args or "")
     if measure not in MEASURES:
         raise GpuvizError(f"check {line!r}: unknown measure {measure!r}; known: array[i], {', '.join(MEASURES)}")
-    launch = match.group("launch")
+    launch = head.group("launch")
     try:
-        value = float(match.group("value").replace(",", "").replace("_", ""))
+        value = float(tail.group("value").replace(",", "").replace("_", ""))
     except ValueError:
-        raise GpuvizError(f"check {line!r}: {match.group('value')!r} is not a number") from None
+        raise GpuvizError(f"check {line!r}: {tail.group('value')!r} is not a number") from None
     if launch is not None and len(launch) > 6:
         raise GpuvizError(f"check {line!r}: launch {launch} is not a launch number")
-    return Check(line, measure, parts, match.group("op"), value, None if launch is None else int(launch),
-                 match.group("where"))  # fmt: skip
+    return Check(line, measure, parts, tail.group("op"), value, None if launch is None else int(launch),
+                 head.group("where"))  # fmt: skip
+
+
+def split_arguments(text: str) -> tuple[str, ...]:
+    """A measure's arguments, split at the commas outside quotes: `"C[row, col]", C` is two."""
+    parts, current, quote = [], "", ""
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char == ",":
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    parts.append(current)
+    return tuple(part.strip() for part in parts if part.strip())
+
+
+def place(check: Check) -> Place | None:
+    """Where a check of `sectors`, `lanes` or `conflicts` looks; None for other measures."""
+    return place_of(check.args[0]) if check.measure in PLACED and check.args else None
 
 
 def applies(check: Check, backend: str) -> bool:
@@ -122,7 +158,17 @@ def evaluate(check: Check, trace: Trace) -> Outcome:
     except (KeyError, IndexError, ValueError, TypeError) as exc:
         raise GpuvizError(f"check {check.text!r} cannot be measured on this run: {_why(exc)}") from None
     passed = observed is not None and bool(OPERATORS[check.op](observed, check.value))
-    return Outcome(check, observed, passed)
+    return Outcome(check, observed, passed, _nothing_because(check, trace) if observed is None else "")
+
+
+def _nothing_because(check: Check, trace: Trace) -> str:
+    """Why a check of a place measured nothing: its kernels have no such line, or no such access there."""
+    where = place(check)
+    if where is None:
+        return ""
+    if not lines_of(where, trace.meta.get("source", "")):
+        return f"nothing to measure: {where.matches_nothing('the kernels')}"
+    return f"nothing to measure: no access of {check.args[1]} at {where}"
 
 
 def _why(exc: Exception) -> str:
@@ -211,6 +257,11 @@ def _barrier_divergence(trace: Trace) -> float | None:
     return None if report is None else float(len(report.divergence))
 
 
+def _warp_sync_divergence(trace: Trace) -> float | None:
+    count = trace.meta.get("warp_sync_divergence")  # absent where the run could not judge it
+    return None if count is None else float(count)
+
+
 def _errors(trace: Trace) -> float:
     return float(trace.error_count)
 
@@ -220,28 +271,37 @@ def _lost(trace: Trace, name: str) -> float | None:
     return float(lost[name].sum()) if name in lost else None
 
 
-def _memory_row(trace: Trace, line: str, array: str, kind: str | None) -> dict | None:
+def _memory_rows(trace: Trace, at: str, array: str, kind: str | None) -> list[dict]:
+    """The memory analysis's rows of an array's accesses at a place (every line it names)."""
+    where = place_of(at)
+    if where is None:
+        raise ValueError(f'{at!r} is not a place: give "source text", a label or a line number')
+    lines = set(lines_of(where, trace.meta.get("source", "")))
     rows = [r for r in memory_analysis(trace).get("lines") or []
-            if r["line"] == int(line) and r["array"] == array and kind in (None, r["kind"])]  # fmt: skip
-    if len(rows) > 1:
-        kinds = ", ".join(r["kind"] for r in rows)
-        raise GpuvizError(f"line {line} accesses {array} as {kinds}: name the kind, e.g. ({line}, {array}, write)")
-    return rows[0] if rows else None
+            if r["line"] in lines and r["array"] == array and kind in (None, r["kind"])]  # fmt: skip
+    kinds = sorted({r["kind"] for r in rows})
+    if len(kinds) > 1:
+        raise GpuvizError(f"{where} accesses {array} as {', '.join(kinds)}: name the kind, e.g. ({at}, {array}, write)")
+    return rows
 
 
-def _sectors(trace: Trace, line: str, array: str, kind: str | None = None) -> float | None:
-    row = _memory_row(trace, line, array, kind)
-    return None if row is None else row["sectors_per_request"]
+def _sectors(trace: Trace, at: str, array: str, kind: str | None = None) -> float | None:
+    """Sectors per request over every request at the place (a weighted mean where it names several lines)."""
+    rows = [r for r in _memory_rows(trace, at, array, kind) if r.get("sectors") is not None]
+    requests = sum(r["requests"] for r in rows)
+    return round(sum(r["sectors"] for r in rows) / requests, 3) if requests else None
 
 
-def _lanes(trace: Trace, line: str, array: str, kind: str | None = None) -> float | None:
-    row = _memory_row(trace, line, array, kind)
-    return None if row is None else row["lanes_per_request"]
+def _lanes(trace: Trace, at: str, array: str, kind: str | None = None) -> float | None:
+    rows = _memory_rows(trace, at, array, kind)
+    requests = sum(r["requests"] for r in rows)
+    return round(sum(r["lanes_per_request"] * r["requests"] for r in rows) / requests, 3) if requests else None
 
 
-def _conflicts(trace: Trace, line: str, array: str, kind: str | None = None) -> float | None:
-    row = _memory_row(trace, line, array, kind)
-    return None if row is None or row["bank_conflict_degree"] is None else float(row["bank_conflict_degree"]["max"])
+def _conflicts(trace: Trace, at: str, array: str, kind: str | None = None) -> float | None:
+    degrees = [r["bank_conflict_degree"]["max"] for r in _memory_rows(trace, at, array, kind)
+               if r["bank_conflict_degree"] is not None]  # fmt: skip
+    return float(max(degrees)) if degrees else None
 
 
 def _occupancy(trace: Trace) -> float | None:
@@ -258,13 +318,13 @@ def _limit(trace: Trace, resource: str) -> float | None:
 
 
 MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
-            "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
+            "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "warp_sync_divergence": _warp_sync_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
             "conflicts": _conflicts, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
             "writes": _writes}  # fmt: skip
 
 
 def _number(value: float | None) -> str:
-    return "nothing to measure" if value is None else f"{value:g}"
+    return "nothing to measure" if value is None else number(value)
 
 
 def check_launches(checks: list[Check], traces: list[Trace], backend: str, default_launch: int = 0) -> list[Outcome]:

@@ -9,7 +9,9 @@ One `key: value` a line (docs/lessons.md, "Evidence"):
     thread: race                     the thread to select (core/moments.py THREADS)
     element: array[0]                the element to select (Data view, Element story)
     line: 13                         the source line to select (Code and Memory views)
-    colour: value written            the grid's colour mode (core/colors.py MODES)
+    colour: value read               the grid's colour mode (core/colors.py MODES), chosen for the claim
+    mark: readers of array[0]        threads or elements to outline, with a call-out (core/marks.py KINDS);
+                                     one line each, as many as the claim needs
     order: by SM waves               an animation order instead of the replay (core/frames.py ORDERS)
     caption: Every thread has read {element} = {value} ...   what the student sees there
 
@@ -22,17 +24,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from gpuviz.core import moments
 from gpuviz.core.colors import MODES
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS, REPLAY
+from gpuviz.core.marks import Focus, element_name, resolve_mark, thread_name
+from gpuviz.core.numbers import number
 from gpuviz.core.replay import Replay
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.scene import Scene
 
-KEYS = ("view", "launch", "at", "thread", "element", "line", "colour", "order", "caption")
+KEYS = ("view", "launch", "at", "thread", "element", "line", "colour", "order", "mark", "caption")
 
 
 @dataclass(frozen=True)
@@ -48,11 +50,13 @@ class Evidence:
     line: int = 0
     colour: str | None = None
     order: str | None = None
+    marks: tuple[str, ...] = ()
 
 
 def parse_evidence(text: str) -> Evidence | None:
     """The evidence of a `## Evidence` body, None when there is none."""
     fields: dict[str, str] = {}
+    marks: list[str] = []
     for raw in text.splitlines():
         line = raw.strip().lstrip("- ").strip()
         if not line or line.startswith("#"):
@@ -60,7 +64,10 @@ def parse_evidence(text: str) -> Evidence | None:
         key, colon, value = line.partition(":")
         if not colon or key.strip() not in KEYS:
             raise GpuvizError(f"evidence line {line!r}: write `KEY: value` with KEY one of {', '.join(KEYS)}")
-        fields[key.strip()] = value.strip()
+        if key.strip() == "mark":
+            marks.append(value.strip())
+        else:
+            fields[key.strip()] = value.strip()
     if not fields:
         return None
     for needed in ("view", "caption"):
@@ -70,12 +77,13 @@ def parse_evidence(text: str) -> Evidence | None:
         raise GpuvizError(f"evidence colour {fields['colour']!r}: use one of {', '.join(MODES)}")
     if fields.get("order") and fields["order"] not in ORDERS:
         raise GpuvizError(f"evidence order {fields['order']!r}: use one of {', '.join(ORDERS)}")
-    for number in ("launch", "line"):
-        if number in fields and not fields[number].isdigit():
-            raise GpuvizError(f"evidence {number} {fields[number]!r}: give a whole number")
+    for whole in ("launch", "line"):
+        if whole in fields and not fields[whole].isdigit():
+            raise GpuvizError(f"evidence {whole} {fields[whole]!r}: give a whole number")
     launch = int(fields["launch"]) if "launch" in fields else None
     return Evidence(fields["view"], fields["caption"], launch, fields.get("at"), fields.get("thread"),
-                    fields.get("element"), int(fields.get("line", 0)), fields.get("colour"), fields.get("order"))  # fmt: skip
+                    fields.get("element"), int(fields.get("line", 0)), fields.get("colour"), fields.get("order"),
+                    tuple(marks))  # fmt: skip
 
 
 def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None, launches: tuple[Trace, ...] = ()) -> Scene:
@@ -94,7 +102,10 @@ def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None, laun
     caption = _caption(evidence.caption, _words(trace, replay, frame, gid, chosen))
     layer = int(trace.threads["block_idx"][gid][2]) if gid >= 0 else 0
     colour = evidence.colour or MODES[0]
-    return Scene(trace, launches, order, layer, frame, gid, chosen, evidence.line, colour, evidence.view, caption)
+    focus = Focus(frame, gid, chosen, evidence.line)
+    marks = tuple(resolve_mark(text, trace, replay, focus) for text in evidence.marks)
+    return Scene(trace, launches, order, layer, frame, gid, chosen, evidence.line, colour, evidence.view, caption,
+                 marks=marks)  # fmt: skip
 
 
 def _caption(text: str, words: dict[str, str]) -> str:
@@ -109,28 +120,14 @@ def _caption(text: str, words: dict[str, str]) -> str:
     return caption[:1].upper() + caption[1:]
 
 
-def describe_thread(trace: Trace, gid: int) -> str:
-    """"thread 44 of block 1", "thread (3, 0, 2) of block (2, 1, 1)": as the launch's dimensions read."""
-    dims = 3 if trace.grid[2] > 1 or trace.block[2] > 1 else 2 if trace.grid[1] > 1 or trace.block[1] > 1 else 1
-
-    def coords(column: str) -> str:
-        values = [int(v) for v in trace.threads[column][gid][:dims]]
-        return str(values[0]) if dims == 1 else f"({', '.join(map(str, values))})"
-
-    return f"thread {coords('thread_idx')} of block {coords('block_idx')}"
-
-
 def _words(trace: Trace, replay: Replay | None, frame: int | None, gid: int, chosen) -> dict[str, str]:
     words = {"thread": "", "element": "", "value": ""}
     if gid >= 0:
-        words["thread"] = describe_thread(trace, gid)
+        words["thread"] = thread_name(trace, gid)
     if chosen is not None:
         aid, index, block = chosen
-        entry = trace.meta["arrays"][aid]
-        shape = tuple(entry["shape"]) or (1,)
-        where = ", ".join(str(int(i)) for i in np.unravel_index(index, shape))
-        words["element"] = f"{entry['name']}[{where}]" + (f" of block {block}" if block is not None else "")
+        words["element"] = element_name(trace, chosen)
         if replay is not None:
             at = replay.events if frame is None else frame
-            words["value"] = f"{replay.values_at(aid, at, block)[index]:g}"
+            words["value"] = number(replay.values_at(aid, at, block)[index])
     return words

@@ -8,18 +8,19 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from gpuviz.catalog.checks import Check, parse_checks
+from gpuviz.catalog.checks import Check, parse_checks, place
+from gpuviz.catalog.places import lines_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 
-RUN_FLAGS = ("race",)
+RUN_FLAGS = ("race", "host-fix")
 RUN_NUMBERS = ("sms", "launch")
 # measure: (fewest, most arguments), the position of its array argument (None: none)
 ARGUMENTS = {
     "element": (2, 2, 0), "sum": (1, 1, 0), "max": (1, 1, 0), "min": (1, 1, 0), "cycles": (1, 1, None),
     "blocks": (0, 0, None), "warps": (0, 0, None), "races": (0, 1, None), "reads": (1, 2, 0),
     "atomics": (1, 2, 0), "writes": (1, 2, 0), "resident_blocks": (0, 0, None), "sm_blocks": (0, 0, None),
-    "barrier_divergence": (0, 0, None), "errors": (0, 0, None), "lost": (1, 1, 0), "sectors": (2, 3, 1),
+    "barrier_divergence": (0, 0, None), "warp_sync_divergence": (0, 0, None), "errors": (0, 0, None), "lost": (1, 1, 0), "sectors": (2, 3, 1),
     "lanes": (2, 3, 1), "conflicts": (2, 3, 1), "occupancy": (0, 0, None), "blocks_per_sm": (0, 0, None),
     "limit": (1, 1, None),
 }  # fmt: skip
@@ -32,14 +33,14 @@ class LessonProblem(GpuvizError):
     """One line: the file, the section and the problem."""
 
 
-def run_settings(words: list[str], where: str) -> tuple[bool, int | None, int | None]:
-    """(race, sms, launch) of a `## Run` line, each value held to what the CLI's options accept."""
+def run_settings(words: list[str], where: str) -> tuple[bool, bool, int | None, int | None]:
+    """(race, host-fix, sms, launch) of a `## Run` line, each value held to what the CLI's options accept."""
     numbers: dict[str, int] = {}
     for word in words:
         key, equals, value = (part.strip() for part in word.partition("="))
         if not equals:
             if key not in RUN_FLAGS:
-                raise LessonProblem(f"{where}: unknown word {key!r}; use {', '.join(RUN_FLAGS)} or sms=N, launch=N")
+                raise LessonProblem(f"{where}: unknown word {key!r}; use {', '.join(RUN_FLAGS)}, sms=N or launch=N")
             continue
         if key not in RUN_NUMBERS:
             raise LessonProblem(f"{where}: unknown setting {key!r}; use sms=N or launch=N")
@@ -50,11 +51,12 @@ def run_settings(words: list[str], where: str) -> tuple[bool, int | None, int | 
         RunOptions(sms=numbers.get("sms"))  # the same limits as `gpuviz run --sms`
     except GpuvizError as exc:
         raise LessonProblem(f"{where}: {exc}") from None
-    return "race" in words, numbers.get("sms"), numbers.get("launch")
+    return "race" in words, "host-fix" in words, numbers.get("sms"), numbers.get("launch")
 
 
-def checked(text: str, source: str, default_launch: int, where: str) -> list[Check]:
-    """The checks of a section, each held against the script's launches and kernel arrays."""
+def checked(text: str, source: str, default_launch: int, where: str, line_numbers: bool = True) -> list[Check]:
+    """The checks of a section, each held against the script's launches, kernel arrays and lines; places named
+    by line number only where `line_numbers` (a fix that adds a line would move them)."""
     try:
         checks = parse_checks(text)
     except GpuvizError as exc:
@@ -71,6 +73,7 @@ def checked(text: str, source: str, default_launch: int, where: str) -> list[Che
             raise LessonProblem(f"{where}: {check.text!r} names launch {launch}; the script makes {count} "
                                 f"(launch 0 to {count - 1})")  # fmt: skip
         _check_arguments(check, where)
+        _check_place(check, source, where, line_numbers)
         if not repeats:  # every launch written once, in order: launch N is launches[N]
             _check_array(check, _launch_arrays(source, launches, launch), where)
     return checks
@@ -89,10 +92,26 @@ def _check_arguments(check: Check, where: str) -> None:
     if check.measure in ("reads", "writes", "atomics") and len(args) == 2 and not args[1].isdigit():
         raise LessonProblem(f"{where}: {check.text!r}: the thread is a whole number (its global index)")
     if check.measure in ("sectors", "lanes", "conflicts"):
-        if not args[0].isdigit():
-            raise LessonProblem(f"{where}: {check.text!r}: the first argument is a source line number")
+        if place(check) is None:
+            raise LessonProblem(f"{where}: {check.text!r}: the first argument is where: \"source text\" in quotes, "
+                                "a label (`# check: NAME` on its line), a kernel's name or a line number")  # fmt: skip
         if len(args) == 3 and args[2] not in KINDS:
             raise LessonProblem(f"{where}: {check.text!r}: the kind is one of {', '.join(KINDS)}")
+
+
+def _check_place(check: Check, source: str, where: str, line_numbers: bool) -> None:
+    """A place must name lines of the script's kernels; a line number only where it cannot move."""
+    named = place(check)
+    if named is None:
+        return
+    if named.kind == "line":
+        if not line_numbers:
+            raise LessonProblem(f"{where}: {check.text!r}: name the access by its \"source text\" or a label "
+                                "(`# check: NAME` on its line), not by line number: a fix that adds a line moves it")  # fmt: skip
+        return
+    if not lines_of(named, source):
+        why = named.matches_nothing("the script's kernels")
+        raise LessonProblem(f"{where}: {check.text!r}: {why}")
 
 
 def _check_array(check: Check, arrays: set[str] | None, where: str) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from gpuviz.catalog.checks import Check, evaluate, parse_check
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
 
 _CHOICE = re.compile(r"^[-*]\s*\[(?P<mark>[ xX])\]\s*(?P<text>.+)$")
@@ -148,7 +149,7 @@ def judge_choice(prediction: Prediction, picked: int, traces: Sequence[Trace], d
         matched = abs(choice.number - observed) <= 1e-9 * max(1.0, abs(observed))
         said = "matches" if matched else "does not match"
         lines.append(
-            f"The run gave {prediction.measure.text.split('==')[0].strip()} = {observed:g}: your choice {said} it."
+            f"The run gave {prediction.measure.text.split('==')[0].strip()} = {number(observed)}: your choice {said} it."
         )
     return Verdict(choice.correct, matched, tuple(lines))
 
@@ -159,11 +160,11 @@ def judge_numbers(prediction: Prediction, guesses: Sequence[float], traces: Sequ
     for asked, guess in zip(prediction.numbers, guesses, strict=True):
         ok = asked.close(guess, asked.value)
         observed = run_value(asked.check, traces, default_launch)
-        line = f"{asked.label}: you said {guess:g}"
+        line = f"{asked.label}: you said {number(guess)}"
         if observed is not None:
             matched.append(asked.close(guess, observed))
-            line += f"; the run gave {observed:g} ({'a match' if matched[-1] else 'no match'})"
-        lines.append(line + ("." if ok else f"; the lesson's number is {asked.value:g}."))
+            line += f"; the run gave {number(observed)} ({'a match' if matched[-1] else 'no match'})"
+        lines.append(line + ("." if ok else f"; the lesson's number is {number(asked.value)}."))
         right = right and ok
     return Verdict(right, all(matched) if matched else None, tuple(lines))
 

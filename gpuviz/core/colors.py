@@ -3,13 +3,18 @@ categorical palettes that tell blocks, warps and SMs apart."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.core.numbers import number
+from gpuviz.core.trace.columns import READ
 from gpuviz.core.trace.model import Trace
 
-MODES = ("block", "warp", "SM", "start time", "value written")
+MODES = ("block", "warp", "SM", "start time", "duration", "value written", "value read")
+BY_ELEMENT = ("value read",)  # modes whose colours depend on the selected element
+MAX_CATEGORIES = 12  # values read told apart by a colour each up to this many, on a ramp beyond
 NOT_RUN, NOT_RECORDED, NOTHING = 0, 254, 255  # codes: not started yet; accesses not recorded; no value to show
 # Okabe and Ito's colours for colour-blind readers (2008), without their black, which the dark theme's
 # background and the not-yet-run cells would swallow: orange, sky blue, bluish green, yellow, blue,
@@ -28,11 +33,14 @@ GRID_COLOURS = {NOT_RUN: (38, 38, 46), NOTHING: (110, 110, 110), NOT_RECORDED: (
 RACE = (196, 18, 47)  # elements written by several threads: always drawn hatched too, never told by colour alone
 
 
+Legend = list[tuple[tuple[int, int, int], str]]  # (rgb, what the colour means)
+
+
 @dataclass(frozen=True)
 class Coloring:
     codes: np.ndarray  # uint8 per thread, 1..255
     lut: np.ndarray  # (256, 4) uint8 RGBA
-    legend: list[tuple[tuple[int, int, int], str]]
+    legend: Legend
 
 
 def palette(name: str) -> np.ndarray:
@@ -42,13 +50,24 @@ def palette(name: str) -> np.ndarray:
     return PALETTES[name]
 
 
-def coloring(trace: Trace, mode: str, palette_name: str = DEFAULT_PALETTE) -> Coloring:
+def coloring(trace: Trace, mode: str, element: tuple[int, int, int | None] | None = None,
+             palette_name: str = DEFAULT_PALETTE) -> Coloring:  # fmt: skip
+    """The colours of a mode, categories in the palette named. "value read" colours each thread by the value
+    it read of `element` (the selected one; without one, the element read most): threads that saw the same
+    value share a colour, which makes a race's stale reads visible as one patch."""
+    unit = trace.meta.get("time_unit", "tick")
+    unit = " cycles (model)" if unit == "tick" else f" {unit} (measured)"  # where the time comes from
     if mode in ("block", "warp", "SM"):
         return _categorical(trace, mode, palette(palette_name))
     if mode == "start time":
-        return _gradient(trace.threads["t_start"].astype(float), f"start ({trace.meta.get('time_unit', 'tick')})")
+        return _gradient(trace.threads["t_start"].astype(float), "started at", unit=unit)
+    if mode == "duration":
+        ran = trace.threads["t_end"].astype(float) - trace.threads["t_start"]
+        return _gradient(ran, "ran", unit=unit)
     if mode == "value written":
         return _unrecorded_marked(trace, _gradient(last_written_values(trace), "value written"))
+    if mode == "value read":
+        return _values_read(trace, element, palette(palette_name))
     raise ValueError(f"unknown colour mode {mode!r}; modes: {', '.join(MODES)}")
 
 
@@ -70,7 +89,52 @@ def _categorical(trace: Trace, mode: str, colours: np.ndarray) -> Coloring:
     return Coloring(codes, lut, legend)
 
 
-def _gradient(values: np.ndarray, label: str) -> Coloring:
+def _values_read(trace: Trace, element: tuple[int, int, int | None] | None, colours: np.ndarray) -> Coloring:
+    values, name = first_read_values(trace, element)
+    known = np.isfinite(values)
+    distinct = np.unique(values[known])
+    if len(distinct) > min(MAX_CATEGORIES, len(colours)):  # a colour each while the palette has one
+        return _unrecorded_marked(trace, _gradient(values, f"read {name}", nothing="did not read it"))
+    codes = np.full(len(values), NOTHING, np.uint8)
+    codes[known] = (np.searchsorted(distinct, values[known]) + 1).astype(np.uint8)
+    lut = _base_lut()
+    lut[1 : len(colours) + 1, :3] = colours
+    counts = np.bincount(codes[known], minlength=len(distinct) + 1)
+    legend = [(tuple(int(c) for c in colours[k]), f"read {name} = {number(v)} ({number(int(counts[k + 1]))} threads)")
+              for k, v in enumerate(distinct)]  # fmt: skip
+    legend.append(((110, 110, 110), f"did not read {name}"))
+    return _unrecorded_marked(trace, Coloring(codes, lut, legend))
+
+
+def first_read_values(trace: Trace, element: tuple[int, int, int | None] | None) -> tuple[np.ndarray, str]:
+    """Per thread, the first value it read of the element (NaN where it read none), and the element's name.
+    Without an element, the one read most (a race's element, typically)."""
+    values = np.full(trace.n_threads, np.nan)
+    acc = trace.accesses
+    if acc is None or not len(acc["kind"]):
+        return values, "an element"
+    reads = np.flatnonzero(acc["kind"] == READ)
+    if element is None and len(reads):
+        keys = acc["array"][reads].astype(np.int64) << 40 | acc["index"][reads]
+        unique, counts = np.unique(keys, return_counts=True)
+        top = int(unique[np.argmax(counts)])
+        element = (top >> 40, top & ((1 << 40) - 1), None)
+    if element is None:
+        return values, "an element"
+    aid, index, block = element
+    mine = reads[(acc["array"][reads] == aid) & (acc["index"][reads] == index)]
+    if block is not None:
+        mine = mine[acc["thread"][mine] // int(np.prod(trace.block)) == block]
+    threads = acc["thread"][mine]
+    firsts = np.unique(threads, return_index=True)[1]  # rows are in the order the reads happened
+    values[threads[firsts]] = acc["value"][mine[firsts]]
+    entry = trace.meta["arrays"][aid]
+    shape = tuple(entry["shape"]) or (1,)
+    where = ", ".join(str(int(i)) for i in np.unravel_index(index, shape))
+    return values, f"{entry['name']}[{where}]" + (f" of block {block}" if block is not None else "")
+
+
+def _gradient(values: np.ndarray, label: str, nothing: str = "nothing written", unit: str = "") -> Coloring:
     known = np.isfinite(values)
     codes = np.full(len(values), NOTHING, np.uint8)
     if known.any():
@@ -84,8 +148,10 @@ def _gradient(values: np.ndarray, label: str) -> Coloring:
     lut[1:254, 0] = (68 + ramp * (253 - 68)).astype(np.uint8)  # dark blue to yellow
     lut[1:254, 1] = (1 + ramp * (231 - 1)).astype(np.uint8)
     lut[1:254, 2] = (84 + ramp * (37 - 84)).astype(np.uint8)
-    legend = [(tuple(int(c) for c in lut[1, :3]), f"{label} {low:g}"), (tuple(int(c) for c in lut[253, :3]),
-              f"{label} {high:g}"), ((110, 110, 110), "nothing written")]  # fmt: skip
+    ends = [(tuple(int(c) for c in lut[1, :3]), f"{label} {number(low)}{unit}")]
+    if number(high) != number(low):  # one value, or two that read the same: never "x 2 ... x 2"
+        ends.append((tuple(int(c) for c in lut[253, :3]), f"{label} {number(high)}{unit}"))
+    legend = [*ends, ((110, 110, 110), nothing)] if not known.all() else ends
     return Coloring(codes, lut, legend)
 
 
@@ -120,3 +186,39 @@ def last_written_values(trace: Trace) -> np.ndarray:
     writes = acc["kind"] != 0
     values[acc["thread"][writes]] = acc["value"][writes]  # later rows overwrite earlier ones
     return values
+
+
+def distinct_entries(legend: Legend) -> Legend:
+    """A legend that says each thing once: entries whose words repeat an earlier one are left out (a
+    swatch beside words already explained would say nothing new, or contradict them)."""
+    seen: set[str] = set()
+    kept = []
+    for rgb, label in legend:
+        if label not in seen:
+            seen.add(label)
+            kept.append((tuple(int(c) for c in rgb), str(label)))
+    return kept
+
+
+NUMBERED = re.compile(r"^(?P<words>.*\S) (?P<number>-?\d[\d,.]*)(?P<rest>(?:\s.*)?)$")  # "written by block 3"
+
+
+def legend_groups(legend: Legend) -> list[tuple[str, Legend]]:
+    """The legend's entries said once each, with a run of numbered ones under their shared words:
+    "block 0", "block 1", ... become the heading "block" over swatches "0", "1", ... (a picture's
+    legend of twelve blocks takes one line instead of three)."""
+    groups: list[tuple[str, Legend]] = []
+    for rgb, label in distinct_entries(legend):
+        found = NUMBERED.match(label)
+        words, short = (found["words"], found["number"] + found["rest"]) if found else ("", label)
+        if words and groups and groups[-1][0] == words:
+            groups[-1][1].append((rgb, short))
+        else:
+            groups.append((words, [(rgb, short)]))
+    return [group if len(group[1]) > 1 else _said_whole(group) for group in groups]
+
+
+def _said_whole(group: tuple[str, Legend]) -> tuple[str, Legend]:
+    """A group of one says its words in full ("SM 3"), not a heading over a lone swatch."""
+    words, [(rgb, short)] = group
+    return "", [(rgb, f"{words} {short}".strip())]

@@ -1,14 +1,29 @@
-"""How a trace shows itself in a notebook: a summary table, made here, with a picture of its grid drawn
-elsewhere (core knows no Qt). `%load_ext gpuviz` registers it as IPython's formatter for traces."""
+"""How things read to people: code in backticks as code (numbers: core/numbers.py), and a trace's summary
+for a notebook, with a picture of its grid drawn elsewhere (core knows no Qt). `%load_ext gpuviz`
+registers the summary as IPython's formatter for traces."""
 
 from __future__ import annotations
 
 import base64
 import html
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gpuviz.core.trace.model import Trace
+
+CODE = re.compile(r"`([^`]+)`")
+
+
+def code_as_html(text: str) -> str:
+    """Plain text (a lesson's words, a verdict) as rich text: escaped, with `code` in a code font."""
+    return CODE.sub(lambda found: f"<code>{found.group(1)}</code>", html.escape(text, quote=False))
+
+
+def code_as_plain(text: str) -> str:
+    """Plain text with its backticks gone, for places that show no rich text (a radio button, a title)."""
+    return CODE.sub(lambda found: found.group(1), text)
+
 
 def summary_rows(trace: Trace) -> list[tuple[str, str]]:
     from gpuviz.core.analysis.report import race_summary

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuviz.core.analysis.outcomes import lost_per_element
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import ATOMIC, READ
 from gpuviz.core.trace.model import Trace
 
@@ -54,7 +55,7 @@ class ElementStory:
     def summary(self) -> str:
         lost = "lost updates unknown" if self.lost < 0 else f"{self.lost:,} update{'s' * (self.lost != 1)} lost"
         return (f"{self.name}[{self.index}]: {self.reads:,} reads, {self.writes:,} writes, {lost}; "
-                f"{self.initial:g} before the launch, {self.final:g} after")  # fmt: skip
+                f"{number(self.initial)} before the launch, {number(self.final)} after")  # fmt: skip
 
 
 def element_story(trace: Trace, array: int, index: int, block: int | None = None, shown: int = 40,

@@ -1,5 +1,5 @@
-"""What went wrong in a launch, in words and places: its memory errors and its barrier divergence, from the
-trace's error records (pure; the window's banner, status, editor gutter and grid marks all read it)."""
+"""What went wrong in a launch, in words and places: its memory errors and its barrier and warp-sync divergence,
+from the trace's error records (pure; the window's banner, status, editor gutter and grid marks all read it)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from gpuviz.core.trace.model import Trace
 
 DIVERGENCE = "barrier divergence"
+WARP_SYNC = "warp-sync divergence"
+NOT_MEMORY = (DIVERGENCE, WARP_SYNC)  # listed with the memory errors, but neither is one
 VERBS = {"out-of-bounds read": "read", "out-of-bounds write": "wrote", "uninitialised shared read": "read"}
 
 
@@ -17,29 +19,33 @@ VERBS = {"out-of-bounds read": "read", "out-of-bounds write": "wrote", "uninitia
 class ErrorReport:
     memory: int = 0  # memory errors, all counted (out-of-bounds, uninitialised shared reads)
     divergent_blocks: int = 0  # blocks where threads skipped a barrier others wait at
+    divergent_warps: int = 0  # warps where lanes of a syncwarp's mask never reached one with that mask
     lines: dict[int, int] = field(default_factory=dict)  # source line -> errors listed on it
     threads: tuple[int, ...] = ()  # the faulting threads listed, and those that skipped a barrier
-    waiting: tuple[int, ...] = ()  # threads that wait at a barrier others skipped
+    waiting: tuple[int, ...] = ()  # threads that wait at a barrier (or a syncwarp) others skipped
     sentences: tuple[str, ...] = ()  # one per kind: how many, and the first in full
 
     def __bool__(self) -> bool:
-        return bool(self.memory or self.divergent_blocks)
+        return bool(self.memory or self.divergent_blocks or self.divergent_warps)
 
     def summary(self) -> str:
-        """'24 memory errors', 'barrier divergence in 2 blocks', both, or ''."""
+        """'24 memory errors', 'barrier divergence in 2 blocks', 'warp-sync divergence in 1 warp', some, or ''."""
         parts = []
         if self.memory:
             parts.append(f"{self.memory:,} memory error{'s' if self.memory != 1 else ''}")
         if self.divergent_blocks:
             parts.append(f"barrier divergence in {_count(self.divergent_blocks, 'block')}")
+        if self.divergent_warps:
+            parts.append(f"{WARP_SYNC} in {_count(self.divergent_warps, 'warp')}")
         return " and ".join(parts)
 
 
 def error_report(trace: Trace) -> ErrorReport:
     records = trace.errors
     divergent = [e for e in records if e.get("kind") == DIVERGENCE]
-    memory = [e for e in records if e.get("kind") != DIVERGENCE]
-    memory_count = max(len(memory), trace.error_count - len(divergent))
+    warp_sync = [e for e in records if e.get("kind") == WARP_SYNC]
+    memory = [e for e in records if e.get("kind") not in NOT_MEMORY]
+    memory_count = max(len(memory), trace.error_count - len(divergent) - len(warp_sync))
     by_kind = Counter(e.get("kind", "memory error") for e in memory)
     sentences = []
     for kind, listed in by_kind.items():
@@ -48,9 +54,12 @@ def error_report(trace: Trace) -> ErrorReport:
         sentences.append(_memory_sentence(trace, kind, count, first))
     if divergent:
         sentences.append(_divergence_sentence(len(divergent), divergent[0]))
+    if warp_sync:
+        sentences.append(_warp_sync_sentence(len(warp_sync), warp_sync[0]))
     lines = Counter(int(e["line"]) for e in records if e.get("line"))
-    return ErrorReport(memory_count, len(divergent), dict(lines), tuple(int(e["thread"]) for e in records),
-                       tuple(int(e["waiting"]) for e in divergent if "waiting" in e), tuple(sentences))  # fmt: skip
+    waiting = tuple(int(e["waiting"]) for e in divergent + warp_sync if "waiting" in e)
+    return ErrorReport(memory_count, len(divergent), len(warp_sync), dict(lines),
+                       tuple(int(e["thread"]) for e in records), waiting, tuple(sentences))  # fmt: skip
 
 
 def _memory_sentence(trace: Trace, kind: str, count: int, first: dict) -> str:
@@ -76,6 +85,14 @@ def _divergence_sentence(blocks: int, first: dict) -> str:
     return said
 
 
+def _warp_sync_sentence(warps: int, first: dict) -> str:
+    line = f" on line {first['line']}" if first.get("line") else ""
+    said = f"{WARP_SYNC} in {_count(warps, 'warp')}: thread {first['thread']:,} never reached a syncwarp with the mask"
+    if "waiting" in first:
+        said += f" that thread {first['waiting']:,} waits at{line}"
+    return said
+
+
 def _number(value) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
@@ -87,4 +104,5 @@ def _count(n: int, thing: str) -> str:
 def run_summary(traces: list[Trace]) -> str:
     """What went wrong in all of a run's launches: '24 memory errors', 'barrier divergence in 2 blocks', ''."""
     reports = [error_report(trace) for trace in traces]
-    return ErrorReport(sum(r.memory for r in reports), sum(r.divergent_blocks for r in reports)).summary()
+    return ErrorReport(sum(r.memory for r in reports), sum(r.divergent_blocks for r in reports),
+                       sum(r.divergent_warps for r in reports)).summary()  # fmt: skip

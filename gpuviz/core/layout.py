@@ -105,3 +105,36 @@ def cell_owner(layout: GridLayout, image_shape: tuple[int, int]) -> np.ndarray:
     owner = np.full(image_shape, -1, index)
     owner[layout.y, layout.x] = np.arange(len(layout.x), dtype=index)
     return owner
+
+
+MAX_OUTLINE_RECTS = 2048  # beyond this many rectangles a mark is outlined by its bounding box
+
+
+def outline_rects(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Rectangles (x, y, width, height) in cells that cover exactly the cells (xs, ys): runs along a row
+    joined, then equal runs on consecutive rows stacked, so a whole block is one rectangle and a column
+    of a matrix is one. Past MAX_OUTLINE_RECTS, the cells' bounding box (a mark is a few items, never
+    one per cell)."""
+    if len(xs) == 0:
+        return np.zeros((0, 4), np.int64)
+    xs, ys = np.asarray(xs, np.int64), np.asarray(ys, np.int64)
+    order = np.lexsort((xs, ys))
+    x, y = xs[order], ys[order]
+    keep = np.ones(len(x), bool)
+    keep[1:] = (x[1:] != x[:-1]) | (y[1:] != y[:-1])  # the same cell twice counts once
+    x, y = x[keep], y[keep]
+    start = np.ones(len(x), bool)
+    start[1:] = (x[1:] != x[:-1] + 1) | (y[1:] != y[:-1])
+    first = np.flatnonzero(start)
+    run_x0, run_y = x[first], y[first]
+    run_x1 = np.append(x[first[1:] - 1], x[-1]) + 1
+    order = np.lexsort((run_y, run_x1, run_x0))
+    rx0, rx1, ry = run_x0[order], run_x1[order], run_y[order]
+    top = np.ones(len(rx0), bool)
+    top[1:] = (rx0[1:] != rx0[:-1]) | (rx1[1:] != rx1[:-1]) | (ry[1:] != ry[:-1] + 1)
+    tops = np.flatnonzero(top)
+    bottoms = np.append(tops[1:] - 1, len(rx0) - 1)
+    rects = np.stack([rx0[tops], ry[tops], rx1[tops] - rx0[tops], ry[bottoms] - ry[tops] + 1], axis=1)
+    if len(rects) > MAX_OUTLINE_RECTS:
+        return np.array([[x.min(), y.min(), x.max() - x.min() + 1, y.max() - y.min() + 1]], np.int64)
+    return rects

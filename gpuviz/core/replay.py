@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuviz.core.analysis.timeline import block_waves
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import READ
 from gpuviz.core.trace.model import Trace
 
@@ -278,7 +279,7 @@ class Replay:
         verb = ("read", "wrote", "updated atomically")[int(acc["kind"][row])]
         return (f"event {k:,} of {self.events:,}{when}, wave {wave + 1} of {waves}: thread {thread:,} "
                 f"(block {thread // per_block}, warp {thread % per_block // 32}) {verb} "
-                f"{names[int(acc['array'][row])]}[{int(acc['index'][row])}] = {acc['value'][row]:g} "
+                f"{names[int(acc['array'][row])]}[{int(acc['index'][row])}] = {number(acc['value'][row])} "
                 f"on line {int(acc['line'][row])}")  # fmt: skip
 
 

@@ -1,8 +1,9 @@
-"""`gpuviz demo`: run a catalog entry, check it against its reference, or show its races."""
+"""`gpuviz demo`: run a catalog entry, check it against its reference, or show its races (a student's fix of a
+lesson is checked by run/fix_check.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpuviz.catalog import CatalogEntry
@@ -31,7 +32,7 @@ def run_demo(entry: CatalogEntry, out_dir: str | Path | None, notify: Notify = i
         run_script(entry.path, session)
         reference = "reference: ok"
     except ScriptError as exc:
-        reference = "reference: differs: " + _gist(str(exc))
+        reference = "reference: differs: " + gist(str(exc))
     races = [format_report(race_report(t), t.kernel) for t in session.traces if race_report(t) is not None]
     return DemoResult(session, reference, races if entry.racy else [])
 
@@ -43,33 +44,7 @@ def lesson_checks(entry: CatalogEntry, result: DemoResult, checks: list[Check] |
     return check_launches(entry.checks if checks is None else checks, traces, backend, entry.launch or 0)
 
 
-@dataclass
-class FixResult:
-    passed: bool
-    reference: str
-    outcomes: list[Outcome]
-
-    def lines(self) -> list[str]:
-        verdict = "fix check: passed" if self.passed else "fix check: not yet"
-        return [verdict, self.reference] + [str(outcome) for outcome in self.outcomes]
-
-
-def check_fix(entry: CatalogEntry, script: str | Path, out_dir: str | Path | None, notify: Notify = ignore,
-              backend: str = "auto") -> FixResult:  # fmt: skip
-    """Run a student's edit of a lesson with the lesson's launch settings and hold it against the
-    lesson's `## Fix checks`: it passes when the script's own reference holds and every check does."""
-    path = Path(script)
-    if not entry.fix_checks:
-        raise GpuvizError(f"lesson {entry.name} has no fix to check (no `## Fix checks` section)")
-    if not path.is_file():
-        raise GpuvizError(f"--check-fix {script}: no such file; give the path of your edited copy of the lesson")
-    result = run_demo(replace(entry, path=path), out_dir, notify, backend=backend)
-    outcomes = lesson_checks(entry, result, entry.fix_checks)
-    passed = result.reference == "reference: ok" and all(outcome.passed for outcome in outcomes)
-    return FixResult(passed, result.reference, outcomes)
-
-
-def _gist(message: str) -> str:
+def gist(message: str) -> str:
     """The telling lines of an assertion message: where it failed, how many elements differ."""
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     keep = [lines[0]] + [line for line in lines[1:] if line.startswith(("Mismatched", "Max absolute"))]

@@ -4,15 +4,13 @@ Small frozen dataclasses, all picklable. The worker sends the run's events (core
 Progress, LogLine) and what the script prints (ScriptOutput) as they happen, TraceReady per launch,
 RunFailed on an error, and RunFinished last, always. The app gets a launch's trace before its
 analysis (TraceReady, then AnalysisReady), so it can show the launch while the worker analyses it.
-A FixRequest is answered with FixChecked.
+(A student's fix is checked by run/fix_check.py, in a worker of its own that answers in JSON.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpuviz.catalog import CatalogEntry
-from gpuviz.catalog.checks import Outcome
 from gpuviz.core.events import LogLine, Progress, Stage
 from gpuviz.core.options import RunOptions
 
@@ -24,23 +22,6 @@ class RunRequest:
     options: RunOptions = field(default_factory=RunOptions)
     overrides: tuple[tuple[int, tuple, tuple], ...] = ()  # (launch index, grid, block)
     timeout: float | None = None  # seconds; the run then ends with RunFailed saying where it was
-
-
-@dataclass(frozen=True)
-class FixRequest:
-    """Check a student's edit of a lesson against its `## Fix checks` (run/demo.py's check_fix)."""
-
-    entry: CatalogEntry
-    script: str  # the edited copy, saved to a file first
-    out_dir: str
-    backend: str = "auto"
-
-
-@dataclass(frozen=True)
-class FixChecked:
-    passed: bool
-    reference: str  # "reference: ok" or what differs
-    outcomes: tuple[Outcome, ...]  # each fix check with the run's value
 
 
 @dataclass(frozen=True)
@@ -81,4 +62,4 @@ class RunFinished:
     ok: bool  # False after RunFailed
 
 
-Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | AnalysisReady | FixChecked | RunFailed | RunFinished
+Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | AnalysisReady | RunFailed | RunFinished

@@ -70,15 +70,23 @@ def _listen(read_end: int) -> tuple[str, bool]:
 def _verdict(status: int, last: str, done: bool) -> int:
     reached = f" during {last}" if last else " before its first launch"
     if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
-        print(f"error: the script's process was killed by {name}{reached}", file=sys.stderr)
+        print(f"error: {ended_early(os.WTERMSIG(status), None, reached)}", file=sys.stderr)
         return 1
     code = os.WEXITSTATUS(status)
     if not done and code != EXIT_STUCK:  # the watchdog said its own line before it ended the process
-        print(f"error: the script ended its Python process (exit status {code}){reached}", file=sys.stderr)
+        print(f"error: {ended_early(None, code, reached)}", file=sys.stderr)
         return code or 1
     return code
+
+
+def ended_early(signal_number: int | None, code: int | None, reached: str) -> str:
+    """One line for a script's process that ended before it said it was done: killed by a signal, or
+    ended (os._exit, a crash that exits); `reached` says how far it got, e.g. " during launch 2 (...)"."""
+    if signal_number is not None:
+        known = signal_number in signal.Signals._value2member_map_
+        name = signal.Signals(signal_number).name if known else f"signal {signal_number}"
+        return f"the script's process was killed by {name}{reached}"
+    return f"the script ended its Python process (exit status {code}){reached}"
 
 
 def report_launches(session, script: str | Path, say: Callable[[str], None]) -> None:

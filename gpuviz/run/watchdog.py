@@ -4,22 +4,32 @@ A watching thread looks at the main thread's stack when the time is up (kernel, 
 line on the simulator; the script's line outside kernels), then interrupts it. Code stuck where
 Python cannot interrupt it (a GPU kernel that never returns) gets a grace period, then the process
 ends with the same line.
+
+A process that must not be trusted to stop itself (a fix check's worker: run/fix_check.py) is watched
+from outside instead, by `watch_process`: its time and its resident memory (what it really holds, not
+its address space, which numba's compiler and a CUDA context reserve in gigabytes they never touch),
+and it is killed with every process it started.
 """
 
 from __future__ import annotations
 
 import _thread
+import contextlib
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from gpuviz.core.budget import format_bytes
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
+from gpuviz.core.numbers import number
 
 GRACE_SECONDS = 5.0
 AGAIN_SECONDS = 0.5  # the interrupt is sent again this often until the run ends or the grace is over
@@ -76,7 +86,8 @@ class Watchdog:
             if self._done.is_set():
                 return
             frame = sys._current_frames().get(self._main)
-            self.message = f"timed out after {self.seconds:g} s {where(frame, self.session, self.script)}; {self.hint}"
+            place = where(frame, self.session, self.script)
+            self.message = f"timed out after {number(self.seconds)} s {place}; {self.hint}"
             _interrupt(self._main)
         deadline = time.perf_counter() + self.grace
         while not self._done.wait(min(AGAIN_SECONDS, max(0.0, deadline - time.perf_counter()))):
@@ -183,3 +194,100 @@ def _innermost_line(frame: FrameType | None, filename: str) -> int | None:
             return frame.f_lineno
         frame = frame.f_back
     return None
+
+
+# ---- a process watched from outside ----------------------------------------------------------------
+POLL_SECONDS = 0.05
+MAX_MESSAGE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    seconds: float  # from the start of the process
+    resident_bytes: int | None  # None: not watched (no way to read it here)
+
+
+def watch_process(process, messages, limits: ProcessLimits, on_message: Callable[[bytes], None],
+                  cancel: threading.Event | None = None) -> str | None:  # fmt: skip
+    """Pass `process`'s messages (a multiprocessing connection) to `on_message` until it closes them or ends;
+    stop it, and every process it started, past its time or resident memory, when `cancel` is set, or when
+    a message is too long or `on_message` raises ValueError. None when it ended by itself, else one line
+    saying why it was stopped."""
+    started = looked = time.monotonic()
+    try:
+        while True:
+            if messages.poll(POLL_SECONDS):
+                try:
+                    on_message(messages.recv_bytes(MAX_MESSAGE_BYTES))
+                except EOFError:
+                    return None  # it closed its end: it has said all it will
+                except (OSError, ValueError):
+                    return "stopped: it sent a message that was not one of a fix check's"
+            elif not process.is_alive():
+                return None
+            if time.monotonic() - looked >= POLL_SECONDS:  # also while messages keep coming
+                looked = time.monotonic()
+                why = _over(process, started, limits, cancel)
+                if why is not None:
+                    return why
+    finally:
+        _end(process)
+
+
+def _over(process, started: float, limits: ProcessLimits, cancel: threading.Event | None) -> str | None:
+    if cancel is not None and cancel.is_set():
+        return "stopped before it finished"
+    if time.monotonic() - started > limits.seconds:
+        return f"stopped after {limits.seconds:g} s: it neither finished nor could be interrupted (endless work?)"
+    held = resident_bytes(process.pid) if limits.resident_bytes is not None else None
+    if held is not None and held > limits.resident_bytes:
+        return (f"stopped: it held {format_bytes(held)} of memory, over the limit of "
+                f"{format_bytes(limits.resident_bytes)}")  # fmt: skip
+    return None
+
+
+def _end(process) -> None:
+    """Kill the process's group (it leads one: run/fix_worker.py) and the process, then reap it."""
+    if process.pid is not None:
+        try:
+            if os.getpgid(process.pid) == process.pid:
+                os.killpg(process.pid, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass  # gone already, or no process groups here
+    if process.is_alive():
+        process.kill()
+    process.join(5.0)
+
+
+def resident_bytes(pid: int) -> int | None:
+    """The memory a process and its children hold in RAM (resident set), or None where it cannot be read."""
+    status = Path(f"/proc/{pid}/status")
+    if status.parent.parent.is_dir():
+        return sum(_proc_resident(p) for p in _family(pid))
+    try:  # no /proc (macOS): ps says it, in KiB
+        out = subprocess.run(["ps", "-o", "rss=", "-p", str(pid)], capture_output=True, text=True, timeout=5)
+        return int(out.stdout.split()[0]) * 1024 if out.stdout.split() else None
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+
+def _family(pid: int) -> list[int]:
+    """The process and its descendants, as Linux lists each thread's children."""
+    found, todo = [], [pid]
+    while todo and len(found) < 1000:
+        current = todo.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            with contextlib.suppress(OSError, ValueError):  # it ended meanwhile
+                todo += [int(child) for child in task.read_text().split()]
+    return found
+
+
+def _proc_resident(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0

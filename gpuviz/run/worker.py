@@ -20,8 +20,6 @@ from pathlib import Path
 from gpuviz.core.events import LogLine, Stage
 from gpuviz.run.messages import (
     AnalysisReady,
-    FixChecked,
-    FixRequest,
     Message,
     RunFailed,
     RunFinished,
@@ -30,7 +28,7 @@ from gpuviz.run.messages import (
     TraceReady,
 )
 
-__all__ = ["FixRequest", "RunRequest", "check_fix_of", "execute", "waiting_worker_main", "worker_main"]
+__all__ = ["RunRequest", "execute", "waiting_worker_main", "worker_main"]
 
 
 def execute(request: RunRequest, send: Callable[[Message], None],
@@ -75,27 +73,6 @@ def execute(request: RunRequest, send: Callable[[Message], None],
     send(RunFinished(ok))
 
 
-def check_fix_of(request: FixRequest, send: Callable[[Message], None]) -> None:
-    """Run a student's edit of a lesson and hold it against the lesson's fix checks; RunFinished comes last."""
-    from gpuviz.core.errors import GpuvizError
-    from gpuviz.run.demo import check_fix
-
-    printed = _Printed(lambda _message: None)  # the script's own prints are not the verdict
-    ok = False
-    try:
-        send(Stage("starting", "checking the fix"))
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-            result = check_fix(request.entry, request.script, request.out_dir, send, backend=request.backend)
-        send(FixChecked(result.passed, result.reference, tuple(result.outcomes)))
-        ok = True
-    except GpuvizError as exc:
-        send(RunFailed(str(exc), getattr(exc, "line", None) or 0))
-    except BaseException as exc:  # the worker must always answer, whatever the script did
-        send(RunFailed(f"{type(exc).__name__}: {exc}"))
-        send(LogLine(traceback.format_exc()))
-    send(RunFinished(ok))
-
-
 class _Printed(io.TextIOBase):
     """The script's stdout and stderr, sent to the app a line (or a buffer) at a time."""
 
@@ -130,9 +107,9 @@ def _behind_the_window() -> None:
             os.nice(ANALYSIS_NICENESS - now)
 
 
-def worker_main(request: RunRequest | FixRequest, queue) -> None:
+def worker_main(request: RunRequest, queue) -> None:
     """Entry point of the worker process: it dies with its parent (run/lifeline.py), and it exists to
-    run and analyse, so it keeps freed memory. A FixRequest checks a student's fix instead of a run."""
+    run and analyse, so it keeps freed memory."""
     from gpuviz.run.allocator import keep_freed_memory
     from gpuviz.run.lifeline import die_with_parent
 
@@ -191,12 +168,9 @@ def warm_up() -> None:
             run_script(script, session)
 
 
-def _serve(request: RunRequest | FixRequest, queue) -> None:
+def _serve(request: RunRequest, queue) -> None:
     Path(request.out_dir).mkdir(parents=True, exist_ok=True)
-    if isinstance(request, FixRequest):
-        check_fix_of(request, queue.put)
-    else:
-        execute(request, lambda message: _send_from_worker(queue, message), lambda message: _last_words(queue, message))
+    execute(request, lambda message: _send_from_worker(queue, message), lambda message: _last_words(queue, message))
 
 
 def _send_from_worker(queue, message: Message) -> None:

@@ -13,6 +13,7 @@ from gpuviz.core.colors import MODES
 from gpuviz.core.cursor import frame_at, parse_element
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS, REPLAY, frame_plan
+from gpuviz.core.marks import Mark
 from gpuviz.core.replay import Replay
 from gpuviz.core.trace.model import Trace
 
@@ -35,6 +36,7 @@ class Scene:
     view: str = ""  # the view in front (a name of app/views/table.py), "" to leave the front as it is
     caption: str = ""  # what the views show now, in a sentence
     run: int = 0  # the run the launches came from (AppState.begin_run numbers them); 0: a file, or none
+    marks: tuple[Mark, ...] = ()  # threads and elements outlined, each with its call-out (core/marks.py)
 
     def __post_init__(self) -> None:
         if self.colour not in MODES:

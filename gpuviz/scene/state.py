@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 from psygnal import Signal
 
-from gpuviz.core.colors import DEFAULT_PALETTE, MODES, Coloring, coloring, palette
+from gpuviz.core.colors import BY_ELEMENT, DEFAULT_PALETTE, MODES, Coloring, coloring, palette
 from gpuviz.core.frames import EMPTY_PLAN, ORDERS, REPLAY, FramePlan, frame_plan
+from gpuviz.core.marks import Mark
 from gpuviz.core.replay import Replay, ThreadStates
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.scene import Scene, natural_order
@@ -39,6 +40,7 @@ class AppState:
     launch_requested = Signal(int)  # a launch of the run to show: the run controller loads it
     launch_refused = Signal(int, str)  # a launch asked for that cannot be shown, and why
     caption_changed = Signal(str)  # what the views show now, in a sentence (a lesson's evidence), "" for none
+    marks_changed = Signal(object)  # tuple[Mark, ...]: the threads and elements outlined (a lesson's evidence)
 
     def __init__(self) -> None:
         self.trace: Trace | None = None
@@ -61,6 +63,7 @@ class AppState:
         self.line = 0
         self.busy = ""
         self.caption = ""
+        self.marks: tuple[Mark, ...] = ()
         self.front = ""  # the view last asked to the front
         self.run = 0  # the run the launches shown came from (0: a file, or none)
         self.runs_started = 0
@@ -73,7 +76,7 @@ class AppState:
         shown = self.trace is not None
         return Scene(self.trace, tuple(self.launches), self.order if shown else "", self.layer,
                      self.frame if shown else None, self.selected, self.element, self.line, self.colour_mode,
-                     self.front, self.caption, self.run)  # fmt: skip
+                     self.front, self.caption, self.run, self.marks)  # fmt: skip
 
     def apply(self, scene: Scene, replay: Replay | None = None, analysis_pending: bool = False) -> None:
         """Show `scene`: every field is set here, nothing of the scene before survives, and each signal is
@@ -98,8 +101,9 @@ class AppState:
         }
         self.trace, self.launches, self.colour_mode = trace, launches, scene.colour
         self.order, self.layer = order, scene.layer
-        if new_trace or changed["colour"]:
-            self.coloring = coloring(trace, self.colour_mode, self.palette) if trace is not None else None
+        recolour = new_trace or changed["colour"] or (scene.colour in BY_ELEMENT and scene.element != self.element)
+        if recolour:
+            self.coloring = self._colours(trace, self.colour_mode, scene.element)
         if new_trace or changed["order"] or changed["layer"]:
             self.plan = frame_plan(trace, order, scene.layer) if trace is not None else EMPTY_PLAN
         last = max(0, self.plan.count - 1)
@@ -112,6 +116,9 @@ class AppState:
         self.frame, self.selected, self.element, self.line = frame, scene.selected, scene.element, scene.line
         self.run = scene.run
         self.hovered = -1 if new_trace else self.hovered
+        changed["recoloured"] = recolour
+        changed["marks"] = scene.marks != self.marks
+        self.marks = scene.marks
         self._emit_scene(changed, replanned, scene)
 
     def _emit_scene(self, changed: dict[str, bool], replanned: bool, scene: Scene) -> None:
@@ -121,7 +128,7 @@ class AppState:
             self.trace_changed.emit(self.trace)
         if changed["colour"]:
             self.colour_mode_changed.emit(self.colour_mode)
-        if changed["colour"] or changed["trace"]:
+        if changed["recoloured"]:
             self.coloring_changed.emit(self.coloring)
         if changed["order"]:
             self.order_changed.emit(self.order)
@@ -137,6 +144,8 @@ class AppState:
             self.element_changed.emit(self.element)
         if changed["line"]:
             self.line_changed.emit(self.line)
+        if changed["marks"]:
+            self.marks_changed.emit(self.marks)
         self.set_caption(scene.caption)
         self.front = scene.view or self.front
         if scene.view:
@@ -169,7 +178,7 @@ class AppState:
     def set_colour_mode(self, mode: str) -> None:
         if mode != self.colour_mode:
             self.colour_mode = mode
-            self.coloring = coloring(self.trace, mode, self.palette) if self.trace is not None else None
+            self.coloring = self._colours(self.trace, mode, self.element)
             self.colour_mode_changed.emit(mode)
             self.coloring_changed.emit(self.coloring)
 
@@ -178,13 +187,17 @@ class AppState:
         palette(name)  # an unknown name raises here, before anything changes
         if name != self.palette:
             self.palette = name
-            self.coloring = coloring(self.trace, self.colour_mode, name) if self.trace is not None else None
+            self.coloring = self._colours(self.trace, self.colour_mode, self.element)
             self.palette_changed.emit(name)
             self.coloring_changed.emit(self.coloring)
 
     def palette_colours(self) -> np.ndarray:
         """The palette's colours, (n, 3) uint8."""
         return palette(self.palette)
+
+    def _colours(self, trace: Trace | None, mode: str, element) -> Coloring | None:
+        """A mode's colours in the palette chosen (None without a trace)."""
+        return coloring(trace, mode, element, self.palette) if trace is not None else None
 
     def set_order(self, order: str) -> None:
         """The user's choice of order is kept (a later trace gets it too); a trace without an access
@@ -253,6 +266,9 @@ class AppState:
     def select_element(self, element) -> None:
         self.element = element
         self.element_changed.emit(element)
+        if self.colour_mode in BY_ELEMENT and self.trace is not None:  # the colours are of the element's readers
+            self.coloring = self._colours(self.trace, self.colour_mode, element)
+            self.coloring_changed.emit(self.coloring)
 
     def select_line(self, line: int) -> None:
         if line != self.line:

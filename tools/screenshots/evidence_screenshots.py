@@ -1,9 +1,12 @@
-"""Screenshots of lessons after their answer, with the evidence applied (the launch, the replay's cursor,
-the selection and the raised view the lesson's `## Evidence` names), offscreen at a projector's 1280x720:
-`python tools/screenshots/evidence_screenshots.py [NN ...]` writes docs/evidence-NN.png."""
+"""Every catalog lesson's evidence as a class sees it: the real app offscreen at a projector's 1280x720, in
+presentation mode (the stage), the lesson run after a committed prediction and its answer shown, then the
+caption over the picture hidden, so the picture alone has to show the claim (its marks, call-out and
+colours). `PYTHONPATH=$PWD python tools/screenshots/evidence_screenshots.py [--theme light] [NN ...]`
+writes docs/evidence/NN-slug.png (and -light.png for the light theme)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -11,38 +14,22 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
-LESSONS = ("02", "03", "09", "10", "18", "20")
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "evidence"  # where the pictures go
 SIZE = (1280, 720)
 
 
-def settle(app, done, seconds: float = 120) -> None:
+def settle(app, done, seconds: float = 180) -> None:
     started = time.time()
     while not done() and time.time() - started < seconds:
         app.processEvents()
         time.sleep(0.02)
-    for _ in range(5):
+    for _ in range(10):
         app.processEvents()
+        time.sleep(0.02)
 
 
-def shoot(app, lesson: str) -> Path:
-    from PySide6.QtCore import QSize
-
-    from gpuviz.app.window import screen_fit
-    from gpuviz.app.window.main_window import MainWindow
-
-    home = Path(tempfile.mkdtemp())  # a first start: no layout remembered
-    os.environ["GPUVIZ_SETTINGS"] = str(home / "settings.ini")
-    os.environ["GPUVIZ_DATA"] = str(home / "data")
-    window = MainWindow()
-    screen_fit.fit(window, QSize(*SIZE))
-    window.resize(*SIZE)
-    window.show()
-    app.processEvents()
-    rows = [r for r in range(window.catalog.count()) if window.catalog.item(r).text().startswith(lesson)]
-    window.catalog.setCurrentRow(rows[0])
-    window.run()
-    settle(app, lambda: not window.runs.running and window.runner.loader.idle)
+def shoot(app, window, row: int, theme: str) -> Path:
+    window.catalog.setCurrentRow(row)
     panel = window.views["lesson"]
     predict = panel.predict  # a prediction committed first: the answer opens only then
     if predict.choice_buttons:
@@ -50,24 +37,51 @@ def shoot(app, lesson: str) -> Path:
     for box in predict.number_boxes:
         box.setText("1")
     predict.commit()
+    window.run()
+    settle(app, lambda: not window.runs.running and window.runner.loader.idle)
     panel.show_answer()
     settle(app, lambda: panel._pending is None and window.runner.loader.idle)
-    path = DOCS / f"evidence-{lesson}.png"
+    window.stage.caption.say("")  # the caption hidden: what remains is the picture
+    for _ in range(10):
+        app.processEvents()
+    name = window.state.entry.name
+    path = DOCS / f"{name}{'-light' if theme == 'light' else ''}.png"
     window.grab().save(str(path))
-    print(path.name, "|", panel.evidence.text())
-    window.document.editor.document().setModified(False)
-    window.close()
+    print(path.name, "|", window.state.caption[:100], "|", "; ".join(m.label for m in window.state.marks))
     return path
 
 
 def main() -> None:
     import pyqtgraph as pg
+    from PySide6.QtCore import QSize
     from PySide6.QtWidgets import QApplication
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lessons", nargs="*", help="lesson numbers (default: every lesson)")
+    parser.add_argument("--theme", choices=("dark", "light"), default="dark")
+    args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     pg.setConfigOptions(useOpenGL=False, antialias=False)
-    for lesson in sys.argv[1:] or LESSONS:
-        shoot(app, lesson)
+    home = Path(tempfile.mkdtemp())  # a first start: no layout remembered
+    os.environ["GPUVIZ_SETTINGS"] = str(home / "settings.ini")
+    os.environ["GPUVIZ_DATA"] = str(home / "data")
+    from gpuviz.app.window import screen_fit
+    from gpuviz.app.window.main_window import MainWindow
+
+    DOCS.mkdir(parents=True, exist_ok=True)
+    window = MainWindow(warm_worker=False)
+    screen_fit.fit(window, QSize(*SIZE))
+    window.resize(*SIZE)
+    window.look.set_theme(args.theme)
+    window.show()
+    window.look.toggle_presentation()
+    app.processEvents()
+    for row in range(window.catalog.count()):
+        number = window.catalog.item(row).text()[:2]
+        if number.isdigit() and (not args.lessons or number in args.lessons):
+            shoot(app, window, row, args.theme)
+    window.document.editor.document().setModified(False)
+    window.close()
 
 
 if __name__ == "__main__":

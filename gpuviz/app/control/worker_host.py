@@ -13,8 +13,6 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from gpuviz.core.events import LogLine, Progress, Stage
 from gpuviz.run.messages import (
     AnalysisReady,
-    FixChecked,
-    FixRequest,
     RunFailed,
     RunFinished,
     RunRequest,
@@ -39,7 +37,6 @@ class WorkerHost(QObject):
     log = Signal(str)
     output = Signal(str)  # what the script printed
     trace_ready = Signal(object)  # TraceReady
-    fix_checked = Signal(object)  # FixChecked: the answer to a FixRequest
     analysis_ready = Signal(object)  # AnalysisReady: a launch's analysis, after its trace
     failed = Signal(str, int)  # message, line (0 when unknown)
     finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
@@ -79,7 +76,7 @@ class WorkerHost(QObject):
         """The worker waiting for the next run, or None."""
         return self._spare[0] if self._spare is not None else None
 
-    def start(self, request: RunRequest | FixRequest) -> None:
+    def start(self, request: RunRequest) -> None:
         self.stop()
         self._rewarm.stop()
         spare, self._spare = self._spare, None
@@ -145,8 +142,6 @@ class WorkerHost(QObject):
             self.output.emit(message.text)
         elif isinstance(message, TraceReady):
             self.trace_ready.emit(message)
-        elif isinstance(message, FixChecked):
-            self.fix_checked.emit(message)
         elif isinstance(message, AnalysisReady):
             self.analysis_ready.emit(message)
         elif isinstance(message, RunFailed):

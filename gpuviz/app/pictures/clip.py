@@ -12,10 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuviz.app.pictures.picture import PictureOptions, Slide, image_array
+from gpuviz.app.pictures.picture import PictureOptions, image_array
+from gpuviz.app.pictures.slide import Slide
 from gpuviz.core.cursor import frame_at
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import replaced
+from gpuviz.core.numbers import number
 
 Progress = Callable[[int, int], bool]  # (frames done, frames in all) -> go on?
 MAX_CLIP_FRAMES = 300  # a replay has a frame per event: longer stretches are sampled evenly
@@ -87,7 +89,7 @@ def write_clip(slide: Slide, path: str | Path, frames: range, options: PictureOp
     if not len(frames):
         raise GpuvizError("the launch has no frames to make a clip of")
     if not 0.1 <= fps <= 60:
-        raise GpuvizError(f"--fps {fps:g}: use 0.1 to 60 frames a second")
+        raise GpuvizError(f"--fps {number(fps)}: use 0.1 to 60 frames a second")
     try:
         with replaced(path, "clip", synced=False) as temporary:  # files.py: whole or nothing, one line
             _write_frames(make_writer, temporary, slide, frames, options, fps, progress)

@@ -1,27 +1,15 @@
-"""Export any view to PNG or SVG (Qt's QSvgGenerator: pyqtgraph's SVG exporter fails with PySide6 >= 6.11),
-and draw a view of a trace file headlessly for `gpuviz render`."""
+"""What exports share: the default sizes of a slide and a clip, reading `--size`, and reading a written
+picture back before it counts (Qt's save() says yes even on a full disk). Slides draw themselves
+(picture.py): a view's drawing with its title, legend and caption, never the widget whole."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.files import replaced
 
-FORMATS = (".png", ".svg")
-
-
-def export_widget(widget, path: str | Path) -> Path:
-    """Write a picture of `widget`, whole or not at all: Qt's save() says yes even on a full disk, so the
-    written file is read back before it replaces `path` (core/files.py)."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise GpuvizError(f"cannot export to {path.name}: use a .png or .svg file name")
-    write, check = (_write_png, _png_problem) if suffix == ".png" else (_write_svg, _svg_problem)
-    with replaced(path, "picture", check) as temporary:
-        write(widget, temporary)
-    return path
+PICTURE_SIZE = (1600, 900)  # a slide's logical pixels unless asked otherwise
+CLIP_SIZE = (640, 360)  # a clip's: a GIF of hundreds of frames stays small, and the picture fills it
 
 
 def problem_finder(path: Path):
@@ -29,34 +17,11 @@ def problem_finder(path: Path):
     return _png_problem if path.suffix.lower() == ".png" else _svg_problem
 
 
-def _write_png(widget, temporary: Path) -> None:
-    widget.grab().save(str(temporary), "PNG")  # its answer is not trusted: _png_problem reads the file
-
-
 def _png_problem(written: Path) -> str | None:
     from PySide6.QtGui import QImage
 
     image = QImage(str(written))
     return "the picture written cannot be read back (is the disk full?)" if image.isNull() else None
-
-
-def _write_svg(widget, temporary: Path) -> None:
-    from PySide6.QtCore import QPoint, QRect, QSize
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgGenerator
-
-    generator = QSvgGenerator()
-    generator.setFileName(str(temporary))
-    generator.setSize(QSize(widget.width(), widget.height()))
-    generator.setViewBox(QRect(0, 0, widget.width(), widget.height()))
-    generator.setTitle(f"gpuviz {widget.__class__.__name__}")
-    painter = QPainter(generator)
-    if not painter.isActive():
-        raise OSError("Qt could not start drawing into it")
-    try:
-        widget.render(painter, QPoint(0, 0))
-    finally:
-        painter.end()
 
 
 def _svg_problem(written: Path) -> str | None:

@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.app.pictures.clip import frame_range, write_clip
-from gpuviz.app.pictures.picture import PictureOptions, Slide, write_picture
+from gpuviz.app.pictures.export import CLIP_SIZE, parse_size
+from gpuviz.app.pictures.picture import PictureOptions, write_picture
+from gpuviz.app.pictures.slide import Slide
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.theme_colours import THEMES
 from gpuviz.scene.state import AppState
@@ -50,7 +52,7 @@ class PictureDialog(QDialog):
         form.addRow("scale", self.scale)
         form.addRow("theme", self.theme)
         if clip:
-            self.size_box.setCurrentText("640x360")
+            self.size_box.setCurrentText("x".join(map(str, CLIP_SIZE)))
             form.addRow("frames a second", self.fps)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -58,8 +60,6 @@ class PictureDialog(QDialog):
         form.addRow(buttons)
 
     def options(self) -> PictureOptions:
-        from gpuviz.app.pictures.export import parse_size
-
         return PictureOptions(parse_size(self.size_box.currentText()), self.scale.value(), self.theme.currentText())
 
 

@@ -24,7 +24,8 @@ def as_trace(trace: Trace | str | Path) -> Trace:
 
 def slide_for(scene: Scene, view: str, theme: str = "dark"):
     """A slide of one view showing a scene (load a trace file with `as_trace` first: its errors come before Qt's)."""
-    from gpuviz.app.pictures.picture import Slide, qt_app
+    from gpuviz.app.pictures.picture import qt_app
+    from gpuviz.app.pictures.slide import Slide
 
     qt_app()
     slide = Slide(view, theme)

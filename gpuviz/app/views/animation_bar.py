@@ -224,7 +224,7 @@ class AnimationBar(QWidget, View):
             return self.state.replay.caption(frame)
         plan = self.state.plan
         lit = int(plan.limits[frame]) if 0 <= frame < plan.count else 0
-        return f"frame {frame + 1} of {plan.count} ({self.state.order}): {lit:,} threads of this layer started"
+        return f"frame {frame + 1:,} of {plan.count:,} ({self.state.order}): {lit:,} threads of this layer started"
 
 
 def _combo(texts: list[str], data: list | None = None, current: int = 0) -> QComboBox:

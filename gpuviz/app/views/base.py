@@ -6,9 +6,13 @@ rely on these methods and nothing else; the defaults do nothing, so a view says 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from gpuviz.core.colors import Legend
 from gpuviz.scene.state import AppState
 
-Legend = list[tuple[tuple[int, int, int], str]]  # (rgb, what the colour means)
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 
 class View:
@@ -24,6 +28,17 @@ class View:
     def legend_items(self) -> Legend:
         """What the view's colours mean, for a picture's legend; none by default."""
         return []
+
+    def legend_in_drawing(self) -> Legend:
+        """The entries of `legend_items()` the drawing shows itself (a call-out over a lesson's marks): a
+        picture's legend leaves them out rather than say them twice. None by default."""
+        return []
+
+    def drawing(self) -> QWidget:
+        """What a picture of the view shows: its plot or drawing and the words that belong to it, without
+        the controls that change it (combo boxes, spin boxes) or its title lines (a picture says the
+        `headline()` in its own). The view itself by default: a view with no controls."""
+        return self
 
     def frames(self) -> int:
         """How many frames the animation the view steps through has."""

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.views.base import View
+from gpuviz.app.views.base import Legend, View
 from gpuviz.app.views.grid_view import GridView
 from gpuviz.core.analysis.compare import compare_launches
 from gpuviz.scene.state import AppState
@@ -45,17 +45,29 @@ class CompareView(QWidget, View):
         state.palette_changed.connect(lambda name: [m.set_palette(name) for m in self.mirrors])
 
     def _lay_out(self) -> None:
+        """The choice of launch on top; under it the body: the two grids and the table (a picture's drawing)."""
         top = QHBoxLayout()
         top.addWidget(QLabel("compare with"))
         top.addWidget(self.other, 1)
         pictures = QSplitter()
         for grid in self.grids:
             pictures.addWidget(grid)
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        body.addWidget(self.note)
+        body.addWidget(pictures, 3)
+        body.addWidget(self.table, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.note)
-        layout.addWidget(pictures, 3)
-        layout.addWidget(self.table, 2)
+        layout.addWidget(self.body, 1)
+
+    def drawing(self) -> QWidget:
+        return self.body
+
+    def legend_items(self) -> Legend:
+        """Both grids colour by the same mode: one legend says it for the two."""
+        return self.grids[0].legend_items()
 
     def set_compact(self, compact: bool) -> None:
         """On the stage the two pictures keep their grids and give up their own title lines."""

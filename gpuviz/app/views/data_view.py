@@ -15,33 +15,42 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.cell_labels import CellLabels
 from gpuviz.app.widgets.data_pictures import (
     NEVER,
+    NOT_READ,
+    READ_HIGH,
+    READ_LOW,
     SEVERAL,
     UNRECORDED,
+    Hatching,
     cell_lines,
     element_codes,
     first_writes,
     hatched_cells,
     lut,
     picture_shape,
+    read_codes,
+    read_rows,
     short,
     unrecorded_changes,
     why_empty,
 )
+from gpuviz.app.widgets.mark_outlines import MarkOutlines
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.core.frames import REPLAY
+from gpuviz.core.numbers import number
 from gpuviz.core.theme_colours import badge_html
 from gpuviz.core.trace.columns import READ
 from gpuviz.scene.state import AppState
 
-MODES = ("block", "warp", "thread")
+MODES = ("writer's block", "writer's warp", "writer's thread", "times read")
+READS = MODES[-1]  # an array no thread writes (a matrix read by a matmul) is always drawn by its reads
 MAX_MARKS = 4000
 MIN_CELL_PIXELS = 3.0  # an element picked elsewhere in cells smaller than this is zoomed to ...
 ZOOMED_CELLS = 16  # ... with this many cells across (values show in the cells)
@@ -73,9 +82,7 @@ class DataView(QWidget, View):
         self.cell_lines = QGraphicsPathItem()
         self.cell_lines.setPen(QPen(QColor(24, 24, 30), 0))
         self.view.addItem(self.cell_lines)
-        self.races = QGraphicsPathItem()  # hatching over the elements written by several threads
-        self.races.setPen(QPen(Qt.PenStyle.NoPen))
-        self.races.setBrush(QBrush(QColor(0, 0, 0), Qt.BrushStyle.BDiagPattern))  # in screen pixels at any zoom
+        self.races = Hatching()  # over the elements written by several threads
         self.view.addItem(self.races)
         marks = {"symbol": "s", "pxMode": False, "brush": None}
         self.reads = pg.ScatterPlotItem(size=0.8, pen=pg.mkPen((0, 230, 255), width=0), **marks)
@@ -83,10 +90,11 @@ class DataView(QWidget, View):
         self.view.addItem(self.reads)
         self.view.addItem(self.writes)
         self.values = CellLabels(self.view, min_pixels=34.0)
+        self.marks = MarkOutlines(self.view)  # the elements a lesson's claim is about
         self.column_labels = CellLabels(self.view, min_pixels=3.0, on_plot=True)
         self.row_labels = CellLabels(self.view, min_pixels=3.0, on_plot=True)
         top = QHBoxLayout()
-        for label, widget in (("array", self.array), ("colour by last writer's", self.mode), ("slice", self.slice)):
+        for label, widget in (("array", self.array), ("colour by", self.mode), ("slice", self.slice)):
             top.addWidget(QLabel(label))
             top.addWidget(widget)
         top.addStretch(1)
@@ -100,9 +108,12 @@ class DataView(QWidget, View):
         self._writers_of: tuple | None = None  # (trace, array, block) that self._writers describe
         self._writers: tuple = ()  # last writer, write count and first write of each element
         self._clicked = False  # an element picked by clicking this view
+        self._by_reads = False  # the picture shows how often each element is read, not who wrote it
+        self._mode_before_reads: str | None = None  # the writers' mode to go back to after a read-only array
+        self._reads, self._most_reads = np.zeros(0, np.int64), 0
         self._draw_when_shown = WhenShown(self._draw)
         self.array.currentIndexChanged.connect(lambda *_: self._redraw())
-        self.mode.currentIndexChanged.connect(lambda *_: self._redraw())
+        self.mode.currentIndexChanged.connect(self._on_mode_picked)
         self.slice.valueChanged.connect(lambda *_: self._redraw())
         self.graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._on_mouse_clicked)
@@ -110,10 +121,15 @@ class DataView(QWidget, View):
         state.selection_changed.connect(self._on_selection_changed)
         state.element_changed.connect(self._on_element_changed)
         state.line_changed.connect(lambda *_: self._mark())
+        state.marks_changed.connect(lambda *_: self._draw_marks())
         state.frame_changed.connect(self._on_frame_changed)
         state.frames_changed.connect(lambda *_: self._redraw())
         state.palette_changed.connect(lambda *_: self._redraw())
         self.view.sigRangeChanged.connect(lambda *_: self._label())
+
+    def _on_mode_picked(self, *_) -> None:
+        self._mode_before_reads = None  # the student's own choice stays
+        self._redraw()
 
     def set_compact(self, compact: bool) -> None:
         self.caption.setVisible(not compact)
@@ -123,6 +139,12 @@ class DataView(QWidget, View):
 
     def headline(self) -> str:
         return self.caption.text()
+
+    def drawing(self) -> QWidget:
+        return self.graphics
+
+    def legend_in_drawing(self) -> list[tuple[tuple[int, int, int], str]]:
+        return self.marks.scale_shown
 
     def set_on_screen(self, on_screen: bool) -> None:
         self._draw_when_shown.set_on_screen(on_screen)
@@ -149,9 +171,16 @@ class DataView(QWidget, View):
     def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
         """What the colours mean (pictures put it beside the view)."""
         trace, palette, mode = self.state.trace, self.state.palette_colours(), self.mode.currentText()
+        mode = mode.removeprefix("writer's ")
         if trace is None:
             return []
-        table, per_block = lut(palette), int(np.prod(trace.block))
+        table = lut(palette)
+        if self._by_reads:
+            rgb = lambda code: tuple(int(c) for c in table[code, :3])
+            most = f"read {self._most_reads:,} times" if self._most_reads > 1 else "read once"
+            return [(rgb(NOT_READ), "never read"), (rgb(READ_LOW), "read once"), *(
+                [(rgb(READ_HIGH), most)] if self._most_reads > 1 else [])]  # fmt: skip
+        per_block = int(np.prod(trace.block))
         count = {"block": trace.n_threads // per_block, "warp": trace.n_threads // per_block * ((per_block + 31) // 32),
                  "thread": trace.n_threads}[mode]  # fmt: skip
         shown = min(count, len(palette))
@@ -203,6 +232,7 @@ class DataView(QWidget, View):
             self._writers_of = None  # nothing computed stays: the next trace (maybe this one again) computes
             self.reads.setData(x=[], y=[])
             self.writes.setData(x=[], y=[])
+            self.marks.clear()
             self.caption.setText(why_empty(trace, entry))
             return
         shape = tuple(entry["shape"]) or (1,)
@@ -219,9 +249,17 @@ class DataView(QWidget, View):
         self.slice.setRange(0, shape[0] - 1 if len(shape) == 3 else 0)
         offset = self.slice.value() * self._shape[0] * self._shape[1] if len(shape) == 3 else 0
         palette = self.state.palette_colours()
-        self._final_codes = element_codes(trace, last, count, self.mode.currentText(), len(palette))
+        self._follow_the_array(written=bool((last >= 0).any()))  # atomics count as writes
+        self._by_reads = self.mode.currentText() == READS
+        if self._by_reads:
+            self._reads = read_rows(trace, self.current_array(), self._drawn_block)
+            totals = np.bincount(trace.accesses["index"][self._reads], minlength=size)
+            self._most_reads = int(totals.max(initial=0))
+            self._final_codes = read_codes(trace, self._reads, size, None, self._most_reads)
+        else:
+            self._final_codes = element_codes(trace, last, count, self.mode.currentText(), len(palette))
         unseen = unrecorded_changes(trace, entry, last)
-        if unseen is not None:
+        if unseen is not None and not self._by_reads:
             self._final_codes[unseen] = UNRECORDED
         self._offset = offset
         self.image.setLookupTable(lut(palette))
@@ -229,20 +267,54 @@ class DataView(QWidget, View):
         where = f", block {self._block()}'s copy" if self._block() is not None else ""
         written = int((count > 0).sum())
         several = int((count > 1).sum())
-        self.caption.setText(
-            f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; "
-            f"{badge_html(f'▨ {several:,} by several threads without atomics (hatched)', 'race')}; never written: dark."
-            + (
-                f" {int(unseen.sum()):,} more changed, by blocks whose accesses were not recorded (purple)."
-                if unseen is not None
-                else ""
-            )
-        )
+        if self._by_reads:
+            read = int((self._final_codes != NOT_READ).sum())
+            unwritten = "no thread writes it, so " if not written else ""
+            self.caption.setText(f"<b>{entry['name']}</b>{where}: {unwritten}each element is coloured by how many "
+                                 f"times it is read: {read:,} of {size:,} elements read, at most {self._most_reads:,} "
+                                 f"times (brightest); never read: dark.")  # fmt: skip
+        else:
+            races = badge_html(f"▨ {several:,} by several threads without atomics (hatched)", "race")
+            self.caption.setText(
+                f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; {races}; never written: "
+                "dark." + (f" {int(unseen.sum()):,} more changed, by blocks whose accesses were not recorded (purple)."
+                           if unseen is not None else "")
+            )  # fmt: skip
         self._paint()  # in the replay its caption, of the memory at the cursor, replaces the one above
+        self._draw_marks()
         rows, columns = self._shape  # the picture and, where labels fit, room for them above and to the left
-        self.view.setRange(QRectF(-LABEL_ROOM, -LABEL_ROOM, columns + LABEL_ROOM, rows + LABEL_ROOM), padding=0.02)
+        whole = QRectF(-LABEL_ROOM, -LABEL_ROOM, columns + LABEL_ROOM, rows + LABEL_ROOM)
+        self.view.setRange(self.marks.with_room(whole), padding=0.02)
         self._zoom_to_element()
         self._mark()
+
+    def _follow_the_array(self, written: bool) -> None:
+        """An array no thread writes is drawn by its reads, and the combo says so; the writers' colours the
+        student had come back with the next array that is written."""
+        wanted = None
+        if not written and self.mode.currentText() != READS:
+            self._mode_before_reads, wanted = self.mode.currentText(), READS
+        elif written and self._mode_before_reads is not None and self.mode.currentText() == READS:
+            wanted, self._mode_before_reads = self._mode_before_reads, None
+        if wanted is not None:
+            self.mode.blockSignals(True)
+            self.mode.setCurrentText(wanted)
+            self.mode.blockSignals(False)
+
+    def _draw_marks(self) -> None:
+        """Outline the elements of the scene's marks that are on the array (and copy, and slice) shown."""
+        if self._last is None or self.current_array() < 0:
+            self.marks.clear()
+            return
+        rows, columns = self._shape
+        shown = []
+        for mark in self.state.marks:
+            if mark.elements is None or mark.array != self.current_array() or mark.block != self._drawn_block:
+                continue
+            local = mark.elements - self._offset
+            local = local[(local >= 0) & (local < rows * columns)]
+            shown.append((mark.label, local % columns, local // columns))
+        self.marks.show(shown, self.legend_items() if self._by_reads else [])
 
     def _replaying(self) -> bool:
         return self.state.order == REPLAY and self.state.replay is not None
@@ -250,7 +322,9 @@ class DataView(QWidget, View):
     def _paint(self) -> None:
         """The element colours: final writers, or in the replay those written by the cursor."""
         codes = self._final_codes
-        if self._replaying():
+        if self._replaying() and self._by_reads:
+            codes = read_codes(self.state.trace, self._reads, len(codes), self.state.frame, self._most_reads)
+        elif self._replaying():
             shown = (self._first_write < self.state.frame) | (codes == UNRECORDED)  # when is not known: all along
             codes = np.where(shown, codes, NEVER).astype(np.uint8)
             self._caption_now()
@@ -355,7 +429,7 @@ class DataView(QWidget, View):
         lines = [f"{entry['name']}[{index}]"]
         if entry["name"] in trace.args:
             before, after = trace.before(entry["name"]).reshape(-1), trace.after(entry["name"]).reshape(-1)
-            lines.append(f"before {before[index]:g}, after {after[index]:g}")
+            lines.append(f"before {number(before[index])}, after {number(after[index])}")
         writer = int(self._last[index])
         lines.append(f"last written by thread {writer:,}" if writer >= 0 else "never written")
         if self._count[index] > 1:

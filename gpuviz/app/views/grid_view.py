@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QVBo
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.cell_labels import CellLabels
 from gpuviz.app.widgets.fault_marks import FaultMarks
+from gpuviz.app.widgets.mark_outlines import MarkOutlines
 from gpuviz.core.colors import NOT_RUN
 from gpuviz.core.error_report import error_report
 from gpuviz.core.frames import REPLAY
@@ -27,6 +28,9 @@ from gpuviz.scene.state import AppState
 
 MAX_OUTLINED_BLOCKS = 4096
 MAX_LABELLED_BLOCKS = 4096
+MIN_MARK_PIXELS = 40  # marks smaller than this with the whole grid shown are zoomed to
+SCALED = ("start time", "duration", "value written", "value read")  # modes whose colours the call-out explains
+MAX_CALLOUT_SCALE = 8
 MIN_CELL_PIXELS = 3.0  # a thread selected elsewhere in cells smaller than this is zoomed to
 # The replay draws a cell's colour (64 levels) in one of four looks, one per thread state, so a frame
 # is still one image: code = look * 64 + colour.
@@ -49,6 +53,7 @@ class GridView(QWidget, View):
         self.thread_labels = CellLabels(self.view)
         self.block_labels = CellLabels(self.view, min_pixels=3.0, size=12, above=True)  # inside each block
         self.faults = FaultMarks(self.view)  # threads that hit a memory error or skipped a barrier
+        self.marks = MarkOutlines(self.view)  # the threads a lesson's claim is about
         self.marker = QGraphicsRectItem()
         self.marker.setPen(QPen(QColor(255, 255, 255), 0.25))
         self.marker.setVisible(False)
@@ -78,6 +83,7 @@ class GridView(QWidget, View):
         state.selection_changed.connect(self._on_selection_changed)
         state.layer_changed.connect(self._on_layer_changed)
         state.hover_changed.connect(self._on_hover_changed)
+        state.marks_changed.connect(lambda *_: self._draw_marks())
 
     def set_compact(self, compact: bool) -> None:
         self.caption.setVisible(not compact)
@@ -85,6 +91,12 @@ class GridView(QWidget, View):
 
     def headline(self) -> str:
         return "<br>".join(text for text in (self.caption.text(), self.states.text()) if text)
+
+    def drawing(self) -> QWidget:
+        return self.graphics
+
+    def legend_in_drawing(self) -> list[tuple[tuple[int, int, int], str]]:
+        return self.marks.scale_shown
 
     # ---- what the view shows -------------------------------------------------------------------
     @property
@@ -109,6 +121,7 @@ class GridView(QWidget, View):
         if trace is None:
             self.image.clear()
             self.faults.show((), (), lambda _gid: None)
+            self.marks.clear()
             self._owner = None
             self.caption.setText("No trace yet: pick a kernel and press Run.")
             return
@@ -128,6 +141,7 @@ class GridView(QWidget, View):
         self._draw_outlines(layout)
         report, layer = error_report(trace), self.layer_threads()
         self.faults.show(report.threads, report.waiting, lambda gid: self.cell_center(gid) if gid in layer else None)
+        self._draw_marks()
         self._recolour()
         self._show_frame(self.state.frame, full=True)
         # the whole picture, not autoRange: the image item holds only the part that was visible
@@ -149,6 +163,7 @@ class GridView(QWidget, View):
         if self.state.trace is not None and self._owner is not None and colours is not self._drawn_coloring:
             self._recolour()
             self._show_frame(self.state.frame, full=True)
+            self._draw_marks()
 
     def _on_frames_changed(self, plan) -> None:
         if self.state.trace is not None and self._owner is not None and plan is not self._drawn_plan:
@@ -184,11 +199,13 @@ class GridView(QWidget, View):
         now = self.state.thread_states()
         layer = self.layer_threads()
         state = now.state[layer.start : layer.stop]
+        tally = now.counts()
+        if tally[RUNNING] == 0 and tally[AT_BARRIER] == 0 and tally[NOT_STARTED] == 0:
+            state = np.full_like(state, RUNNING)  # the run is over: its colours at full strength
         cells = self._cells
         self.image.setLookupTable(self._replay_lut)
         self._pixels.ravel()[cells] = LOOK[state] + self._replay_codes
         self._shown = len(cells)
-        tally = now.counts()
         counts = [(name, int(tally[code])) for name, code in
                   (("running", RUNNING), ("waiting at a barrier", AT_BARRIER), ("finished", FINISHED),
                    ("not started", NOT_STARTED))]  # fmt: skip
@@ -241,6 +258,42 @@ class GridView(QWidget, View):
         visible = self.block_labels.visible(*self._owner.shape[::-1])
         labels = block_labels(layout, trace.grid, self.state.layer, visible, height / cell)
         self.block_labels.show([(label.x, label.y) for label in labels], [label.text for label in labels], (0, 0.5))
+
+    def _draw_marks(self) -> None:
+        """Outline the threads of the scene's marks that are on the layer shown."""
+        if self.state.trace is None or self._owner is None:
+            self.marks.clear()
+            return
+        layer, shown = self.layer_threads(), []
+        for mark in self.state.marks:
+            if mark.threads is None:
+                continue
+            local = mark.threads[(mark.threads >= layer.start) & (mark.threads < layer.stop)] - layer.start
+            shown.append((mark.label, self._layout.x[local], self._layout.y[local]))
+        colours = self.state.coloring
+        scale = colours.legend[:MAX_CALLOUT_SCALE] if colours is not None and self.state.colour_mode in SCALED else []
+        self.marks.show(shown, scale)
+        self._frame_marks()
+
+    def _frame_marks(self) -> None:
+        """Show the marks where they can be told apart: the whole grid around them where they are big enough
+        to see on it (a race's 200,000 readers, a warp of 16 blocks), else zoomed to with a few blocks of
+        context (the faulting last block of 65,537)."""
+        box, layout = self.marks.bounds(), self._layout
+        if box.isEmpty() or not self.state.marks:
+            return
+        size = self.view.size()
+        fitted = min(size.width() / layout.width, size.height() / layout.height)  # pixels a cell, whole grid shown
+        if max(box.width(), box.height()) * fitted >= MIN_MARK_PIXELS:
+            area = QRectF(0, 0, layout.width, layout.height)
+        else:
+            half_w = max(box.width() * 1.5, layout.tile_w * 1.5)
+            half_h = max(box.height() * 1.5, layout.tile_h * 1.5)
+            centre = box.center()
+            (x0, x1), (y0, y1) = (_within(centre.x() - half_w, centre.x() + half_w, layout.width),
+                                  _within(centre.y() - half_h, centre.y() + half_h, layout.height))  # fmt: skip
+            area = QRectF(x0, y0, x1 - x0, y1 - y0)
+        self.view.setRange(self.marks.with_room(area), padding=0.01)
 
     def _draw_outlines(self, layout) -> None:
         trace = self.state.trace

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.views.base import View
+from gpuviz.core.colors import distinct_entries
 from gpuviz.scene.state import AppState
 
 
@@ -24,6 +25,6 @@ class LegendView(QWidget, View):
         return self.label.text()
 
     def _on_coloring_changed(self, colours) -> None:
-        legend = colours.legend if colours is not None else []
+        legend = distinct_entries(colours.legend) if colours is not None else []
         items = "".join(f"<span style='color: rgb{c}'>&#9632;</span> {label}&nbsp;&nbsp; " for c, label in legend)
         self.label.setText(f"<b>Colour by {self.state.colour_mode}</b><br>{items}")

@@ -5,7 +5,6 @@ lesson's `## Evidence`: catalog/evidence.py); for a lesson with a bug, a check o
 from __future__ import annotations
 
 from dataclasses import replace
-from html import escape
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
@@ -17,6 +16,7 @@ from gpuviz.app.widgets.prediction_box import PredictionBox
 from gpuviz.catalog.evidence import resolve
 from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.catalog.predictions import Verdict, judge_choice, judge_numbers
+from gpuviz.core.display import code_as_html
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.theme_colours import badge_html
 from gpuviz.scene.state import AppState
@@ -113,11 +113,12 @@ class LessonView(QWidget, View):
         if not committed:
             return
         if not judged:
-            self.verdict.setText(f"Locked in: <b>{escape(self.predict.said())}</b>. Now press Run (Ctrl+R).")
+            self.verdict.setText(f"Locked in: <b>{code_as_html(self.predict.said())}</b>. Now press Run (Ctrl+R).")
             return
         verdict = self._verdict(entry)
         if verdict is None:
-            self.verdict.setText(f"You predicted: <b>{escape(self.predict.said())}</b>. Show the answer to compare.")
+            said = code_as_html(self.predict.said())
+            self.verdict.setText(f"You predicted: <b>{said}</b>. Show the answer to compare.")
             return
         self.verdict.setText(_verdict_html(verdict))
         self.reveal(self.answer_button)
@@ -209,7 +210,7 @@ class LessonView(QWidget, View):
         self._say(scene.caption)
 
     def _say(self, text: str) -> None:
-        self.evidence.setText(f"<b>Look:</b> {escape(text)}")
+        self.evidence.setText(f"<b>Look:</b> {code_as_html(text)}")
 
     def _on_launch_refused(self, index: int, why: str) -> None:
         if self._pending is not None:
@@ -228,7 +229,7 @@ def _verdict_html(verdict: Verdict) -> str:
         head, badge = ("✓ Right!", PASS) if verdict.right else ("✗ Not what the lesson says.", FAIL)
     else:
         head, badge = ("✓ The run agrees with you.", PASS) if verdict.run_matched else ("✗ The run disagrees.", FAIL)
-    lines = "<br>".join(escape(line) for line in verdict.lines)
+    lines = "<br>".join(code_as_html(line) for line in verdict.lines)
     return f"<b style='font-size:large'>{badge_html(head, badge)}</b><br>{lines}"
 
 

@@ -107,11 +107,15 @@ class MemoryView(QWidget, View):
         top_layout.addWidget(self.divergence)
         bottom = QWidget()
         bottom_layout = QVBoxLayout(bottom)
-        header = QHBoxLayout()  # the words and the request picker on one row: the drawing keeps the height
-        header.addWidget(self.detail, 1)
-        header.addWidget(self.execution, 0, Qt.AlignmentFlag.AlignTop)
-        bottom_layout.addLayout(header)
-        bottom_layout.addWidget(self.plot, 1)
+        self.request = QWidget()  # the request drawn and its words; a picture of the view shows it alone
+        request_layout = QVBoxLayout(self.request)
+        request_layout.setContentsMargins(0, 0, 0, 0)
+        request_layout.addWidget(self.detail)
+        request_layout.addWidget(self.plot, 1)
+        beside = QHBoxLayout()  # the request picker beside the drawing, not over it: the drawing keeps the height
+        beside.addWidget(self.request, 1)
+        beside.addWidget(self.execution, 0, Qt.AlignmentFlag.AlignTop)
+        bottom_layout.addLayout(beside)
         self.splitter = splitter = QSplitter()
         self.panel = left = QScrollArea()  # the bars, the table and the divergence: it scrolls when short
         left.setWidget(top)
@@ -136,6 +140,10 @@ class MemoryView(QWidget, View):
         if self.splitter.orientation() != wanted:
             self.splitter.setOrientation(wanted)
             self.splitter.setSizes([600, 400] if fits else [550, 450])  # below the table, the drawing needs height too
+
+    def drawing(self) -> QWidget:
+        """A picture shows the request drawn (the table and the bars are for working in the app)."""
+        return self.request
 
     # ---- the launch ----------------------------------------------------------------------------
     def _on_trace_changed(self, trace: Trace | None) -> None:

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 from gpuviz.app.views.base import View
 from gpuviz.core.analysis.outcomes import plain_vs_recorded, serial_answers, serial_text
 from gpuviz.core.analysis.report import race_report
+from gpuviz.core.display import code_as_html
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.state import AppState
 
@@ -31,10 +33,15 @@ class RaceView(QWidget, View):
         self.plot.setMinimumHeight(160)
         self.compare = QLabel()
         self.compare.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        shares = ((self.summary, 0), (self.races, 1), (self.outcomes, 0), (self.plot, 2), (self.compare, 0))
+        self.body = QWidget()  # all but the title line: what a picture of the view shows
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        shares = ((self.races, 1), (self.outcomes, 0), (self.plot, 2), (self.compare, 0))
         for widget, stretch in shares:  # the list of races keeps a share of the height beside the plot
-            layout.addWidget(widget, stretch)
+            body.addWidget(widget, stretch)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.body, 1)
         self.report = None
         # Selection, not the current row: Qt makes the first row current when the list gets focus.
         self.races.itemSelectionChanged.connect(lambda: self._on_race_picked(self._selected_row()))
@@ -47,6 +54,9 @@ class RaceView(QWidget, View):
 
     def headline(self) -> str:
         return self.summary.text()
+
+    def drawing(self) -> QWidget:
+        return self.body
 
     def _on_trace_changed(self, trace) -> None:
         self.races.clear()
@@ -102,25 +112,26 @@ class RaceView(QWidget, View):
         self.plot.clear()
         plain = "<br>".join(plain_vs_recorded(trace)) if trace is not None else ""
         if trace is None or not any(key.endswith(".runs") for key in trace.outcomes):
-            self.outcomes.setText((plain + "<br>" if plain else "") + "Set repeat above 1 and Run (or `gpuviz run "
-                                  "--repeat N`) to see here what N runs from the same inputs gave.")  # fmt: skip
+            self.outcomes.setText((plain + "<br>" if plain else "") + code_as_html(
+                "Set repeat above 1 and Run (or `gpuviz run --repeat N`) to see here what N runs from the same "
+                "inputs gave."))  # fmt: skip
             return
         name, index = self._outcome_target(trace, element)
         runs = trace.outcomes[f"{name}.runs"].reshape(len(trace.outcomes[f"{name}.runs"]), -1)[:, index]
         part = " (real part)" if runs.dtype.kind == "c" else ""  # a complex element: its real part is charted
         values, counts = np.unique(np.real(runs).astype(np.float64), return_counts=True)  # bools as 0 and 1
         self.plot.addItem(pg.BarGraphItem(x=values, height=counts, width=_bar_width(values), brush=(0, 170, 220)))
-        seen = ", ".join(f"{v:g} x{c}" for v, c in zip(values, counts))
-        text = f"<b>{name}[{index}]</b>{part} over {len(runs)} runs: {seen}"
+        seen = ", ".join(f"{number(v)} x{c:,}" for v, c in zip(values, counts))
+        text = f"<b>{name}[{index}]</b>{part} over {len(runs):,} runs: {seen}"
         serial = serial_answers(trace.outcomes, name, index)
         if len(serial) == 1:
             value = float(np.real(serial[0]))
             span = max(1.0, float(values.max() - values.min()))
             if values.min() - 2 * span <= value <= values.max() + 2 * span:
                 self.plot.addItem(pg.InfiniteLine(value, angle=90, pen=pg.mkPen((255, 200, 0), width=2)))
-                text += f"; one thread at a time gives <b>{value:g}</b> (yellow line)"
+                text += f"; one thread at a time gives <b>{number(value)}</b> (yellow line)"
             else:  # far off the chart: drawing it would squeeze the bars into a line
-                text += f"; one thread at a time gives <b>{value:g}</b>, far off this chart"
+                text += f"; one thread at a time gives <b>{number(value)}</b>, far off this chart"
         elif serial:  # the serial order itself decides: no line to measure the runs against
             text += f"; {serial_text(serial)}"
         lost = trace.outcomes.get(f"{name}.lost")
@@ -146,9 +157,9 @@ class RaceView(QWidget, View):
             for name in set(trace.args) & set(other.args):
                 a, b = trace.after(name), other.after(name)
                 if a.shape == b.shape and not np.array_equal(a, b):
-                    lines.append(f"{name}: this launch ({trace.kernel}) sums to {a.sum():g}, launch "
-                                 f"{other.meta.get('launch')} ({other.kernel}) to {b.sum():g}; "
-                                 f"{int((a != b).sum())} of {a.size} elements differ")  # fmt: skip
+                    lines.append(f"{name}: this launch ({trace.kernel}) sums to {number(a.sum())}, launch "
+                                 f"{other.meta.get('launch')} ({other.kernel}) to {number(b.sum())}; "
+                                 f"{int((a != b).sum()):,} of {a.size:,} elements differ")  # fmt: skip
         self.compare.setText("<b>Compared with the other launches</b><br>" + "<br>".join(lines) if lines else "")
 
 

@@ -20,6 +20,7 @@ from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
 from gpuviz.core.frames import REPLAY
+from gpuviz.core.numbers import number
 from gpuviz.core.theme_colours import BADGES
 from gpuviz.scene.state import AppState
 
@@ -54,6 +55,9 @@ class StoryView(QWidget, View):
 
     def headline(self) -> str:
         return self.summary.text()
+
+    def drawing(self) -> QWidget:
+        return self.table
 
     def set_on_screen(self, on_screen: bool) -> None:
         self._tell_when_shown.set_on_screen(on_screen)
@@ -109,8 +113,9 @@ class StoryView(QWidget, View):
             events = f"{first.position:,}" if group.count == 1 else f"{first.position:,}-{last.position:,}"
             blocks = {first.thread // per_block, last.thread // per_block}
             does = {"read": "read", "write": "wrote", "atomic": "atomically updated to"}[first.kind]
-            cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does, f"{first.value:g}",
-                     str(first.line), f"{LOST_MARK} {group.lost:,}" if group.lost else "")  # fmt: skip
+            lost = f"{LOST_MARK} {group.lost:,}" if group.lost else ""
+            cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does,
+                     number(first.value), str(first.line), lost)  # fmt: skip
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(breakable(text, "-") if c < 3 else text)  # a range may wrap after its dash
                 if group.lost:  # its own colours, the same on either theme (contrast in core/theme_colours.py)

@@ -1,6 +1,8 @@
 """The SM timeline: a Gantt chart of blocks on SMs over time, coloured by block or by wave.
 
-Bars of one colour are one BarGraphItem, so thousands of blocks draw as a dozen items.
+Bars of one colour are one BarGraphItem, so thousands of blocks draw as a dozen items. Only the SMs the
+launch used get a row (labelled with their SM numbers): 4 blocks on a 132-SM GPU are 4 rows, not 4 thin
+bands in a chart of 132, and the caption says how many SMs sat idle.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class TimelineView(QWidget, View):
     def headline(self) -> str:
         return self.caption.text()
 
+    def drawing(self) -> QWidget:
+        return self.plot
+
     def set_on_screen(self, on_screen: bool) -> None:
         self._show_when_shown.set_on_screen(on_screen)
 
@@ -78,14 +83,17 @@ class TimelineView(QWidget, View):
         self.waves = block_waves(trace)
         self.slots = block_slots(*self.spans)
         self.rows = int(self.slots.max()) + 1
+        self.used_sms, self.sm_row = np.unique(self.spans[0], return_inverse=True)
+        self._label_rows(trace)
         self._draw()
         sm, start, end = self.spans
         at_once = _most_at_once(sm, start, end)
         unit = trace.meta.get("time_unit", "tick")
         self.plot.setLabel("bottom", f"time ({unit})")
         self.caption.setText(
-            f"<b>{len(sm):,} blocks on {len(np.unique(sm))} SMs</b> in <b>{int(self.waves.max()) + 1} "
+            f"<b>{len(sm):,} blocks on {len(self.used_sms)} SMs</b> in <b>{int(self.waves.max()) + 1} "
             f"wave(s)</b>; up to {at_once} blocks on one SM at once. A bar spans a block's first start to last end."
+            + _idle_note(len(self.used_sms), int(trace.meta.get("sm_count", 0) or 0))
             + (f"<br>{note}" if (note := residency_note(trace)) else "")
         )
 
@@ -102,7 +110,7 @@ class TimelineView(QWidget, View):
         colour = keys % len(palette)
         width = np.maximum(end - start, max(1, int((end.max() - start.min()) * 0.002)))
         height = 0.9 / self.rows
-        top = sm - 0.45 + self.slots * height
+        top = self.sm_row - 0.45 + self.slots * height
         for c in np.unique(colour):  # an outline of the bar's colour: a bar thinner than a pixel still shows
             mine = colour == c
             bars = pg.BarGraphItem(x0=start[mine], width=width[mine], y0=top[mine], height=height * 0.9,
@@ -129,7 +137,7 @@ class TimelineView(QWidget, View):
         point = self.plot.plotItem.vb.mapSceneToView(scene_pos)
         sm, start, end = self.spans
         row = int((point.y() - round(point.y()) + 0.45) / (0.9 / self.rows))
-        hit = (sm == round(point.y())) & (self.slots == row) & (start <= point.x()) & (end >= point.x())
+        hit = (self.sm_row == round(point.y())) & (self.slots == row) & (start <= point.x()) & (end >= point.x())
         found = np.flatnonzero(hit)
         return int(found[0]) if len(found) else -1
 
@@ -157,7 +165,24 @@ class TimelineView(QWidget, View):
         sm, start, end = self.spans
         height = 0.9 / self.rows
         self.highlight.setOpts(x0=[start[block]], width=[max(1, end[block] - start[block])],
-                               y0=[sm[block] - 0.45 + self.slots[block] * height], height=[height * 0.9])  # fmt: skip
+                               y0=[self.sm_row[block] - 0.45 + self.slots[block] * height],
+                               height=[height * 0.9])  # fmt: skip
+
+    def _label_rows(self, trace) -> None:
+        """A row per SM used, each tick an SM's number (a whole number: no SM 2.5); at most about 16
+        labels, evenly spread, so they never overlap."""
+        used = self.used_sms
+        step = max(1, -(-len(used) // 16))
+        self.plot.getAxis("left").setTicks([[(row, str(int(used[row]))) for row in range(0, len(used), step)], []])
+        total = int(trace.meta.get("sm_count", 0) or 0)
+        self.plot.setLabel("left", "SM" if total <= len(used) else f"SM (the {len(used)} used of {total})")
+        self.plot.setYRange(-0.6, len(used) - 0.4, padding=0)
+
+
+def _idle_note(used: int, total: int) -> str:
+    if total <= used:
+        return ""
+    return f"<br>{total - used} of the device's {total} SMs ran no block of this launch (not drawn)."
 
 
 def _most_at_once(sm: np.ndarray, start: np.ndarray, end: np.ndarray) -> int:

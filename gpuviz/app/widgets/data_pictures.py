@@ -5,12 +5,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtGui import QPainterPath
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem
 
 from gpuviz.core.colors import RACE
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import READ
 
 NEVER, SEVERAL, UNRECORDED = 0, 13, 14  # UNRECORDED: changed by the launch, its writer's accesses not kept
+NOT_READ, READ_LOW, READ_HIGH = 15, 16, 254  # times read: never, then a ramp from once to the most
 MAX_HATCHED = 20_000  # runs of raced cells hatched; past that the race colour alone shows the rest
 
 
@@ -41,12 +45,27 @@ def hatched_cells(plane: np.ndarray, code: int) -> QPainterPath:
     return path
 
 
+class Hatching(QGraphicsPathItem):
+    """Black diagonal hatching over cells (hatched_cells), one screen pixel wide at any zoom; its pattern is
+    anchored to the picture, so the window and an exported picture of the view draw the same pixels."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setBrush(QBrush(QColor(0, 0, 0), Qt.BrushStyle.BDiagPattern))
+
+    def paint(self, painter, option, widget=None) -> None:
+        painter.setBrushOrigin(painter.deviceTransform().map(QPointF(0, 0)))  # not the device's corner
+        super().paint(painter, option, widget)
+
+
 def picture_shape(shape: tuple) -> tuple[int, int]:
-    """Rows and columns of the picture: a 1-D array in rows of 64 (row starts easy to read), or of a
-    power of two near its square root once that is wider, so that a million elements make a square
-    of 1,024 x 1,024 instead of a strip 64 cells wide and 16,384 tall."""
+    """Rows and columns of the picture: a 1-D array of up to 16 elements in one row, a longer one in rows
+    of a power of two near its square root (at least 16: row starts easy to read), so that 64 elements
+    make 4 rows of 16 big enough to see from the back of a room and a million a square of 1,024 x 1,024
+    instead of a strip."""
     if len(shape) == 1:
-        width = max(64, 2 ** round(math.log2(math.sqrt(shape[0])))) if shape[0] > 64 else max(shape[0], 1)
+        width = max(16, 2 ** round(math.log2(math.sqrt(shape[0])))) if shape[0] > 16 else max(shape[0], 1)
         return math.ceil(shape[0] / width), width
     if len(shape) == 2:
         return shape[0], shape[1]
@@ -68,9 +87,9 @@ def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str, colours
     several writers, or never written."""
     per_block = int(np.prod(trace.block))
     writer = np.maximum(last, 0)
-    if mode == "thread":
+    if mode.endswith("thread"):
         ids = writer
-    elif mode == "block":
+    elif mode.endswith("block"):
         ids = writer // per_block
     else:  # blocks of any size: a block's warps follow the previous block's
         ids = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]
@@ -104,8 +123,30 @@ def first_writes(trace, array: int, size: int, block: int | None) -> np.ndarray:
     return first
 
 
+def read_rows(trace, array: int, block: int | None) -> np.ndarray:
+    """Log positions of the reads of an array (of one block's copy of a shared array)."""
+    acc = trace.accesses
+    rows = (acc["array"] == array) & (acc["kind"] == READ)
+    if block is not None:
+        rows &= acc["thread"] // int(np.prod(trace.block)) == block
+    return np.flatnonzero(rows)
+
+
+def read_codes(trace, rows: np.ndarray, size: int, until: int | None, most: int) -> np.ndarray:
+    """Per element, a colour code for how many times it was read by log position `until` (None: by the
+    end), on a ramp whose top is `most` reads (the launch's most, so the replay fills the same scale)."""
+    if until is not None:
+        rows = rows[: np.searchsorted(rows, until)]
+    counts = np.bincount(trace.accesses["index"][rows], minlength=size)[:size]
+    codes = np.full(size, NOT_READ, np.uint8)
+    read = counts > 0
+    span = READ_HIGH - READ_LOW
+    codes[read] = READ_LOW + ((counts[read] - 1) * span // max(1, most - 1)).clip(0, span).astype(np.uint8)
+    return codes
+
+
 def short(value: float) -> str:
-    return "?" if value != value else f"{value:.4g}"
+    return "?" if value != value else number(value)  # at most four decimals: it fits a cell
 
 
 def lut(palette: np.ndarray) -> np.ndarray:
@@ -116,5 +157,9 @@ def lut(palette: np.ndarray) -> np.ndarray:
     lut[1 : len(palette) + 1, :3] = palette
     lut[SEVERAL, :3] = RACE
     lut[UNRECORDED, :3] = (95, 75, 130)  # muted purple: written, but by whom is not in the trace
+    lut[NOT_READ, :3] = (45, 45, 55)
+    ramp = np.linspace(0, 1, READ_HIGH - READ_LOW + 1)[:, None]  # dark blue to yellow, as the grid's ramps
+    lut[READ_LOW : READ_HIGH + 1, :3] = (np.array([68, 1, 84]) * (1 - ramp) + np.array([253, 231, 37]) * ramp).astype(
+        np.uint8)  # fmt: skip
     lut[255, :3] = (24, 24, 30)
     return lut

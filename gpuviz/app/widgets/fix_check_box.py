@@ -1,5 +1,6 @@
-"""A lesson's fix step in the app: "Check my fix" runs the lesson's fix checks on the editor's code (in
-a worker process, started by the window) and lists each check, passed or not, with the run's value."""
+"""A lesson's fix step in the app: "Check my fix" runs the lesson's fix checks on the editor's code (its
+kernels, in a watched worker process: run/fix_check.py) and lists each check, passed or not, with the run's
+value."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from html import escape
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
+from gpuviz.core.display import code_as_html
 from gpuviz.core.theme_colours import badge_html
+from gpuviz.run.fix_check import HOST_RAN
 
 PASS, FAIL = "good", "bad"  # badges (core/theme_colours.py): words on a colour that read on either theme
 
@@ -41,15 +44,17 @@ class FixCheckBox(QWidget):
         self.check_requested.emit()
 
     def show_result(self, checked) -> None:
-        """A FixChecked: the verdict, the script's own reference, and each check with the run's value."""
+        """A FixResult: the verdict, whether the student's host code ran, the lesson's own reference, and each
+        check with the run's value."""
         self.reset()
         verdict = "✓ Fix passed" if checked.passed else "✗ Not fixed yet"
-        rows = [f"<b style='font-size:large'>{badge_html(verdict, PASS if checked.passed else FAIL)}</b>",
-                escape(checked.reference)]  # fmt: skip
+        rows = [f"<b style='font-size:large'>{badge_html(verdict, PASS if checked.passed else FAIL)}</b>"]
+        rows += [f"<i>Note: {escape(HOST_RAN)}</i>"] if checked.host_ran else []
+        rows.append(escape(checked.reference))
         for outcome in checked.outcomes:
             mark = badge_html("✓", PASS) if outcome.passed else badge_html("✗", FAIL)  # a sign, not a colour alone
-            value = "nothing to measure" if outcome.observed is None else f"{outcome.observed:g}"
-            rows.append(f"{mark} {escape(outcome.check.text)} &nbsp;(the run: <b>{value}</b>)")
+            value = outcome.value_text()
+            rows.append(f"{mark} {code_as_html(outcome.check.text)} &nbsp;(the run: <b>{value}</b>)")
         self.result.setText("<br>".join(rows))
 
     def show_failure(self, message: str) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.catalog.predictions import Prediction, parse_number
+from gpuviz.core.display import code_as_plain
 
 
 class PredictionBox(QWidget):
@@ -74,7 +75,7 @@ class PredictionBox(QWidget):
         for index, choice in enumerate(prediction.choices):
             button = QRadioButton()
             self._group.addButton(button, index)
-            column.addWidget(_wrapped(button, choice.text.replace("`", "")))
+            column.addWidget(_wrapped(button, code_as_plain(choice.text)))
             self.choice_buttons.append(button)
         self._group.idToggled.connect(lambda *_: self._on_input_changed())
 
@@ -84,7 +85,7 @@ class PredictionBox(QWidget):
             box = QLineEdit()
             box.setPlaceholderText("a number")
             box.textChanged.connect(self._on_input_changed)
-            label = QLabel(asked.label.replace("`", ""))
+            label = QLabel(code_as_plain(asked.label))
             label.setWordWrap(True)
             form.addRow(label, box)
             self.number_boxes.append(box)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -37,6 +38,7 @@ from gpuviz.app.window.settings import problems as settings_problems
 from gpuviz.app.window.settings import settings
 from gpuviz.app.window.stage import Stage
 from gpuviz.app.window.view_controls import ViewControls
+from gpuviz.core.display import code_as_html, code_as_plain
 from gpuviz.core.options import RunOptions
 from gpuviz.core.thread_record import device_summary
 from gpuviz.core.version import __version__
@@ -106,6 +108,7 @@ class MainWindow(QMainWindow):
         self.banner = QLabel()  # what the views show, in a sentence: a lesson's evidence, above them
         self.banner.setObjectName("evidence")
         self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.TextFormat.RichText)  # a lesson's `code` in a code font
         self.banner.hide()
         self.error_banner = ErrorBanner(self.state)  # memory errors and barrier divergence, in words
         centre = docking.column(self.banner, self.error_banner, self.tabs)
@@ -325,11 +328,11 @@ class MainWindow(QMainWindow):
 
     def _show_caption(self, text: str) -> None:
         """Above the views everyday; on the stage the caption is over the picture (window/stage.py)."""
-        self.banner.setText(text)
+        self.banner.setText(code_as_html(text))
         self.banner.setVisible(bool(text) and not self.stage.on)
 
     def set_status(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
+        self.status.setText(code_as_plain(text))  # errors name `gpuviz list` and the like: plain words here
         self.status.setProperty("error", error)  # the theme's style sheet gives an error its colour
         self.status.style().unpolish(self.status)
         self.status.style().polish(self.status)

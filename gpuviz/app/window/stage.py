@@ -11,8 +11,6 @@ restores the everyday layout as it was.
 
 from __future__ import annotations
 
-from html import escape
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -30,6 +28,7 @@ from PySide6.QtWidgets import (
 from gpuviz.app.views.base import View
 from gpuviz.app.views.table import BY_NAME
 from gpuviz.app.widgets.caption_overlay import CaptionOverlay
+from gpuviz.core.display import code_as_html
 from gpuviz.core.theme_colours import badge_html
 
 KEYS = (("1", "grid"), ("2", "data"), ("3", "timeline"), ("4", "story"), ("5", "memory"), ("6", "races"),
@@ -181,8 +180,8 @@ class Stage:
             return
         caption, front = self.window.state.caption, self.front()
         headline = front.headline() if front is not None else ""
-        words = f"<b>{escape(caption)}</b>" if caption else ""
-        error = f"<b>{badge_html(escape(self.error), 'bad')}</b>" if self.error else ""
+        words = f"<b>{code_as_html(caption)}</b>" if caption else ""
+        error = f"<b>{badge_html(code_as_html(self.error), 'bad')}</b>" if self.error else ""
         self.caption.say("<br>".join(part for part in (error, words, headline) if part))
 
     # ---- moving docked pictures -----------------------------------------------------------------------

@@ -41,6 +41,14 @@ class ErrorLog:
         if len(self.errors) <= self.MAX_ERRORS and self.errors[-1]["thread"] == skipped:
             self.errors[-1]["waiting"] = int(waiting)
 
+    def add_warp_sync_divergence(self, missing: int, waiting: int, line: int | None) -> None:
+        """Warp-sync divergence: `missing`, a lane of a syncwarp's mask that had not exited, never reached a
+        syncwarp with that mask, which `waiting` reached at `line` (backends/sim/syncwarps.py); listed
+        with the errors like barrier divergence, it is not a memory error either."""
+        self.add("warp-sync divergence", missing, line, None, None)
+        if len(self.errors) <= self.MAX_ERRORS and self.errors[-1]["thread"] == missing:
+            self.errors[-1]["waiting"] = int(waiting)
+
     def add_many(self, kind: str, threads: list[int], line: int | None, array: str | None, elements: list) -> None:
         """The same error of many threads at once (the vector engine's lanes), in thread order."""
         room = max(0, self.MAX_ERRORS - len(self.errors))

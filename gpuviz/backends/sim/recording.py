@@ -17,6 +17,7 @@ import numpy as np
 from gpuviz.backends.sim.faults import ErrorLog
 from gpuviz.backends.sim.reference.engine import MAX_WARNINGS, Executor
 from gpuviz.backends.sim.reference.memory import AccessLog, ArrayTable, make_hooks
+from gpuviz.backends.sim.syncwarps import SyncwarpLog
 from gpuviz.backends.sim.vector.engine import VectorExecutor
 from gpuviz.backends.sim.vector.hooks import vector_hooks
 from gpuviz.backends.sim.vector.independent import IndependentExecutor
@@ -48,6 +49,8 @@ class Recording:
     errors: ErrorLog = field(default_factory=ErrorLog)
     partial_syncs: list = field(default_factory=list)
     blocks_ran: str = "interleaved"  # the vector engine: "independent" (in groups) or "interleaved: why"
+    # warps where lanes of a syncwarp's mask never reached a matching one; None: not judged (reference engine)
+    warp_sync_divergence: int | None = None
 
 
 def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
@@ -96,12 +99,14 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     warnings: list[str] = []
     partial_syncs: list = []
     errors = memory.errors = ErrorLog()
-    fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block, partial_syncs, errors))
+    syncwarps = SyncwarpLog(config.threads)
+    fn = program.bind(vector_hooks(memory, warnings, config.grid, config.block, partial_syncs, errors, syncwarps))
     executor_class = VectorExecutor if sharing is None else IndependentExecutor
     executor = executor_class(fn, host_args, config, device, memory, notify, shared_bytes(program))
     started = time.perf_counter()
     schedule = executor.run(options.seed)
     schedule.warnings = warnings[:MAX_WARNINGS]
+    diverged = syncwarps.report(config, errors, schedule.warnings, MAX_WARNINGS)
     seconds = time.perf_counter() - started
     if sharing is not None and log is not None and log.truncated:
         raise BlocksShareMemory("the access log reached its cap, which keeps the earliest accesses in time")
@@ -118,7 +123,7 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     recorded = log.recorded_blocks() if log is not None else None
     return Recording(arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, recorded, errors,
                      partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None],
-                     "independent" if sharing is not None else "interleaved")  # fmt: skip
+                     "independent" if sharing is not None else "interleaved", diverged)  # fmt: skip
 
 
 def run_reference(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
@@ -139,7 +144,10 @@ def run_reference(program, config: LaunchConfig, params, host_args, device, opti
     seconds = time.perf_counter() - started
     accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
     truncated = bool(log.truncated) if log else False
-    return Recording(arrays, accesses, truncated, schedule, seconds, None, errors, partial_syncs)
+    # Warp-sync divergence is not judged here (None): a lane runs from one memory access to the next in no
+    # time, so a lane that ran on to its exit cannot be told from one that returned early.
+    return Recording(arrays, accesses, truncated, schedule, seconds, None, errors, partial_syncs,
+                     warp_sync_divergence=None)  # fmt: skip
 
 
 def _event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.report import race_summary
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
 
 
@@ -53,7 +54,7 @@ def _sectors(trace: Trace) -> str:
 def _banks(trace: Trace) -> str:
     degrees = [r["bank_conflict_degree"] for r in _memory_lines(trace) if r.get("bank_conflict_degree")]
     worst = max((d["max"] if isinstance(d, dict) else d for d in degrees), default=None)
-    return "no shared accesses" if worst is None else f"{worst:g}-way"
+    return "no shared accesses" if worst is None else f"{number(worst)}-way"
 
 
 def _outputs(this: Trace, other: Trace) -> list[tuple[str, tuple[str, str]]]:
@@ -72,4 +73,4 @@ def _outputs(this: Trace, other: Trace) -> list[tuple[str, tuple[str, str]]]:
 
 
 def _sum(values: np.ndarray) -> str:
-    return f"{values.sum():g}" if values.dtype.kind in "iufcb" else "-"
+    return f"{number(values.sum())}" if values.dtype.kind in "iufcb" else "-"

@@ -11,6 +11,7 @@ from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 
 MAX_KEPT = 1000
+DIVERGENCES = ("barrier divergence", "warp-sync divergence")  # listed with the memory errors, but not ones
 
 NOTE = (
     "gpuviz stops only the faulting threads (reads give 0, writes are dropped) and lets the launch finish; "
@@ -30,13 +31,13 @@ def error_groups(trace: Trace) -> list[tuple[tuple, int, dict]]:
 
 def format_errors(trace: Trace, max_groups: int = 10) -> list[str]:
     """Lines for a report: a header with the count, one line per kind/array/line, and the note."""
-    divergent = [e for e in trace.errors if e["kind"] == "barrier divergence"]
-    total = trace.error_count - len(divergent)  # barrier divergence is listed with them, but is not one
-    lines = [f"barrier divergence in {trace.kernel}: {_divergence(trace, e)}" for e in divergent[:max_groups]]
+    divergent = [e for e in trace.errors if e["kind"] in DIVERGENCES]
+    total = trace.error_count - len(divergent)  # barrier and warp-sync divergence are listed with them, but are not
+    lines = [f"{e['kind']} in {trace.kernel}: {_divergence(trace, e)}" for e in divergent[:max_groups]]
     if not total:
         return lines
     lines.append(f"memory errors: {total:,} in {trace.kernel} ({NOTE})")
-    groups = [group for group in error_groups(trace) if group[0][0] != "barrier divergence"]
+    groups = [group for group in error_groups(trace) if group[0][0] not in DIVERGENCES]
     for (kind, array, line), count, error in groups[:max_groups]:
         what = f"{kind} of '{array}'" if array else kind
         where = f" at line {line}" if line else ""
@@ -50,7 +51,10 @@ def format_errors(trace: Trace, max_groups: int = 10) -> list[str]:
 
 
 def _divergence(trace: Trace, error: dict) -> str:
-    said = f"{_thread(trace, error)} never reached the barrier at line {error.get('line')}"
+    if error["kind"] == "warp-sync divergence":
+        said = f"{_thread(trace, error)} never reached a syncwarp with the mask of the one at line {error.get('line')}"
+    else:
+        said = f"{_thread(trace, error)} never reached the barrier at line {error.get('line')}"
     if "waiting" in error:
         said += f", where {_thread(trace, {'thread': error['waiting']})} waits"
     return said

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import READ
 from gpuviz.core.trace.model import Trace
 
@@ -165,9 +166,10 @@ def serial_answers(outcomes: dict[str, np.ndarray], name: str, element: int) -> 
 def serial_text(answers: tuple[float, ...]) -> str:
     """The serial answers in words ('' for none)."""
     if len(answers) == 1:
-        return f"one thread at a time gives {answers[0]:g}"
+        return f"one thread at a time gives {number(answers[0])}"
     if len(answers) == 2:
-        return (f"one thread at a time gives {answers[0]:g} in thread order but {answers[1]:g} in reverse order: "
+        forward, backward = (number(answer) for answer in answers)
+        return (f"one thread at a time gives {forward} in thread order but {backward} in reverse order: "
                 "the threads depend on each other's order, so there is no serial answer to compare with")  # fmt: skip
     return ""
 
@@ -197,8 +199,8 @@ def plain_vs_recorded(trace: Trace, shown: int = 4) -> list[str]:
         recorded = trace.after(name).reshape(-1)
         flat = plain.reshape(-1)
         differ = int(np.count_nonzero(~_same(recorded, flat)))
-        first = ", ".join(f"{v:g}" for v in recorded[:shown].tolist())
-        unrecorded = ", ".join(f"{v:g}" for v in flat[:shown].tolist())
+        first = ", ".join(f"{number(v)}" for v in recorded[:shown].tolist())
+        unrecorded = ", ".join(f"{number(v)}" for v in flat[:shown].tolist())
         more = ", ..." if flat.size > shown else ""
         verdict = f"{differ:,} of {flat.size:,} elements differ" if differ else "the same result"
         lines.append(f"{name}: recorded [{first}{more}]; without recording [{unrecorded}{more}] ({verdict})")

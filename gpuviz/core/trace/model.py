@@ -178,6 +178,7 @@ def new_trace(
     printed: list[dict] | None = None,
     unrecorded: list[str] | None = None,
     partial_syncwarps: list | str | None = None,
+    warp_sync_divergence: int | None = None,
     time_source: str | None = None,
     times_inferred: bool = False,
     kernel_facts: dict | None = None,
@@ -191,6 +192,8 @@ def new_trace(
     `unrecorded` says, in words, which accesses the kernel made that the trace does not hold;
     `partial_syncwarps` lists syncwarps of part of a warp ([first thread of the warp, block epoch,
     [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis;
+    `warp_sync_divergence` counts warps where a lane of a syncwarp's mask never reached a matching one (the
+    simulator judges it: core/analysis/warp_sync.py; None where a backend cannot see it);
     `kernel_facts` are what the compiler says of the kernel (registers_per_thread,
     shared_bytes_per_block, local_bytes_per_thread), kept as meta keys for the occupancy analysis.
     """
@@ -228,6 +231,8 @@ def new_trace(
         meta["unrecorded"] = list(unrecorded)
     if partial_syncwarps:
         meta["partial_syncwarps"] = partial_syncwarps
+    if warp_sync_divergence is not None:
+        meta["warp_sync_divergence"] = int(warp_sync_divergence)
     return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
 
 

@@ -14,7 +14,7 @@ from gpuviz.backends.sim.vector.warp import sync
 
 
 def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial_syncs: list | None = None,
-                 errors=None) -> dict:  # fmt: skip
+                 errors=None, syncwarps=None) -> dict:  # fmt: skip
     bdx, bdy, bdz = block
     gdx, gdy, gdz = grid
     return {
@@ -26,7 +26,7 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial
         "_gv_shared": memory.shared,
         "_gv_local": memory.local,
         "_gv_const": memory.const,
-        "_gv_sync": partial(sync, warnings, partial_syncs if partial_syncs is not None else [], errors),
+        "_gv_sync": partial(sync, warnings, partial_syncs if partial_syncs is not None else [], errors, syncwarps),
         "_gv_atomic_fn": lambda t, op, line: lambda array, index, *operands: memory.atomic(t, op, array, index,
                                                                                            operands, line),
         "_gv_call": call_value,  # a device function or an atomic passed as a value, called through a variable

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.syncwarps import SyncwarpLog, mask_of
 from gpuviz.backends.sim.vector.lanes import truth
 from gpuviz.core.launch import format_dims
 from gpuviz.core.trace.columns import EPOCH_FIELDS, epoch_field
@@ -19,7 +20,8 @@ WARP_EPOCHS = ((1 << EPOCH_FIELDS["warp"][1]) - 1) << EPOCH_FIELDS["warp"][0]
 MAX_PARTIAL_SYNCS = 20_000
 
 
-def sync(warnings: list[str], partial_syncs: list, errors, t, kind: int, op: str, args: tuple, line: int):
+def sync(warnings: list[str], partial_syncs: list, errors, syncwarps: SyncwarpLog | None, t, kind: int, op: str,
+         args: tuple, line: int):  # fmt: skip
     """The `_gv_sync` hook: a barrier of the block or a collective of the warp."""
     if not t.active:
         return 0
@@ -27,8 +29,37 @@ def sync(warnings: list[str], partial_syncs: list, errors, t, kind: int, op: str
         return _barrier(warnings, errors, t, op, args, line)
     t.charge("collective")
     if op == "syncwarp":
+        if syncwarps is not None:
+            _note_meetings(t, syncwarps, args, line)
         return _syncwarp(t, partial_syncs)
     return COLLECTIVES[op](t, args)
+
+
+def _note_meetings(t, syncwarps: SyncwarpLog, args: tuple, line: int) -> None:
+    """Count this syncwarp for the lanes here, by mask, and note each warp where lanes of the mask that had
+    not exited were elsewhere (backends/sim/syncwarps.py judges them when the launch ends)."""
+    here = np.flatnonzero(t.mask)
+    masks = _masks(args, t.n)
+    for mask in np.unique(masks[here]).tolist():
+        mine = np.zeros(t.n, bool)
+        mine[here[masks[here] == mask]] = True
+        syncwarps.count(mask, t.gid[mine])
+        named = ((np.int64(mask) >> t.lane) & 1).astype(bool)
+        elsewhere = named & ~t.exited & ~mine
+        met = np.bincount(t.warp_key[mine], minlength=t.n_warps)
+        away = np.bincount(t.warp_key[elsewhere], minlength=t.n_warps)
+        for warp in np.flatnonzero((met > 0) & (away > 0)).tolist():
+            in_warp = t.warp_key == warp
+            some = int(np.argmax(in_warp))
+            first = int(t.gid[some] - t.lane[some])  # the warp's first thread
+            syncwarps.meeting(first, mask, t.gid[mine & in_warp], t.gid[elsewhere & in_warp], line)
+
+
+def _masks(args: tuple, n: int) -> np.ndarray:
+    """Each lane's syncwarp mask (lanes may pass different ones)."""
+    if not args or not isinstance(args[0], np.ndarray):
+        return np.full(n, mask_of(args), np.int64)
+    return np.broadcast_to(args[0].astype(np.int64) & 0xFFFFFFFF, (n,))
 
 
 def _syncwarp(t, partial_syncs: list) -> None:
