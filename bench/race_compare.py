@@ -1,18 +1,29 @@
-"""The simulator's race outcomes over seeds, for the launches measured on an H100 (docs/races.md).
+"""The simulator's race outcomes over seeds, against the hardware's (docs/races.md).
 
-Runs each launch on the vector engine (cost model on, level threads) for seeds 0..N-1 and prints
-the final values next to the hardware's. The tutorial's launch starts from its array [0, 1], as the
-hardware's 10 runs did; "zeros" is the same launch from [0, 0], as the 60 runs of gpu_race_timing.py.
+Default: the launches measured on an H100 in 2026-11-23. Runs each on the vector engine (cost model
+on, level threads) for seeds 0..N-1 and prints the final values next to the hardware's. The tutorial's
+launch starts from its array [0, 1], as the hardware's 10 runs did; "zeros" is the same launch from
+[0, 0], as the 60 runs of gpu_race_timing.py.
 Last line: `compare lesson=<..> wave=<..> histogram=<..> tutorial=<..>`.
-Usage: python bench/race_compare.py [seeds] (`--smoke`: one seed, [2, 64] launches)
+
+`--shapes`: the 35 launch shapes of bench/race_shapes.py against their plain runs on an NVIDIA H200
+(bench/race_shapes_h200.json, 16 runs each, 2026-11-26), the fit half and the validation half apart.
+A shape meets the rule when the seeds' median lies inside the hardware's [min, max], every seed inside
+[0.75 x min, 1.25 x max], and, where the hardware gave two or more distinct outcomes, so do the seeds.
+Last line: `shapes fit=<met>/<n> validation=<met>/<n>`.
+Usage: python bench/race_compare.py [seeds] [--shapes [fit|validation]] (`--smoke`: one seed, tiny launches)
 """
 
 from __future__ import annotations
 
+import json
+import statistics
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
+import race_shapes
 
 import gpuviz
 
@@ -85,6 +96,71 @@ def main(seeds: int) -> None:
           + f" tutorial={tutorial}")
 
 
+# ---- the launch shapes against an H200 ------------------------------------------------------------
+MEASURED = Path(__file__).with_name("race_shapes_h200.json")
+
+
+def simulate(shape: race_shapes.Shape, seeds: int) -> list[float]:
+    """The shape's outcome for seeds 0..seeds-1 on the vector engine (what `gpuviz run` would show)."""
+    outcomes = []
+    for seed in range(seeds):
+        arrays = shape.inputs()
+        gpuviz.run(race_shapes.SOURCES[shape.kernel], shape.blocks, shape.threads, *arrays.values(),
+                   level="threads", seed=seed)  # fmt: skip
+        outcomes.append(shape.outcome(arrays))
+    return outcomes
+
+
+def verdict(hardware: list[float], simulated: list[float]) -> str:
+    """'yes', or what the rule misses: the median, a seed outside the band, or no variation where hardware varies."""
+    low, high = min(hardware), max(hardware)
+    misses = []
+    if not low <= statistics.median(simulated) <= high:
+        misses.append("median")
+    if not all(0.75 * low <= x <= 1.25 * high for x in simulated):
+        misses.append("band")
+    if len(set(hardware)) > 1 and len(set(simulated)) < 2:
+        misses.append("no variation")
+    return "yes" if not misses else "NO: " + ", ".join(misses)
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):g}-{max(values):g} (median {statistics.median(values):g}, {len(set(values))} distinct)"
+
+
+def shapes_table(seeds: int, halves: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """Prints one markdown table per half; returns (met, shapes) per half."""
+    measured = {row["name"]: row for row in json.loads(MEASURED.read_text())["shapes"]}
+    fit, validation = race_shapes.split(race_shapes.SHAPES)
+    if SMOKE:
+        fit, validation = [race_shapes.Shape("counter", 2, 64)], [race_shapes.Shape("histogram", 2, 64, 128, 16)]
+    scores = {}
+    for half, shapes in (("fit", fit), ("validation", validation)):
+        if half not in halves:
+            continue
+        print(f"\n{half} half ({len(shapes)} shapes, {seeds} seeds)\n")
+        print("| launch | waves | H200, 16 plain runs | simulator | rule |\n|---|---|---|---|---|")
+        met = 0
+        for shape in shapes:
+            simulated = simulate(shape, seeds)
+            if shape.name not in measured:  # the smoke run's tiny shapes
+                print(f"| {shape.name} | {shape.waves:.2g} | not measured | {_spread(simulated)} | - |")
+                continue
+            hardware = measured[shape.name]["outcomes"]
+            ok = verdict(hardware, simulated)
+            met += ok == "yes"
+            row = f"| {shape.name} | {shape.waves:.2g} | {_spread(hardware)} | {_spread(simulated)} | {ok} |"
+            print(row, flush=True)
+        scores[half] = (met, len(shapes))
+    return scores
+
+
 if __name__ == "__main__":
-    seeds = [int(a) for a in sys.argv[1:] if a != "--smoke"]
-    main(seeds[0] if seeds else 1 if SMOKE else 10)
+    words = [a for a in sys.argv[1:] if a != "--smoke"]
+    seeds = [int(a) for a in words if a.isdigit()]
+    if "--shapes" in words or SMOKE:
+        chosen = tuple(w for w in words if w in ("fit", "validation")) or ("fit", "validation")
+        scores = shapes_table(seeds[0] if seeds else 1 if SMOKE else 16, chosen)
+        print("shapes " + " ".join(f"{half}={met}/{n}" for half, (met, n) in scores.items()))
+    if "--shapes" not in words:
+        main(seeds[0] if seeds else 1 if SMOKE else 10)

@@ -14,6 +14,7 @@ from gpuviz.app.views.table import PICTURE_VIEWS
 from gpuviz.core.colors import MODES
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import ORDERS
+from gpuviz.core.modelled import modelled_notes
 from gpuviz.core.options import BACKEND_CHOICES, DEVICES, ENGINES, LEVELS, SCHEDULES
 
 MAX_MEMORY_HELP = "memory budget for traces, e.g. 4G or 512M (default: 2G, or GPUVIZ_MEMORY_BUDGET)"
@@ -386,6 +387,8 @@ def _info(args: argparse.Namespace) -> int:
         print(f"warning  {warning}")
     for note in meta.get("unrecorded", []):
         print(f"note     {note}")
+    for note in modelled_notes(meta):
+        print(f"model    {note}")
     printed = meta.get("printed", [])
     if printed:
         print(f"printed  {len(printed):,} line(s) from kernel threads, first: thread {printed[0]['thread']}: "

@@ -38,8 +38,13 @@ ON_A_GPU = {
     "racecheck_compare.py": "racecheck ",
     "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
     "gpu_residency.py": "residency ",
+    "gpu_fidelity.py": "gpu_fidelity shapes=",
+    "gpu_linked_calls.py": "linked ",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
 }
-NOT_SCRIPTS = {"speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time"}
+NOT_SCRIPTS = {
+    "speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time",
+    "race_shapes.py": "the race calibration's launch shapes and their split",
+}
 SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py"}  # a window and a worker process; numba's simulator
 
 

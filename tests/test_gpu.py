@@ -27,6 +27,18 @@ WARP_LEVEL = {"warp_shuffles", "divergent_activemask"}
 NOT_COMPARABLE = {"bit_intrinsics"}
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 RACY_EXAMPLES = {"racy_counter.py"}
+# Examples that call linked library code, and the module each needs (gpuviz[nvmath], gpuviz[cccl]).
+LINKED_EXAMPLES = {"gtc25_segmented_matmul.py": "nvmath.device",
+                   "cccl_block_sum.py": "cuda.cccl.cooperative.experimental"}
+
+
+def _skip_without_library(script) -> None:
+    module = LINKED_EXAMPLES.get(script.name)
+    if module is None:
+        return
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator cannot run a library's linked code")
+    pytest.importorskip(module, reason=f"{module} is not installed (gpuviz[nvmath] / gpuviz[cccl])")
 
 
 ORDER_DEPENDENT = {"atomics_all"}  # its atomic.cas chain only completes when threads run in order
@@ -77,6 +89,7 @@ def test_examples_give_the_same_outputs_on_gpu_and_simulator(script, tmp_path):
         pytest.skip("numba's CUDA simulator has no warp intrinsics")
     if "import cupy" in script.read_text() and (SIMULATED or importlib.util.find_spec("cupy") is None):
         pytest.skip("CuPy needs a real GPU")
+    _skip_without_library(script)
     assert main(["run", str(script), "--backend", "gpu", "--out", str(tmp_path / "gpu")]) == 0
     assert main(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "sim")]) == 0
     for gpu_path in sorted((tmp_path / "gpu").glob("*.npz")):
@@ -90,6 +103,40 @@ def test_examples_give_the_same_outputs_on_gpu_and_simulator(script, tmp_path):
             continue
         for name in sim.args:
             np.testing.assert_allclose(gpu.after(name), sim.after(name), rtol=1e-5)
+
+
+@pytest.mark.parametrize("level", ["threads", "accesses"])
+@pytest.mark.parametrize("name", sorted(LINKED_EXAMPLES))
+def test_linked_library_calls_record_at_both_levels_and_give_the_plain_result(name, level, tmp_path):
+    """The library's own code runs (no model): the result is the segment sums and, at level accesses, what
+    numba gives for the same kernel without recording; the matmul's call is logged at its line, each
+    thread's share of A and B read before it and of C written after it, with their times."""
+    script = EXAMPLES_DIR / name
+    _skip_without_library(script)
+    assert main(["run", str(script), "--backend", "gpu", "--level", level, "--out", str(tmp_path)]) == 0
+    (trace,) = [gpuviz.load(path) for path in sorted(tmp_path.glob("*.npz"))]
+    assert trace.meta["backend"] == "gpu" and "modelled" not in trace.meta
+    values = trace.before("in_arr")
+    sums = values.sum(axis=1) if values.ndim == 2 else values.reshape(len(trace.after("out_arr")), -1).sum(axis=1)
+    np.testing.assert_allclose(trace.after("out_arr"), sums, rtol=1e-6)
+    if level == "threads":
+        assert trace.accesses is None
+        return
+    np.testing.assert_array_equal(trace.outcomes["out_arr.plain"], trace.after("out_arr"))
+    if name == "gtc25_segmented_matmul.py":
+        lines = trace.meta["source"].splitlines()
+        line = next(n for n, text in enumerate(lines, 1) if text.strip().startswith("MM.execute("))
+        a = trace.accesses
+        names = [entry["name"] for entry in trace.meta["arrays"]]
+        at_call = a["line"] == line
+        written = at_call & (a["kind"] == 1) & (a["array"] == names.index("smem_c"))
+        read = at_call & (a["kind"] == 0)
+        blocks = trace.grid[0]
+        assert written.sum() == blocks * 32 and read.sum() == blocks * (4 * 32 + 4)  # C; A and the ones
+        np.testing.assert_allclose(np.sort(a["value"][written]), np.sort(sums), rtol=1e-6)  # C's values: the sums
+        for thread in np.unique(a["thread"][written]).tolist():  # each thread's writes come after its reads
+            mine = at_call & (a["thread"] == thread)
+            assert a["time"][mine & (a["kind"] == 1)].min() >= a["time"][mine & (a["kind"] == 0)].max()
 
 
 def test_the_classic_race_loses_updates_and_shows_who_read_the_initial_value():

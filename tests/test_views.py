@@ -424,3 +424,19 @@ def test_the_race_view_charts_outcomes_of_complex_and_bool_arrays(qtbot, dtype):
     state.select_element((0, 0, None))
     text = views["races"].outcomes.text()
     assert "over 3 runs" in text and ("(real part)" in text) == (dtype is np.complex64)
+
+
+def test_the_code_view_marks_a_library_call_that_ran_as_a_model(qtbot):
+    """CCCL's block sum on the simulator: its line says "model" on a violet ground, and only its line."""
+    source = ("import cuda.cccl.cooperative.experimental as coop\nfrom numba import cuda, float32\n"
+              "block_sum = coop.block.sum(float32, 32)\n\n@cuda.jit(link=block_sum.files)\ndef k(a, out):\n"
+              "    total = block_sum(a[cuda.threadIdx.x])\n"
+              "    if cuda.threadIdx.x == 0:\n        out[0] = total\n")  # fmt: skip
+    trace = gpuviz.trace(source, backend="sim")[1, 32](np.ones(32, np.float32), np.zeros(1, np.float32))
+    state = AppState()
+    code = make_view("code", state)
+    qtbot.addWidget(code)
+    state.set_trace(trace, [trace])
+    assert list(code.modelled) == [7] and "CCCL block sum" in code.modelled[7]
+    marked = {s.cursor.blockNumber() + 1 for s in code.extraSelections()}
+    assert 7 in marked and trace.after("out")[0] == 32

@@ -98,6 +98,7 @@ EDITOR = {
     "selected line": "#7d5a0e",  # behind the line selected elsewhere
     "thread line": "#285a8c",  # behind the lines the selected thread ran
     "line": "#1e5f32",  # behind the lines threads are at (the replay)
+    "modelled line": "#50326e",  # behind a library call the simulator ran as a model
 }
 
 
@@ -149,7 +150,7 @@ def editor_pairs() -> list[TextPair]:
     pairs += [TextPair(f"editor gutter: {word}", e[word], e["gutter"])
               for word in ("line number", "marked line number", "count", "here")]  # fmt: skip
     pairs += [TextPair(f"editor text on the {behind}", e["text"], e[behind])
-              for behind in ("error line", "selected line", "thread line", "line")]  # fmt: skip
+              for behind in ("error line", "selected line", "thread line", "line", "modelled line")]  # fmt: skip
     return pairs
 
 

@@ -22,6 +22,11 @@ REFUSED_BUILTINS = {
     "object": "Python objects", "type": "Python objects", "super": "Python objects", "id": "Python objects",
     "memoryview": "Python objects", "iter": "iterators", "next": "iterators",
 }  # fmt: skip
+# The library device functions (what `@cuda.jit(link=...)` links) the simulator runs as models.
+LINKED_MODELS = (
+    "nvmath-python's device matmul (Matmul.execute, matmul); CCCL's block sum, reduce, inclusive_sum, "
+    "exclusive_sum, scan with '+', load and store"
+)
 # Modules whose functions a kernel may call (numba-cuda compiles these); the simulator's own too.
 ALLOWED_MODULES = ("math", "cmath", "operator", "numpy", "numba", "gpuviz.program.shims")
 

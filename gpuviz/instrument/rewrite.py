@@ -18,7 +18,7 @@ from types import CodeType
 import numpy as np
 
 from gpuviz.core.errors import KernelSourceError
-from gpuviz.instrument.refusals import constant_locals, refusals, refused_shape
+from gpuviz.instrument.refusals import LINKED_MODELS, constant_locals, refusals, refused_shape
 from gpuviz.instrument.source import KernelSource, source_of
 
 CUDA_MODULES = {"numba.cuda", "gpuviz.program.shims.cuda"}
@@ -116,6 +116,7 @@ class Rewritten:
     global_arrays: dict[str, object] = field(default_factory=dict, repr=False)  # module arrays it reads
     cooperative: bool = False  # it syncs the whole grid (cuda.cg.this_grid().sync())
     unrecorded: list[str] = field(default_factory=list)  # accesses it makes that no hook sees, in words
+    modelled: list[dict] = field(default_factory=list)  # library calls it makes that ran as gpuviz's models
 
 
 def cuda_path(value: object, rest: list[str]) -> str | None:
@@ -134,6 +135,15 @@ def cuda_path(value: object, rest: list[str]) -> str | None:
     if owner.startswith("numba.cuda") and hasattr(value, "__qualname__"):
         return ".".join([value.__qualname__, *rest])
     return None
+
+
+@dataclass(frozen=True)
+class ModelledCall:
+    """A device function rewritten for one call site of a library model: every access it makes carries
+    the line of the user's call (the model's own lines are gpuviz's, not the script's)."""
+
+    py_func: object
+    call_line: int
 
 
 def is_device_function(value: object) -> bool:
@@ -159,8 +169,10 @@ class _Names(ast.NodeVisitor):
 class KernelRewriter(ast.NodeTransformer):
     """Turns one function's body into instrumented code; `yields` adds simulator interleaving."""
 
-    def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, yields: bool = True):
+    def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, yields: bool = True,
+                 call_line: int | None = None):  # fmt: skip
         self.source = source
+        self.call_line = call_line  # a library model's call site: its accesses carry the user's line
         self.env = env
         self.is_kernel = is_kernel
         self.yields = yields
@@ -178,6 +190,7 @@ class KernelRewriter(ast.NodeTransformer):
         self.literal_locals = constant_locals(source.node) | (set() if is_kernel else set(self.params))
         self.cooperative = False
         self.unrecorded: list[str] = []
+        self.modelled: list[dict] = []
         self._target_name = "shared"
 
     # ---- checks before rewriting -------------------------------------------------------------
@@ -185,9 +198,8 @@ class KernelRewriter(ast.NodeTransformer):
         args = self.source.node.args
         if args.vararg or args.kwarg or args.kwonlyargs:
             self._fail(self.source.node, "kernels cannot take *args or **kwargs; name each parameter")
-        for node in ast.walk(self.source.node):
-            if node is self.source.node:
-                continue
+        # the body only: the decorator is host code (`@cuda.jit(link=[...])` may well hold a list)
+        for node in (n for stmt in self.source.node.body for n in ast.walk(stmt)):
             what = UNSUPPORTED.get(type(node))
             if what:
                 self._fail(node, f"{what} are not supported in CUDA kernels")
@@ -207,7 +219,11 @@ class KernelRewriter(ast.NodeTransformer):
         return {name: self.env[name] for name in names if is_frozen_array(self.env.get(name))}
 
     def generated_name(self) -> str:
-        return f"{'_gv_k_' if self.is_kernel else '_gv_dev_'}{self.source.name}"
+        return f"{'_gv_k_' if self.is_kernel else '_gv_dev_'}{self.source.name}{self.site_suffix()}"
+
+    def site_suffix(self) -> str:
+        """A model runs once per call site (each with the line of its call): its names say which."""
+        return f"_at{self.call_line}" if self.call_line is not None else ""
 
     def compile_filename(self) -> str:
         return self.source.filename
@@ -384,15 +400,52 @@ class KernelRewriter(ast.NodeTransformer):
         value = self.env.get(node.id) if node.id not in self.locals else None
         if self.yields and isinstance(node.ctx, ast.Load) and is_device_function(value):
             # a device function passed as a value: callable through `_gv_call` by whoever receives it
-            name = value.py_func.__name__
-            self.devices[name] = value
+            generated = self._device(value.py_func, self.call_line)
             return ast.copy_location(
-                ast.Call(ast.Name("_gv_device_value", ast.Load()), [ast.Name(f"_gv_dev_{name}", ast.Load())], []),
-                node,
+                ast.Call(ast.Name("_gv_device_value", ast.Load()), [ast.Name(generated, ast.Load())], []), node
             )
         return node
 
+    def _device(self, py_func, call_line: int | None) -> str:
+        """The generated name a device function is called by, registered to be rewritten: once, or once
+        per library call site for a model and the device functions it calls."""
+        if call_line is None:
+            self.devices[py_func.__name__] = py_func
+            return f"_gv_dev_{py_func.__name__}"
+        generated = f"_gv_dev_{py_func.__name__}_at{call_line}"
+        self.devices[generated] = ModelledCall(py_func, call_line)
+        return generated
+
+    def _linked_call(self, node: ast.Call) -> ast.expr | None:
+        """A call of a library device function (what `@cuda.jit(link=...)` links): on the simulator, the
+        model its stand-in carries, rewritten as a device function at this line; a function declared with
+        `cuda.declare_device` has no source to run and is refused, naming it."""
+        if not self.yields:
+            return None  # the GPU runs the library's own code
+        called = self._value_of(node.func)
+        external = getattr(called, "_gpuviz_external", None)
+        if isinstance(external, str):
+            self._fail(node, f"{external} is a device function linked from outside Python (cuda.declare_device): "
+                             f"gpuviz's simulator cannot run it (it models {LINKED_MODELS}); "
+                             "run this kernel with --backend gpu")  # fmt: skip
+        models = getattr(called, "_gpuviz_linked_models", None)
+        if not isinstance(models, dict):
+            return None
+        shown = ast.unparse(node.func)
+        model = models.get(len(node.args))
+        if model is None or node.keywords:
+            counts = " or ".join(str(count) for count in sorted(models))
+            self._fail(node, f"{shown} takes {counts} positional argument(s) in gpuviz's model of it")
+        line = self.call_line if self.call_line is not None else node.lineno
+        self.modelled.append({"line": line, "call": shown, "model": called._gpuviz_linked_label})
+        node = self.generic_visit(node)
+        call = ast.Call(ast.Name(self._device(model, line), ast.Load()), [ast.Name("_t", ast.Load()), *node.args], [])
+        return ast.copy_location(ast.YieldFrom(call), node)
+
     def _call_function(self, node: ast.Call) -> ast.expr:
+        linked = self._linked_call(node)
+        if linked is not None:
+            return linked
         func = node.func
         if self.yields and isinstance(func, ast.Name) and func.id in self.locals:
             # a function held in a variable (a device function or an atomic passed in): it may pause
@@ -406,11 +459,10 @@ class KernelRewriter(ast.NodeTransformer):
         if isinstance(func, ast.Name) and func.id not in self.locals and func.id in self.env:
             value = self.env[func.id]
             if is_device_function(value):
-                name = value.py_func.__name__  # call sites use the definition's own name
-                self.devices[name] = value
+                generated = self._device(value.py_func, self.call_line)  # the definition's own name
                 node = self.generic_visit(node)
                 call = ast.Call(
-                    ast.Name(f"_gv_dev_{name}", ast.Load()),
+                    ast.Name(generated, ast.Load()),
                     [ast.Name("_t", ast.Load()), *node.args],
                     node.keywords,
                 )
@@ -511,11 +563,14 @@ class KernelRewriter(ast.NodeTransformer):
 
 
 def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **options) -> Rewritten:
-    """Rewrite one Python function (a kernel or a device function) into instrumented code."""
+    """Rewrite one Python function (a kernel or a device function) into instrumented code; with
+    `call_line`, a library model for the call at that line of the user's script."""
     source = source_of(func)
     rewriter = rewriter_class(source, environment(func), is_kernel=is_kernel, **options)
     rewriter.check()
     node = copy.deepcopy(source.node)
+    if rewriter.call_line is not None:
+        _relocate(node, rewriter.call_line)
     body = []
     for stmt in node.body:
         result = rewriter.visit(stmt)
@@ -527,7 +582,16 @@ def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **optio
     module = ast.fix_missing_locations(ast.Module([new], []))
     code = compile(module, rewriter.compile_filename(), "exec")
     return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, rewriter.env,
-                     rewriter.global_arrays(), rewriter.cooperative, rewriter.unrecorded)  # fmt: skip
+                     rewriter.global_arrays(), rewriter.cooperative, rewriter.unrecorded,
+                     rewriter.modelled)  # fmt: skip
+
+
+def _relocate(node: ast.AST, line: int) -> None:
+    """Every statement and expression of a model at the user's line: its accesses, barriers and errors
+    belong to the call that ran it."""
+    for child in ast.walk(node):
+        if hasattr(child, "lineno"):
+            child.lineno = child.end_lineno = line
 
 
 def _drop_final_pauses(body: list[ast.stmt]) -> None:
@@ -570,6 +634,11 @@ class Program:
     def unrecorded(self) -> list[str]:
         """What the trace of this program cannot show, in words (for the trace's meta)."""
         return [note for f in self.functions for note in f.unrecorded]
+
+    @property
+    def modelled(self) -> list[dict]:
+        """The library calls that ran as gpuviz's models: {"line", "call", "model"} each, for the trace."""
+        return [call for f in self.functions for call in f.modelled]
 
     @property
     def cooperative(self) -> bool:
@@ -620,14 +689,16 @@ def is_frozen_array(value: object) -> bool:
 def build_program(func, rewriter_class: type[KernelRewriter] = KernelRewriter, **options) -> Program:
     """Rewrite a kernel and, transitively, every device function it calls."""
     kernel = rewrite(func, rewriter_class, True, **options)
-    functions, seen, pending = [kernel], {func}, list(kernel.device_functions.items())
+    functions, seen, pending = [kernel], {(func, None)}, list(kernel.device_functions.items())
     while pending:
         _, device = pending.pop()
-        py_func = device.py_func
-        if py_func in seen:
+        call_line = device.call_line if isinstance(device, ModelledCall) else None
+        py_func = device.py_func if isinstance(device, ModelledCall) else getattr(device, "py_func", device)
+        if (py_func, call_line) in seen:
             continue
-        seen.add(py_func)
-        rewritten = rewrite(py_func, rewriter_class, False, **options)
+        seen.add((py_func, call_line))
+        site = {"call_line": call_line} if call_line is not None else {}
+        rewritten = rewrite(py_func, rewriter_class, False, **options, **site)
         functions.append(rewritten)
         pending += list(rewritten.device_functions.items())
     return Program(kernel, functions)

@@ -80,9 +80,9 @@ class _WithoutLoadPauses(ast.NodeTransformer):
 
 
 class VectorRewriter(KernelRewriter):
-    def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True):
+    def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, call_line: int | None = None):
         # yields: the kernel pauses around stores and atomics, where other batches may go first
-        super().__init__(source, env, is_kernel=is_kernel, yields=True)
+        super().__init__(source, env, is_kernel=is_kernel, yields=True, call_line=call_line)
         self.private = set()  # local arrays carry a lane axis: their accesses are hooks too
 
     def check(self) -> None:
@@ -102,7 +102,7 @@ class VectorRewriter(KernelRewriter):
         return super()._hook(name, *args, **kwargs)
 
     def generated_name(self) -> str:
-        return f"{'_gv_vk_' if self.is_kernel else '_gv_dev_'}{self.source.name}"
+        return f"{'_gv_vk_' if self.is_kernel else '_gv_dev_'}{self.source.name}{self.site_suffix()}"
 
     def wrap(self, args: ast.arguments, body: list[ast.stmt]) -> tuple[ast.arguments, list[ast.stmt]]:
         args.args.insert(0, ast.arg("_t"))

@@ -18,6 +18,9 @@ class Kernel:
         self.signatures = signatures  # explicit ones, as given: numba compiles them eagerly
         self.options = options
         functools.update_wrapper(self, py_func)
+        if options.get("link"):  # code compiled outside Python that the GPU backend must link as numba would
+            link = options["link"]
+            py_func._gpuviz_link = (link,) if isinstance(link, str) else tuple(link)
 
     def __getitem__(self, config) -> Launch:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:

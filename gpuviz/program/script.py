@@ -106,14 +106,17 @@ def shims_for(backend_name: str):
     from gpuviz.program.shims import cupy as cupy_shim
 
     replaced = {"numba.cuda": cuda_shim, "numba.cuda.random": cuda_shim.random, "numba.cuda.types": cuda_shim.types,
-                "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda}  # fmt: skip
+                "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda, **_linked_library_shims()}  # fmt: skip
     numba = _numba_module()
     if "numba" not in sys.modules or sys.modules["numba"] is not numba:
         replaced["numba"] = numba
     saved = {name: sys.modules.get(name) for name in replaced}
-    saved_attr = numba.__dict__.get("cuda")
     sys.modules.update(replaced)
-    numba.cuda = cuda_shim
+    # `import a.b.c as x` takes a.b from the attribute of a when it has one (`numba.cuda`, or `cuda.cccl`
+    # once the real CCCL was imported in this process): parents get the stand-ins as attributes too
+    parents = _parent_attributes(replaced)
+    for name, (parent, child, _) in parents.items():
+        setattr(parent, child, replaced[name])
     try:
         yield
     finally:
@@ -122,10 +125,50 @@ def shims_for(backend_name: str):
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
-        if saved_attr is None:
-            numba.__dict__.pop("cuda", None)
-        else:
-            numba.cuda = saved_attr
+        for parent, child, before in reversed(parents.values()):
+            if before is _MISSING:
+                parent.__dict__.pop(child, None)
+            else:
+                setattr(parent, child, before)
+
+
+_MISSING = object()
+
+
+def _parent_attributes(replaced: dict[str, types.ModuleType]) -> dict[str, tuple[types.ModuleType, str, object]]:
+    """Stand-in's name -> (its parent module, the attribute, the attribute's value now) for each stand-in
+    whose parent is loaded, so that the attribute can be put back afterwards."""
+    kept = {}
+    for name in replaced:
+        parent_name, _, child = name.rpartition(".")
+        parent = sys.modules.get(parent_name) if parent_name else None
+        if parent is not None:
+            kept[name] = (parent, child, parent.__dict__.get(child, _MISSING))
+    return kept
+
+
+def _linked_library_shims() -> dict[str, types.ModuleType]:
+    """Stand-ins for the libraries whose device functions kernels link (nvmath-python's device matmul,
+    CCCL's block primitives): on the simulator their calls run as gpuviz's models, whether or not the
+    real packages are installed. The `cuda` namespace package above CCCL is kept when it is there."""
+    from gpuviz.program.shims import cccl_cooperative, nvmath_device
+
+    nvmath = types.ModuleType("nvmath", "gpuviz's stand-in: only nvmath.device's matmul is modelled")
+    nvmath.__path__ = []
+    nvmath.device = nvmath_device
+    cccl = types.ModuleType("cuda.cccl", "gpuviz's stand-in: only the cooperative block primitives are modelled")
+    cooperative = types.ModuleType("cuda.cccl.cooperative")
+    cccl.__path__ = cooperative.__path__ = []
+    cccl.cooperative, cooperative.experimental = cooperative, cccl_cooperative
+    shims = {"nvmath": nvmath, "nvmath.device": nvmath_device, "cuda.cccl": cccl,
+             "cuda.cccl.cooperative": cooperative, "cuda.cccl.cooperative.experimental": cccl_cooperative}  # fmt: skip
+    try:
+        import cuda  # noqa: F401  (the namespace package of cuda-bindings and cuda-core, where installed)
+    except ImportError:
+        namespace = types.ModuleType("cuda")
+        namespace.__path__ = []
+        shims["cuda"] = namespace
+    return shims
 
 
 @contextmanager

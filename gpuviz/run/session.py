@@ -13,6 +13,7 @@ from gpuviz.core.analysis.report import analyse, race_summary
 from gpuviz.core.events import LogLine, Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.launch_guard import check_fits, estimate_trace, worth_announcing
+from gpuviz.core.modelled import modelled_notes
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.model import Trace
 from gpuviz.run.repeat import repeat_launch
@@ -119,6 +120,8 @@ class Session:
         self.notify(LogLine(summary_line(record)))
         for warning in trace.meta.get("warnings", []):
             self.notify(LogLine(f"    warning: {warning}"))
+        for note in modelled_notes(trace.meta):
+            self.notify(LogLine(f"    model: {note}"))
         for line in format_errors(trace):
             self.notify(LogLine(f"    {line}"))
         if trace.truncated and not any("access log capped" in w for w in trace.meta.get("warnings", [])):

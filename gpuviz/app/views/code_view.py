@@ -1,6 +1,8 @@
 """The code view: the kernel's file, with the lines the selected thread accessed memory on marked
 and the number of accesses of each line in the gutter. In the replay, the lines where threads are
-at the cursor are lit, with how many threads are there. Clicking a line selects it everywhere."""
+at the cursor are lit, with how many threads are there. A line whose library call ran as gpuviz's
+model (a linked device function on the simulator) says "model" in the gutter, on a violet ground.
+Clicking a line selects it everywhere."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from PySide6.QtWidgets import QTextEdit
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.core.analysis.links import line_counts
+from gpuviz.core.modelled import modelled_calls
 from gpuviz.core.replay import AT_BARRIER, RUNNING
 from gpuviz.core.theme_colours import EDITOR
 from gpuviz.scene.state import AppState
@@ -25,6 +28,7 @@ class CodeView(SourceEditor, View):
         self.counts: dict[int, int] = {}
         self.thread_lines: set[int] = set()
         self.here: dict[int, int] = {}  # the replay: line -> threads whose latest access was there
+        self.modelled: dict[int, str] = {}  # line -> the library call that ran there as gpuviz's model
         state.trace_changed.connect(self._on_trace_changed)
         state.frame_changed.connect(self._on_frame_changed)
         state.selection_changed.connect(self._on_selection_changed)
@@ -39,6 +43,7 @@ class CodeView(SourceEditor, View):
         self.setPlainText(trace.meta.get("source", "") if trace is not None else "")
         self.blockSignals(False)
         self.counts = line_counts(trace) if trace is not None else {}
+        self.modelled = modelled_calls(trace.meta) if trace is not None else {}
         self.thread_lines = set()
         self._update_margin()
         self._mark()
@@ -72,10 +77,12 @@ class CodeView(SourceEditor, View):
 
     def _mark(self) -> None:
         selections = []
-        for line in sorted(self.thread_lines | set(self.here) | ({self.state.line} if self.state.line else set())):
+        marked = self.thread_lines | set(self.here) | set(self.modelled)
+        for line in sorted(marked | ({self.state.line} if self.state.line else set())):
             block = self.document().findBlockByNumber(line - 1)
             selection = QTextEdit.ExtraSelection()
             behind = "thread line" if line in self.thread_lines else "line"
+            behind = "modelled line" if line in self.modelled and line not in self.here else behind
             colour = QColor(EDITOR["selected line" if line == self.state.line else behind])
             selection.format.setBackground(colour)
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
@@ -96,6 +103,9 @@ class CodeView(SourceEditor, View):
             if threads:  # the replay: threads are at this line now
                 painter.setPen(QColor(EDITOR["here"]))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"\u25b6{threads:,}")
+            elif block.blockNumber() + 1 in self.modelled:  # what ran there was gpuviz's model of a library
+                painter.setPen(QColor("#c9a6ff"))
+                painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, "model")
             elif count:
                 painter.setPen(QColor(EDITOR["count"]))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"{count:,}")

@@ -56,6 +56,9 @@ def driver_loadable() -> bool:
     return False
 
 
+LINKING_LIBRARIES = ("nvmath.", "cuda.cccl.", "cuda.coop")  # modules of linked device functions
+
+
 @dataclass
 class Compiled:
     program: Program
@@ -176,10 +179,24 @@ def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
     function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=device_function_decorator())
-    # numba cannot cache a kernel that references a global device array: compile those every time.
-    cached = not any(_is_device_array(v) for f in program.functions for v in f.env.values())
-    kernel = numba_jit()(cache=cached)(function)
+    # numba cannot cache a kernel that references a global device array: compile those every time; nor
+    # one that links files ("Cannot pickle CUDACodeLibrary with linking files"): `@cuda.jit(link=...)`,
+    # or a library call that adds its own generated code (nvmath-python's device matmul does).
+    link = linked_files(py_func)
+    values = [v for f in program.functions for v in f.env.values()]
+    cached = not link and not any(_is_device_array(v) or _from_linking_library(v) for v in values)
+    kernel = numba_jit()(cache=cached, **({"link": link} if link else {}))(function)
     return Compiled(program, kernel, sites, level)
+
+
+def linked_files(py_func) -> list[str]:
+    """What the script's `@cuda.jit(link=...)` names for this kernel (the program layer keeps it)."""
+    return list(getattr(py_func, "_gpuviz_link", ()))
+
+
+def _from_linking_library(value) -> bool:
+    """An object of a library whose device functions numba links as generated code."""
+    return type(value).__module__.startswith(LINKING_LIBRARIES)
 
 
 def _is_device_array(value) -> bool:

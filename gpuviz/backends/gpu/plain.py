@@ -18,7 +18,8 @@ def plain_kernel(py_func, native):
     """numba's kernel for py_func, its globals made native (`native` as the backend's), device
     functions compiled by numba as they are."""
     if py_func not in _plain:
-        _plain[py_func] = numba_jit()(_native_function(py_func, native, {}))
+        link = list(getattr(py_func, "_gpuviz_link", ()))  # `@cuda.jit(link=...)`, as the script gave it
+        _plain[py_func] = numba_jit()(**({"link": link} if link else {}))(_native_function(py_func, native, {}))
     return _plain[py_func]
 
 

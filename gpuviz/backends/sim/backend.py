@@ -227,6 +227,6 @@ def _trace(program, config, params, host_args, before, recording: Recording, dev
         accesses=recording.accesses, level=level, schedule=options.schedule, seed=options.seed,
         truncated=recording.truncated, warnings=schedule.warnings, seconds=recording.seconds,
         errors=errors.errors, error_count=errors.count, printed=errors.printed, unrecorded=program.unrecorded,
-        partial_syncwarps=syncs if None not in syncs else "too many",
+        modelled=program.modelled, partial_syncwarps=syncs if None not in syncs else "too many",
         warp_sync_divergence=recording.warp_sync_divergence,
     )  # fmt: skip

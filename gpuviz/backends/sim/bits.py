@@ -1,7 +1,8 @@
 """numba.cuda's bit intrinsics (popc, brev, clz, ffs) at their operand's width, for one value or a lane array.
 
 numba types a Python int as int64 (uint64 past int64's range) and picks the intrinsic's signature from
-the operand's type: popc and clz return that type, brev its unsigned twin, ffs a uint32. The same
+the operand's type: popc and clz return that type, ffs a uint32, brev a uint64 for a uint64 and a uint32
+(of the low 32 bits) for anything else, as an NVIDIA H200 gave (tests/data/gpu_intrinsics.json). The same
 functions serve both engines: a scalar in gives a NumPy scalar of that type out.
 """
 
@@ -53,8 +54,10 @@ def popc(x):
 
 
 def brev(x):
+    """numba has brev for uint32 and uint64 only: a uint64 stays 64-bit, anything else (int64 and a
+    Python int too) becomes a uint32 of its low 32 bits, the first signature numba can convert to."""
     a = operand(x)
-    u = _unsigned(a)
+    u = _unsigned(a) if a.dtype == np.uint64 else a.astype(np.uint32)
     flipped = np.ascontiguousarray(REVERSED[_bytes(u)][..., ::-1])
     return _out(flipped.view(u.dtype).reshape(u.shape), x, u.dtype)
 

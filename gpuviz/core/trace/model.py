@@ -177,6 +177,7 @@ def new_trace(
     error_count: int | None = None,
     printed: list[dict] | None = None,
     unrecorded: list[str] | None = None,
+    modelled: list[dict] | None = None,
     partial_syncwarps: list | str | None = None,
     warp_sync_divergence: int | None = None,
     time_source: str | None = None,
@@ -190,6 +191,7 @@ def new_trace(
     `errors` are the launch's memory errors (the first ones in full), `error_count` counts them all;
     `printed` is what threads printed ({"thread", "line", "text"}), kept in meta["printed"];
     `unrecorded` says, in words, which accesses the kernel made that the trace does not hold;
+    `modelled` lists the library calls that ran as gpuviz's models ({"line", "call", "model"} each);
     `partial_syncwarps` lists syncwarps of part of a warp ([first thread of the warp, block epoch,
     [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis;
     `warp_sync_divergence` counts warps where a lane of a syncwarp's mask never reached a matching one (the
@@ -229,6 +231,8 @@ def new_trace(
         meta["printed"] = list(printed)
     if unrecorded:
         meta["unrecorded"] = list(unrecorded)
+    if modelled:
+        meta["modelled"] = [dict(call) for call in modelled]
     if partial_syncwarps:
         meta["partial_syncwarps"] = partial_syncwarps
     if warp_sync_divergence is not None:

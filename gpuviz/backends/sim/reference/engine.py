@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpuviz.backends.sim.collective_types import barrier_truth, refusal
 from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.reference.warp import resolve_collectives
@@ -183,6 +184,9 @@ class Executor:
             self._wait(lane, request)
 
     def _wait(self, lane: Lane, request: tuple) -> None:
+        refused = refusal(request[1], request[2])
+        if refused:  # operands numba-cuda would not compile
+            raise self._fault(lane, ThreadFault(refused), request[3])
         lane.req = request
         lane.state = WAIT
         if request[0] == BARRIER:
@@ -338,8 +342,8 @@ class Executor:
         self.errors.add(exc.kind, lane.gid, _user_line(exc, self.filenames), exc.array, exc.index)
         self._finish(lane)
 
-    def _fault(self, lane: Lane, exc: Exception) -> KernelError:
-        line = _user_line(exc, self.filenames)
+    def _fault(self, lane: Lane, exc: Exception, line: int | None = None) -> KernelError:
+        line = line or _user_line(exc, self.filenames)
         where = f"line {line}: " if line else ""
         who = f"block {format_dims((lane.bx, lane.by, lane.bz))} thread {format_dims((lane.tx, lane.ty, lane.tz))}"
         return KernelError(f"{self.kernel_name}, {who}, {where}{_explain(exc)}", line, lane.gid)
@@ -353,13 +357,10 @@ def _unlink(block: Block) -> None:
 
 
 def _barrier_value(kind: str, predicates: list) -> object:
-    if kind == "count":
-        return sum(1 for p in predicates if p and p[0])
-    if kind == "and":
-        return int(all(p and p[0] for p in predicates))
-    if kind == "or":
-        return int(any(p and p[0] for p in predicates))
-    return None
+    if kind not in ("count", "and", "or"):
+        return None
+    true = [bool(p and barrier_truth(p[0])) for p in predicates]
+    return {"count": sum(true), "and": int(all(true)), "or": int(any(true))}[kind]
 
 
 def _user_line(exc: BaseException, filenames: set[str]) -> int | None:

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from gpuviz.backends.sim.collective_types import match_keys
 from gpuviz.core.trace.columns import bump_epoch, epoch_field, set_epoch
 
 
@@ -57,7 +58,8 @@ def _shuffle(source_of):
         for lane in lanes:
             own = _args(lane)[1]
             src = source_of(lane.lane, int(_args(lane)[2]))
-            results.append((lane, values.get(src, own) if 0 <= src < 32 else own))
+            # past the warp's ends: the caller's own value; a lane not there: 0 (vector/warp.py says why)
+            results.append((lane, values.get(src, type(own)(0)) if 0 <= src < 32 else own))
         return results
 
     return shuffle
@@ -77,21 +79,25 @@ def _vote(combine):
 
 
 def _eq(lanes):
-    values = [_args(lane)[1] for lane in lanes]
-    answer = all(v == values[0] for v in values)
+    """Whether every lane's predicate is true, or every lane's false (not whether the values are equal)."""
+    answer = len({bool(_args(lane)[1]) for lane in lanes}) == 1
     return [(lane, answer) for lane in lanes]
 
 
+def _match_key(lane) -> int:
+    return int(match_keys(_args(lane)[1]))
+
+
 def _match_any(lanes):
-    """Each lane gets the mask of the lanes (of its mask) holding the same value."""
-    return [(lane, as_int32(sum(1 << o.lane for o in lanes if _args(o)[1] == _args(lane)[1]) & int(_args(lane)[0])))
+    """Each lane gets the mask of the lanes (of its mask) holding the same value (its bits, as numba converts it)."""
+    keys = {id(lane): _match_key(lane) for lane in lanes}
+    return [(lane, as_int32(sum(1 << o.lane for o in lanes if keys[id(o)] == keys[id(lane)]) & int(_args(lane)[0])))
             for lane in lanes]  # fmt: skip
 
 
 def _match_all(lanes):
     """(the lanes of the mask that are here, True) when every lane holds the same value, else (0, False)."""
-    values = [_args(lane)[1] for lane in lanes]
-    same = all(v == values[0] for v in values)
+    same = len({_match_key(lane) for lane in lanes}) == 1
     here = sum(1 << lane.lane for lane in lanes)
     return [(lane, (as_int32(int(_args(lane)[0]) & here if same else 0), same)) for lane in lanes]
 

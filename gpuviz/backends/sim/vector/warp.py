@@ -2,16 +2,20 @@
 
 Lanes are laid out block after block, threads in linear order, so warp w of a block is a run of 32
 positions. A collective sees the lanes that are active where it is called (as the reference engine
-sees the lanes that reached it together); a shuffle from a lane that is not there returns the
-caller's own value.
+sees the lanes that reached it together). A shuffle whose source lane is past the warp's ends returns
+the caller's own value; from a lane that is not there (exited, or past a partial warp) it returns 0,
+as an NVIDIA H200 did in every recorded case (CUDA leaves that value undefined). Operand types follow
+numba-cuda (backends/sim/collective_types.py).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.collective_types import barrier_truth, match_keys, refusal
 from gpuviz.backends.sim.syncwarps import SyncwarpLog, mask_of
 from gpuviz.backends.sim.vector.lanes import truth
+from gpuviz.backends.sim.vector.ops import KernelMisuse
 from gpuviz.core.launch import format_dims
 from gpuviz.core.trace.columns import EPOCH_FIELDS, epoch_field
 from gpuviz.instrument.rewrite import BARRIER
@@ -25,6 +29,9 @@ def sync(warnings: list[str], partial_syncs: list, errors, syncwarps: SyncwarpLo
     """The `_gv_sync` hook: a barrier of the block or a collective of the warp."""
     if not t.active:
         return 0
+    refused = refusal(op, args)
+    if refused:  # the reference engine words it with the thread and line, as numba would refuse to compile
+        raise KernelMisuse(refused)
     if kind == BARRIER:
         return _barrier(warnings, errors, t, op, args, line)
     t.charge("collective")
@@ -93,7 +100,7 @@ def _barrier(warnings: list[str], errors, t, op: str, args: tuple, line: int):
             _diverged(warnings, errors, t, int(b), int(arrived[b]), int(exited[b]), line)
     if op == "sync":
         return None
-    predicate = truth(args[0], t.n) & mask if args else np.zeros(t.n, bool)
+    predicate = truth(barrier_truth(args[0]), t.n) & mask if args else np.zeros(t.n, bool)
     count = np.bincount(t.blk[predicate], minlength=blocks)
     per_block = {"count": count, "and": (count == arrived).astype(np.int64), "or": (count > 0).astype(np.int64)}[op]
     return per_block[t.blk]
@@ -125,10 +132,12 @@ def _shuffle(source):
     def shuffle(t, args):
         values = _values(args[1], t.n)
         src = source(t.lane, np.asarray(args[2]).astype(np.int64))
-        valid = (src >= 0) & (src < 32) & (src < t.warp_len)
-        position = np.where(valid, t.warp_base + np.where(valid, src, 0), 0)
-        valid &= t.mask[position]
-        return np.where(valid, values[position], values)
+        in_warp = (src >= 0) & (src < 32)
+        there = in_warp & (src < t.warp_len)
+        position = np.where(there, t.warp_base + np.where(there, src, 0), 0)
+        there &= t.mask[position]
+        absent = np.zeros((), values.dtype)  # a lane that is not there gives 0 (see the module's note)
+        return np.where(there, values[position], np.where(in_warp, absent, values))
 
     return shuffle
 
@@ -175,8 +184,9 @@ def _same_ids(t, values: np.ndarray) -> np.ndarray:
     return ids
 
 
-def _eq(t, args):
-    ids = _same_ids(t, _values(args[1], t.n))
+def _one_value(t, values) -> np.ndarray:
+    """Per lane: whether every active lane of its warp holds the same value (as match_all_sync compares)."""
+    ids = _same_ids(t, values)
     active = t.lanes()
     _, first = np.unique(ids[active], return_index=True)
     groups = np.bincount(t.warp_key[active[first]], minlength=t.n_warps)  # distinct values per warp
@@ -184,8 +194,8 @@ def _eq(t, args):
 
 
 def _match_any(t, args):
-    """Each lane: the lanes of its mask, in its warp, holding the same value (exactly)."""
-    ids = _same_ids(t, _values(args[1], t.n))
+    """Each lane: the lanes of its mask, in its warp, holding the same value (its bits, as numba converts it)."""
+    ids = _same_ids(t, _values(match_keys(args[1]), t.n))
     active = t.mask
     weights = (np.int64(1) << t.lane[active]).astype(np.float64)
     per_group = np.bincount(ids[active], weights=weights).astype(np.int64)
@@ -196,7 +206,7 @@ def _match_any(t, args):
 
 def _match_all(t, args):
     """(the lanes of the mask that are here, True) where every lane of the warp holds one value, else (0, False)."""
-    same = _eq(t, args)
+    same = _one_value(t, _values(match_keys(args[1]), t.n))
     here = _bits(t, t.mask) & _mask_arg(args[0])
     return _int32(np.where(same, here, 0)), same
 
@@ -210,7 +220,7 @@ COLLECTIVES = {
     "ballot": _ballot,
     "all": _vote(lambda yes, active: yes == active),
     "any": _vote(lambda yes, active: yes > 0),
-    "eq": _eq,
+    "eq": _vote(lambda yes, active: (yes == 0) | (yes == active)),  # the predicates' truth, not the values
     "match_any": _match_any,
     "match_all": _match_all,
 }

@@ -193,6 +193,23 @@ def event(timing: bool = True) -> _Event:
     return _Event()
 
 
+class ExternalFunction:
+    """`cuda.declare_device(name, signature, link=...)`: a device function compiled outside Python (CUDA
+    C++, a library's LTO-IR) that a kernel links. The simulator cannot run code it has no source of: a
+    kernel that calls one is refused, naming it (the rewrite reads `_gpuviz_external`)."""
+
+    def __init__(self, name: str, signature, link=None, **options):
+        self._gpuviz_external = name
+        self.signature, self.link, self.options = signature, link, options
+
+    def __call__(self, *args):
+        raise GpuvizError(f"{self._gpuviz_external} is a linked device function; call it from inside a kernel")
+
+
+def declare_device(name: str, sig, link=None, **options) -> ExternalFunction:
+    return ExternalFunction(name, sig, link, **options)
+
+
 def __getattr__(name: str):
     if name == "gpus":  # cuda.gpus: the one simulated device
         return list_devices()

@@ -1,0 +1,70 @@
+"""How numba-cuda 0.30 types the operands of warp and block collectives, for both engines of the simulator.
+
+Read from numba-cuda's typing and checked against an NVIDIA H200 (tests/data/gpu_intrinsics.json):
+- a shuffle takes an int32, int64, float32 or float64 value; numba refuses any other (uint32 too);
+- syncthreads_count/_and/_or take an integer predicate, converted to int32 first (2^32 counts as
+  false); numba refuses a bool or a float;
+- the votes (all_sync, any_sync, eq_sync, ballot_sync) take an integer or bool predicate and test it
+  against zero at its own width: eq_sync asks whether every lane's predicate is true or every lane's
+  false, not whether the values are equal;
+- match_any_sync and match_all_sync compare bit patterns after numba's conversion to one of its
+  signatures (int32, int64, float32, float64): a uint32 becomes an int64, a uint64 a float64, so
+  uint64 values that round to one float64 match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.instrument.rewrite import BARRIERS, COLLECTIVES
+
+NUMBA_NAMES = {op: name for name, op in {**BARRIERS, **COLLECTIVES}.items()}
+SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
+SHUFFLED_TYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
+BARRIER_VOTES = ("count", "and", "or")
+WARP_VOTES = ("all", "any", "eq", "ballot")
+
+
+def numba_type(value: object) -> np.dtype:
+    """The type numba gives a value: a Python int is int64 (uint64 past its range), a float float64."""
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(bool)
+    if isinstance(value, int):
+        return np.dtype(np.uint64 if value >= 1 << 63 else np.int64)
+    if isinstance(value, float):
+        return np.dtype(np.float64)
+    return np.asarray(value).dtype
+
+
+def refusal(op: str, args: tuple) -> str | None:
+    """What numba-cuda says when it refuses these operands (a TypingError at compile time), or None."""
+    name = NUMBA_NAMES.get(op, op)
+    if op in SHUFFLES and len(args) > 1:
+        kind = numba_type(args[1])
+        if kind not in SHUFFLED_TYPES:
+            return f"numba-cuda's {name} shuffles int32, int64, float32 or float64 values, not {kind}"
+    if op in WARP_VOTES and len(args) > 1 and numba_type(args[1]).kind not in "iub":
+        return f"numba-cuda's {name} takes an integer or bool predicate, not {numba_type(args[1])}"
+    if op in BARRIER_VOTES and args:
+        kind = numba_type(args[0])
+        if kind.kind not in "iu":
+            return (f"numba-cuda's {name} takes an integer predicate, not {kind} "
+                    "(write `1 if condition else 0`)")  # fmt: skip
+    return None
+
+
+def barrier_truth(predicate: object) -> object:
+    """A syncthreads_count/_and/_or predicate as numba passes it: converted to int32, then tested."""
+    value = np.asarray(predicate)
+    low = value.astype(np.uint64 if value.dtype.kind == "u" else np.int64) & 0xFFFFFFFF
+    return low != 0
+
+
+def match_keys(values: object) -> np.ndarray:
+    """Values as match_any_sync/match_all_sync compare them: numba's conversion, then the bit pattern."""
+    value = np.asarray(values)
+    if value.dtype == np.uint64:
+        value = value.astype(np.float64)
+    if value.dtype.kind == "f":
+        value = np.array(value).view(f"i{value.dtype.itemsize}")  # a contiguous copy that keeps 0-d values 0-d
+    return value.astype(np.int64)
