@@ -94,11 +94,11 @@ def test_check_my_fix_runs_the_editors_code_in_a_worker(qtbot, window):  # noqa:
     click(qtbot, lesson.answer_button)
     assert fix.isVisibleTo(lesson) and fix.button.isEnabled() and "Check my fix" in lesson.text.toPlainText()
     unfixed = check_fix(qtbot, window, find("23").source)
-    assert "Not fixed yet" in unfixed and "✗</span> races == 0 &nbsp;(the run: <b>62</b>)" in unfixed
+    assert "Not fixed yet" in unfixed and "✗&nbsp;</span> races == 0 &nbsp;(the run: <b>62</b>)" in unfixed
     assert progress()[find("23").name]["fix_passed"] is False and "fix ✗" in window.catalog.item(22).text()
     fixed = check_fix(qtbot, window, (FIXES / "23-scan.py").read_text())
     assert "Fix passed" in fixed and "reference: ok" in fixed and "✗" not in fixed
-    assert "✓</span> races == 0 &nbsp;(the run: <b>0</b>)" in fixed and "(the run: <b>64</b>)" in fixed
+    assert "✓&nbsp;</span> races == 0 &nbsp;(the run: <b>0</b>)" in fixed and "(the run: <b>64</b>)" in fixed
     assert progress()[find("23").name]["fix_passed"] is True and "fix ✓" in window.catalog.item(22).text()
     broken = window.editor.toPlainText().replace("def inclusive_scan", "def inclusive_scan(:")
     window.editor.setPlainText(broken)

@@ -50,7 +50,10 @@ def test_table_lists_each_line_and_array_with_its_cost(shown):
     shared = [r for r in range(4) if cell(view, r, "space") == "shared"]
     assert [cell(view, r, "bank conflicts") for r in shared] == ["2-way, mean 2.00"] * 2
     assert "tile[ty, tx]" in cell(view, shared[0], "code")
-    assert "theoretical occupancy 100%" in view.theoretical.format() and "warps per SM" in view.theoretical_words.text()
+    assert (
+        "Theoretical occupancy 100%" in view.theoretical_words.text()
+        and "warps per SM" in view.theoretical_words.text()
+    )
 
 
 def test_default_focus_is_the_costliest_line_with_its_request(shown):

@@ -1,4 +1,5 @@
-"""Colour modes for the grid: a uint8 code per thread and a 256-entry lookup table (no Qt)."""
+"""Colour modes for the grid: a uint8 code per thread and a 256-entry lookup table (no Qt), and the
+categorical palettes that tell blocks, warps and SMs apart."""
 
 from __future__ import annotations
 
@@ -15,10 +16,21 @@ MODES = ("block", "warp", "SM", "start time", "duration", "value written", "valu
 BY_ELEMENT = ("value read",)  # modes whose colours depend on the selected element
 MAX_CATEGORIES = 12  # values read told apart by a colour each up to this many, on a ramp beyond
 NOT_RUN, NOT_RECORDED, NOTHING = 0, 254, 255  # codes: not started yet; accesses not recorded; no value to show
-PALETTE = np.array([
-    (230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48), (145, 30, 180),
-    (70, 240, 240), (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128), (220, 190, 255),
-], np.uint8)  # fmt: skip
+# Okabe and Ito's colours for colour-blind readers (2008), without their black, which the dark theme's
+# background and the not-yet-run cells would swallow: orange, sky blue, bluish green, yellow, blue,
+# vermillion, reddish purple.
+OKABE_ITO = np.array([(230, 159, 0), (86, 180, 233), (0, 158, 115), (240, 228, 66), (0, 114, 178), (213, 94, 0),
+                      (204, 121, 167)], np.uint8)  # fmt: skip
+# Paul Tol's medium-contrast colours (light and dark pairs, colour-blind safe and apart in grey too), ordered
+# so that neighbours differ in lightness: what survives a washed-out projector once hue is gone.
+HIGH_CONTRAST = np.array([(0xEE, 0xCC, 0x66), (0x99, 0x44, 0x55), (0x66, 0x99, 0xCC), (0x00, 0x44, 0x88),
+                          (0xEE, 0x99, 0xAA), (0x99, 0x77, 0x00)], np.uint8)  # fmt: skip
+PALETTES = {"colour-blind safe": OKABE_ITO, "high contrast": HIGH_CONTRAST}
+DEFAULT_PALETTE = "colour-blind safe"
+# the grid's colours of its own, which no palette colour may look like ("not recorded": darker than
+# "nothing written", and not a colour of the ramp)
+GRID_COLOURS = {NOT_RUN: (38, 38, 46), NOTHING: (110, 110, 110), NOT_RECORDED: (62, 58, 80)}
+RACE = (196, 18, 47)  # elements written by several threads: always drawn hatched too, never told by colour alone
 
 
 Legend = list[tuple[tuple[int, int, int], str]]  # (rgb, what the colour means)
@@ -31,14 +43,22 @@ class Coloring:
     legend: Legend
 
 
-def coloring(trace: Trace, mode: str, element: tuple[int, int, int | None] | None = None) -> Coloring:
-    """The colours of a mode. "value read" colours each thread by the value it read of `element` (the
-    selected one; without one, the element read most): threads that saw the same value share a colour,
-    which makes a race's stale reads visible as one patch."""
+def palette(name: str) -> np.ndarray:
+    """A categorical palette's colours, (n, 3) uint8."""
+    if name not in PALETTES:
+        raise ValueError(f"unknown palette {name!r}; palettes: {', '.join(PALETTES)}")
+    return PALETTES[name]
+
+
+def coloring(trace: Trace, mode: str, element: tuple[int, int, int | None] | None = None,
+             palette_name: str = DEFAULT_PALETTE) -> Coloring:  # fmt: skip
+    """The colours of a mode, categories in the palette named. "value read" colours each thread by the value
+    it read of `element` (the selected one; without one, the element read most): threads that saw the same
+    value share a colour, which makes a race's stale reads visible as one patch."""
     unit = trace.meta.get("time_unit", "tick")
     unit = " cycles (model)" if unit == "tick" else f" {unit} (measured)"  # where the time comes from
     if mode in ("block", "warp", "SM"):
-        return _categorical(trace, mode)
+        return _categorical(trace, mode, palette(palette_name))
     if mode == "start time":
         return _gradient(trace.threads["t_start"].astype(float), "started at", unit=unit)
     if mode == "duration":
@@ -47,40 +67,40 @@ def coloring(trace: Trace, mode: str, element: tuple[int, int, int | None] | Non
     if mode == "value written":
         return _unrecorded_marked(trace, _gradient(last_written_values(trace), "value written"))
     if mode == "value read":
-        return _values_read(trace, element)
+        return _values_read(trace, element, palette(palette_name))
     raise ValueError(f"unknown colour mode {mode!r}; modes: {', '.join(MODES)}")
 
 
-def _categorical(trace: Trace, mode: str) -> Coloring:
-    per_block = int(np.prod(trace.block))
+def _categorical(trace: Trace, mode: str, colours: np.ndarray) -> Coloring:
+    per_block, count = int(np.prod(trace.block)), len(colours)
     if mode == "block":  # a code per block, repeated: no id per thread (16.8 M of them in NVIDIA's vector add)
         blocks = trace.n_threads // per_block
-        codes = np.repeat((np.arange(blocks) % len(PALETTE) + 1).astype(np.uint8), per_block)
+        codes = np.repeat((np.arange(blocks) % count + 1).astype(np.uint8), per_block)
         distinct = blocks
     else:
         ids = trace.threads["warp" if mode == "warp" else "sm"]
-        codes = (ids % len(PALETTE) + 1).astype(np.uint8)
+        codes = (ids % count + 1).astype(np.uint8)
         distinct = int(ids.max()) + 1 if len(ids) else 0
     lut = _base_lut()
-    lut[1 : len(PALETTE) + 1, :3] = PALETTE
-    shown = min(distinct, len(PALETTE))
-    suffix = f" (and every {len(PALETTE)}th after)" if distinct > len(PALETTE) else ""
-    legend = [(tuple(int(c) for c in PALETTE[k]), f"{mode} {k}{suffix if k == 0 else ''}") for k in range(shown)]
+    lut[1 : count + 1, :3] = colours
+    suffix = f" (and every {count}th after)" if distinct > count else ""
+    legend = [(tuple(int(c) for c in colours[k]), f"{mode} {k}{suffix if k == 0 else ''}")
+              for k in range(min(distinct, count))]  # fmt: skip
     return Coloring(codes, lut, legend)
 
 
-def _values_read(trace: Trace, element: tuple[int, int, int | None] | None) -> Coloring:
+def _values_read(trace: Trace, element: tuple[int, int, int | None] | None, colours: np.ndarray) -> Coloring:
     values, name = first_read_values(trace, element)
     known = np.isfinite(values)
     distinct = np.unique(values[known])
-    if len(distinct) > MAX_CATEGORIES:
+    if len(distinct) > min(MAX_CATEGORIES, len(colours)):  # a colour each while the palette has one
         return _unrecorded_marked(trace, _gradient(values, f"read {name}", nothing="did not read it"))
     codes = np.full(len(values), NOTHING, np.uint8)
     codes[known] = (np.searchsorted(distinct, values[known]) + 1).astype(np.uint8)
     lut = _base_lut()
-    lut[1 : len(PALETTE) + 1, :3] = PALETTE
+    lut[1 : len(colours) + 1, :3] = colours
     counts = np.bincount(codes[known], minlength=len(distinct) + 1)
-    legend = [(tuple(int(c) for c in PALETTE[k]), f"read {name} = {number(v)} ({number(int(counts[k + 1]))} threads)")
+    legend = [(tuple(int(c) for c in colours[k]), f"read {name} = {number(v)} ({number(int(counts[k + 1]))} threads)")
               for k, v in enumerate(distinct)]  # fmt: skip
     legend.append(((110, 110, 110), f"did not read {name}"))
     return _unrecorded_marked(trace, Coloring(codes, lut, legend))
@@ -152,9 +172,8 @@ def _unrecorded_marked(trace: Trace, colours: Coloring) -> Coloring:
 def _base_lut() -> np.ndarray:
     lut = np.zeros((256, 4), np.uint8)
     lut[:, 3] = 255
-    lut[NOT_RUN, :3] = (38, 38, 46)
-    lut[NOTHING, :3] = (110, 110, 110)
-    lut[NOT_RECORDED, :3] = (62, 58, 80)  # darker than "nothing written", not a colour of the ramp
+    for code, colour in GRID_COLOURS.items():
+        lut[code, :3] = colour
     return lut
 
 
@@ -167,7 +186,6 @@ def last_written_values(trace: Trace) -> np.ndarray:
     writes = acc["kind"] != 0
     values[acc["thread"][writes]] = acc["value"][writes]  # later rows overwrite earlier ones
     return values
-
 
 
 def distinct_entries(legend: Legend) -> Legend:

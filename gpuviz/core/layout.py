@@ -68,6 +68,37 @@ def _block_position(b, gx: int, gy: int, per_row: int):
     return b % per_row, b // per_row
 
 
+@dataclass(frozen=True)
+class BlockLabel:
+    block: int  # linear in the layer: blockIdx.x + blockIdx.y * gridDim.x
+    x: float  # where the label's left edge and vertical middle go, in cells
+    y: float
+    text: str
+
+
+def block_labels(layout: GridLayout, grid: tuple[int, int, int], layer: int, visible: tuple[int, int, int, int],
+                 line_cells: float) -> list[BlockLabel]:  # fmt: skip
+    """The labels of the blocks in view (x0, x1, y0, y1: cells, ends exclusive), each inside its own block: at
+    its left edge, half a line of text (`line_cells` tall) below its top, and never below its middle, so that
+    the top row's labels are on the picture and a thin block's label is not drawn over its neighbour's."""
+    gx, gy, gz = grid
+    x0, x1, y0, y1 = visible
+    down = min(layout.tile_h, line_cells) / 2
+    labels = []
+    for b in range(gx * gy):
+        ox, oy = layout.block_origin(b, gx, gy)
+        if ox + layout.tile_w > x0 and ox < x1 and oy + layout.tile_h > y0 and oy < y1:
+            labels.append(BlockLabel(b, float(ox), oy + down, block_name(b, gx, gy, layer, gz)))
+    return labels
+
+
+def block_name(b: int, gx: int, gy: int, z: int, gz: int) -> str:
+    """blockIdx as the launch's grid has axes: block 5, block (1,2), block (1,2,0)."""
+    if gz > 1:
+        return f"block ({b % gx},{b // gx},{z})"
+    return f"block ({b % gx},{b // gx})" if gy > 1 else f"block {b}"
+
+
 def cell_owner(layout: GridLayout, image_shape: tuple[int, int]) -> np.ndarray:
     """For every cell of the picture, the index (within the layer) of the thread there, or -1."""
     index = np.int32 if len(layout.x) < 2**31 else np.int64  # half the memory for up to 2^31 threads

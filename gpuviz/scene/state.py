@@ -7,9 +7,10 @@ bar), the colours and their legend (for the grid and the legend), the hovered an
 
 from __future__ import annotations
 
+import numpy as np
 from psygnal import Signal
 
-from gpuviz.core.colors import BY_ELEMENT, MODES, Coloring, coloring
+from gpuviz.core.colors import BY_ELEMENT, DEFAULT_PALETTE, MODES, Coloring, coloring, palette
 from gpuviz.core.frames import EMPTY_PLAN, ORDERS, REPLAY, FramePlan, frame_plan
 from gpuviz.core.marks import Mark
 from gpuviz.core.replay import Replay, ThreadStates
@@ -27,6 +28,7 @@ class AppState:
     frame_changed = Signal(int)
     colour_mode_changed = Signal(str)
     coloring_changed = Signal(object)  # Coloring (codes, lookup table, legend) or None
+    palette_changed = Signal(str)  # the categorical palette (a name of core/colors.py's PALETTES): a preference
     order_changed = Signal(str)
     layer_changed = Signal(int)
     entry_changed = Signal(object)  # CatalogEntry or None: the lesson or example picked
@@ -49,6 +51,7 @@ class AppState:
         self.frame = 0
         self.colour_mode = MODES[0]
         self.coloring: Coloring | None = None
+        self.palette = DEFAULT_PALETTE  # how blocks, warps and SMs are told apart: the viewer's, not the scene's
         self.order = ORDERS[1]
         self.chosen_order = ""  # an order the user picked; otherwise each trace gets its natural one
         self.replay: Replay | None = None
@@ -100,7 +103,7 @@ class AppState:
         self.order, self.layer = order, scene.layer
         recolour = new_trace or changed["colour"] or (scene.colour in BY_ELEMENT and scene.element != self.element)
         if recolour:
-            self.coloring = coloring(trace, self.colour_mode, scene.element) if trace is not None else None
+            self.coloring = self._colours(trace, self.colour_mode, scene.element)
         if new_trace or changed["order"] or changed["layer"]:
             self.plan = frame_plan(trace, order, scene.layer) if trace is not None else EMPTY_PLAN
         last = max(0, self.plan.count - 1)
@@ -175,9 +178,26 @@ class AppState:
     def set_colour_mode(self, mode: str) -> None:
         if mode != self.colour_mode:
             self.colour_mode = mode
-            self.coloring = coloring(self.trace, mode, self.element) if self.trace is not None else None
+            self.coloring = self._colours(self.trace, mode, self.element)
             self.colour_mode_changed.emit(mode)
             self.coloring_changed.emit(self.coloring)
+
+    def set_palette(self, name: str) -> None:
+        """The categorical palette for the grid, the data view, the timeline and their legends."""
+        palette(name)  # an unknown name raises here, before anything changes
+        if name != self.palette:
+            self.palette = name
+            self.coloring = self._colours(self.trace, self.colour_mode, self.element)
+            self.palette_changed.emit(name)
+            self.coloring_changed.emit(self.coloring)
+
+    def palette_colours(self) -> np.ndarray:
+        """The palette's colours, (n, 3) uint8."""
+        return palette(self.palette)
+
+    def _colours(self, trace: Trace | None, mode: str, element) -> Coloring | None:
+        """A mode's colours in the palette chosen (None without a trace)."""
+        return coloring(trace, mode, element, self.palette) if trace is not None else None
 
     def set_order(self, order: str) -> None:
         """The user's choice of order is kept (a later trace gets it too); a trace without an access
@@ -247,7 +267,7 @@ class AppState:
         self.element = element
         self.element_changed.emit(element)
         if self.colour_mode in BY_ELEMENT and self.trace is not None:  # the colours are of the element's readers
-            self.coloring = coloring(self.trace, self.colour_mode, element)
+            self.coloring = self._colours(self.trace, self.colour_mode, element)
             self.coloring_changed.emit(self.coloring)
 
     def select_line(self, line: int) -> None:

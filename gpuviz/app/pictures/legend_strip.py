@@ -1,15 +1,16 @@
 """A legend for pictures: colour swatches (filled squares, exact colours) and their labels, in rows; a run of
-numbered entries ("block 0", "block 1", ...) under one heading, each thing said once (core/colors.py)."""
+numbered entries ("block 0", "block 1", ...) under one heading, each thing said once (core/colors.py). The
+race colour's swatch is hatched as its cells are (core/colors.py: RACE is never told by colour alone)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QWidget
 
-from gpuviz.core.colors import Legend, distinct_entries, legend_groups
+from gpuviz.core.colors import RACE, Legend, distinct_entries, legend_groups
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ class LegendStrip(QWidget):
         for piece, (x, y, _) in zip(self.pieces, self._places(self.width())):
             label_x = x
             if piece.rgb is not None:
-                painter.fillRect(QRect(x, y + (line - swatch) // 2, swatch, swatch), QColor(*piece.rgb))
+                square = QRect(x, y + (line - swatch) // 2, swatch, swatch)
+                painter.fillRect(square, QColor(*piece.rgb))
+                if piece.rgb == RACE:
+                    painter.fillRect(square, QBrush(QColor(0, 0, 0), Qt.BrushStyle.BDiagPattern))
                 label_x = x + swatch + swatch // 2
             painter.setPen(text_colour)
             painter.drawText(QRect(label_x, y, 10000, line), Qt.AlignmentFlag.AlignVCenter, piece.label)

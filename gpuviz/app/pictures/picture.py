@@ -19,22 +19,9 @@ from gpuviz.app.pictures.export import PICTURE_SIZE, problem_finder
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import replaced
 from gpuviz.core.numbers import number
+from gpuviz.core.theme_colours import THEMES
 
 FORMATS = (".png", ".svg")
-
-
-@dataclass(frozen=True)
-class Theme:
-    background: str
-    text: str
-    muted: str
-    plot: tuple[int, int, int]
-
-
-THEMES = {
-    "dark": Theme("#1b1c24", "#e6e6ee", "#a8a8b8", (24, 24, 30)),
-    "light": Theme("#ffffff", "#1b1c24", "#555566", (250, 250, 252)),
-}
 
 
 @dataclass(frozen=True)
@@ -47,8 +34,7 @@ class PictureOptions:
         if self.theme not in THEMES:
             raise GpuvizError(f"unknown theme {self.theme!r}; themes: {', '.join(THEMES)}")
         if not 0.25 <= self.scale <= 8:
-            raise GpuvizError(f"scale {number(self.scale)}: use 0.25 to 8 (2 gives a sharp picture for a 4K "
-                              "screen)")
+            raise GpuvizError(f"scale {number(self.scale)}: use 0.25 to 8 (2 gives a sharp picture for a 4K screen)")
 
     @property
     def pixels(self) -> tuple[int, int]:

@@ -15,10 +15,12 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QRegion
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.pictures.legend_strip import LegendStrip
-from gpuviz.app.pictures.picture import THEMES, PictureOptions, qt_app
+from gpuviz.app.pictures.picture import PictureOptions, qt_app
 from gpuviz.app.views.table import BY_NAME, PICTURE_VIEWS, make_view
+from gpuviz.app.widgets import plot_theme
 from gpuviz.core.display import code_as_html
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.theme_colours import THEMES
 from gpuviz.scene.state import AppState
 
 
@@ -72,7 +74,7 @@ class Slide(QWidget):
         self._text_size = text
         theme = THEMES[self.theme]
         self.setStyleSheet(
-            f"QWidget {{ background: {theme.background}; color: {theme.text}; font-size: {text}px; }}"
+            f"QWidget {{ background: {theme.picture}; color: {theme.text}; font-size: {text}px; }}"
             f"QLabel#slideTitle {{ font-size: {round(text * 1.4)}px; font-weight: bold; }}"
             f"QLabel#slideWords {{ font-weight: bold; }}"
             f"QLabel#slideCaption {{ color: {theme.muted}; }}"
@@ -84,11 +86,9 @@ class Slide(QWidget):
         axis_font = QFont(self.font())
         axis_font.setPixelSize(max(10, round(text * 0.8)))
         for graphics in self.view.findChildren(pg.GraphicsView):
-            graphics.setBackground(theme.plot)
+            plot_theme.restyle(graphics, self.theme)  # background, axes and words over the plot (table colours)
             for item in graphics.scene().items():
                 if isinstance(item, pg.AxisItem):
-                    item.setTextPen(theme.text)
-                    item.setPen(theme.muted)
                     item.setStyle(tickFont=axis_font)
                     item.label.setFont(axis_font)
 
@@ -114,7 +114,7 @@ class Slide(QWidget):
         width, height = options.pixels
         image = QImage(width, height, QImage.Format.Format_RGB32)
         image.setDevicePixelRatio(options.scale)
-        image.fill(QColor(THEMES[options.theme].background))
+        image.fill(QColor(THEMES[options.theme].picture))
         self._paint(image)
         return image
 
@@ -176,8 +176,13 @@ class Slide(QWidget):
             self.view.resize(self.view.size() + step)
             qt_app().processEvents()
             grown = drawing.size() - before
-            share = tuple(_share(got, asked, old) for got, asked, old in
-                          ((grown.width(), step.width(), share[0]), (grown.height(), step.height(), share[1])))
+            share = tuple(
+                _share(got, asked, old)
+                for got, asked, old in (
+                    (grown.width(), step.width(), share[0]),
+                    (grown.height(), step.height(), share[1]),
+                )
+            )
 
     def closeEvent(self, event) -> None:  # noqa: N802
         self.view.close()

@@ -16,9 +16,8 @@ from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.core.analysis.links import line_counts
 from gpuviz.core.modelled import modelled_calls
 from gpuviz.core.replay import AT_BARRIER, RUNNING
+from gpuviz.core.theme_colours import EDITOR
 from gpuviz.scene.state import AppState
-
-MODEL_GROUND = QColor(80, 50, 110)
 
 
 class CodeView(SourceEditor, View):
@@ -82,9 +81,9 @@ class CodeView(SourceEditor, View):
         for line in sorted(marked | ({self.state.line} if self.state.line else set())):
             block = self.document().findBlockByNumber(line - 1)
             selection = QTextEdit.ExtraSelection()
-            colour = QColor(40, 90, 140) if line in self.thread_lines else QColor(30, 95, 50)
-            colour = MODEL_GROUND if line in self.modelled and line not in self.here else colour
-            colour = QColor(150, 110, 20) if line == self.state.line else colour
+            behind = "thread line" if line in self.thread_lines else "line"
+            behind = "modelled line" if line in self.modelled and line not in self.here else behind
+            colour = QColor(EDITOR["selected line" if line == self.state.line else behind])
             selection.format.setBackground(colour)
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             selection.cursor = QTextCursor(block)
@@ -102,12 +101,12 @@ class CodeView(SourceEditor, View):
             count = self.counts.get(block.blockNumber() + 1)
             threads = self.here.get(block.blockNumber() + 1)
             if threads:  # the replay: threads are at this line now
-                painter.setPen(QColor("#a6e22e"))
+                painter.setPen(QColor(EDITOR["here"]))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"\u25b6{threads:,}")
             elif block.blockNumber() + 1 in self.modelled:  # what ran there was gpuviz's model of a library
                 painter.setPen(QColor("#c9a6ff"))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, "model")
             elif count:
-                painter.setPen(QColor("#7fdbca"))
+                painter.setPen(QColor(EDITOR["count"]))
                 painter.drawText(2, top, self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, f"{count:,}")
             block, top = block.next(), top + height

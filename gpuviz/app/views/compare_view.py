@@ -42,6 +42,7 @@ class CompareView(QWidget, View):
         state.trace_changed.connect(lambda *_: self._show())
         state.frame_changed.connect(self._on_frame_changed)
         state.colour_mode_changed.connect(lambda mode: [m.set_colour_mode(mode) for m in self.mirrors])
+        state.palette_changed.connect(lambda name: [m.set_palette(name) for m in self.mirrors])
 
     def _lay_out(self) -> None:
         """The choice of launch on top; under it the body: the two grids and the table (a picture's drawing)."""
@@ -97,6 +98,7 @@ class CompareView(QWidget, View):
         self.note.setVisible(False)
         for mirror, shown in zip(self.mirrors, (trace, other)):
             mirror.set_colour_mode(self.state.colour_mode)
+            mirror.set_palette(self.state.palette)
             mirror.set_trace(shown)
         rows = compare_launches(trace, other)
         self.table.setRowCount(len(rows))

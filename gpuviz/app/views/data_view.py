@@ -1,6 +1,7 @@
 """The thread-to-data map: a kernel's arrays, each element coloured by the thread that last wrote it.
 
-Elements written by several threads are red, never-written ones dark; the selected thread's reads
+Elements written by several threads are red and hatched (a projector or a colour-blind eye may lose the
+red), never-written ones dark; the selected thread's reads
 and writes (or the elements of the selected line) are marked. Shared arrays show the selected
 thread's block's copy, rebuilt from the writes in the access log. In the replay the picture is the
 memory at the cursor: elements not yet written stay dark, the values show in the cells once they
@@ -14,7 +15,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from gpuviz.app.views.base import View
@@ -26,9 +27,11 @@ from gpuviz.app.widgets.data_pictures import (
     READ_LOW,
     SEVERAL,
     UNRECORDED,
+    Hatching,
     cell_lines,
     element_codes,
     first_writes,
+    hatched_cells,
     lut,
     picture_shape,
     read_codes,
@@ -40,9 +43,9 @@ from gpuviz.app.widgets.data_pictures import (
 from gpuviz.app.widgets.mark_outlines import MarkOutlines
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
-from gpuviz.core.colors import PALETTE
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.numbers import number
+from gpuviz.core.theme_colours import badge_html
 from gpuviz.core.trace.columns import READ
 from gpuviz.scene.state import AppState
 
@@ -79,15 +82,17 @@ class DataView(QWidget, View):
         self.cell_lines = QGraphicsPathItem()
         self.cell_lines.setPen(QPen(QColor(24, 24, 30), 0))
         self.view.addItem(self.cell_lines)
+        self.races = Hatching()  # over the elements written by several threads
+        self.view.addItem(self.races)
         marks = {"symbol": "s", "pxMode": False, "brush": None}
         self.reads = pg.ScatterPlotItem(size=0.8, pen=pg.mkPen((0, 230, 255), width=0), **marks)
         self.writes = pg.ScatterPlotItem(size=0.55, pen=pg.mkPen("w", width=0), **marks)
         self.view.addItem(self.reads)
         self.view.addItem(self.writes)
-        self.values = CellLabels(self.view, colour=(255, 255, 255), min_pixels=34.0)
+        self.values = CellLabels(self.view, min_pixels=34.0)
         self.marks = MarkOutlines(self.view)  # the elements a lesson's claim is about
-        self.column_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0, fill=None)
-        self.row_labels = CellLabels(self.view, colour=(150, 160, 175), min_pixels=3.0, fill=None)
+        self.column_labels = CellLabels(self.view, min_pixels=3.0, on_plot=True)
+        self.row_labels = CellLabels(self.view, min_pixels=3.0, on_plot=True)
         top = QHBoxLayout()
         for label, widget in (("array", self.array), ("colour by", self.mode), ("slice", self.slice)):
             top.addWidget(QLabel(label))
@@ -119,6 +124,7 @@ class DataView(QWidget, View):
         state.marks_changed.connect(lambda *_: self._draw_marks())
         state.frame_changed.connect(self._on_frame_changed)
         state.frames_changed.connect(lambda *_: self._redraw())
+        state.palette_changed.connect(lambda *_: self._redraw())
         self.view.sigRangeChanged.connect(lambda *_: self._label())
 
     def _on_mode_picked(self, *_) -> None:
@@ -164,9 +170,11 @@ class DataView(QWidget, View):
 
     def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
         """What the colours mean (pictures put it beside the view)."""
-        trace, table, mode = self.state.trace, lut(), self.mode.currentText().removeprefix("writer's ")
+        trace, palette, mode = self.state.trace, self.state.palette_colours(), self.mode.currentText()
+        mode = mode.removeprefix("writer's ")
         if trace is None:
             return []
+        table = lut(palette)
         if self._by_reads:
             rgb = lambda code: tuple(int(c) for c in table[code, :3])
             most = f"read {self._most_reads:,} times" if self._most_reads > 1 else "read once"
@@ -175,13 +183,14 @@ class DataView(QWidget, View):
         per_block = int(np.prod(trace.block))
         count = {"block": trace.n_threads // per_block, "warp": trace.n_threads // per_block * ((per_block + 31) // 32),
                  "thread": trace.n_threads}[mode]  # fmt: skip
-        shown = min(count, len(PALETTE))
-        again = f" (and every {len(PALETTE)}th after)" if count > len(PALETTE) else ""
+        shown = min(count, len(palette))
+        again = f" (and every {len(palette)}th after)" if count > len(palette) else ""
         rgb = lambda code: tuple(int(c) for c in table[code, :3])
         writers = [(rgb(k + 1), f"last written by {mode} {k}{again if k == 0 else ''}") for k in range(shown)]
         unknown = [(rgb(UNRECORDED), "changed; its writer's accesses not recorded")] if trace.meta.get(
             "recorded_blocks") is not None else []  # fmt: skip
-        return [*writers, (rgb(SEVERAL), "written by several threads"), (rgb(NEVER), "never written"), *unknown]
+        several = (rgb(SEVERAL), "written by several threads (hatched)")
+        return [*writers, several, (rgb(NEVER), "never written"), *unknown]
 
     def _entry(self):
         return self.state.trace.meta["arrays"][self.current_array()]
@@ -209,6 +218,7 @@ class DataView(QWidget, View):
             self._writers_of, self._writers = None, ()
             self._final_codes = self._first_write = self._count = None
             self.image.clear()
+            self.races.setPath(QPainterPath())
         self._draw_when_shown()
 
     def _draw(self) -> None:
@@ -217,6 +227,7 @@ class DataView(QWidget, View):
         size = int(np.prod(entry["shape"])) if entry is not None and entry["shape"] else 1
         if entry is None or size == 0 or trace.accesses is None:
             self.image.clear()
+            self.races.setPath(QPainterPath())
             self._last = None
             self._writers_of = None  # nothing computed stays: the next trace (maybe this one again) computes
             self.reads.setData(x=[], y=[])
@@ -237,6 +248,7 @@ class DataView(QWidget, View):
         self.slice.setEnabled(len(shape) == 3)
         self.slice.setRange(0, shape[0] - 1 if len(shape) == 3 else 0)
         offset = self.slice.value() * self._shape[0] * self._shape[1] if len(shape) == 3 else 0
+        palette = self.state.palette_colours()
         self._follow_the_array(written=bool((last >= 0).any()))  # atomics count as writes
         self._by_reads = self.mode.currentText() == READS
         if self._by_reads:
@@ -245,12 +257,12 @@ class DataView(QWidget, View):
             self._most_reads = int(totals.max(initial=0))
             self._final_codes = read_codes(trace, self._reads, size, None, self._most_reads)
         else:
-            self._final_codes = element_codes(trace, last, count, self.mode.currentText())
+            self._final_codes = element_codes(trace, last, count, self.mode.currentText(), len(palette))
         unseen = unrecorded_changes(trace, entry, last)
         if unseen is not None and not self._by_reads:
             self._final_codes[unseen] = UNRECORDED
         self._offset = offset
-        self.image.setLookupTable(lut())
+        self.image.setLookupTable(lut(palette))
         self.cell_lines.setPath(cell_lines(*self._shape))
         where = f", block {self._block()}'s copy" if self._block() is not None else ""
         written = int((count > 0).sum())
@@ -262,9 +274,9 @@ class DataView(QWidget, View):
                                  f"times it is read: {read:,} of {size:,} elements read, at most {self._most_reads:,} "
                                  f"times (brightest); never read: dark.")  # fmt: skip
         else:
+            races = badge_html(f"▨ {several:,} by several threads without atomics (hatched)", "race")
             self.caption.setText(
-                f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; "
-                f"<span style='color:#ff4040'>{several:,} by several threads without atomics</span>; never written: "
+                f"<b>{entry['name']}</b>{where}: {written:,} of {size:,} elements written; {races}; never written: "
                 "dark." + (f" {int(unseen.sum()):,} more changed, by blocks whose accesses were not recorded (purple)."
                            if unseen is not None else "")
             )  # fmt: skip
@@ -320,6 +332,7 @@ class DataView(QWidget, View):
         part = codes[self._offset : self._offset + plane.size]
         plane[: len(part)] = part
         self.image.setImage(plane.reshape(self._shape), autoLevels=False, levels=(0, 255))
+        self.races.setPath(hatched_cells(plane.reshape(self._shape), SEVERAL))
         self._label()
 
     def _caption_now(self) -> None:
@@ -367,8 +380,11 @@ class DataView(QWidget, View):
         x0, x1, y0, y1 = self.column_labels.visible(columns, rows)
         one_d = len(self._entry()["shape"]) <= 1
         self.column_labels.show([(x + 0.5, -0.1) for x in range(x0, x1)], [str(x) for x in range(x0, x1)], (0.5, 1))
-        self.row_labels.show([(-0.1, y + 0.5) for y in range(y0, y1)],
-                             [str(self._offset + y * columns if one_d else y) for y in range(y0, y1)], (1, 0.5))
+        self.row_labels.show(
+            [(-0.1, y + 0.5) for y in range(y0, y1)],
+            [str(self._offset + y * columns if one_d else y) for y in range(y0, y1)],
+            (1, 0.5),
+        )
 
     def _mark(self) -> None:
         trace = self.state.trace

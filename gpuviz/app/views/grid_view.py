@@ -21,12 +21,13 @@ from gpuviz.app.widgets.mark_outlines import MarkOutlines
 from gpuviz.core.colors import NOT_RUN
 from gpuviz.core.error_report import error_report
 from gpuviz.core.frames import REPLAY
-from gpuviz.core.layout import cell_owner, grid_layout
+from gpuviz.core.layout import block_labels, block_name, cell_owner, grid_layout
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
 from gpuviz.core.thread_record import thread_record
 from gpuviz.scene.state import AppState
 
 MAX_OUTLINED_BLOCKS = 4096
+MAX_LABELLED_BLOCKS = 4096
 MIN_MARK_PIXELS = 40  # marks smaller than this with the whole grid shown are zoomed to
 SCALED = ("start time", "duration", "value written", "value read")  # modes whose colours the call-out explains
 MAX_CALLOUT_SCALE = 8
@@ -50,7 +51,7 @@ class GridView(QWidget, View):
         self.outlines.setPen(QPen(QColor(230, 230, 240), 0))
         self.view.addItem(self.outlines)
         self.thread_labels = CellLabels(self.view)
-        self.block_labels = CellLabels(self.view, colour=(255, 255, 255), min_pixels=3.0, size=12, fill=None)
+        self.block_labels = CellLabels(self.view, min_pixels=3.0, size=12, above=True)  # inside each block
         self.faults = FaultMarks(self.view)  # threads that hit a memory error or skipped a barrier
         self.marks = MarkOutlines(self.view)  # the threads a lesson's claim is about
         self.marker = QGraphicsRectItem()
@@ -242,19 +243,21 @@ class GridView(QWidget, View):
             return [",".join(str(int(v)) for v in indices[first + o][:axes]) for o in owners]
 
         self.thread_labels.label_cells(self._owner, names)
-        layout, (gx, gy, _) = self._layout, trace.grid
-        tile_pixels = self.block_labels.pixels_per_cell() * layout.tile_w
-        blocks = gx * gy
-        if tile_pixels < 70 or blocks > 4096:
+        self._label_blocks()
+
+    def _label_blocks(self) -> None:
+        """blockIdx inside each block (core/layout.py: block_labels), once the widest name fits a block's width
+        and a line of text its height (near enough: a thin block's label may reach into the gaps)."""
+        trace, layout = self.state.trace, self._layout
+        cell = self.block_labels.pixels_per_cell()
+        gx, gy, gz = trace.grid
+        width, height = self.block_labels.text_size(block_name(gx * gy - 1, gx, gy, self.state.layer, gz))
+        if gx * gy > MAX_LABELLED_BLOCKS or cell * layout.tile_w < width or cell * layout.tile_h < 0.7 * height:
             self.block_labels.clear()
             return
-        origins = [layout.block_origin(b, gx, gy) for b in range(blocks)]
-        x0, x1, y0, y1 = self.block_labels.visible(*self._owner.shape[::-1])
-        shown = [b for b, (x, y) in enumerate(origins) if x0 - layout.tile_w <= x < x1 and y0 - layout.tile_h <= y < y1]
-        z = self.state.layer
-        self.block_labels.show([(origins[b][0], origins[b][1]) for b in shown],
-                               [_block_name(b, gx, gy, z, trace.grid[2]) for b in shown],
-                               anchor=(0, 1))  # fmt: skip
+        visible = self.block_labels.visible(*self._owner.shape[::-1])
+        labels = block_labels(layout, trace.grid, self.state.layer, visible, height / cell)
+        self.block_labels.show([(label.x, label.y) for label in labels], [label.text for label in labels], (0, 0.5))
 
     def _draw_marks(self) -> None:
         """Outline the threads of the scene's marks that are on the layer shown."""
@@ -393,10 +396,3 @@ def _replay_colours(codes: np.ndarray, lut: np.ndarray) -> tuple[np.ndarray, np.
     replay[128:192, :3] = base[:, :3] * 0.15 + 255 * 0.85  # near white: no palette colour is
     replay[192:256, :3] = base[:, :3] * 0.4 + 10
     return small, replay
-
-
-def _block_name(b: int, gx: int, gy: int, z: int, gz: int) -> str:
-    """blockIdx as the launch's grid has axes: block 5, block (1,2), block (1,2,0)."""
-    if gz > 1:
-        return f"block ({b % gx},{b // gx},{z})"
-    return f"block ({b % gx},{b // gx})" if gy > 1 else f"block {b}"

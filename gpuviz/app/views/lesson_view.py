@@ -18,6 +18,7 @@ from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.catalog.predictions import Verdict, judge_choice, judge_numbers
 from gpuviz.core.display import code_as_html
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.theme_colours import badge_html
 from gpuviz.scene.state import AppState
 
 
@@ -73,7 +74,7 @@ class LessonView(QWidget, View):
         self.predict.setVisible(self.is_lesson)
         self.answer_button.setVisible(self.is_lesson)
         if not self.is_lesson:
-            self.text.setMarkdown(f"## {entry.title}\n\n{entry.description}" if entry else "")
+            self.text.show_markdown(f"## {entry.title}\n\n{entry.description}" if entry else "", terms=False)
             self._show_words("")
             return
         try:
@@ -161,7 +162,7 @@ class LessonView(QWidget, View):
 
     def _show_words(self, text: str) -> None:
         words = glossary_markdown(text) if text else ""
-        self.words.setMarkdown(words)
+        self.words.show_markdown(words)
         self.words.setVisible(bool(words))
 
     def reveal(self, widget: QWidget | None) -> None:
@@ -192,8 +193,9 @@ class LessonView(QWidget, View):
             return
         if self.state.launch_index() != launch:
             if asked_already:  # the launch came back as another one: say so rather than wait for ever
-                self._say(f"Launch {launch + 1}, where the evidence is, could not be shown: pick it in the "
-                          "Launch panel.")
+                self._say(
+                    f"Launch {launch + 1}, where the evidence is, could not be shown: pick it in the Launch panel."
+                )
                 return
             self._pending = evidence
             self._say(f"Loading launch {launch + 1}, where the evidence is...")
@@ -224,11 +226,11 @@ class LessonView(QWidget, View):
 def _verdict_html(verdict: Verdict) -> str:
     """Whether the prediction matched the run (where the run gives a value) and the lesson's answer."""
     if verdict.run_matched is None:
-        head, colour = ("Right!", PASS) if verdict.right else ("Not what the lesson says.", FAIL)
+        head, badge = ("✓ Right!", PASS) if verdict.right else ("✗ Not what the lesson says.", FAIL)
     else:
-        head, colour = ("The run agrees with you.", PASS) if verdict.run_matched else ("The run disagrees.", FAIL)
+        head, badge = ("✓ The run agrees with you.", PASS) if verdict.run_matched else ("✗ The run disagrees.", FAIL)
     lines = "<br>".join(code_as_html(line) for line in verdict.lines)
-    return f"<b style='color:{colour}; font-size:large'>{head}</b><br>{lines}"
+    return f"<b style='font-size:large'>{badge_html(head, badge)}</b><br>{lines}"
 
 
 def _scroll_to(area: QScrollArea, widget: QWidget | None, tries: int = 10) -> None:

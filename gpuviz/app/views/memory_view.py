@@ -2,12 +2,17 @@
 requests (sectors per request against the ideal, shared-memory bank conflicts) as a heat table next to
 the code; occupancy (theoretical against measured, and what limits it); divergence; and the selected
 warp's request at the selected line drawn lane by lane: lanes -> sectors (global) or lanes -> banks (shared).
+
+At a projector's 1280x720 it fits: the bars carry no text of their own (words above them, never across a bar's
+end), the table's columns wrap instead of running off its edge, and the drawing goes below the table where the
+two do not fit side by side.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -18,28 +23,25 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QSplitter,
-    QTableWidget,  # fmt: skip,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from gpuviz.app.views.base import View
+from gpuviz.app.widgets.fitting_table import FittingTable, breakable
+from gpuviz.app.widgets.request_drawing import describe_request, draw_request, label_step
 from gpuviz.core.analysis.memory_text import few_blocks, percent
 from gpuviz.core.analysis.report import memory_analysis
 from gpuviz.core.analysis.warp_detail import WarpRequest, lane_list, warp_line_requests, warp_of, warp_paths
+from gpuviz.core.theme_colours import HEAT_TEXT, heat
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.state import AppState
 
-COLUMNS = ("line", "array", "space", "kind", "requests", "sectors", "ideal", "efficiency",
-           "bank conflicts", "split warps", "code")  # fmt: skip
-LANE_PEN, CONFLICT_PEN = (0, 170, 220, 170), (255, 80, 60, 230)
-
-
-def heat(badness: float) -> QColor:
-    """Green (0: as good as it gets) to red (1: as bad as it gets)."""
-    b = min(1.0, max(0.0, badness))
-    return QColor(int(40 + 170 * b), int(150 - 100 * b), 60)
+COLUMNS = ("line", "array", "space", "kind", "requests", "sectors (ideal)", "efficiency", "bank conflicts",
+           "split warps", "code")  # fmt: skip
+HEADERS = tuple(name.replace(" ", "\n") for name in COLUMNS)  # two words on two lines: narrower columns
+DRAWING_EMS = 22  # the request's drawing wants about this many characters' width beside the table
 
 
 def row_badness(row: dict) -> float:
@@ -59,8 +61,7 @@ class MemoryView(QWidget, View):
         self.theoretical_words, self.measured_words = QLabel(), QLabel()
         self.occupancy = QLabel()
         self.occupancy.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table = FittingTable(0, HEADERS, optional=(COLUMNS.index("code"),), tall_for=10)  # the panel scrolls
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
@@ -77,9 +78,11 @@ class MemoryView(QWidget, View):
         self.plot.getViewBox().invertY(True)
         self.requests: list[WarpRequest] = []
         self.picked: dict | None = None  # the table row picked last: its request is drawn first
+        self._label_step = 0  # lanes between the drawing's labels
         self._layout()
         self.table.itemSelectionChanged.connect(self._on_row_picked)
         self.execution.valueChanged.connect(lambda _k: self._draw())
+        self.plot.getViewBox().sigResized.connect(lambda *_: self._on_drawing_resized())
         state.trace_changed.connect(self._on_trace_changed)
         state.analysis_changed.connect(self._on_trace_changed)  # the same launch, now analysed
         state.selection_changed.connect(lambda _gid: self._show_detail())
@@ -91,31 +94,30 @@ class MemoryView(QWidget, View):
         bars = QVBoxLayout()
         for bar, words in ((self.theoretical, self.theoretical_words), (self.measured, self.measured_words)):
             bar.setRange(0, 1000)
-            bar.setTextVisible(True)
+            bar.setTextVisible(False)  # text across a bar's end reads as neither colour: the words go above it
+            bar.setMaximumHeight(max(8, self.fontMetrics().height() // 2))
             words.setWordWrap(True)
-            bars.addWidget(bar)
             bars.addWidget(words)
+            bars.addWidget(bar)
         bars.addWidget(self.occupancy)
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.addLayout(bars)
         top_layout.addWidget(self.table, 1)
         top_layout.addWidget(self.divergence)
-        self.table.setMinimumHeight(5 * self.table.verticalHeader().defaultSectionSize())
         bottom = QWidget()
         bottom_layout = QVBoxLayout(bottom)
-        header = QHBoxLayout()
-        header.addStretch(1)
-        header.addWidget(self.execution)
-        bottom_layout.addLayout(header)
-        self.request = QWidget()  # the request drawn and its words, under the spin box that picks it
+        self.request = QWidget()  # the request drawn and its words; a picture of the view shows it alone
         request_layout = QVBoxLayout(self.request)
         request_layout.setContentsMargins(0, 0, 0, 0)
         request_layout.addWidget(self.detail)
         request_layout.addWidget(self.plot, 1)
-        bottom_layout.addWidget(self.request, 1)
-        splitter = QSplitter()
-        left = QScrollArea()
+        beside = QHBoxLayout()  # the request picker beside the drawing, not over it: the drawing keeps the height
+        beside.addWidget(self.request, 1)
+        beside.addWidget(self.execution, 0, Qt.AlignmentFlag.AlignTop)
+        bottom_layout.addLayout(beside)
+        self.splitter = splitter = QSplitter()
+        self.panel = left = QScrollArea()  # the bars, the table and the divergence: it scrolls when short
         left.setWidget(top)
         left.setWidgetResizable(True)
         left.setFrameShape(QFrame.Shape.NoFrame)
@@ -125,6 +127,19 @@ class MemoryView(QWidget, View):
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([600, 400])
         QVBoxLayout(self).addWidget(splitter)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """The drawing beside the table where both fit whole, else below it (a projector's 1280x720)."""
+        table, drawing = self.table.narrowest() + 40, DRAWING_EMS * self.fontMetrics().averageCharWidth()
+        fits = self.width() * 3 // 5 >= table and self.width() * 2 // 5 >= drawing  # the splitter's shares
+        wanted = Qt.Orientation.Horizontal if fits else Qt.Orientation.Vertical
+        if self.splitter.orientation() != wanted:
+            self.splitter.setOrientation(wanted)
+            self.splitter.setSizes([600, 400] if fits else [550, 450])  # below the table, the drawing needs height too
 
     def drawing(self) -> QWidget:
         """A picture shows the request drawn (the table and the bars are for working in the app)."""
@@ -156,11 +171,11 @@ class MemoryView(QWidget, View):
             return
         theory, seen = report["occupancy"]["theoretical"], report["occupancy"]["measured"]
         self.theoretical.setValue(int(1000 * (theory["occupancy"] or 0)))
-        self.theoretical.setFormat(f"theoretical occupancy {percent(theory['occupancy'])}")
-        self.theoretical_words.setText(f"{theory['warps']} warps per SM, limited by {theory['limiter']}")
+        self.theoretical_words.setText(f"<b>Theoretical occupancy {percent(theory['occupancy'])}</b>: "
+                                       f"{theory['warps']} warps per SM, limited by {theory['limiter']}")  # fmt: skip
         self.measured.setValue(int(1000 * seen["occupancy"]))
-        self.measured.setFormat(f"measured {percent(seen['occupancy'])}")
-        self.measured_words.setText(f"at most {seen['blocks']} block(s) ({seen['warps']} warps) on one SM at once")
+        self.measured_words.setText(f"<b>Measured {percent(seen['occupancy'])}</b>: at most {seen['blocks']} "
+                                    f"block(s) ({seen['warps']} warps) on one SM at once")  # fmt: skip
         unknown = ", ".join(theory.get("unknown") or [])
         shared = theory.get("shared_per_block", 0)
         self.occupancy.setText(f"shared memory per block: {shared:,} bytes" + (f"; unknown here: {unknown}"
@@ -176,17 +191,20 @@ class MemoryView(QWidget, View):
             banks = row["bank_conflict_degree"]
             lines = split.get(row["line"], {})
             cells = (row["line"], row["array"], row["space"], row["kind"], row["requests"],
-                     _number(row["sectors_per_request"]), _number(row["ideal_sectors_per_request"]),
+                     _sectors(row),
                      "-" if row["efficiency"] is None else percent(row["efficiency"]),
                      f"{banks['max']}-way, mean {banks['mean']:.2f}" if banks else "-",
-                     f"{lines.get('split_warps', 0)} of {lines.get('warps', 0)}", code)  # fmt: skip
+                     f"{lines.get('split_warps', 0)} of {lines.get('warps', 0)}", breakable(code, "."))  # fmt: skip
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(str(value))
+                item.setToolTip(code)  # the code column may step aside at 1280x720: the row still says it
                 if COLUMNS[c] in ("efficiency", "bank conflicts") and value != "-":
-                    item.setBackground(heat(row_badness(row)))
+                    item.setBackground(QColor(*heat(row_badness(row))))  # green (good) to red, white words
+                    item.setForeground(QColor(HEAT_TEXT))
                 self.table.setItem(r, c, item)
-        self.table.resizeColumnsToContents()
+        self.table.fit()
         self.table.blockSignals(False)
+        self._arrange()
 
     def _show_divergence(self, warp: int | None = None) -> None:
         div = self.report["divergence"]
@@ -252,8 +270,18 @@ class MemoryView(QWidget, View):
         for r, row in enumerate(self.report["lines"]):
             if row is picked or (picked is None and row["line"] == line):
                 self.table.selectRow(r)
+                QTimer.singleShot(0, self, lambda r=r: self._scroll_to_row(r))  # once laid out
                 break
         self.table.blockSignals(False)
+
+    def _scroll_to_row(self, row: int) -> None:
+        """The selected row in sight where the panel scrolls (a projector's 1280x720): a lesson's evidence
+        picks a line the student must see."""
+        if row >= self.table.rowCount():
+            return
+        cell = self.table.visualRect(self.table.model().index(row, 0))
+        where = self.table.viewport().mapTo(self.panel.widget(), cell.center())
+        self.panel.ensureVisible(where.x(), where.y(), 0, cell.height())
 
     def _draw(self, focus: tuple[int, int] | None = None) -> None:
         self.plot.clear()
@@ -263,51 +291,20 @@ class MemoryView(QWidget, View):
             self.detail.setText(f"This warp made no memory request{where}." if focus else "")
             return
         request = self.requests[self.execution.value() - 1]
-        self.detail.setText(_describe(request, *focus))
-        draw_request(self.plot, request)
+        self.detail.setText(describe_request(request, *focus))
+        self._label_step = draw_request(self.plot, request)
+
+    def _on_drawing_resized(self) -> None:
+        """Labels as far apart as the drawing's new height allows (the splitter turned, the window changed)."""
+        if self.requests and label_step(self.plot) != self._label_step:
+            self._draw()
 
 
-def _describe(request: WarpRequest, warp: int, line: int) -> str:
-    what = f"warp {warp}, line {line}: {request.kind} of <b>{request.array}</b> by {len(request.lanes)} lanes"
-    if request.space == "shared":
-        verdict = "no conflict" if request.cost == 1 else f"<b>{request.cost}-way bank conflict</b>"
-        return f"{what}: lanes -> banks, {verdict} (red: banks serving more than one word)"
-    return f"{what}: lanes -> 32-byte sectors, <b>{request.cost}</b> sectors where {request.ideal} would do"
-
-
-def draw_request(plot: pg.PlotWidget, request: WarpRequest) -> None:
-    """Lanes on the left, sectors or banks on the right, one line from each lane to where its element is."""
-    if request.space == "shared":
-        targets, labels = np.arange(32), [f"bank {b}" for b in range(32)]
-        place_y = request.places.astype(float)
-        words_in = {b: len(set(request.words[request.places == b].tolist())) for b in range(32)}
-        bad = np.array([words_in[int(p)] > 1 for p in request.places])
-    else:
-        sectors = np.unique(request.places)
-        targets = np.linspace(0, 31, len(sectors)) if len(sectors) > 1 else np.array([15.5])
-        labels = [f"sector {s}" for s in sectors]
-        place_y = targets[np.searchsorted(sectors, request.places)]
-        bad = np.zeros(len(request.lanes), bool)
-    for mask, pen in ((~bad, LANE_PEN), (bad, CONFLICT_PEN)):
-        if mask.any():
-            x = np.repeat([[0.0, 1.0]], mask.sum(), axis=0).ravel()
-            y = np.column_stack([request.lanes[mask], place_y[mask]]).ravel()
-            plot.addItem(pg.PlotDataItem(x, y, connect="pairs", pen=pg.mkPen(pen, width=2)))
-    plot.addItem(pg.ScatterPlotItem(np.zeros(32), np.arange(32), size=7, brush=(200, 200, 200)))
-    plot.addItem(pg.ScatterPlotItem(np.ones(len(targets)), targets, size=7, brush=(255, 200, 0)))
-    for lane in range(0, 32, 4):
-        _label(plot, f"lane {lane}", -0.02, lane, anchor=(1, 0.5))
-    step = max(1, len(labels) // 16)
-    for y, text in list(zip(targets, labels))[::step]:
-        _label(plot, text, 1.02, y, anchor=(0, 0.5))
-    plot.setXRange(-0.35, 1.35)
-    plot.setYRange(-1, 32)
-
-
-def _label(plot: pg.PlotWidget, text: str, x: float, y: float, anchor: tuple) -> None:
-    item = pg.TextItem(text, color=(220, 220, 220), anchor=anchor)
-    item.setPos(x, y)
-    plot.addItem(item)
+def _sectors(row: dict) -> str:
+    """Sectors per request and, in brackets, the ideal; "-" for shared memory, which has no sectors."""
+    if row["sectors_per_request"] is None:
+        return "-"
+    return f"{_number(row['sectors_per_request'])} ({_number(row['ideal_sectors_per_request'])})"
 
 
 def _number(value: float | None) -> str:

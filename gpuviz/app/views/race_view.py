@@ -14,6 +14,8 @@ from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.state import AppState
 
+RACE_MARK, BENIGN_MARK = "✗", "="  # a race that changes the result; one where both threads wrote the same value
+
 
 class RaceView(QWidget, View):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
@@ -79,8 +81,9 @@ class RaceView(QWidget, View):
         self.races.blockSignals(True)  # filling the list must not select a race
         for race in self.report.races + self.report.benign:
             benign = " (benign: same value)" if race in self.report.benign else ""
+            mark = BENIGN_MARK if benign else RACE_MARK  # a sign for each kind of row, not a colour
             item = QListWidgetItem(
-                f"{race.array}[{race.index}] {race.kind}, {race.scope}{benign}: thread {race.first.thread} of "
+                f"{mark} {race.array}[{race.index}] {race.kind}, {race.scope}{benign}: thread {race.first.thread} of "
                 f"block {race.first.block} line {race.first.line} {race.first.access}, then thread "
                 f"{race.second.thread} of block {race.second.block} line {race.second.line} {race.second.access}"
             )

@@ -8,24 +8,25 @@ import numpy as np
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QLabel,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from gpuviz.app.views.base import View
+from gpuviz.app.widgets.fitting_table import FittingTable, breakable
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.numbers import number
+from gpuviz.core.theme_colours import BADGES
 from gpuviz.scene.state import AppState
 
 COLUMNS = ("events", "threads", "block", "does", "value", "line", "lost")
-LOST = QColor(255, 90, 90)
+LOST = BADGES["race"]  # a lost update's row: white on the race colour, and a ✗ in its "lost" cell
+LOST_MARK = "✗"
 
 
 class StoryView(QWidget, View):
@@ -34,12 +35,10 @@ class StoryView(QWidget, View):
         self.state = state
         self.summary = QLabel("Click an element in the Data view to see who read and wrote it.")
         self.summary.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table = FittingTable(0, COLUMNS)  # its columns wrap to the panel's width: the lost ones show
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
@@ -50,7 +49,6 @@ class StoryView(QWidget, View):
         # A new trace comes with its element (none picked yet): the story of the pick, else of the first race.
         state.element_changed.connect(lambda element: self._show(element or self._default_element()))
         state.analysis_changed.connect(lambda _trace: self._show(self.state.element or self._default_element()))
-
 
     def set_compact(self, compact: bool) -> None:
         self.summary.setVisible(not compact)
@@ -100,8 +98,10 @@ class StoryView(QWidget, View):
     def _headline(self, story: ElementStory, trace) -> str:
         text = f"<b>{story.summary()}</b>"
         if story.lost > 0:
-            text += (f"<br>{story.writes:,} threads each added their update, but {story.lost:,} of the updates "
-                     "were overwritten by threads that had read an older value (red rows). Click a row to replay it.")
+            text += (
+                f"<br>{story.writes:,} threads each added their update, but {story.lost:,} of the updates were "
+                "overwritten by threads that had read an older value (red rows marked ✗). Click a row to replay it."
+            )
         if trace.meta.get("backend") == "gpu" and "time" not in trace.accesses:
             text += "<br>GPU trace: accesses of different threads are in no known order, so no update is named lost."
         return text
@@ -113,13 +113,16 @@ class StoryView(QWidget, View):
             events = f"{first.position:,}" if group.count == 1 else f"{first.position:,}-{last.position:,}"
             blocks = {first.thread // per_block, last.thread // per_block}
             does = {"read": "read", "write": "wrote", "atomic": "atomically updated to"}[first.kind]
+            lost = f"{LOST_MARK} {group.lost:,}" if group.lost else ""
             cells = (events, group.threads(), "-".join(str(b) for b in sorted(blocks)), does,
-                     number(first.value), str(first.line), f"{group.lost:,}" if group.lost else "")  # fmt: skip
+                     number(first.value), str(first.line), lost)  # fmt: skip
             for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if group.lost:
-                    item.setForeground(LOST)
+                item = QTableWidgetItem(breakable(text, "-") if c < 3 else text)  # a range may wrap after its dash
+                if group.lost:  # its own colours, the same on either theme (contrast in core/theme_colours.py)
+                    item.setForeground(QColor(LOST.text))
+                    item.setBackground(QColor(LOST.background))
                 self.table.setItem(r, c, item)
+        self.table.fit()
 
     def _on_row_clicked(self, row: int, _column: int) -> None:
         if self.story is None or row >= len(self.story.groups):

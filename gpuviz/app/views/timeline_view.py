@@ -16,7 +16,6 @@ from gpuviz.app.views.base import View
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.residency import residency_note
 from gpuviz.core.analysis.timeline import block_slots, block_spans, block_waves
-from gpuviz.core.colors import PALETTE
 from gpuviz.scene.state import AppState
 
 MODES = ("wave", "block")
@@ -52,6 +51,7 @@ class TimelineView(QWidget, View):
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         state.trace_changed.connect(self._on_trace_changed)
         state.selection_changed.connect(self._on_selection_changed)
+        state.palette_changed.connect(lambda *_: self._draw())
 
     def set_compact(self, compact: bool) -> None:
         self.caption.setVisible(not compact)
@@ -106,14 +106,15 @@ class TimelineView(QWidget, View):
             return
         sm, start, end = self.spans
         keys = self.waves if self.mode.currentText() == "wave" else np.arange(len(sm))
-        colour = keys % len(PALETTE)
+        palette = self.state.palette_colours()
+        colour = keys % len(palette)
         width = np.maximum(end - start, max(1, int((end.max() - start.min()) * 0.002)))
         height = 0.9 / self.rows
         top = self.sm_row - 0.45 + self.slots * height
         for c in np.unique(colour):  # an outline of the bar's colour: a bar thinner than a pixel still shows
             mine = colour == c
             bars = pg.BarGraphItem(x0=start[mine], width=width[mine], y0=top[mine], height=height * 0.9,
-                                   brush=pg.mkBrush(*PALETTE[c]), pen=pg.mkPen(*PALETTE[c]))  # fmt: skip
+                                   brush=pg.mkBrush(*palette[c]), pen=pg.mkPen(*palette[c]))  # fmt: skip
             self.plot.addItem(bars)
             self._bars.append(bars)
         self.plot.addItem(self.highlight)
@@ -125,8 +126,9 @@ class TimelineView(QWidget, View):
             return []
         mode = self.mode.currentText()
         count = int(self.waves.max()) + 1 if mode == "wave" else len(self.spans[0])
-        items = [(tuple(int(c) for c in PALETTE[k]), f"{mode} {k}") for k in range(min(count, len(PALETTE)))]
-        repeat = f" (colours repeat every {len(PALETTE)} {mode}s)" if count > len(PALETTE) else ""
+        palette = self.state.palette_colours()
+        items = [(tuple(int(c) for c in palette[k]), f"{mode} {k}") for k in range(min(count, len(palette)))]
+        repeat = f" (colours repeat every {len(palette)} {mode}s)" if count > len(palette) else ""
         return [*items[:-1], (items[-1][0], items[-1][1] + repeat)]
 
     def block_at(self, scene_pos) -> int:

@@ -7,21 +7,27 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 
+from gpuviz.app.widgets import plot_theme
 from gpuviz.app.window import appearance
+from gpuviz.core.theme_colours import LABEL_BACKING, LABEL_TEXT, rgb
 
 MAX_LABELS = 400
+WHITE = rgb(LABEL_TEXT)
 
 
 class CellLabels:
     """A pool of TextItems on a ViewBox, placed at cell centres."""
 
-    def __init__(self, view: pg.ViewBox, colour=(235, 235, 245), min_pixels: float = 26.0, size: int = 10,
-                 fill=(0, 0, 0, 90)) -> None:  # fmt: skip
+    def __init__(self, view: pg.ViewBox, min_pixels: float = 26.0, size: int = 10, on_plot: bool = False,
+                 above: bool = False) -> None:  # fmt: skip
+        """`on_plot`: labels beside the picture, on the plot's background, in its theme's muted colour; else
+        labels over cells of any colour, white on a dark backing (contrast in core/theme_colours.py).
+        `above`: over other labels (block names over thread ids), on a backing that hides what is under it."""
         self.view = view
-        self.fill = fill  # a faint backing, so text reads on light cells too
-        self.colour = colour
+        self.on_plot = on_plot
+        self.above = above
         self.min_pixels = min_pixels
         self.size = size  # pixels at font scale 1
         self.font = QFont()
@@ -39,14 +45,15 @@ class CellLabels:
     def show(self, places: list[tuple[float, float]], texts: list[str], anchor=(0.5, 0.5)) -> None:
         """Put texts at view coordinates; extra items hide."""
         count = min(len(places), MAX_LABELS)
-        if self.font.pixelSize() != appearance.pixels(self.size):  # the font scale changed
-            self.font.setPixelSize(appearance.pixels(self.size))
-            for item in self.items:
-                item.setFont(self.font)
+        self._follow_scale()
         while len(self.items) < count:
-            item = pg.TextItem(color=self.colour, anchor=anchor, fill=self.fill)
+            backing = (*LABEL_BACKING[:3], 255) if self.above else LABEL_BACKING
+            item = pg.TextItem(color=WHITE, anchor=anchor, fill=None if self.on_plot else backing)
             item.setFont(self.font)
+            item.setZValue(2 if self.above else 1)
             self.view.addItem(item)
+            if self.on_plot:
+                plot_theme.follow(item, "muted")
             self.items.append(item)
         for item, (x, y), text in zip(self.items, places[:count], texts[:count]):
             item.setAnchor(anchor)
@@ -55,6 +62,18 @@ class CellLabels:
             item.setVisible(True)
         for item in self.items[count:]:
             item.setVisible(False)
+
+    def text_size(self, text: str) -> tuple[int, int]:
+        """The width and height in screen pixels that `text` takes, backing included, at the scale in force."""
+        self._follow_scale()
+        metrics = QFontMetrics(self.font)
+        return metrics.horizontalAdvance(text) + 4, metrics.height() + 4
+
+    def _follow_scale(self) -> None:
+        if self.font.pixelSize() != appearance.pixels(self.size):  # the font scale changed
+            self.font.setPixelSize(appearance.pixels(self.size))
+            for item in self.items:
+                item.setFont(self.font)
 
     def clear(self) -> None:
         self.show([], [])

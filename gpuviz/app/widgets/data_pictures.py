@@ -5,14 +5,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtGui import QPainterPath
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem
 
-from gpuviz.core.colors import PALETTE
+from gpuviz.core.colors import RACE
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import READ
 
 NEVER, SEVERAL, UNRECORDED = 0, 13, 14  # UNRECORDED: changed by the launch, its writer's accesses not kept
 NOT_READ, READ_LOW, READ_HIGH = 15, 16, 254  # times read: never, then a ramp from once to the most
+MAX_HATCHED = 20_000  # runs of raced cells hatched; past that the race colour alone shows the rest
+
 
 def cell_lines(rows: int, columns: int) -> QPainterPath:
     """Thin lines between elements, while they are few enough to tell apart."""
@@ -25,6 +29,34 @@ def cell_lines(rows: int, columns: int) -> QPainterPath:
             path.moveTo(0, y)
             path.lineTo(columns, y)
     return path
+
+
+def hatched_cells(plane: np.ndarray, code: int) -> QPainterPath:
+    """The cells of `plane` (rows x columns of colour codes) that hold `code`, as rectangles (a run of them
+    along a row is one), for a hatched brush over the picture; at most MAX_HATCHED runs."""
+    path = QPainterPath()
+    mine = np.zeros((plane.shape[0], plane.shape[1] + 2), np.int8)
+    mine[:, 1:-1] = plane == code
+    edges = np.diff(mine, axis=1)
+    rows, starts = np.nonzero(edges == 1)
+    _, ends = np.nonzero(edges == -1)  # row-major, so each run's end pairs with its start
+    for row, start, end in list(zip(rows.tolist(), starts.tolist(), ends.tolist()))[:MAX_HATCHED]:
+        path.addRect(start, row, end - start, 1)
+    return path
+
+
+class Hatching(QGraphicsPathItem):
+    """Black diagonal hatching over cells (hatched_cells), one screen pixel wide at any zoom; its pattern is
+    anchored to the picture, so the window and an exported picture of the view draw the same pixels."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setBrush(QBrush(QColor(0, 0, 0), Qt.BrushStyle.BDiagPattern))
+
+    def paint(self, painter, option, widget=None) -> None:
+        painter.setBrushOrigin(painter.deviceTransform().map(QPointF(0, 0)))  # not the device's corner
+        super().paint(painter, option, widget)
 
 
 def picture_shape(shape: tuple) -> tuple[int, int]:
@@ -50,7 +82,9 @@ def why_empty(trace, entry) -> str:
     return f"{entry['name']} has no elements."
 
 
-def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.ndarray:
+def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str, colours: int) -> np.ndarray:
+    """A colour code per element: its last writer's (thread, block or warp) among `colours` palette colours,
+    several writers, or never written."""
     per_block = int(np.prod(trace.block))
     writer = np.maximum(last, 0)
     if mode.endswith("thread"):
@@ -59,7 +93,7 @@ def element_codes(trace, last: np.ndarray, count: np.ndarray, mode: str) -> np.n
         ids = writer // per_block
     else:  # blocks of any size: a block's warps follow the previous block's
         ids = (writer // per_block) * ((per_block + 31) // 32) + trace.threads["warp"][writer]
-    codes = (ids % len(PALETTE) + 1).astype(np.uint8)
+    codes = (ids % colours + 1).astype(np.uint8)
     codes[last < 0] = NEVER
     codes[count > 1] = SEVERAL
     return codes
@@ -115,12 +149,13 @@ def short(value: float) -> str:
     return "?" if value != value else number(value)  # at most four decimals: it fits a cell
 
 
-def lut() -> np.ndarray:
+def lut(palette: np.ndarray) -> np.ndarray:
+    """The element colours: the palette's for the writers, the race colour (drawn hatched too) for several."""
     lut = np.zeros((256, 4), np.uint8)
     lut[:, 3] = 255
     lut[NEVER, :3] = (45, 45, 55)
-    lut[1 : len(PALETTE) + 1, :3] = PALETTE
-    lut[SEVERAL, :3] = (255, 40, 40)
+    lut[1 : len(palette) + 1, :3] = palette
+    lut[SEVERAL, :3] = RACE
     lut[UNRECORDED, :3] = (95, 75, 130)  # muted purple: written, but by whom is not in the trace
     lut[NOT_READ, :3] = (45, 45, 55)
     ramp = np.linspace(0, 1, READ_HIGH - READ_LOW + 1)[:, None]  # dark blue to yellow, as the grid's ramps
@@ -128,5 +163,3 @@ def lut() -> np.ndarray:
         np.uint8)  # fmt: skip
     lut[255, :3] = (24, 24, 30)
     return lut
-
-

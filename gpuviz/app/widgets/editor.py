@@ -17,6 +17,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextDocumentLayout, QPlainTextEdit, QTextEdit, QWidget
 
+from gpuviz.core.theme_colours import BADGES, EDITOR
+
 KEYWORDS = (
     "and as assert break class continue def del elif else except False for from global if import in is "
     "lambda None nonlocal not or pass raise return True try while with yield"
@@ -32,12 +34,12 @@ def _format(color: str, bold: bool = False) -> QTextCharFormat:
 
 
 RULES = [
-    (re.compile(r"\b(" + "|".join(KEYWORDS) + r")\b"), _format("#c792ea", bold=True)),
-    (re.compile(r"\bcuda\.[A-Za-z_.]+"), _format("#82aaff")),
-    (re.compile(r"@[\w.]+"), _format("#ffcb6b")),
-    (re.compile(r"\b\d+(\.\d*)?\b"), _format("#f78c6c")),
-    (re.compile(r"(\"[^\"]*\"|'[^']*')"), _format("#c3e88d")),
-    (re.compile(r"#.*$"), _format("#697098")),
+    (re.compile(r"\b(" + "|".join(KEYWORDS) + r")\b"), _format(EDITOR["keyword"], bold=True)),
+    (re.compile(r"\bcuda\.[A-Za-z_.]+"), _format(EDITOR["cuda"])),
+    (re.compile(r"@[\w.]+"), _format(EDITOR["decorator"])),
+    (re.compile(r"\b\d+(\.\d*)?\b"), _format(EDITOR["number"])),
+    (re.compile(r"(\"[^\"]*\"|'[^']*')"), _format(EDITOR["string"])),
+    (re.compile(r"#.*$"), _format(EDITOR["comment"])),
 ]
 
 
@@ -79,7 +81,7 @@ class SourceEditor(QPlainTextEdit):
         self.setFont(font)
         # a narrow Source panel wraps long lines instead of hiding their ends
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setStyleSheet("QPlainTextEdit { background: #1e1f29; color: #eeffff; }")
+        self.setStyleSheet(f"QPlainTextEdit {{ background: {EDITOR['background']}; color: {EDITOR['text']}; }}")
         self.highlighter = PythonHighlighter(self.document())
         self.gutter = _LineNumbers(self)
         self.error_line = 0
@@ -140,19 +142,19 @@ class SourceEditor(QPlainTextEdit):
 
     def paint_line_numbers(self, event) -> None:
         painter = QPainter(self.gutter)
-        painter.fillRect(event.rect(), QColor("#161720"))
+        painter.fillRect(event.rect(), QColor(EDITOR["gutter"]))
         block = self.firstVisibleBlock()
         number = block.blockNumber() + 1
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         while block.isValid() and top <= event.rect().bottom():
             height = round(self.blockBoundingRect(block).height())
             marked = number == self.error_line or number in self.error_counts
-            painter.setPen(QColor("#ff5370") if marked else QColor("#4b5263"))
+            painter.setPen(QColor(EDITOR["marked line number"] if marked else EDITOR["line number"]))
             painter.drawText(0, top, self.gutter.width() - 6, height, Qt.AlignmentFlag.AlignRight, str(number))
             if number in self.error_counts:  # the count of errors, in a red badge at the gutter's left
                 badge = QRect(2, top + 1, self.gutter.width() - 8 - self._digits_width(), height - 2)
-                painter.fillRect(badge, QColor("#c3334a"))
-                painter.setPen(QColor("#ffffff"))
+                painter.fillRect(badge, QColor(BADGES["bad"].background))
+                painter.setPen(QColor(BADGES["bad"].text))
                 painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, f"{self.error_counts[number]:,}")
             block, number, top = block.next(), number + 1, top + height
 
@@ -185,7 +187,7 @@ class SourceEditor(QPlainTextEdit):
 
 def _line_selection(block) -> QTextEdit.ExtraSelection:
     selection = QTextEdit.ExtraSelection()
-    selection.format.setBackground(QColor(120, 30, 45))
+    selection.format.setBackground(QColor(EDITOR["error line"]))
     selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
     selection.cursor = QTextCursor(block)
     return selection

@@ -6,9 +6,11 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gpuviz.core.error_report import error_report
+from gpuviz.core.theme_colours import BADGES
 from gpuviz.scene.state import AppState
 
-STYLE = "QLabel { background: #5c1a24; color: #ffe4e8; padding: 4px 8px; border-radius: 3px; }"
+COLOURS = BADGES["error banner"]
+STYLE = f"QLabel {{ background: {COLOURS.background}; color: {COLOURS.text}; padding: 4px 8px; border-radius: 3px; }}"
 
 
 class ErrorBanner(QLabel):

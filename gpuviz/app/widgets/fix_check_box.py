@@ -10,9 +10,10 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpuviz.core.display import code_as_html
+from gpuviz.core.theme_colours import badge_html
 from gpuviz.run.fix_check import HOST_RAN
 
-PASS, FAIL = "#2e9e4f", "#e5484d"  # green and red that read on the dark and the light theme
+PASS, FAIL = "good", "bad"  # badges (core/theme_colours.py): words on a colour that read on either theme
 
 
 class FixCheckBox(QWidget):
@@ -46,18 +47,17 @@ class FixCheckBox(QWidget):
         """A FixResult: the verdict, whether the student's host code ran, the lesson's own reference, and each
         check with the run's value."""
         self.reset()
-        verdict = "Fix passed" if checked.passed else "Not fixed yet"
-        colour = PASS if checked.passed else FAIL
-        rows = [f"<b style='color:{colour}; font-size:large'>{verdict}</b>"]
+        verdict = "✓ Fix passed" if checked.passed else "✗ Not fixed yet"
+        rows = [f"<b style='font-size:large'>{badge_html(verdict, PASS if checked.passed else FAIL)}</b>"]
         rows += [f"<i>Note: {escape(HOST_RAN)}</i>"] if checked.host_ran else []
         rows.append(escape(checked.reference))
         for outcome in checked.outcomes:
-            mark, tint = ("✓", PASS) if outcome.passed else ("✗", FAIL)
+            mark = badge_html("✓", PASS) if outcome.passed else badge_html("✗", FAIL)  # a sign, not a colour alone
             value = outcome.value_text()
-            rows.append(f"<span style='color:{tint}'>{mark}</span> {code_as_html(outcome.check.text)} "
-                        f"&nbsp;(the run: <b>{value}</b>)")  # fmt: skip
+            rows.append(f"{mark} {code_as_html(outcome.check.text)} &nbsp;(the run: <b>{value}</b>)")
         self.result.setText("<br>".join(rows))
 
     def show_failure(self, message: str) -> None:
         self.reset()
-        self.result.setText(f"<b style='color:{FAIL}; font-size:large'>Your code did not run</b><br>{escape(message)}")
+        head = badge_html("✗ Your code did not run", FAIL)
+        self.result.setText(f"<b style='font-size:large'>{head}</b><br>{escape(message)}")

@@ -83,8 +83,10 @@ class LaunchEditor(QWidget):
         self.launch_picker = QComboBox()
         self.launch_picker.setToolTip("A script with several launches: which one the grid and block apply to")
         self.override = QCheckBox("Override the script's launch")
-        self.override.setToolTip("Run the launch picked with the grid and block set here instead of the script's own.\n"
-                                 "Off: the script runs exactly as written; the fields show its launch.")
+        self.override.setToolTip(
+            "Run the launch picked with the grid and block set here instead of the script's own.\n"
+            "Off: the script runs exactly as written; the fields show its launch."
+        )
         self.script_launches: list[ScriptLaunch] = []  # read from the text before the first run
         self.hint = QLabel()
         self.hint.setWordWrap(True)
@@ -92,7 +94,7 @@ class LaunchEditor(QWidget):
         self.counts.setWordWrap(True)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #ff6b6b; font-weight: bold;")
+        self.message.setObjectName("launchMessage")  # in the theme's colour for errors
         self.cover = _spin(2**31 - 1, 1000)
         self.cover.setToolTip("How many elements the grid should cover")
         self.cover_button = QPushButton("Cover N elements")

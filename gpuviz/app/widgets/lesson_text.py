@@ -1,17 +1,59 @@
 """The lesson's text, with every glossary term it uses a link: the mouse over a term shows its
-meaning as a tooltip (a click does too, for a projector's pointer or a touch screen)."""
+meaning as a tooltip (a click does too, for a projector's pointer or a touch screen). Headings, body,
+inline code and links keep one font scale, in normal and presentation mode alike."""
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QColor, QCursor, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, Qt, QUrl
+from PySide6.QtGui import QColor, QCursor, QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
+from gpuviz.app.window import appearance
 from gpuviz.catalog.glossary import LINK, linked_markdown, term_for_link
 
-TERM_COLOUR = QColor(120, 190, 230)  # a term reads as text with a dotted underline, not as a loud link
+# Headings as Qt's markdown sizes them (a step of QTextCharFormat's size adjustment: +3 is twice the body,
+# +2 one and a half, +1 a fifth more), applied to the whole heading: Qt's reader drops it after a link.
+HEADING_STEPS = {1: 3, 2: 2, 3: 1}
+
+
+def even_out(document: QTextDocument) -> None:
+    """One font scale for the whole text: every run of a heading at its heading's size and weight (a glossary
+    link in a title included), and inline code at the body's size, following the widget's font as the text
+    scale changes (Qt's reader fixes code at the size of the moment it reads the text)."""
+    for start, length, level, chars in _runs(document):
+        fixed = chars.hasProperty(QTextFormat.Property.FontPixelSize) or chars.fontPointSize() > 0
+        if not level and not fixed:
+            continue
+        chars.clearProperty(QTextFormat.Property.FontPixelSize)
+        chars.clearProperty(QTextFormat.Property.FontPointSize)
+        if level:
+            chars.setProperty(QTextFormat.Property.FontSizeAdjustment, HEADING_STEPS.get(level, 0))
+            chars.setFontWeight(QFont.Weight.Bold)
+        _set_format(document, start, length, chars)
+
+
+def _runs(document: QTextDocument) -> list[tuple[int, int, int, QTextCharFormat]]:
+    """(start, length, heading level or 0, format) of every run of one format, read before any is changed."""
+    runs = []
+    block = document.begin()
+    while block.isValid():
+        level = block.blockFormat().headingLevel()
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            runs.append((fragment.position(), fragment.length(), level, fragment.charFormat()))
+            it += 1
+        block = block.next()
+    return runs
+
+
+def _set_format(document: QTextDocument, start: int, length: int, chars: QTextCharFormat) -> None:
+    cursor = QTextCursor(document)
+    cursor.setPosition(start)
+    cursor.setPosition(start + length, QTextCursor.MoveMode.KeepAnchor)
+    cursor.setCharFormat(chars)
 
 
 class FittingText(QTextBrowser):
@@ -23,6 +65,10 @@ class FittingText(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
+
+    def show_markdown(self, text: str) -> None:
+        self.setMarkdown(text)
+        even_out(self.document())
 
     def _fit(self, size) -> None:
         margins = self.contentsMargins()
@@ -37,9 +83,10 @@ class LessonText(FittingText):
         self.highlighted.connect(self.show_meaning)
         self.anchorClicked.connect(self.show_meaning)
 
-    def show_markdown(self, text: str) -> None:
-        """The text with its terms linked (the panel lists the words' meanings below what the student does)."""
-        self.setMarkdown(linked_markdown(text))
+    def show_markdown(self, text: str, terms: bool = True) -> None:
+        """The text, with its terms linked unless `terms` is False (the panel lists the words' meanings below
+        what the student does)."""
+        super().show_markdown(linked_markdown(text) if terms else text)
         self._soften_links()
 
     def meaning(self, href: str) -> str:
@@ -54,20 +101,18 @@ class LessonText(FittingText):
         else:
             QToolTip.hideText()
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        """A new theme (the window's style sheet changed): the links take its colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.StyleChange:
+            self._soften_links()
+
     def _soften_links(self) -> None:
-        """Dotted underlines in a calm colour: a paragraph full of terms stays readable."""
-        block = self.document().begin()
-        while block.isValid():
-            it = block.begin()
-            while not it.atEnd():
-                fragment = it.fragment()
-                if fragment.charFormat().anchorHref().startswith(LINK):
-                    cursor = QTextCursor(self.document())
-                    cursor.setPosition(fragment.position())
-                    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
-                    soft = QTextCharFormat()
-                    soft.setForeground(TERM_COLOUR)
-                    soft.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
-                    cursor.mergeCharFormat(soft)
-                it += 1
-            block = block.next()
+        """Dotted underlines in the theme's link colour (at AA contrast on the text's field): a paragraph full
+        of terms stays readable."""
+        colour = QColor(appearance.colours().link)
+        for start, length, _level, chars in _runs(self.document()):
+            if chars.anchorHref().startswith(LINK) and chars.foreground().color() != colour:
+                chars.setForeground(colour)
+                chars.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
+                _set_format(self.document(), start, length, chars)

@@ -8,6 +8,8 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
+from gpuviz.core.theme_colours import HELP_OVERLAY, HELP_TEXT, css
+
 GETTING_STARTED = ("<b>Getting started:</b> pick lesson 1 in the Catalog, read the question in the Lesson panel, "
                    "press <b>Run</b> (Ctrl+R), then click a thread in the grid.")  # fmt: skip
 
@@ -37,7 +39,7 @@ class HelpOverlay(QWidget):
         super().__init__(window)
         self.window = window
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        self.setStyleSheet("HelpOverlay { background: rgba(10, 10, 16, 225); } QLabel { color: #f0f0f6; }")
+        self.setStyleSheet(f"HelpOverlay {{ background: {css(HELP_OVERLAY)}; }} QLabel {{ color: {HELP_TEXT}; }}")
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)

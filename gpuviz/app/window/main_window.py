@@ -70,7 +70,7 @@ class MainWindow(QMainWindow):
         self._lessons = lessons
         self._restore_layout()
         self.help = HelpOverlay(self)
-        self.views["lesson"].text.setMarkdown(WELCOME)  # until a lesson is picked
+        self.views["lesson"].text.show_markdown(WELCOME, terms=False)  # until a lesson is picked
         self.apply_preferences(self.preferences)
         if settings_problems:
             self.set_status(f"error: {settings_problems.pop()}", error=True)  # said once
@@ -269,6 +269,7 @@ class MainWindow(QMainWindow):
         self.preferences = preferences
         self.look.theme, self.look.font_scale = preferences.theme, preferences.font_scale
         self.look.apply()
+        self.state.set_palette(preferences.palette)
         self.launch.backend.setCurrentIndex(max(0, self.launch.backend.findData(preferences.backend)))
         self.launch.set_device_name(preferences.device)
         self.runner.keep_traces = preferences.keep_traces
@@ -332,7 +333,9 @@ class MainWindow(QMainWindow):
 
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setText(code_as_plain(text))  # errors name `gpuviz list` and the like: plain words here
-        self.status.setStyleSheet("color: #ff6b6b;" if error else "")
+        self.status.setProperty("error", error)  # the theme's style sheet gives an error its colour
+        self.status.style().unpolish(self.status)
+        self.status.style().polish(self.status)
         if self.stage.on and (error or self.stage.error):  # no status bar on the stage: errors over the picture
             self.stage.say_error(text if error else "")
 

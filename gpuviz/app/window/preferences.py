@@ -1,6 +1,6 @@
-"""Preferences, kept in the settings: theme, font scale, the default backend and simulated device,
-keeping traces after the app closes, a run's time limit, the memory budget of a run and a teacher's
-folder of lessons."""
+"""Preferences, kept in the settings: theme, font scale, the colours that tell blocks apart, the default
+backend and simulated device, keeping traces after the app closes, a run's time limit, the memory budget of
+a run and a teacher's folder of lessons."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from gpuviz.app.window.settings import settings, value
 from gpuviz.app.window.view_controls import THEMES
 from gpuviz.backends import simulated_devices
 from gpuviz.core.budget import default_memory_budget
+from gpuviz.core.colors import DEFAULT_PALETTE, PALETTES
 from gpuviz.core.options import RunOptions
 
 MIB = 1 << 20
@@ -33,6 +34,7 @@ MIB = 1 << 20
 class Preferences:
     theme: str = "dark"
     font_scale: float = 1.0
+    palette: str = DEFAULT_PALETTE  # blocks, warps and SMs: colour-blind safe, or high contrast for a projector
     backend: str = "auto"
     device: str = "h200"
     keep_traces: bool = False  # traces of each run stay in the user's data folder after closing
@@ -42,7 +44,8 @@ class Preferences:
 
     @classmethod
     def load(cls) -> Preferences:
-        return cls(**{f.name: value(f.name, f.default, type(f.default)) for f in fields(cls)})
+        loaded = cls(**{f.name: value(f.name, f.default, type(f.default)) for f in fields(cls)})
+        return loaded if loaded.palette in PALETTES else replace(loaded, palette=DEFAULT_PALETTE)
 
     def save(self) -> None:
         store = settings()
@@ -66,6 +69,9 @@ class PreferencesDialog(QDialog):
         self.font_scale.setSingleStep(0.1)
         self.font_scale.setValue(preferences.font_scale)
         self.font_scale.setToolTip("text size of every view (also Ctrl+= / Ctrl+- / Ctrl+0)")
+        self.palette = _combo([(name, name) for name in PALETTES], preferences.palette,
+                              "the colours of blocks, warps and SMs: colour-blind safe (Okabe-Ito), or high "
+                              "contrast (light and dark in turn) for a washed-out projector")  # fmt: skip
         self.backend = _combo(BACKENDS, preferences.backend, "the backend a run starts with")
         devices = [(name, name) for name in simulated_devices()]
         self.device = _combo(devices, preferences.device, "the GPU the simulator imitates")
@@ -78,8 +84,8 @@ class PreferencesDialog(QDialog):
         self.lessons_folder.setPlaceholderText("a folder of NN-name.py lessons with their .md texts")
         self.lessons_folder.setToolTip("a teacher's lessons, shown in the Catalog after the built-in ones")
         form = QFormLayout(self)
-        rows = [("theme", self.theme), ("font scale", self.font_scale), ("backend", self.backend),
-                ("simulated device", self.device), ("traces", self.keep_traces),
+        rows = [("theme", self.theme), ("font scale", self.font_scale), ("colours", self.palette),
+                ("backend", self.backend), ("simulated device", self.device), ("traces", self.keep_traces),
                 ("run time limit (s)", self.run_timeout), ("memory budget (MiB)", self.budget),
                 ("lessons folder", self.lessons_folder)]  # fmt: skip
         for label, widget in rows:
@@ -90,9 +96,10 @@ class PreferencesDialog(QDialog):
         form.addRow(buttons)
 
     def chosen(self) -> Preferences:
-        return Preferences(self.theme.currentData(), round(self.font_scale.value(), 3), self.backend.currentData(),
-                           self.device.currentData(), self.keep_traces.isChecked(), self.run_timeout.value(),
-                           self.budget.value(), self.lessons_folder.text().strip())  # fmt: skip
+        return Preferences(self.theme.currentData(), round(self.font_scale.value(), 3), self.palette.currentData(),
+                           self.backend.currentData(), self.device.currentData(), self.keep_traces.isChecked(),
+                           self.run_timeout.value(), self.budget.value(),
+                           self.lessons_folder.text().strip())  # fmt: skip
 
 
 def _combo(items: list[tuple[str, str]], current: str, tip: str) -> QComboBox:

@@ -3,7 +3,7 @@
 On the stage the view in front fills the window: the menus, toolbar, tab bar, status bar and panels go away,
 the picture views that live in panels (the Element story, the Races) join the others, each view hands its
 title lines to a caption over the picture's bottom edge (two lines, C or a click for all of it; an error is said
-there too, in red), and one row below the picture holds which view is in front, Run and the animation's
+there too, in a red badge), and one row below the picture holds which view is in front, Run and the animation's
 transport. The lesson text comes and goes with L. Number keys bring the views to the front; a text box with
 the focus keeps its digits (Qt gives typed keys to the text box before any one-key shortcut). Leaving
 restores the everyday layout as it was.
@@ -29,6 +29,7 @@ from gpuviz.app.views.base import View
 from gpuviz.app.views.table import BY_NAME
 from gpuviz.app.widgets.caption_overlay import CaptionOverlay
 from gpuviz.core.display import code_as_html
+from gpuviz.core.theme_colours import badge_html
 
 KEYS = (("1", "grid"), ("2", "data"), ("3", "timeline"), ("4", "story"), ("5", "memory"), ("6", "races"),
         ("7", "compare"))  # fmt: skip
@@ -160,7 +161,7 @@ class Stage:
             self.window.resizeDocks([dock], [int(self.window.width() * LESSON_SHARE)], Qt.Orientation.Horizontal)
 
     def say_error(self, text: str) -> None:
-        """An error while the status bar is hidden: said over the picture, in red, until the next run."""
+        """An error while the status bar is hidden: said over the picture, in a red badge, until the next run."""
         self.error = text
         self._say()
 
@@ -180,7 +181,7 @@ class Stage:
         caption, front = self.window.state.caption, self.front()
         headline = front.headline() if front is not None else ""
         words = f"<b>{code_as_html(caption)}</b>" if caption else ""
-        error = f"<b style='color:#ff6b6b'>{code_as_html(self.error)}</b>" if self.error else ""
+        error = f"<b>{badge_html(code_as_html(self.error), 'bad')}</b>" if self.error else ""
         self.caption.say("<br>".join(part for part in (error, words, headline) if part))
 
     # ---- moving docked pictures -----------------------------------------------------------------------
