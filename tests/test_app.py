@@ -208,7 +208,7 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton)
     text = " ".join(window.views["lesson"].text.toPlainText().split())
     assert "About 4, not 524,288" in text and "You predicted: array[0] after the launch: 524288" in text
-    assert window.state.selected >= 0 and window.state.colour_mode == "value read"  # threads by the value they read of array[0]
+    assert window.state.selected >= 0 and window.state.colour_mode == "value read"
     assert window.state.order == "replay" and window.views["animation"].order.currentText() == "replay"
     evidence = window.views["lesson"].evidence.text()
     assert "writes array[0] next, the first write of the launch: every thread that has read it so far saw 0" in evidence
