@@ -222,3 +222,19 @@ def test_race_then_one_cell_then_race_leaves_nothing_of_the_other_lesson(qtbot, 
     lesson.predict.number_boxes[0].setText("4")
     lesson.predict.commit()
     assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
+
+
+def test_a_panel_a_lesson_opened_on_the_stage_closes_with_the_next_lesson(qtbot, window):  # noqa: F811
+    """Lesson 4's evidence is in the Output panel: on the stage it opens beside the picture, and the next
+    lesson's stage is the picture alone again."""
+    from PySide6.QtWidgets import QDockWidget
+
+    from gpuviz.app.views.table import BY_NAME
+
+    window.look.toggle_presentation()
+    output = window.findChild(QDockWidget, BY_NAME["output"].title)
+    pick(window, "04")
+    window.state.request_view("output")
+    assert output.isVisibleTo(window)
+    pick(window, "05")
+    assert not output.isVisibleTo(window) and window.stage.on

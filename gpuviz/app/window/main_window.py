@@ -322,7 +322,9 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.views[name])
             return
         dock = self.findChild(QDockWidget, spec.title)
-        if dock is not None:
+        if dock is not None and self.stage.on:
+            self.stage.show_panel(dock)
+        elif dock is not None:
             dock.show()
             dock.raise_()
 

@@ -73,6 +73,7 @@ class Stage:
         window.tabs.currentChanged.connect(self._show_front_in_picker)
         self._lent: QScrollArea | None = None  # the Animation panel's scroll area, while its view is on the bar
         self._moved: dict[str, QScrollArea] = {}  # a docked picture view on the stage -> the panel it left
+        self._shown: list[QDockWidget] = []  # panels a lesson's evidence opened beside the picture
         self.actions = [self._action(f"Show {BY_NAME[name].title}", key, lambda _checked=False, n=name: self.bring(n))
                         for key, name in KEYS]  # fmt: skip
         self.actions += [self._action("Lesson text on the stage", "L", self.toggle_lesson),
@@ -81,6 +82,7 @@ class Stage:
         for signal in (state.caption_changed, state.trace_changed, state.frame_changed, state.selection_changed):
             signal.connect(lambda *_: self._say())
         window.tabs.currentChanged.connect(lambda *_: self._say())
+        state.entry_changed.connect(lambda *_: self._close_shown())
 
     def _action(self, text: str, key: str, slot) -> QAction:
         action = QAction(text, self.window)
@@ -149,6 +151,20 @@ class Stage:
         view = self.window.views[name]
         if self.window.tabs.indexOf(view) >= 0:
             self.window.tabs.setCurrentWidget(view)
+
+    def show_panel(self, dock: QDockWidget) -> None:
+        """A panel the scene asks for (a lesson's evidence in the Output panel) beside the picture, until
+        the next lesson is picked: nothing of one lesson stays on the stage of the next."""
+        dock.show()
+        dock.raise_()
+        if dock not in self._shown:
+            self._shown.append(dock)
+
+    def _close_shown(self) -> None:
+        if self.on:
+            for dock in self._shown:
+                dock.hide()
+        self._shown.clear()
 
     def toggle_lesson(self) -> None:
         """The lesson text comes beside the picture, or goes."""
