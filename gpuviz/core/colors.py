@@ -94,7 +94,8 @@ def _values_read(trace: Trace, element: tuple[int, int, int | None] | None, colo
     known = np.isfinite(values)
     distinct = np.unique(values[known])
     if len(distinct) > min(MAX_CATEGORIES, len(colours)):  # a colour each while the palette has one
-        return _unrecorded_marked(trace, _gradient(values, f"read {name}", nothing="did not read it"))
+        return _unrecorded_marked(trace, _gradient(values, f"read {name} =", nothing=f"did not read {name}",
+                                                   ends=BLUE_TO_ORANGE))  # fmt: skip
     codes = np.full(len(values), NOTHING, np.uint8)
     codes[known] = (np.searchsorted(distinct, values[known]) + 1).astype(np.uint8)
     lut = _base_lut()
@@ -134,7 +135,12 @@ def first_read_values(trace: Trace, element: tuple[int, int, int | None] | None)
     return values, f"{entry['name']}[{where}]" + (f" of block {block}" if block is not None else "")
 
 
-def _gradient(values: np.ndarray, label: str, nothing: str = "nothing written", unit: str = "") -> Coloring:
+DARK_TO_YELLOW = ((68, 1, 84), (253, 231, 37))  # the ramp of times and values written: low values recede
+BLUE_TO_ORANGE = ((86, 180, 233), (230, 159, 0))  # values read: every value bright on the dark ground (CVD safe)
+
+
+def _gradient(values: np.ndarray, label: str, nothing: str = "nothing written", unit: str = "",
+              ends: tuple = DARK_TO_YELLOW) -> Coloring:  # fmt: skip
     known = np.isfinite(values)
     codes = np.full(len(values), NOTHING, np.uint8)
     if known.any():
@@ -144,14 +150,12 @@ def _gradient(values: np.ndarray, label: str, nothing: str = "nothing written", 
     else:
         low = high = 0.0
     lut = _base_lut()
-    ramp = np.linspace(0, 1, 253)
-    lut[1:254, 0] = (68 + ramp * (253 - 68)).astype(np.uint8)  # dark blue to yellow
-    lut[1:254, 1] = (1 + ramp * (231 - 1)).astype(np.uint8)
-    lut[1:254, 2] = (84 + ramp * (37 - 84)).astype(np.uint8)
-    ends = [(tuple(int(c) for c in lut[1, :3]), f"{label} {number(low)}{unit}")]
+    ramp = np.linspace(0, 1, 253)[:, None]
+    lut[1:254, :3] = (np.array(ends[0]) * (1 - ramp) + np.array(ends[1]) * ramp).astype(np.uint8)
+    shown = [(tuple(int(c) for c in lut[1, :3]), f"{label} {number(low)}{unit}")]
     if number(high) != number(low):  # one value, or two that read the same: never "x 2 ... x 2"
-        ends.append((tuple(int(c) for c in lut[253, :3]), f"{label} {number(high)}{unit}"))
-    legend = [*ends, ((110, 110, 110), nothing)] if not known.all() else ends
+        shown.append((tuple(int(c) for c in lut[253, :3]), f"{label} {number(high)}{unit}"))
+    legend = [*shown, ((110, 110, 110), nothing)] if not known.all() else shown
     return Coloring(codes, lut, legend)
 
 
