@@ -52,3 +52,24 @@ def test_the_compare_view_shows_both_at_one_cursor(qtbot, histogram):
     assert view.mirrors[0].frame == 0 and view.mirrors[1].frame == 0
     state.set_frame(state.plan.count - 1)
     assert view.mirrors[1].frame == view.mirrors[1].plan.count - 1  # both at the end of their runs
+
+
+def test_two_launches_on_one_colour_scale():
+    """Coloured by duration, the slower launch is bright and the faster dark: one scale for both (each on
+    its own scale, two uniform launches would both be the ramp's first colour)."""
+    import numpy as np
+
+    import gpuviz
+    from gpuviz.core.colors import coloring, shared_span
+
+    src = ("from numba import cuda\n@cuda.jit\ndef k(a, n):\n    i = cuda.grid(1)\n    s = 0.0\n"
+           "    for j in range(n):\n        s += 1.0\n    a[i] = s\n")  # fmt: skip
+    slow, fast = (gpuviz.trace(src, backend="sim")[2, 32](np.zeros(64), n) for n in (400, 50))
+    span = shared_span([slow, fast], "duration")
+    assert span[0] <= (fast.threads["t_end"] - fast.threads["t_start"]).min()
+    slow_codes = coloring(slow, "duration", span=span).codes
+    fast_codes = coloring(fast, "duration", span=span).codes
+    assert slow_codes.min() > fast_codes.max()
+    alone = [set(coloring(t, "duration").codes.tolist()) for t in (slow, fast)]
+    assert alone[0] == alone[1]  # each on its own scale, the two would look the same
+    assert shared_span([slow, fast], "block") is None

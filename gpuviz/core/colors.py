@@ -51,24 +51,45 @@ def palette(name: str) -> np.ndarray:
 
 
 def coloring(trace: Trace, mode: str, element: tuple[int, int, int | None] | None = None,
-             palette_name: str = DEFAULT_PALETTE) -> Coloring:  # fmt: skip
+             palette_name: str = DEFAULT_PALETTE, span: tuple[float, float] | None = None) -> Coloring:  # fmt: skip
     """The colours of a mode, categories in the palette named. "value read" colours each thread by the value
     it read of `element` (the selected one; without one, the element read most): threads that saw the same
-    value share a colour, which makes a race's stale reads visible as one patch."""
+    value share a colour, which makes a race's stale reads visible as one patch. `span`: the range a ramp
+    covers, where two launches are drawn on one scale (the Compare view); else the launch's own."""
     unit = trace.meta.get("time_unit", "tick")
     unit = " cycles (model)" if unit == "tick" else f" {unit} (measured)"  # where the time comes from
     if mode in ("block", "warp", "SM"):
         return _categorical(trace, mode, palette(palette_name))
-    if mode == "start time":
-        return _gradient(trace.threads["t_start"].astype(float), "started at", unit=unit)
-    if mode == "duration":
-        ran = trace.threads["t_end"].astype(float) - trace.threads["t_start"]
-        return _gradient(ran, "ran", unit=unit)
-    if mode == "value written":
-        return _unrecorded_marked(trace, _gradient(last_written_values(trace), "value written"))
+    if mode in RAMPS:
+        label, marked = RAMPS[mode]
+        colours = _gradient(ramp_values(trace, mode), label, unit="" if mode == "value written" else unit, span=span)
+        return _unrecorded_marked(trace, colours) if marked else colours
     if mode == "value read":
         return _values_read(trace, element, palette(palette_name))
     raise ValueError(f"unknown colour mode {mode!r}; modes: {', '.join(MODES)}")
+
+
+RAMPS = {"start time": ("started at", False), "duration": ("ran", False), "value written": ("value written", True)}
+
+
+def ramp_values(trace: Trace, mode: str) -> np.ndarray:
+    """Per thread, the number a ramp mode colours by (NaN: none)."""
+    if mode == "start time":
+        return trace.threads["t_start"].astype(float)
+    if mode == "duration":
+        return trace.threads["t_end"].astype(float) - trace.threads["t_start"]
+    return last_written_values(trace)
+
+
+def shared_span(traces: list[Trace], mode: str) -> tuple[float, float] | None:
+    """The range of a ramp mode's numbers over several launches (None: not a ramp, or no numbers)."""
+    if mode not in RAMPS:
+        return None
+    values = [v[np.isfinite(v)] for v in (ramp_values(t, mode) for t in traces)]
+    values = [v for v in values if len(v)]
+    if not values:
+        return None
+    return min(float(v.min()) for v in values), max(float(v.max()) for v in values)
 
 
 def _categorical(trace: Trace, mode: str, colours: np.ndarray) -> Coloring:
@@ -140,11 +161,13 @@ BLUE_TO_ORANGE = ((86, 180, 233), (230, 159, 0))  # values read: every value bri
 
 
 def _gradient(values: np.ndarray, label: str, nothing: str = "nothing written", unit: str = "",
-              ends: tuple = DARK_TO_YELLOW) -> Coloring:  # fmt: skip
+              ends: tuple = DARK_TO_YELLOW, span: tuple[float, float] | None = None) -> Coloring:  # fmt: skip
     known = np.isfinite(values)
     codes = np.full(len(values), NOTHING, np.uint8)
     if known.any():
         low, high = float(values[known].min()), float(values[known].max())
+        if span is not None:
+            low, high = min(low, span[0]), max(high, span[1])
         scaled = (values[known] - low) / (high - low) if high > low else np.zeros(int(known.sum()))
         codes[known] = (1 + scaled * 252).astype(np.uint8)
     else:

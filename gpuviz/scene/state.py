@@ -64,6 +64,7 @@ class AppState:
         self.busy = ""
         self.caption = ""
         self.marks: tuple[Mark, ...] = ()
+        self.colour_span: tuple[float, float] | None = None  # a ramp's range shared with another launch
         self.front = ""  # the view last asked to the front
         self.run = 0  # the run the launches shown came from (0: a file, or none)
         self.runs_started = 0
@@ -197,7 +198,12 @@ class AppState:
 
     def _colours(self, trace: Trace | None, mode: str, element) -> Coloring | None:
         """A mode's colours in the palette chosen (None without a trace)."""
-        return coloring(trace, mode, element, self.palette) if trace is not None else None
+        return coloring(trace, mode, element, self.palette, self.colour_span) if trace is not None else None
+
+    def set_colour_span(self, span: tuple[float, float] | None) -> None:
+        """The range a ramp of colours covers (two launches on one scale), None for the launch's own; set
+        before the trace it applies to."""
+        self.colour_span = span
 
     def set_order(self, order: str) -> None:
         """The user's choice of order is kept (a later trace gets it too); a trace without an access

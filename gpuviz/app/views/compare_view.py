@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from gpuviz.app.views.base import Legend, View
 from gpuviz.app.views.grid_view import GridView
 from gpuviz.core.analysis.compare import compare_launches
+from gpuviz.core.colors import shared_span
 from gpuviz.scene.state import AppState
 
 
@@ -41,7 +42,7 @@ class CompareView(QWidget, View):
         state.launches_changed.connect(self._on_launches_changed)
         state.trace_changed.connect(lambda *_: self._show())
         state.frame_changed.connect(self._on_frame_changed)
-        state.colour_mode_changed.connect(lambda mode: [m.set_colour_mode(mode) for m in self.mirrors])
+        state.colour_mode_changed.connect(self._on_colour_mode_changed)
         state.palette_changed.connect(lambda name: [m.set_palette(name) for m in self.mirrors])
 
     def _lay_out(self) -> None:
@@ -96,7 +97,14 @@ class CompareView(QWidget, View):
             self.note.setVisible(True)
             return
         self.note.setVisible(False)
+        shown_other = self.other.findData(self.state.launches.index(other))  # the combo names the launch beside
+        if shown_other >= 0 and shown_other != self.other.currentIndex():
+            self.other.blockSignals(True)
+            self.other.setCurrentIndex(shown_other)
+            self.other.blockSignals(False)
+        span = shared_span([trace, other], self.state.colour_mode)  # one scale: a time or value compares across
         for mirror, shown in zip(self.mirrors, (trace, other)):
+            mirror.set_colour_span(span)
             mirror.set_colour_mode(self.state.colour_mode)
             mirror.set_palette(self.state.palette)
             mirror.set_trace(shown)
@@ -106,6 +114,13 @@ class CompareView(QWidget, View):
             for c, text in enumerate(cells):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self._on_frame_changed(self.state.frame)
+
+    def _on_colour_mode_changed(self, mode: str) -> None:
+        shown = [m.trace for m in self.mirrors if m.trace is not None]
+        span = shared_span(shown, mode) if len(shown) == 2 else None
+        for mirror in self.mirrors:
+            mirror.set_colour_span(span)
+            mirror.set_colour_mode(mode)
 
     def _on_frame_changed(self, frame: int) -> None:
         """One cursor for both: the same fraction of each run."""

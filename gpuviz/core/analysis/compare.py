@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.report import race_summary
+from gpuviz.core.marks import duration_words
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
 
@@ -34,7 +35,7 @@ def _span(trace: Trace) -> str:
     if not trace.n_threads:
         return "-"
     span = int(trace.threads["t_end"].max() - trace.threads["t_start"].min())
-    return f"{span:,} {trace.meta.get('time_unit', 'tick')}"
+    return duration_words(span, trace.meta.get("time_unit", "tick"))
 
 
 def _memory_lines(trace: Trace) -> list[dict]:
