@@ -277,3 +277,25 @@ def test_an_autosave_that_is_huge_a_fifo_or_a_link_is_set_aside(qtbot, kind, tmp
     assert not slot.exists() and len(aside(slot.parent)) == 1 and win.editor.toPlainText() == ""
     if kind == "link":
         assert target.read_text() == "never followed\n"
+
+
+def test_settings_that_cannot_be_written_are_said_once_and_used_anyway(qtbot, monkeypatch, tmp_path):
+    """A file where the settings' folder should be (as a read-only or full disk, it refuses every write,
+    root's too): the theme still changes, the status says once that it is not remembered, and the window
+    closes cleanly."""
+    from gpuviz.app.window import settings
+
+    (tmp_path / "blocked").write_text("a file, not a folder")
+    path = tmp_path / "blocked" / "settings.ini"
+    monkeypatch.setenv("GPUVIZ_SETTINGS", str(path))
+    monkeypatch.setenv("GPUVIZ_DATA", str(tmp_path / "data"))
+    monkeypatch.setattr(settings, "_unwritable", set())
+    win = started(qtbot)
+    win.look.set_theme("light")
+    assert win.look.theme == "light" and "cannot be written" in win.status.text()
+    win.set_status("something else", error=False)
+    win.look.set_theme("dark")
+    assert win.look.theme == "dark" and "cannot be written" not in win.status.text()  # said once, not each time
+    assert settings.remember(theme="light") is False
+    win.close()
+    assert not path.exists()

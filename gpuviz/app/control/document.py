@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 import gpuviz.catalog
 from gpuviz.app.control.autosave_slots import Slot, discard, orphans
 from gpuviz.app.widgets.editor import SourceEditor
-from gpuviz.app.window.settings import data_dir, settings
+from gpuviz.app.window.settings import data_dir, remember, settings
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import write_text
 from gpuviz.core.user_files import UnreadableFile, read_text
@@ -211,4 +211,4 @@ def recent_files() -> list[str]:
 
 def remember_recent(path: Path) -> None:
     files = [str(path)] + [f for f in recent_files() if f != str(path)]
-    settings().setValue("recent", files[:MAX_RECENT])
+    remember(recent=files[:MAX_RECENT])

@@ -3,6 +3,7 @@ Views never call each other: they share the app state."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,8 +35,9 @@ from gpuviz.app.window import docking, file_menu, screen_fit
 from gpuviz.app.window.gui_gc import collect_on_gui_thread
 from gpuviz.app.window.help_overlay import WELCOME, HelpOverlay
 from gpuviz.app.window.preferences import Preferences, PreferencesDialog
+from gpuviz.app.window.settings import listeners as settings_listeners
 from gpuviz.app.window.settings import problems as settings_problems
-from gpuviz.app.window.settings import settings
+from gpuviz.app.window.settings import remember, settings
 from gpuviz.app.window.stage import Stage
 from gpuviz.app.window.view_controls import ViewControls
 from gpuviz.core.display import code_as_html, code_as_plain
@@ -74,6 +76,7 @@ class MainWindow(QMainWindow):
         self.apply_preferences(self.preferences)
         if settings_problems:
             self.set_status(f"error: {settings_problems.pop()}", error=True)  # said once
+        settings_listeners.append(self._say_settings_problem)  # a write that fails later: said once, here
         if self.document.restore_autosave():
             self._show_restored()
         if warm_start_wanted() if warm_worker is None else warm_worker:
@@ -374,7 +377,10 @@ class MainWindow(QMainWindow):
         self.views["animation"].pause()
         self.runner.close()
         self.course.close()
-        store = settings()
-        store.setValue("geometry", self.saveGeometry())
-        store.setValue("state", self.saveState())
+        remember(geometry=self.saveGeometry(), state=self.saveState())
+        with contextlib.suppress(ValueError):
+            settings_listeners.remove(self._say_settings_problem)
         super().closeEvent(event)
+
+    def _say_settings_problem(self, text: str) -> None:
+        self.set_status(f"error: {text}", error=True)

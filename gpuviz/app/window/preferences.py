@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.app.widgets.launch_editor import BACKENDS
 from gpuviz.app.window import appearance
-from gpuviz.app.window.settings import settings, value
+from gpuviz.app.window.settings import remember, value
 from gpuviz.app.window.view_controls import THEMES
 from gpuviz.backends import simulated_devices
 from gpuviz.core.budget import default_memory_budget
@@ -48,9 +48,7 @@ class Preferences:
         return loaded if loaded.palette in PALETTES else replace(loaded, palette=DEFAULT_PALETTE)
 
     def save(self) -> None:
-        store = settings()
-        for f in fields(self):
-            store.setValue(f.name, getattr(self, f.name))
+        remember(**{f.name: getattr(self, f.name) for f in fields(self)})
 
     def run_options(self, options: RunOptions) -> RunOptions:
         return replace(options, device=self.device, memory_budget=self.memory_budget_mib * MIB)

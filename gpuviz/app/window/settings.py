@@ -8,6 +8,7 @@ import contextlib
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
@@ -17,6 +18,8 @@ from gpuviz.core.user_files import set_aside
 MAX_SETTINGS_BYTES = 1 << 20
 problems: list[str] = []  # what was wrong with the settings file, said once by the window
 _checked: set[str] = set()
+_unwritable: set[str] = set()  # settings files a write failed on (said once a session each)
+listeners: list[Callable[[str], None]] = []  # who says a problem found after the start (the window's status)
 
 
 def settings() -> QSettings:
@@ -57,6 +60,29 @@ def _platform_file() -> str | None:
         return None  # the registry, or a plist Qt reads itself
     config = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
     return str(Path(config) / "gpuviz" / "gpuviz.conf") if config else None
+
+
+def remember(**values) -> bool:
+    """Keep these values in the settings, written now; False, said once a session, where the file cannot be
+    written (a read-only or full disk, a file where its folder should be): the app goes on with them."""
+    store = settings()
+    for key, kept in values.items():
+        store.setValue(key, kept)
+    store.sync()
+    if store.status() == QSettings.Status.NoError:
+        return True
+    path = store.fileName()
+    if path not in _unwritable:
+        _unwritable.add(path)
+        text = f"settings file {path} cannot be written: what you change is used but not remembered"
+        for listener in list(listeners):
+            try:
+                listener(text)
+            except RuntimeError:  # a window already gone (its Qt object deleted)
+                listeners.remove(listener)
+        if not listeners:
+            problems.append(text)
+    return False
 
 
 def value(key: str, default, kind: type):

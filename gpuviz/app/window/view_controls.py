@@ -8,7 +8,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow
 
 from gpuviz.app.window import appearance
-from gpuviz.app.window.settings import settings, value
+from gpuviz.app.window.settings import remember, value
 
 THEMES = ("dark", "light")
 
@@ -35,12 +35,12 @@ class ViewControls:
     def zoom(self, steps: int) -> None:
         """Ctrl+= (1), Ctrl+- (-1); 0 resets."""
         self.font_scale = appearance.clamp(self.font_scale * appearance.STEP**steps) if steps else 1.0
-        settings().setValue("font_scale", self.font_scale)
+        remember(font_scale=self.font_scale)
         self.apply()
 
     def set_theme(self, theme: str) -> None:
         self.theme = theme
-        settings().setValue("theme", theme)
+        remember(theme=theme)
         self.apply()
 
     def toggle_theme(self) -> None:
