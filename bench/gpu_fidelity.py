@@ -200,7 +200,9 @@ def option(name: str, default: str) -> str:
 
 
 def main() -> None:
-    out_dir = Path([a for a in sys.argv[1:] if not a.startswith("--")][0] if len(sys.argv) > 1 else ".")
+    values = {sys.argv[k + 1] for k, a in enumerate(sys.argv[:-1]) if a in ("--card", "--date")}
+    folders = [a for a in sys.argv[1:] if not a.startswith("--") and a not in values]
+    out_dir = Path(folders[0] if folders else ".")  # `--smoke` alone: here
     out_dir.mkdir(parents=True, exist_ok=True)
     cuda = import_numba_cuda()
     import numba_cuda
