@@ -34,7 +34,6 @@ from gpuviz.instrument.gpu_rewrite import cache_dir, read_only_params
 from gpuviz.instrument.shared_memory import shared_bytes
 
 WARP = 32
-FIRST_SLOTS = 64  # log slots per thread to start with; a launch that needs more runs again with what it needed
 BLOCKS_PER_CALL = 256  # blocks per compiled call, so that progress shows between calls
 
 
@@ -56,6 +55,7 @@ class FastRun:
 
 _translations: dict[tuple, Translation | FastUnsupported] = {}
 _modules: dict[str, object] = {}
+_slots_needed: dict[tuple, int] = {}  # (kernel, launch) -> log slots its busiest thread needed
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
 
 
@@ -130,21 +130,23 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     fresh = not runner.signatures
     if fresh:
         notify(Stage("compiling", f"compiling {translation.name} for the fast path (once: kept on disk)..."))
-    watched = _watched(program, kinds, host_args, params)
     per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes(program))
     keep = _kept_blocks(config, options, level)
     started = time.perf_counter()
-    slots = FIRST_SLOTS
+    # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
+    # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
+    slots = _slots_needed.get((translation.digest, config), 0) if keep is not None else 0
     while True:
         state = _State(config, keep, slots, len(translation.shared))
-        _call(runner, translation, config, device, per_sm, host_args, watched, state, notify)
+        _call(runner, translation, config, device, per_sm, host_args, _watched(program, kinds, host_args, params),
+              state, notify)  # fmt: skip
         needed = int(state.count.max()) if state.count.size else 0
         if state.F[0] != 0 or needed <= slots:
             break
         if needed * state.n_log > event_cap(options, config, host_args):
-            raise FastDeclined("the access log would not fit its cap")
-        restore()  # a thread made more accesses than its slots hold: again, with as many as it needed
-        slots = needed
+            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps some blocks)")
+        restore()  # the arguments as they were given, for the run that logs
+        slots = _slots_needed[(translation.digest, config)] = needed
     return _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
                    fresh and sum(runner.stats.cache_misses.values()) > 0)  # fmt: skip
 
@@ -166,9 +168,10 @@ class _State:
         self.slots = slots if self.n_log else 0
         size = self.slots * self.n_log
         self.count = np.zeros(self.n_log, np.int64)
+        # index, value, time, site, epoch, phase; each thread's count, slots a thread, threads logged
         self.L = (np.zeros(size, np.int64), np.zeros(size, np.float64), np.zeros(size, np.int64),
-                  np.zeros(size, np.int16), np.zeros(size, np.int32), self.count, self.slots, max(self.n_log, 1),
-                  np.zeros(size, np.int32))  # fmt: skip
+                  np.zeros(size, np.int16), np.zeros(size, np.int32), np.zeros(size, np.int32), self.count,
+                  self.slots, max(self.n_log, 1))  # fmt: skip
 
 
 def _kept_blocks(config: LaunchConfig, options: RunOptions, level: str) -> np.ndarray | None:
@@ -236,7 +239,7 @@ def _columns(translation, config, ids: list[int], state: _State, keep, starts) -
     """The access log's columns in the vector engine's order: group of blocks by group, phase by phase, each
     instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then
     stably by time when groups ran one after the other."""
-    index, values, times, sites, epochs, count, slots, n, phases = state.L
+    index, values, times, sites, epochs, phases, count, slots, n = state.L
     rows = _thread_major_rows(count, slots, n)
     s = rows % n
     site = sites[rows].astype(np.int64)
@@ -250,7 +253,7 @@ def _columns(translation, config, ids: list[int], state: _State, keep, starts) -
     per_group = max(1, GROUP_LANES // tpb)
     groups = -(-config.blocks // per_group)
     step = np.where(point >= 0, point, in_phase)  # the instruction, or the access's place in the phase
-    order = np.lexsort((s, step, phase, block // per_group))
+    order = _lockstep_order(block // per_group, phase, step, s, n)
     rows, block, site = rows[order], block[order], site[order]
     out = {
         "thread": (block * tpb + rows % n % tpb).astype(np.int32),
@@ -266,6 +269,14 @@ def _columns(translation, config, ids: list[int], state: _State, keep, starts) -
         by_time = np.argsort(out["time"], kind="stable")
         out = {name: column[by_time] for name, column in out.items()}
     return {name: out[name].astype(dtype, copy=False) for name, dtype in {**ACCESS_COLUMNS, "time": np.int64}.items()}
+
+
+def _lockstep_order(group, phase, step, thread, n: int) -> np.ndarray:
+    """The order of the vector engine's log: by group, phase, instruction, thread; no sort where the rows
+    (thread by thread) need none."""
+    key = ((group.astype(np.int64) * (int(phase.max(initial=0)) + 1) + phase) * (int(step.max(initial=0)) + 1)
+           + step) * n + thread  # fmt: skip
+    return np.argsort(key, kind="stable")
 
 
 def _thread_major_rows(count: np.ndarray, slots: int, n: int) -> np.ndarray:

@@ -29,7 +29,7 @@ _HASH = np.uint64(1000003)
 _TAKEN, _NOT_TAKEN = np.uint64(1), np.uint64(2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def branch(h, g, condition):
     """A branch taken or not goes into the thread's path hash (warps whose lanes differ are not timed here)."""
     h[g] = h[g] * _HASH + (_TAKEN if condition else _NOT_TAKEN)
@@ -74,7 +74,7 @@ def settle(costs, site_points, before, alive, clk, c0, end, pm, rp, n0, first, b
     """After a loop-free phase: a warp runs every instruction one of its lanes ran, in the order of the code
     (the then-branch before the else-branch), so each lane's accesses, its return and its clock at the next
     barrier take the warp's times: the phase's start plus the costs of the warp's instructions before."""
-    index, values, times, sites, epochs, count, slots, n, phases = L
+    index, values, times, sites, epochs, phases, count, slots, n = L
     prefix = np.zeros(65, np.int64)
     tpb = before.size
     for w in range(0, tpb, 32):
@@ -127,14 +127,17 @@ def global_watch(size):
     return np.zeros(size, np.int32), np.zeros(size, np.uint8), np.zeros(size, np.int64), np.zeros(size, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fault(F, why, g):
     if F[0] == 0:
         F[0] = why
         F[2] = g
 
 
-@njit(cache=True)
+# The per-access hooks take each array on its own and are compiled without numba's reference counting
+# (`_nrt=False`: they allocate nothing): with it, every array argument cost two calls into numba's runtime
+# per access, 200-400 ns an access instead of 2-3 (bench/fast_speed.py), inlined or not.
+@njit(cache=True, _nrt=False)
 def _same_phase(flags, stamp, thread, flat, g, write, F):
     """Whether another thread touched the element between the same barriers, with a write among them."""
     f = flags[flat]
@@ -151,10 +154,9 @@ def _same_phase(flags, stamp, thread, flat, g, write, F):
     flags[flat] = f
 
 
-@njit(cache=True)
-def _watch(W, flat, g, b, write, F):
-    owner, flags, stamp, thread = W
-    if owner.size == 0:
+@njit(cache=True, _nrt=False)
+def _watch(owner, flags, stamp, thread, flat, g, b, write, F):
+    if owner.size == 0:  # an array the kernel only reads
         return
     mine = b + 1
     o = owner[flat]
@@ -171,9 +173,8 @@ def _watch(W, flat, g, b, write, F):
     _same_phase(flags, stamp, thread, flat, g, write, F)
 
 
-@njit(cache=True)
-def _watch_shared(W, flat, g, write, F):
-    flags, stamp, thread = W
+@njit(cache=True, _nrt=False)
+def _watch_shared(flags, stamp, thread, flat, g, write, F):
     if write:
         flags[flat] |= WRITTEN
     elif not (flags[flat] & WRITTEN):
@@ -181,24 +182,23 @@ def _watch_shared(W, flat, g, write, F):
     _same_phase(flags, stamp, thread, flat, g, write, F)
 
 
-@njit(cache=True)
-def _log(L, s, site, flat, value, time, ep, ph):
+@njit(cache=True, _nrt=False)
+def _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, value, time, ep, ph):
     if s < 0:
         return
-    index, values, times, sites, epochs, count, slots, n, phases = L
-    k = count[s]
+    k = Lc[s]
     if k < slots:
         j = k * n + s
-        index[j] = flat
-        values[j] = value
-        times[j] = time
-        sites[j] = site
-        epochs[j] = ep
-        phases[j] = ph
-    count[s] = k + 1
+        Li[j] = flat
+        Lv[j] = value
+        Lt[j] = time
+        Ls[j] = site
+        Le[j] = ep
+        Lp[j] = ph
+    Lc[s] = k + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _axis(i, n):
     """The element an index names along an axis of n (negative from the end), or -1 past either end."""
     if i < -n or i >= n:
@@ -206,144 +206,261 @@ def _axis(i, n):
     return i + n if i < 0 else i
 
 
-@njit(cache=True)
-def _zero(a):
-    return np.zeros(1, a.dtype)[0]
+# One hook per access kind, space and number of axes (numba specialises each on the array's type).
+@njit(cache=True, _nrt=False)
+def load1(a, i, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit):
+    pm[t] |= bit
+    i = _axis(i, a.shape[0])
+    if i < 0:
+        _fault(F, OUT_OF_BOUNDS, g)
+        return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
+    flat = i
+    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
+    v = a[i]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
+    return v
 
 
-@njit(cache=True)
-def _logged(a, v, flat, site, g, s, ep, ph, cost, clk, L):
-    _log(L, s, site, flat, np.float64(v), clk[g], ep, ph)
+@njit(cache=True, _nrt=False)
+def load2(
+    a, i, j, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
+):
+    pm[t] |= bit
+    i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
+    if i < 0 or j < 0:
+        _fault(F, OUT_OF_BOUNDS, g)
+        return a[0, 0]
+    flat = i * a.shape[1] + j
+    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
+    v = a[i, j]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def load3(
+    a, i, j, k, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
+):
+    pm[t] |= bit
+    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
+    if i < 0 or j < 0 or k < 0:
+        _fault(F, OUT_OF_BOUNDS, g)
+        return a[0, 0, 0]
+    flat = (i * a.shape[1] + j) * a.shape[2] + k
+    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
+    v = a[i, j, k]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def store1(
+    a, i, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
+):
+    pm[t] |= bit
+    i = _axis(i, a.shape[0])
+    if i < 0:
+        _fault(F, OUT_OF_BOUNDS, g)
+        return
+    flat = i
+    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
+    a[i] = value
+    v = a[i]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
     clk[g] += cost
 
 
-# One hook per space and number of axes: numba specialises each on the array's type.
-@njit(cache=True)
-def load1(a, i, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
-    pm[t] |= bit
-    i = _axis(i, a.shape[0])
-    if i < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return _zero(a)
-    _watch(W, i, g, b, False, F)
-    v = a[i]
-    _logged(a, v, i, site, g, s, ep, ph, cost, clk, L)
-    return v
-
-
-@njit(cache=True)
-def load2(a, i, j, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
-    pm[t] |= bit
-    i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
-    if i < 0 or j < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return _zero(a)
-    flat = i * a.shape[1] + j
-    _watch(W, flat, g, b, False, F)
-    v = a[i, j]
-    _logged(a, v, flat, site, g, s, ep, ph, cost, clk, L)
-    return v
-
-
-@njit(cache=True)
-def load3(a, i, j, k, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
-    pm[t] |= bit
-    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
-    if i < 0 or j < 0 or k < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return _zero(a)
-    flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(W, flat, g, b, False, F)
-    v = a[i, j, k]
-    _logged(a, v, flat, site, g, s, ep, ph, cost, clk, L)
-    return v
-
-
-@njit(cache=True)
-def store1(a, i, value, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
-    pm[t] |= bit
-    i = _axis(i, a.shape[0])
-    if i < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return
-    _watch(W, i, g, b, True, F)
-    a[i] = value
-    _logged(a, a[i], i, site, g, s, ep, ph, cost, clk, L)
-
-
-@njit(cache=True)
-def store2(a, i, j, value, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
+@njit(cache=True, _nrt=False)
+def store2(
+    a,
+    i,
+    j,
+    value,
+    site,
+    g,
+    s,
+    b,
+    ep,
+    ph,
+    cost,
+    clk,
+    Li,
+    Lv,
+    Lt,
+    Ls,
+    Le,
+    Lp,
+    Lc,
+    slots,
+    n,
+    Wo,
+    Wf,
+    Ws,
+    Wt,
+    F,
+    pm,
+    t,
+    bit,
+):
     pm[t] |= bit
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i * a.shape[1] + j
-    _watch(W, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
     a[i, j] = value
-    _logged(a, a[i, j], flat, site, g, s, ep, ph, cost, clk, L)
+    v = a[i, j]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
 
 
-@njit(cache=True)
-def store3(a, i, j, k, value, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
+@njit(cache=True, _nrt=False)
+def store3(
+    a,
+    i,
+    j,
+    k,
+    value,
+    site,
+    g,
+    s,
+    b,
+    ep,
+    ph,
+    cost,
+    clk,
+    Li,
+    Lv,
+    Lt,
+    Ls,
+    Le,
+    Lp,
+    Lc,
+    slots,
+    n,
+    Wo,
+    Wf,
+    Ws,
+    Wt,
+    F,
+    pm,
+    t,
+    bit,
+):
     pm[t] |= bit
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(W, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
     a[i, j, k] = value
-    _logged(a, a[i, j, k], flat, site, g, s, ep, ph, cost, clk, L)
+    v = a[i, j, k]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
 
 
-@njit(cache=True)
-def load_shared1(a, i, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
+@njit(cache=True, _nrt=False)
+def load_shared1(
+    a, i, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+):
     pm[t] |= bit
     i = _axis(i, a.shape[0])
     if i < 0:
         _fault(F, OUT_OF_BOUNDS, g)
-        return _zero(a)
-    _watch_shared(W, i, g, False, F)
+        return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
+    flat = i
+    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
     v = a[i]
-    _logged(a, v, i, site, g, s, ep, ph, cost, clk, L)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
     return v
 
 
-@njit(cache=True)
-def load_shared2(a, i, j, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
+@njit(cache=True, _nrt=False)
+def load_shared2(
+    a, i, j, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+):
     pm[t] |= bit
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         _fault(F, OUT_OF_BOUNDS, g)
-        return _zero(a)
+        return a[0, 0]
     flat = i * a.shape[1] + j
-    _watch_shared(W, flat, g, False, F)
+    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
     v = a[i, j]
-    _logged(a, v, flat, site, g, s, ep, ph, cost, clk, L)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
     return v
 
 
-@njit(cache=True)
-def store_shared1(a, i, value, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
+@njit(cache=True, _nrt=False)
+def load_shared3(
+    a, i, j, k, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+):
+    pm[t] |= bit
+    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
+    if i < 0 or j < 0 or k < 0:
+        _fault(F, OUT_OF_BOUNDS, g)
+        return a[0, 0, 0]
+    flat = (i * a.shape[1] + j) * a.shape[2] + k
+    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
+    v = a[i, j, k]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def store_shared1(
+    a, i, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+):
     pm[t] |= bit
     i = _axis(i, a.shape[0])
     if i < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
-    _watch_shared(W, i, g, True, F)
+    flat = i
+    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
     a[i] = value
-    _logged(a, a[i], i, site, g, s, ep, ph, cost, clk, L)
+    v = a[i]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
 
 
-@njit(cache=True)
-def store_shared2(a, i, j, value, site, g, s, b, ep, ph, cost, clk, L, W, F, pm, t, bit):
+@njit(cache=True, _nrt=False)
+def store_shared2(
+    a, i, j, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+):
     pm[t] |= bit
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i * a.shape[1] + j
-    _watch_shared(W, flat, g, True, F)
+    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
     a[i, j] = value
-    _logged(a, a[i, j], flat, site, g, s, ep, ph, cost, clk, L)
+    v = a[i, j]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost
+
+
+@njit(cache=True, _nrt=False)
+def store_shared3(
+    a, i, j, k, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+):
+    pm[t] |= bit
+    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
+    if i < 0 or j < 0 or k < 0:
+        _fault(F, OUT_OF_BOUNDS, g)
+        return
+    flat = (i * a.shape[1] + j) * a.shape[2] + k
+    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
+    a[i, j, k] = value
+    v = a[i, j, k]
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
+    clk[g] += cost

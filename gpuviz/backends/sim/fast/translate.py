@@ -20,6 +20,7 @@ import builtins
 import hashlib
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -128,6 +129,8 @@ class _Writer:
             "_tpb = _bdx * _bdy * _bdz",
             "_C_ALU, _C_BR, _C_GL, _C_GS, _C_SL, _C_SS, _C_BAR = "
             "_cost[0], _cost[1], _cost[2], _cost[3], _cost[4], _cost[5], _cost[6]",
+            "_Li, _Lv, _Lt, _Ls, _Le, _Lp, _Lc, _Lk, _Ln = _L",
+            *(f"_W{k}o, _W{k}f, _W{k}s, _W{k}t = _W[{k}]" for k in range(len(self.array_params))),
             "_alive = np.ones(_tpb, np.bool_)",
             "_before = np.ones(_tpb, np.bool_)",
             "_pm = np.zeros(_tpb, np.uint64)",
@@ -149,7 +152,9 @@ class _Writer:
         self._emit(4, "_end[_g] = _clk[_g]")
         flags = [f"    _have_{name} = False" for name in sorted(self.saved)]
         self.lines[1:1] = flags
-        head = "import math\nimport numpy as np\nfrom gpuviz.backends.sim.fast.hooks import *  # noqa: F403\n\n"
+        # numba's cache knows only this file: naming the hooks' own text here compiles anew when they change
+        head = (f"# hooks {_hooks_digest()}\nimport math\nimport numpy as np\n"
+                "from gpuviz.backends.sim.fast.hooks import *  # noqa: F403\n\n")  # fmt: skip
         return head + "\n".join(self.lines) + "\n"
 
     def _emit(self, depth: int, text: str) -> None:
@@ -182,7 +187,7 @@ class _Writer:
         self.shared_names[name] = k
         self.locals.discard(name)  # one array per block, not a value per thread
         self._emit(2, f"{name} = np.zeros({shape!r}, np.{dtype.name})")
-        self._emit(2, f"_sw{k} = shared_watch({name}.size)")
+        self._emit(2, f"_sw{k}f, _sw{k}s, _sw{k}t = shared_watch({name}.size)")
 
     # ---- regions split at barriers ----------------------------------------------------------
     def _region_statements(self) -> list[ast.stmt]:
@@ -349,7 +354,7 @@ class _Writer:
         self._emit(d + 1, "_s = _base + _t if _base >= 0 else -1")
         self._emit(d + 1, "_pm[_t] = 0")
         self._emit(d + 1, "_c0[_t] = _clk[_g]")
-        self._emit(d + 1, "_n0[_t] = _L[5][_s] if _s >= 0 else 0")
+        self._emit(d + 1, "_n0[_t] = _Lc[_s] if _s >= 0 else 0")
         self._emit(d + 1, "_hsh[_g] = 0")
         for axis, local in (("tx", "_tx"), ("ty", "_ty"), ("tz", "_tz")):
             self._emit(d + 1, f"{local} = {_thread_axis(axis)}")
@@ -604,10 +609,10 @@ class _Writer:
                                   f"{node.lineno})")  # fmt: skip
         if node.id in self.shared_names:
             k = self.shared_names[node.id]
-            return node.id, len(self.shared[k].shape), "shared", f"_sw{k}"
+            return node.id, len(self.shared[k].shape), "shared", f"_sw{k}f, _sw{k}s, _sw{k}t"
         if node.id in self.ndims:
             k = self.array_params.index(node.id)
-            return node.id, self.ndims[node.id], "global", f"_W[{k}]"
+            return node.id, self.ndims[node.id], "global", f"_W{k}o, _W{k}f, _W{k}s, _W{k}t"
         raise FastUnsupported(f"an access to {node.id}, which is not an argument or shared array (line "
                               f"{node.lineno})")  # fmt: skip
 
@@ -647,7 +652,7 @@ class _Writer:
         cost = "_C_GL" if space == "global" else "_C_SL"
         site, bit = self._site(node.lineno, 0, name, cost)
         hook = "load_shared" if space == "shared" else "load"
-        where = f"{site}, _g, _s, _b, _ep, _ph, {cost}, _clk, _L, {watch}, _F, _pm, _t, {bit}"
+        where = f"{site}, _g, _s, _b, _ep, _ph, {cost}, _clk, {_LOG}, {watch}, _F, _pm, _t, {bit}"
         return f"{hook}{ndim}({name}, {index}, {where})"
 
     def _store(self, target: ast.Subscript, value: ast.expr, d: int, line: int) -> None:
@@ -660,7 +665,7 @@ class _Writer:
         cost = "_C_GS" if space == "global" else "_C_SS"
         site, bit = self._site(line, 1, name, cost)
         hook = "store_shared" if space == "shared" else "store"
-        self._emit(d, f"{hook}{ndim}({name}, {index}, {stored}, {site}, _g, _s, _b, _ep, _ph, {cost}, _clk, _L, "
+        self._emit(d, f"{hook}{ndim}({name}, {index}, {stored}, {site}, _g, _s, _b, _ep, _ph, {cost}, _clk, {_LOG}, "
                       f"{watch}, _F, _pm, _t, {bit})")  # fmt: skip
 
     # ---- expressions -------------------------------------------------------------------------
@@ -817,6 +822,15 @@ def _single_name_assignment(node: ast.AST) -> bool:
     if isinstance(node, ast.AugAssign):
         return True
     return isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+
+
+_LOG = "_Li, _Lv, _Lt, _Ls, _Le, _Lp, _Lc, _Lk, _Ln"  # the log's arrays, each on its own (fast/hooks.py says why)
+
+
+def _hooks_digest() -> str:
+    from gpuviz.backends.sim.fast import hooks
+
+    return hashlib.sha1(Path(hooks.__file__).read_bytes()).hexdigest()[:16]
 
 
 def _located(node: ast.AST, where: ast.AST) -> ast.AST:
