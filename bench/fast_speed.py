@@ -7,6 +7,7 @@ a user waits in a warm process: a session's launch (the backend's run, its trace
 app shows: the memory report and the races), best of BEST_OF after a launch that compiles or loads the
 kernel (that first launch is printed apart). Each line prints gpuviz's time and the anchor's, measured
 in this run, and the machine's load (os.getloadavg) before it.
+The line before the last: peak bytes a recorded access of vector add, both engines.
 Last line: `fast_speed threads=<ratio per kernel> accesses=<ratio per kernel>` (fast path over anchor).
 """
 
@@ -123,6 +124,21 @@ def best(name: str, engine: str, level: str) -> tuple[float, str]:
     return min(time_gpuviz(name, engine, level) for _ in range(BEST_OF))
 
 
+def memory_line() -> str:
+    """Peak bytes a recorded access (NumPy's allocations, tracemalloc) of vector add at level accesses."""
+    import tracemalloc
+
+    found = []
+    for engine in ("fast", "vector"):
+        time_gpuviz("vecadd", engine, "accesses")  # warm: compiled, memory pools settled
+        tracemalloc.start()
+        _, ran = time_gpuviz("vecadd", engine, "accesses")
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        found.append(f"{engine} ({ran}) {peak / (3 * THREADS):.0f}")
+    return f"memory vecadd level accesses, peak bytes a recorded access: {', '.join(found)}"
+
+
 def main() -> None:
     from gpuviz.run.allocator import keep_freed_memory
 
@@ -141,6 +157,7 @@ def main() -> None:
             line += (f"  | {level}: {engine} {fast:6.3f} s (x{fast / numpy_s:5.1f} numpy) vector {vector:6.3f} s "
                      f"(x{vector / numpy_s:5.1f}; fast x{vector / fast:4.1f} faster)")  # fmt: skip
         print(line, flush=True)
+    print(memory_line(), flush=True)
     summary = {level: " ".join(f"{n}:{r:.1f}" for n, r in found.items()) for level, found in ratios.items()}
     print(f"fast_speed threads={summary['threads']} accesses={summary['accesses']}")
 

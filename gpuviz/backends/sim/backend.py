@@ -140,7 +140,8 @@ def _try_fast(py_func, program, config, params, host_args, device, options, leve
         raise
     except Exception as exc:  # numba's typing refused it, or the kernel raised: the vector engine words it
         restore()
-        forget_fast(py_func, f"numba could not run it ({type(exc).__name__})")
+        if type(exc).__module__.startswith("numba"):  # it would refuse it again: not tried again in this process
+            forget_fast(py_func, f"numba could not compile it ({type(exc).__name__})")
         return None, "vector", f"the fast path stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
     recording = Recording(run.arrays, run.accesses, False, run.schedule, run.seconds, run.recorded_blocks,
                           blocks_ran="independent", warp_sync_divergence=0)  # fmt: skip
