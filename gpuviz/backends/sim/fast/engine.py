@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -104,7 +105,7 @@ def compiled(translation: Translation):
     module = _modules.get(translation.digest)
     if module is not None:
         return module.run_blocks
-    path = cache_dir() / "fast" / f"{translation.name}_{translation.digest}.py"
+    path = _generated_path(translation)
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -120,6 +121,16 @@ def compiled(translation: Translation):
     return module.run_blocks
 
 
+def _generated_path(translation: Translation) -> Path:
+    return cache_dir() / "fast" / f"{translation.name}_{translation.digest}.py"
+
+
+def _on_disk(translation: Translation) -> bool:
+    """Whether numba's cache holds machine code of this translation (its index file, beside the source)."""
+    path = _generated_path(translation)
+    return any((path.parent / "__pycache__").glob(f"{path.stem}.run_blocks-*.nbi"))
+
+
 def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_args: tuple, device,
              options: RunOptions, level: str, arrays: ArrayTable, restore: Callable[[], None],
              notify: Notify = ignore) -> FastRun:  # fmt: skip
@@ -128,7 +139,7 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     translation = translation_for(py_func, kinds)
     runner = compiled(translation)
     fresh = not runner.signatures
-    if fresh:
+    if fresh and not _on_disk(translation):  # numba's cache holds machine code for another launch shape at most
         notify(Stage("compiling", f"compiling {translation.name} for the fast path (once: kept on disk)..."))
     per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes(program))
     keep = _kept_blocks(config, options, level)
