@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--blocks", default="",
                      help="simulator: record accesses of these blocks only, e.g. 0,1,-1 (default: all)")  # fmt: skip
     run.add_argument("--engine", choices=ENGINES, default="vector",
-                     help="simulator: vector (whole blocks at once) or reference (a generator per thread)")  # fmt: skip
+                     help="simulator: vector (whole blocks at once), reference (a generator per thread) or fast "
+                          "(compiled for the CPU where its run can stand, else vector)")  # fmt: skip
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     run.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     run.add_argument("--timeout", type=float, metavar="SECONDS",

@@ -15,6 +15,7 @@ HANG_GUARD = 600  # seconds: a bench that hangs fails instead of blocking the su
 
 # bench script: the start of its last line, the figures it exists for
 ON_THE_CPU = {
+    "fast_speed.py": "fast_speed threads=",
     "first_frame.py": "first_frame accesses=",
     "first_run.py": "first_run first=",
     "ncu_compare.py": "ncu_compare ",  # the gpuviz side alone without ncu (tests/test_ncu_compare_smoke.py too)
@@ -44,6 +45,7 @@ ON_A_GPU = {
 NOT_SCRIPTS = {
     "speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time",
     "race_shapes.py": "the race calibration's launch shapes and their split",
+    "fast_kernels.py": "the kernels fast_speed.py times",
 }
 SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py"}  # a window and a worker process; numba's simulator
 

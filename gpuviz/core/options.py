@@ -11,7 +11,9 @@ BACKEND_CHOICES = ("auto", "sim", "gpu")
 LEVELS = ("auto", "threads", "accesses")
 SCHEDULES = ("gpu", "sequential", "reversed")  # reversed: one thread at a time, the last thread first
 DEVICES = ("h200", "h100", "a100", "t4", "rtx3060-laptop", "rtx4060-laptop")  # simulator presets (sim/device.py)
-ENGINES = ("vector", "reference")  # simulator: the vectorised engine, or the per-thread reference engine
+# simulator: the vectorised engine, the per-thread reference engine, or the compiled fast path (the vector
+# engine where the fast path cannot run a launch)
+ENGINES = ("vector", "reference", "fast")
 AUTO_ACCESS_LIMIT = 1 << 21  # above this many threads, `auto` records threads (on the simulator: + AUTO_BLOCKS')
 AUTO_BLOCKS = (0, -1)  # the blocks whose accesses are kept when not all are: the first and the last
 

@@ -8,8 +8,9 @@ from dataclasses import replace
 import numpy as np
 
 from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, preset
+from gpuviz.backends.sim.fast.engine import FastDeclined, forget_fast, run_fast
 from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
-from gpuviz.backends.sim.recording import Recording, run_reference, run_vector
+from gpuviz.backends.sim.recording import Recording, global_arrays, run_reference, run_vector
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
 from gpuviz.core.errors import EngineError, GpuvizError, KernelError, KernelSourceError, LaunchError
 from gpuviz.core.events import Notify, ignore
@@ -25,7 +26,7 @@ from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupp
 
 _programs: dict[object, Program] = {}
 _vector_programs: dict[object, Program | VectorUnsupported] = {}
-TIME_SOURCES = {"vector": "cost-model", "reference": "scheduler-steps"}
+TIME_SOURCES = {"fast": "cost-model", "vector": "cost-model", "reference": "scheduler-steps"}
 
 
 def program_for(py_func) -> Program:
@@ -92,6 +93,9 @@ class SimBackend:
         gc.disable()  # millions of short-lived objects: collection passes only cost time
         try:
             with np.errstate(all="ignore"):
+                if engine == "vector" and options.engine == "fast":
+                    recording, engine, note = _try_fast(py_func, program, config, params, host_args, device, options,
+                                                        level, notify, lambda: _restore(params, host_args, before))
                 if engine == "vector":
                     try:
                         recording = run_vector(vector_program_for(py_func), config, params, host_args, device,
@@ -118,7 +122,7 @@ class SimBackend:
         trace.meta["engine_note"] = note
         trace.meta["time_source"] = TIME_SOURCES[engine]  # known only now: the engine may have fallen back
         trace.meta["recorded_blocks"] = recording.recorded_blocks  # None: every block's accesses (up to the cap)
-        trace.meta["blocks_ran"] = recording.blocks_ran if engine == "vector" else "one at a time"
+        trace.meta["blocks_ran"] = recording.blocks_ran if engine != "reference" else "one at a time"
         if auto_blocks:
             trace.meta["warnings"].append(auto_blocks)
         return trace
@@ -132,6 +136,28 @@ def _refuse_endless(program) -> None:
         raise KernelError(f"{program.name}: never ends: the loop on line {line} (in {function}) has a test that is "
                           "always true and no break, return or raise; on a GPU it would run until the process is "
                           "killed (give --timeout to run it anyway and stop it after that many seconds)")
+
+
+def _try_fast(py_func, program, config, params, host_args, device, options, level, notify,
+              restore) -> tuple[Recording | None, str, str]:  # fmt: skip
+    """The launch on the compiled fast path: (its recording, "fast", ""), or (None, "vector", why not) with the
+    arguments as they were given, for the vector engine."""
+    arrays = global_arrays(params, host_args, program)
+    try:
+        run = run_fast(py_func, program, config, params, host_args, device, options, level, arrays, restore, notify)
+    except FastDeclined as exc:
+        restore()
+        return None, "vector", str(exc)
+    except (GpuvizError, MemoryError):
+        raise
+    except Exception as exc:  # numba's typing refused it, or the kernel raised: the vector engine words it
+        restore()
+        if type(exc).__module__.startswith("numba"):  # it would refuse it again: not tried again in this process
+            forget_fast(py_func, f"numba could not compile it ({type(exc).__name__})")
+        return None, "vector", f"the fast path stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+    recording = Recording(run.arrays, run.accesses, False, run.schedule, run.seconds, run.recorded_blocks,
+                          blocks_ran="independent", warp_sync_divergence=0)  # fmt: skip
+    return recording, "fast", "compiled now" if run.compiled else ""
 
 
 def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[str, RunOptions, str]:

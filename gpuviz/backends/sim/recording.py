@@ -93,7 +93,7 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
                 sharing: BlockSharing | None, arrays: ArrayTable) -> Recording:  # fmt: skip
     log = None
     if level == "accesses":
-        log = VectorLog(_event_cap(options, config, host_args), timed=True, blocks=options.blocks,
+        log = VectorLog(event_cap(options, config, host_args), timed=True, blocks=options.blocks,
                         n_blocks=config.blocks, per_block=config.threads_per_block)  # fmt: skip
     memory = VectorMemory(arrays, log, config.grid, config.block)
     memory.sharing = sharing
@@ -154,7 +154,7 @@ def run_reference(program, config: LaunchConfig, params, host_args, device, opti
                      warp_sync_divergence=None)  # fmt: skip
 
 
-def _event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:
+def event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:
     """Events the log may hold: the event cap, and what the memory budget leaves after the threads'
     columns and the arrays (the launch's own, and their before/after snapshots), at an event's bytes."""
     snapshots = sum(3 * a.nbytes for a in host_args if isinstance(a, np.ndarray))

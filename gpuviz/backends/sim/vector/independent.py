@@ -56,17 +56,22 @@ class IndependentExecutor(VectorExecutor):
         return durations
 
     def _place(self, durations: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        """Each block's start and slot: dispatched in block order to the slot that frees first."""
-        total = self.total
-        late = np.random.default_rng(seed).integers(0, LATE_JITTER + 1, total).tolist()
-        # slots free at 0 go in slot order: a launch smaller than the device needs only its first ones
-        free = [(0, slot) for slot in range(min(total, self.device.sm_count * self.per_sm))]
-        starts, slots = [0] * total, [0] * total
-        dispatched = -DISPATCH_GAP
-        for block, duration in enumerate(durations.tolist()):
-            free_at, slot = heapq.heappop(free)
-            dispatched = max(free_at, dispatched + DISPATCH_GAP)
-            start = int(dispatched + late[block])
-            heapq.heappush(free, (start + duration, slot))
-            starts[block], slots[block] = start, slot
-        return np.array(starts, np.int64), np.array(slots, np.int64)
+        return place_blocks(durations, seed, self.device.sm_count * self.per_sm)
+
+
+def place_blocks(durations: np.ndarray, seed: int, slots: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each block's start and slot (slot % SMs is its SM): dispatched in block order to the slot that frees
+    first, one every DISPATCH_GAP cycles, after its seeded late start."""
+    total = len(durations)
+    late = np.random.default_rng(seed).integers(0, LATE_JITTER + 1, total).tolist()
+    # slots free at 0 go in slot order: a launch smaller than the device needs only its first ones
+    free = [(0, slot) for slot in range(min(total, slots))]
+    starts, slots_of = [0] * total, [0] * total
+    dispatched = -DISPATCH_GAP
+    for block, duration in enumerate(durations.tolist()):
+        free_at, slot = heapq.heappop(free)
+        dispatched = max(free_at, dispatched + DISPATCH_GAP)
+        start = int(dispatched + late[block])
+        heapq.heappush(free, (start + duration, slot))
+        starts[block], slots_of[block] = start, slot
+    return np.array(starts, np.int64), np.array(slots_of, np.int64)

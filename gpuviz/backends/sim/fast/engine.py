@@ -1,0 +1,314 @@
+"""The fast path: a kernel translated for numba's CPU target (fast/translate.py), compiled once and cached on
+disk, runs each block as loops over its threads; the result is the vector engine's grouped run
+(vector/independent.py) where it can stand, and FastDeclined says why where it cannot.
+
+It can stand when no two threads touched one element between the same barriers with a write among them
+(no two blocks touched one element one of them writes), no access fell outside its array, no barrier was
+missed and every warp's lanes took one path (a thread's clock is then its warp's). Blocks then place
+themselves as in the grouped run: every block timed from 0, then dispatched in block order.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
+from gpuviz.backends.sim.recording import event_cap
+from gpuviz.backends.sim.reference.engine import Schedule
+from gpuviz.backends.sim.reference.memory import ArrayTable
+from gpuviz.backends.sim.vector.cost import _costs, issue_share
+from gpuviz.backends.sim.vector.independent import GROUP_LANES, place_blocks
+from gpuviz.backends.sim.vector.memory import block_mask
+from gpuviz.core.events import Notify, Progress, Stage, ignore
+from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.options import RunOptions
+from gpuviz.core.trace.columns import ACCESS_COLUMNS
+from gpuviz.instrument.gpu_rewrite import cache_dir, read_only_params
+from gpuviz.instrument.shared_memory import shared_bytes
+
+WARP = 32
+BLOCKS_PER_CALL = 256  # blocks per compiled call, so that progress shows between calls
+
+
+class FastDeclined(Exception):
+    """The fast path did not run this launch (or its run cannot stand); the message says why."""
+
+
+@dataclass
+class FastRun:
+    """What the fast path produced: what the backend's Recording needs."""
+
+    arrays: ArrayTable
+    accesses: dict | None
+    schedule: Schedule
+    seconds: float
+    recorded_blocks: list | None
+    compiled: bool  # whether this launch compiled the kernel (not found in numba's cache on disk)
+
+
+_translations: dict[tuple, Translation | FastUnsupported] = {}
+_modules: dict[str, object] = {}
+_slots_needed: dict[tuple, int] = {}  # (kernel, launch) -> log slots its busiest thread needed
+_refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
+
+
+def forget_fast(py_func, why: str) -> None:
+    """Not to try this kernel on the fast path again in this process."""
+    _refused[py_func] = why
+
+
+def translation_for(py_func, kinds: tuple) -> Translation:
+    if py_func in _refused:
+        raise FastDeclined(f"the fast path cannot run it: {_refused[py_func]}")
+    key = (py_func, kinds)
+    if key not in _translations:
+        try:
+            _translations[key] = translate(py_func, dict(kinds))
+        except FastUnsupported as exc:
+            _translations[key] = exc
+    found = _translations[key]
+    if isinstance(found, FastUnsupported):
+        raise FastDeclined(f"the fast path cannot run {found}")
+    return found
+
+
+def argument_kinds(params: list[str], host_args: tuple) -> tuple:
+    """Each parameter's axes (0: a number); arguments the fast path takes no other kind of are declined."""
+    kinds = []
+    arrays = [a for a in host_args if isinstance(a, np.ndarray)]
+    for name, value in zip(params, host_args):
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind not in "biuf" or not 1 <= value.ndim <= 3:
+                raise FastDeclined(f"the fast path takes arrays of numbers of 1 to 3 axes ({name}: {value.dtype}, "
+                                   f"{value.ndim} axes)")  # fmt: skip
+            kinds.append((name, value.ndim))
+        elif isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
+            kinds.append((name, 0))
+        else:
+            raise FastDeclined(f"the fast path takes arrays and numbers ({name} is {type(value).__name__})")
+    for k, a in enumerate(arrays):
+        if any(np.may_share_memory(a, b) for b in arrays[k + 1 :]):
+            raise FastDeclined("two arguments share memory")
+    return tuple(kinds)
+
+
+def compiled(translation: Translation):
+    """The compiled block runner, its source written once to gpuviz's cache so numba caches the machine code."""
+    module = _modules.get(translation.digest)
+    if module is not None:
+        return module.run_blocks
+    path = _generated_path(translation)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(translation.source.replace("def run_blocks", "@njit(cache=True)\ndef run_blocks", 1)
+                       .replace("import math\n", "import math\n\nfrom numba import njit\n", 1))  # fmt: skip
+        tmp.replace(path)
+    name = f"gpuviz_fast_{translation.digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    _modules[translation.digest] = module
+    return module.run_blocks
+
+
+def _generated_path(translation: Translation) -> Path:
+    return cache_dir() / "fast" / f"{translation.name}_{translation.digest}.py"
+
+
+def _on_disk(translation: Translation) -> bool:
+    """Whether numba's cache holds machine code of this translation (its index file, beside the source)."""
+    path = _generated_path(translation)
+    return any((path.parent / "__pycache__").glob(f"{path.stem}.run_blocks-*.nbi"))
+
+
+def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_args: tuple, device,
+             options: RunOptions, level: str, arrays: ArrayTable, restore: Callable[[], None],
+             notify: Notify = ignore) -> FastRun:  # fmt: skip
+    """Run the launch on the fast path; FastDeclined says why not (the caller then restores the arguments)."""
+    kinds = argument_kinds(params, host_args)
+    translation = translation_for(py_func, kinds)
+    runner = compiled(translation)
+    fresh = not runner.signatures
+    if fresh and not _on_disk(translation):  # numba's cache holds machine code for another launch shape at most
+        notify(Stage("compiling", f"compiling {translation.name} for the fast path (once: kept on disk)..."))
+    per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes(program))
+    keep = _kept_blocks(config, options, level)
+    started = time.perf_counter()
+    # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
+    # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
+    slots = _slots_needed.get((translation.digest, config), 0) if keep is not None else 0
+    while True:
+        state = _State(config, keep, slots, len(translation.shared))
+        _call(runner, translation, config, device, per_sm, host_args, _watched(program, kinds, host_args, params),
+              state, notify)  # fmt: skip
+        needed = int(state.count.max()) if state.count.size else 0
+        if state.F[0] != 0 or needed <= slots:
+            break
+        if needed * state.n_log > event_cap(options, config, host_args):
+            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps some blocks)")
+        restore()  # the arguments as they were given, for the run that logs
+        slots = _slots_needed[(translation.digest, config)] = needed
+    return _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
+                   fresh and sum(runner.stats.cache_misses.values()) > 0)  # fmt: skip
+
+
+class _State:
+    """The launch's clocks, path hashes, log and watch state, as the compiled code takes them."""
+
+    def __init__(self, config: LaunchConfig, keep: np.ndarray | None, slots: int, shared: int):
+        n, tpb = config.threads, config.threads_per_block
+        self.clk = np.zeros(n, np.int64)
+        self.end = np.zeros(n, np.int64)
+        self.hsh = np.zeros(n, np.uint64)
+        self.F = np.zeros(3, np.int64)
+        self.slot_base = np.full(config.blocks, -1, np.int64)
+        if keep is not None:
+            kept = np.flatnonzero(keep)
+            self.slot_base[kept] = np.arange(len(kept), dtype=np.int64) * tpb
+        self.n_log = 0 if keep is None else int(keep.sum()) * tpb
+        self.slots = slots if self.n_log else 0
+        size = self.slots * self.n_log
+        self.count = np.zeros(self.n_log, np.int64)
+        # index, value, time, site, epoch, phase; each thread's count, slots a thread, threads logged
+        self.L = (np.zeros(size, np.int64), np.zeros(size, np.float64), np.zeros(size, np.int64),
+                  np.zeros(size, np.int16), np.zeros(size, np.int32), np.zeros(size, np.int32), self.count,
+                  self.slots, max(self.n_log, 1))  # fmt: skip
+
+
+def _kept_blocks(config: LaunchConfig, options: RunOptions, level: str) -> np.ndarray | None:
+    """The blocks whose accesses are logged (None at level threads)."""
+    if level != "accesses":
+        return None
+    if options.blocks:
+        return block_mask(options.blocks, config.blocks)
+    return np.ones(config.blocks, bool)
+
+
+def _watched(program, kinds: tuple, host_args: tuple, params: list[str]) -> tuple:
+    from gpuviz.backends.sim.fast.hooks import global_watch, unwatched
+
+    ndims = {name: ndim for name, ndim in kinds if ndim}
+    read_only = program.memo(("read_only", tuple(ndims.items())),
+                             lambda: read_only_params(program.kernel.source.node, ndims))  # fmt: skip
+    by_name = dict(zip(params, host_args))
+    return tuple(unwatched() if name in read_only else global_watch(by_name[name].size) for name in ndims)
+
+
+def _call(runner, translation, config, device, per_sm: int, host_args, watched, state: _State,
+          notify: Notify) -> None:  # fmt: skip
+    tpb = config.threads_per_block
+    resident = min(per_sm, -(-config.blocks // device.sm_count))
+    costs = _costs(issue_share(resident * -(-tpb // WARP), device.schedulers_per_sm))
+    cost = np.array([costs[name] for name in COSTS], np.int64)
+    by_name = {f"_C_{short}": costs[name] for short, name in zip(("ALU", "BR", "GL", "GS", "SL", "SS", "BAR"), COSTS)}
+    by_name["0"] = 0
+    phase_costs = np.zeros((max(1, len(translation.phases)), 64), np.int64)
+    for k, points in enumerate(translation.phases):
+        phase_costs[k, : len(points)] = [by_name[p] for p in points]
+    site_points = np.array([site[3] for site in translation.sites] or [0], np.int64)
+    dims = np.array([*config.block, *config.grid], np.int64)
+    for first in range(0, config.blocks, BLOCKS_PER_CALL):
+        blocks = np.arange(first, min(config.blocks, first + BLOCKS_PER_CALL), dtype=np.int64)
+        arrays = (state.L, watched, state.F, state.clk, state.end, state.hsh)
+        runner(blocks, state.slot_base, *host_args, dims, cost, phase_costs, site_points, *arrays)
+        notify(Progress(int(blocks[-1]) + 1, config.blocks))
+        if state.F[0]:
+            return
+
+
+def _finish(translation, config, device, per_sm: int, options, arrays, params, host_args, state: _State, keep,
+            started, compiled_now: bool) -> FastRun:  # fmt: skip
+    from gpuviz.backends.sim.fast.hooks import REASONS
+
+    if state.F[0]:
+        raise FastDeclined(f"{REASONS[int(state.F[0])]} (thread {int(state.F[2])})")
+    tpb = config.threads_per_block
+    durations = state.end.reshape(config.blocks, tpb).max(axis=1)
+    starts, slots = place_blocks(durations, options.seed, device.sm_count * per_sm)
+    lane_starts = np.repeat(starts, tpb)
+    schedule = Schedule((slots % device.sm_count).astype(np.int32), lane_starts, state.end + lane_starts)
+    seconds = time.perf_counter() - started
+    ids = _array_ids(translation, arrays, params, host_args)  # shared arrays are listed at any level
+    accesses = None
+    if keep is not None:
+        accesses = _columns(translation, config, ids, state, keep, starts)
+    recorded = None if keep is None or keep.all() else np.flatnonzero(keep).tolist()
+    return FastRun(arrays, accesses, schedule, seconds, recorded, compiled_now)
+
+
+def _columns(translation, config, ids: list[int], state: _State, keep, starts) -> dict:
+    """The access log's columns in the vector engine's order: group of blocks by group, phase by phase, each
+    instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then
+    stably by time when groups ran one after the other."""
+    index, values, times, sites, epochs, phases, count, slots, n = state.L
+    rows = _thread_major_rows(count, slots, n)
+    s = rows % n
+    site = sites[rows].astype(np.int64)
+    site_table = np.array(translation.sites, np.int64).reshape(-1, 4)
+    point = site_table[site, 3]
+    phase = phases[rows]
+    in_phase = _rank_in_runs(s, phase)
+    kept = np.flatnonzero(keep)
+    tpb = config.threads_per_block
+    block = kept[s // tpb]
+    per_group = max(1, GROUP_LANES // tpb)
+    groups = -(-config.blocks // per_group)
+    step = np.where(point >= 0, point, in_phase)  # the instruction, or the access's place in the phase
+    order = _lockstep_order(block // per_group, phase, step, s, n)
+    rows, block, site = rows[order], block[order], site[order]
+    out = {
+        "thread": (block * tpb + rows % n % tpb).astype(np.int32),
+        "array": np.array(ids, np.int16)[site_table[site, 2]],
+        "index": index[rows],
+        "kind": site_table[site, 1].astype(np.int8),
+        "line": site_table[site, 0].astype(np.int32),
+        "epoch": epochs[rows],
+        "value": values[rows],
+        "time": times[rows] + starts[block],
+    }
+    if groups > 1 and np.any(out["time"][1:] < out["time"][:-1]):
+        by_time = np.argsort(out["time"], kind="stable")
+        out = {name: column[by_time] for name, column in out.items()}
+    return {name: out[name].astype(dtype, copy=False) for name, dtype in {**ACCESS_COLUMNS, "time": np.int64}.items()}
+
+
+def _lockstep_order(group, phase, step, thread, n: int) -> np.ndarray:
+    """The order of the vector engine's log: by group, phase, instruction, thread; no sort where the rows
+    (thread by thread) need none."""
+    key = ((group.astype(np.int64) * (int(phase.max(initial=0)) + 1) + phase) * (int(step.max(initial=0)) + 1)
+           + step) * n + thread  # fmt: skip
+    return np.argsort(key, kind="stable")
+
+
+def _thread_major_rows(count: np.ndarray, slots: int, n: int) -> np.ndarray:
+    """The log's used slots, thread by thread, each thread's in the order it made them."""
+    used = np.arange(slots)[None, :] < count[:, None]  # [thread, k]
+    s, k = np.nonzero(used)
+    return k * n + s
+
+
+def _rank_in_runs(thread: np.ndarray, phase: np.ndarray) -> np.ndarray:
+    """Each access's place among its thread's accesses of the same phase (rows thread-major, in order)."""
+    if not len(thread):
+        return thread
+    starts = np.ones(len(thread), bool)
+    starts[1:] = (thread[1:] != thread[:-1]) | (phase[1:] != phase[:-1])
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(thread)), 0))
+    return np.arange(len(thread)) - first
+
+
+def _array_ids(translation: Translation, arrays: ArrayTable, params, host_args) -> list[int]:
+    by_name = dict(zip(params, host_args))
+    ids = [arrays.ids[id(by_name[name])] for name in translation.array_params]
+    ids += [arrays.shared_site(s.site, s.name, s.dtype, s.shape) for s in translation.shared]
+    return ids

@@ -1,0 +1,169 @@
+"""The compiled fast path (backends/sim/fast/) gives the vector engine's trace wherever it runs: thread
+columns, outputs and every access (times included, for the same seed); a launch it cannot stand runs on
+the vector engine and the trace says why; a second process finds the compiled kernel on disk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpuviz
+from gpuviz.catalog import catalog
+from gpuviz.core.options import RunOptions
+from gpuviz.program.script import run_script
+from gpuviz.run.session import Session
+from tests import full_size
+from tests.race_suite import CASES
+from tests.real_kernels.test_real_kernels import SCRIPTS, expectation
+
+ROOT = Path(__file__).resolve().parent.parent
+ACCESS_COLUMNS = ("thread", "array", "index", "kind", "line", "epoch", "value", "time")
+
+
+def assert_same_trace(fast, vector) -> None:
+    for column, values in vector.threads.items():
+        np.testing.assert_array_equal(fast.threads[column], values, err_msg=column)
+    for name, (_, after) in vector.args.items():
+        np.testing.assert_array_equal(fast.args[name][1], after, err_msg=name)
+    assert fast.meta["arrays"] == vector.meta["arrays"]
+    a, b = fast.accesses, vector.accesses
+    if b is None:
+        assert a is None
+        return
+    order_a = np.lexsort((a["time"], a["thread"]))  # a thread's accesses in the order it issued them
+    order_b = np.lexsort((b["time"], b["thread"]))
+    for column in ACCESS_COLUMNS:
+        np.testing.assert_array_equal(a[column][order_a], b[column][order_b], err_msg=column)
+    np.testing.assert_array_equal(a["time"], b["time"], err_msg="rows in time order")
+
+
+def traces_of(path: Path, options: RunOptions, engine: str) -> list:
+    session = Session(options.with_(engine=engine), out_dir=None, keep_traces=True)
+    np.random.seed(0)  # scripts that draw random inputs draw the same ones on both engines
+    run_script(path, session)
+    return session.traces
+
+
+def compare_script(path: Path, options: RunOptions) -> list[str]:
+    """Both engines over one script; the engines the fast runs used, launch by launch."""
+    fast = traces_of(path, options, "fast")
+    vector = traces_of(path, options, "vector")
+    assert len(fast) == len(vector)
+    for a, b in zip(fast, vector):
+        if a.meta["engine"] == "fast":
+            assert_same_trace(a, b)
+        else:
+            assert a.meta["engine"] == b.meta["engine"]  # declined: the vector engine ran it, or the reference
+    return [t.meta["engine"] for t in fast]
+
+
+@pytest.mark.parametrize("entry", full_size.entries(catalog()))
+def test_the_catalog_gives_the_vector_engines_trace_on_the_fast_path(entry):
+    compare_script(entry.path, entry.run_options("sim").with_(level="accesses"))
+
+
+@pytest.mark.parametrize("path", [p for p in SCRIPTS if "refused" not in expectation(p)], ids=lambda p: p.stem)
+def test_real_kernels_give_the_vector_engines_trace_on_the_fast_path(path):
+    compare_script(path, RunOptions(backend="sim", level="accesses"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_race_suite_gives_the_vector_engines_trace_or_runs_on_it(case):
+    def run(engine: str):
+        return gpuviz.trace(case.source, name="k", backend="sim", level="accesses",
+                            engine=engine)[case.grid, case.block](*case.make())  # fmt: skip
+
+    fast, vector = run("fast"), run("vector")
+    if fast.meta["engine"] == "fast":
+        assert_same_trace(fast, vector)
+        assert not case.racy_arrays, "a racy kernel must not stand on the fast path"
+    else:
+        assert fast.meta["engine"] == vector.meta["engine"]
+
+
+def test_the_workhorses_run_on_the_fast_path():
+    """Vector add, the tiled matmul and the shared-memory reduction of the examples run compiled."""
+    examples = ROOT / "examples"
+    for name in ("vector_add.py", "tiled_matmul.py", "shared_reduction.py"):
+        engines = compare_script(examples / name, RunOptions(backend="sim", level="accesses"))
+        assert set(engines) == {"fast"}, (name, engines)
+
+
+RACY = """
+from numba import cuda
+@cuda.jit
+def shift(a):
+    i = cuda.grid(1)
+    if i < a.size - 1:
+        a[i] = a[i + 1]
+"""
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_a_race_is_found_and_the_launch_runs_on_the_vector_engine(seed):
+    a = np.arange(256, dtype=np.int64)
+    b = a.copy()
+    fast = gpuviz.trace(RACY, name="shift", backend="sim", engine="fast", seed=seed)[2, 128](a)
+    gpuviz.trace(RACY, name="shift", backend="sim", engine="vector", seed=seed)[2, 128](b)
+    assert fast.meta["engine"] == "vector"
+    assert "two threads touch one element" in fast.meta["engine_note"]
+    np.testing.assert_array_equal(a, b)  # the fast run's writes were undone before the vector engine ran
+
+
+DIVERGENT = """
+from numba import cuda
+@cuda.jit
+def steps(out):
+    i = cuda.grid(1)
+    k = 0
+    while k < i % 3:
+        k += 1
+    out[i] = k
+"""
+
+
+def test_a_warp_whose_lanes_part_runs_on_the_vector_engine():
+    out = np.zeros(64, np.int64)
+    trace = gpuviz.trace(DIVERGENT, name="steps", backend="sim", engine="fast")[1, 64](out)
+    assert trace.meta["engine"] == "vector"
+    assert "lanes of a warp took different paths" in trace.meta["engine_note"]
+    np.testing.assert_array_equal(out, np.arange(64) % 3)
+
+
+CACHED = """
+import os, sys
+import numpy as np
+import gpuviz
+from gpuviz.backends.sim.fast import engine
+SRC = '''
+from numba import cuda
+@cuda.jit
+def scale_{tag}(a, k):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = a[i] * k
+'''
+a = np.arange(64, dtype=np.float64)
+trace = gpuviz.trace(SRC, name="scale_{tag}", backend="sim", engine="fast")[2, 32](a, 3.0)
+runner = next(iter(engine._modules.values())).run_blocks
+print(trace.meta["engine"], sum(runner.stats.cache_misses.values()), sum(runner.stats.cache_hits.values()))
+"""
+
+
+def test_a_second_process_compiles_nothing(tmp_path):
+    script = tmp_path / "cached.py"
+    script.write_text(textwrap.dedent(CACHED.replace("{tag}", f"t{os.getpid()}")))
+    env = {**os.environ, "GPUVIZ_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+
+    def run() -> list[str]:
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert run() == ["fast", "1", "0"]  # compiled: one miss
+    assert run() == ["fast", "0", "1"]  # loaded from disk: nothing compiled
