@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.core.marks import element_name
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import READ
 from gpuviz.core.trace.model import Trace
@@ -150,10 +151,7 @@ def first_read_values(trace: Trace, element: tuple[int, int, int | None] | None)
     threads = acc["thread"][mine]
     firsts = np.unique(threads, return_index=True)[1]  # rows are in the order the reads happened
     values[threads[firsts]] = acc["value"][mine[firsts]]
-    entry = trace.meta["arrays"][aid]
-    shape = tuple(entry["shape"]) or (1,)
-    where = ", ".join(str(int(i)) for i in np.unravel_index(index, shape))
-    return values, f"{entry['name']}[{where}]" + (f" of block {block}" if block is not None else "")
+    return values, element_name(trace, element)
 
 
 DARK_TO_YELLOW = ((68, 1, 84), (253, 231, 37))  # the ramp of times and values written: low values recede
