@@ -92,9 +92,18 @@ def recorded_runs(kernel, grid, block, inputs, outcome, runs, level) -> list[flo
     from gpuviz.core.launch import LaunchConfig
 
     host = inputs()
-    compiled = GpuBackend().compile(kernel, level, ndims={name: v.ndim for name, v in host.items()})
+    backend, ndims = GpuBackend(), {name: v.ndim for name, v in host.items()}
+    compiled = backend.compile(kernel, level, ndims=ndims)
     launch = PreparedLaunch(cuda, compiled, LaunchConfig.of(grid, block), tuple(host.values()), DEVICE_ACCESS_CAP)
     launch.compile_for_arguments()
+    backend.keep_occupancy(kernel, launch, backend.device_facts(), ndims)  # as GpuBackend.run does
+    if launch.overload is not None:
+        from gpuviz.backends.gpu.backend import _native
+        from gpuviz.backends.gpu.plain import plain_registers
+
+        plain = plain_registers(kernel, lambda env: _native(env, cuda), launch.device_args)
+        print(f"  {kernel.__name__} ({level}): {launch.overload.regs_per_thread} registers a thread, "
+              f"{plain} as it is", flush=True)  # fmt: skip
     results = []
     for _ in range(runs):
         fresh = inputs()

@@ -36,6 +36,7 @@ ON_A_GPU = {
     "gpu_latency.py": "latency global=",
     "gpu_overhead.py": "overhead threads=",
     "gpu_race_fidelity.py": "| ",
+    "gpu_race_perturbation.py": "| [2,64] | window_record | ",
     "racecheck_compare.py": "racecheck ",
     "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
     "gpu_residency.py": "residency ",

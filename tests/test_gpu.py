@@ -348,3 +348,37 @@ def test_out_of_bounds_writes_are_reported_on_the_gpu(tmp_path, capsys):
     assert "out-of-bounds write of 'a' at line 5: 28 thread(s)" in capsys.readouterr().err
     trace = gpuviz.load(tmp_path / "000-k.npz")
     assert trace.error_count == 28 and {e["element"] for e in trace.errors} == set(range(100, 128))
+
+
+# Kernels whose recording needs more registers than they do: a 1024-thread block fits twice an SM
+# only at 32 registers a thread or fewer, so recording would halve the blocks running at once.
+OCCUPANCY_KERNELS = {
+    "counter": ("def k(a):\n    a[0] += 1\n", (np.zeros(1, np.int32),)),
+    "grid_stride_histogram": ("def k(data, bins):\n    start, stride = cuda.grid(1), cuda.gridsize(1)\n"
+                              "    for i in range(start, data.size, stride):\n"
+                              "        bins[data[i] % bins.size] += 1\n",
+                              (np.arange(1 << 16, dtype=np.int32), np.zeros(16, np.int32))),
+    "loop": ("def k(a):\n    for i in range(a.size):\n        a[i] += 0.5\n", (np.zeros(2, np.float32),)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("level", ["threads", "accesses"])
+@pytest.mark.parametrize("name", sorted(OCCUPANCY_KERNELS))
+def test_recording_keeps_the_blocks_an_sm_holds(name, level):
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator compiles nothing: no registers")
+    from gpuviz.backends.gpu.backend import _native
+    from gpuviz.backends.gpu.compat import import_numba_cuda
+    from gpuviz.backends.gpu.plain import plain_kernel
+    from gpuviz.core.analysis.occupancy import blocks_by_registers
+
+    body, args = OCCUPANCY_KERNELS[name]
+    trace = _run("from numba import cuda\n@cuda.jit\n" + body, 64, 1024, args, "gpu", level)
+    cuda = import_numba_cuda()
+    namespace: dict = {"cuda": cuda}
+    exec(compile(body, f"<{name}>", "exec"), namespace)
+    plain = plain_kernel(namespace["k"], lambda env: _native(env, cuda))
+    overload = plain.compile(tuple(plain.typeof_pyval(cuda.to_device(a)) for a in args))
+    held = min(blocks_by_registers(overload.regs_per_thread, 32), 2)
+    recorded = trace.meta["registers_per_thread"]
+    assert blocks_by_registers(recorded, 32) >= held, f"{recorded} registers recorded, {overload.regs_per_thread} plain"

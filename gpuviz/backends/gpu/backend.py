@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import ctypes
 import ctypes.util
+import hashlib
 import os
 import re
 import types
@@ -19,11 +20,12 @@ import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
-from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hooks
+from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.log import DeviceLog
-from gpuviz.backends.gpu.plain import plain_outcomes
+from gpuviz.backends.gpu.plain import plain_outcomes, plain_registers
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
+from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
@@ -101,13 +103,34 @@ class GpuBackend:
             "compute_capability": list(getattr(device, "compute_capability", (0, 0))),
         } | _per_sm_facts(device)
 
-    def compile(self, py_func, level: str, notify: Notify = ignore, ndims: dict[str, int] | None = None) -> Compiled:
-        """The instrumented kernel for a level and the axes of its array arguments."""
-        key = (py_func, level, tuple(sorted((ndims or {}).items())))
+    def compile(self, py_func, level: str, notify: Notify = ignore, ndims: dict[str, int] | None = None,
+                max_registers: int | None = None) -> Compiled:  # fmt: skip
+        """The instrumented kernel for a level and the axes of its array arguments (and a cap on its
+        registers a thread, where it must not use more)."""
+        key = (py_func, level, tuple(sorted((ndims or {}).items())), max_registers)
         if key not in self._compiled:
             notify(Stage("compiling", f"compiling {py_func.__name__} for the GPU ({level})..."))
-            self._compiled[key] = _compile(py_func, level, ndims or {})
+            self._compiled[key] = _compile(py_func, level, ndims or {}, max_registers)
         return self._compiled[key]
+
+    def keep_occupancy(self, py_func, launch: PreparedLaunch, facts: dict, ndims: dict[str, int]) -> None:
+        """Recompile the recorded kernel under a register cap where its extra registers would let an SM
+        hold fewer blocks than the kernel as it is: the blocks running at once decide how a race's
+        threads interleave. Registers over the cap spill to local memory, outside the kernel's own
+        accesses."""
+        overload, config = launch.overload, launch.config
+        if overload is None:
+            return
+        native = lambda env: _native(env, import_numba_cuda())  # noqa: E731
+        plain = plain_registers(py_func, native, launch.device_args)
+        if plain is None:
+            return
+        warps = config.warps_per_block
+        other = min(int(facts.get("max_threads_per_sm", 2048)) // (warps * 32), int(facts.get("max_blocks_per_sm", 32)))
+        cap = register_cap(plain, warps, other, int(facts.get("max_registers_per_sm", REGISTERS_PER_SM)))
+        if overload.regs_per_thread > cap:
+            launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap)
+            launch.compile_for_arguments()
 
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         cuda = import_numba_cuda()
@@ -124,6 +147,7 @@ class GpuBackend:
             py_func, config, compiled, args)  # fmt: skip
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
+        self.keep_occupancy(py_func, launch, facts, ndims)
         seconds = launch.run_timed()
         trace = launch.collect(facts, options, seconds)
         trace.outcomes.update(_written(plain, trace))
@@ -174,7 +198,7 @@ def _parameters(py_func) -> list[str]:
     return list(code.co_varnames[: code.co_argcount])
 
 
-def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
+def _compile(py_func, level: str, ndims: dict[str, int], max_registers: int | None = None) -> Compiled:
     cuda = import_numba_cuda()
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
@@ -185,8 +209,18 @@ def _compile(py_func, level: str, ndims: dict[str, int]) -> Compiled:
     link = linked_files(py_func)
     values = [v for f in program.functions for v in f.env.values()]
     cached = not link and not any(_is_device_array(v) or _from_linking_library(v) for v in values)
-    kernel = numba_jit()(cache=cached, **({"link": link} if link else {}))(function)
+    options = ({"link": link} if link else {}) | ({"max_registers": max_registers} if max_registers else {})
+    # numba's on-disk cache keys a kernel by its own bytecode, not by the hooks it calls nor by its
+    # register cap: both go into the name its cache files take.
+    function.__qualname__ = f"{function.__qualname__}_{_build_digest(max_registers)}"
+    kernel = numba_jit()(cache=cached, **options)(function)
     return Compiled(program, kernel, sites, level)
+
+
+@cache
+def _build_digest(max_registers: int | None) -> str:
+    """What, besides the kernel's text, decides the code numba compiles for it."""
+    return hashlib.sha1(f"{hook_source()}|{max_registers}".encode()).hexdigest()[:12]
 
 
 def linked_files(py_func) -> list[str]:

@@ -52,3 +52,13 @@ def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> d
     cuda.synchronize()
     arrays = [c for c in copies if hasattr(c, "copy_to_host")]
     return {f"{name}.plain": array.copy_to_host() for name, array in zip(names, arrays)}
+
+
+def plain_registers(py_func, native, device_args: list) -> int | None:
+    """Registers a thread of the kernel compiled as it is uses for these arguments (None where numba
+    cannot compile it as it is)."""
+    kernel = plain_kernel(py_func, native)
+    try:
+        return int(kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args)).regs_per_thread)
+    except Exception:
+        return None

@@ -19,6 +19,23 @@ PRESETS = {(7, 0): (2048, 32, 96), (7, 5): (1024, 16, 64), (8, 0): (2048, 32, 16
            (12, 0): (1536, 32, 100)}  # fmt: skip
 
 
+def blocks_by_registers(registers: int, warps_per_block: int, registers_per_sm: int = REGISTERS_PER_SM) -> int:
+    """How many blocks of `warps_per_block` warps an SM's register file holds at `registers` a thread."""
+    per_warp = -(-int(registers) * WARP // REGISTER_UNIT) * REGISTER_UNIT
+    return registers_per_sm // (per_warp * warps_per_block) if per_warp else 1 << 30
+
+
+def register_cap(plain_registers: int, warps_per_block: int, other_limit: int,
+                 registers_per_sm: int = REGISTERS_PER_SM) -> int:  # fmt: skip
+    """The most registers a thread may use so that an SM holds as many blocks as it does of the
+    kernel compiled as it is (`plain_registers`; `other_limit`: blocks the SM's other limits allow).
+    The recorder compiles its kernel under this cap, so that recording never changes how many blocks
+    run at once, which decides how a race's threads interleave."""
+    blocks = max(1, min(blocks_by_registers(plain_registers, warps_per_block, registers_per_sm), other_limit))
+    per_warp = registers_per_sm // (blocks * warps_per_block) // REGISTER_UNIT * REGISTER_UNIT
+    return max(WARP // 2, min(255, per_warp // WARP // 8 * 8))
+
+
 def sm_facts(trace: Trace) -> dict:
     """The device facts, with per-SM limits filled in from the compute capability's preset."""
     facts = trace.device_facts
@@ -58,8 +75,9 @@ def _limits(trace: Trace) -> tuple[dict[str, int], list[str]]:
         found["shared memory"] = int(shared_sm) // shared if shared_sm is not None else None
     registers = trace.meta.get("registers_per_thread") or facts.get("registers_per_thread")
     if registers:  # numba reports them for a kernel compiled for a GPU; the simulator cannot know
-        per_warp = -(-int(registers) * WARP // REGISTER_UNIT) * REGISTER_UNIT
-        found["registers"] = int(facts.get("max_registers_per_sm", REGISTERS_PER_SM)) // (per_warp * warps)
+        found["registers"] = blocks_by_registers(
+            registers, warps, int(facts.get("max_registers_per_sm", REGISTERS_PER_SM))
+        )
     limits = {name: blocks for name, blocks in found.items() if blocks is not None}
     return limits, [name for name, blocks in found.items() if blocks is None]
 
