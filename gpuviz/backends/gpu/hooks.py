@@ -102,10 +102,12 @@ def _gv_access(t, aid, site, flat, value):
     _gv_log(t, (site << 6) | aid, _gv_int64(flat), _gv_real(value), ((t[16] >> aid) & 1) != 0)
 
 def _gv_place():
+    # A block has at most 1024 threads: its sizes and a thread's place in it fit 32 bits, which
+    # numba would widen to 64 (the casts let the compiler keep them narrow).
     bdx = _gv_cuda.blockDim.x
     bdy = _gv_cuda.blockDim.y
-    per_block = bdx * bdy * _gv_cuda.blockDim.z
-    thread = _gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy
+    per_block = _gv_int32(bdx * bdy * _gv_cuda.blockDim.z)
+    thread = _gv_int32(_gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy)
     gdx = _gv_cuda.gridDim.x
     gdy = _gv_cuda.gridDim.y
     block = _gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * gdy
@@ -244,6 +246,7 @@ def make_hooks() -> dict:
         "_gv_cuda": cuda,
         "_gv_uint16": numba.uint16,
         "_gv_uint32": numba.uint32,
+        "_gv_int32": numba.int32,
         "_gv_int64": numba.int64,
         "_gv_real": intrinsics.real_value(),
         "_gv_element": intrinsics.as_element(),
