@@ -18,7 +18,8 @@ ON_THE_CPU = {
     "fast_speed.py": "fast_speed threads=",
     "first_frame.py": "first_frame accesses=",
     "first_run.py": "first_run first=",
-    "ncu_compare.py": "ncu_compare ",  # the gpuviz side alone without ncu (tests/test_ncu_compare_smoke.py too)
+    "ncu_compare.py": "ncu_compare ",
+    "ncu_lines.py": "ncu_lines smoke equal=",  # the gpuviz side alone without ncu (tests/test_ncu_lines.py too)  # the gpuviz side alone without ncu (tests/test_ncu_compare_smoke.py too)
     "sim_hot_spots.py": "analyses ",
     "gpu_trace_save.py": "gpu_trace_save save=",  # builds a GPU backend's trace on the CPU alone
     "memory_speed.py": "events_per_s=",
