@@ -73,8 +73,9 @@ def coalescing(side: int) -> dict:
     a = cuda.to_device(np.arange(side * side, dtype=np.float32).reshape(side, side))
     b = cuda.device_array_like(a)
     grid = (side // 32, side // 32)
-    return {"copy_2d (x on rows)": median_ms(kernels("coalescing").copy_2d, grid, (32, 32), a, b),
-            "copy_2d (x on columns, the fix)": median_ms(kernels("coalescing", True).copy_2d, grid, (32, 32), a, b)}  # fmt: skip
+    lesson, fix = kernels("coalescing"), kernels("coalescing", True)
+    return {"copy_2d (x on rows)": median_ms(lesson.copy_2d, grid, (32, 32), a, b),
+            "copy_2d (x on columns, the fix)": median_ms(fix.copy_2d, grid, (32, 32), a, b)}  # fmt: skip
 
 
 def transpose(side: int) -> dict:

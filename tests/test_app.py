@@ -33,8 +33,10 @@ def window(qtbot, tmp_path, monkeypatch):
 
 
 def pick(win, name):
+    """A catalog entry by slug ("the-race"), by name or by the start of its row's text."""
     for row in range(win.catalog.count()):
-        if win.catalog.item(row).text().lower().startswith(name):
+        entry = win.catalog.entries[row]
+        if name in (entry.slug, entry.name) or win.catalog.item(row).text().lower().startswith(name):
             win.catalog.setCurrentRow(row)
             return
     raise AssertionError(f"no catalog entry {name}")

@@ -73,6 +73,6 @@ def test_barrier_divergence_is_named_as_such(qtbot, window):  # noqa: F811
 
 
 def test_the_cli_still_exits_1_on_barrier_divergence(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "gpuviz", "run", str(find("18").path), "--out", str(tmp_path)],
+    done = subprocess.run([sys.executable, "-m", "gpuviz", "run", str(find("barrier-divergence").path), "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 1 and "barrier divergence" in done.stderr + done.stdout

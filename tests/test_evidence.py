@@ -21,7 +21,7 @@ PANELS = {"lesson", "races", "story", "record", "legend", "animation"}  # beside
 @pytest.fixture(scope="module")
 def one_thread(tmp_path_factory):
     """Lesson 1: one thread reads and writes array[0], array[1], ... in turn: event 2i reads array[i]."""
-    trace = run_demo(find("01"), tmp_path_factory.mktemp("one"), backend="sim").session.traces[0]
+    trace = run_demo(find("one-thread"), tmp_path_factory.mktemp("one"), backend="sim").session.traces[0]
     return trace, Replay(trace)
 
 
@@ -72,7 +72,7 @@ def assert_marks_show_the_claim(entry, evidence, scene, trace) -> None:
 
 
 def test_the_race_lessons_picture_colours_threads_by_the_value_they_read():
-    entry = find("10")
+    entry = find("the-race")
     assert entry.evidence.colour == "value read" and entry.evidence.element == "array[0]"
     assert "readers of the element" in entry.evidence.marks
 

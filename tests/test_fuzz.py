@@ -226,7 +226,7 @@ def test_launch_configurations(grid, block):
 @given(grid=st.text(max_size=8), block=st.text(max_size=8))
 def test_demo_launch_text(grid, block, capsys):
     # --grid=TEXT: TEXT may start with '-', which argparse would take for an option of its own
-    code = main(["demo", "01", f"--grid={grid}", f"--block={block}", "--backend", "sim", "--out", str(folder() / "d")])
+    code = main(["demo", "one-thread", f"--grid={grid}", f"--block={block}", "--backend", "sim", "--out", str(folder() / "d")])
     err = capsys.readouterr().err.strip()
     if code != 0:
         assert code == 1 and err.startswith("error: ") and "\n" not in err, err
@@ -234,5 +234,5 @@ def test_demo_launch_text(grid, block, capsys):
 
 @pytest.mark.parametrize("text", ["", " ", ",", "0", "-1", "1,2,3,4", "1e3", "x"])
 def test_demo_refuses_bad_launch_text(text, capsys):
-    assert main(["demo", "01", "--block", text, "--backend", "sim", "--out", str(folder() / "d")]) == 1
+    assert main(["demo", "one-thread", "--block", text, "--backend", "sim", "--out", str(folder() / "d")]) == 1
     assert capsys.readouterr().err.startswith("error: --block")

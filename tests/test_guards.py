@@ -248,7 +248,7 @@ def test_a_script_with_a_byte_order_mark_runs(tmp_path, capsys):
 
 @pytest.mark.parametrize("option", ["--block", "--grid"])
 def test_an_empty_launch_dimension_is_refused(option, capsys):
-    assert main(["demo", "02", option, ""]) == 1
+    assert main(["demo", "one-cell-per-thread", option, ""]) == 1
     assert capsys.readouterr().err.strip().splitlines() == [
         f"error: {option} '': give 1 to 3 positive whole numbers separated by commas, e.g. 16,16"
     ]

@@ -81,15 +81,15 @@ def test_catalog_runs_on_both_engines_and_the_vector_one_never_falls_back(entry,
 
 
 SMALL_LAUNCHES = {  # the fast lane's launches of the full-size lessons: the same kernels and checks
-    "03-vector-add-bounds": ("n = 2**24 + 11", "n = 1024 + 11"),  # a last block only partly in bounds
-    "10-the-race": ("cudakernel0[1024, 1024](array)", "cudakernel0[4, 256](array)"),
+    "vector-add-bounds": ("n = 2**24 + 11", "n = 1024 + 11"),  # a last block only partly in bounds
+    "the-race": ("cudakernel0[1024, 1024](array)", "cudakernel0[4, 256](array)"),
 }
 
 
 @pytest.mark.parametrize("name", SMALL_LAUNCHES)
 @pytest.mark.parametrize("engine", ["vector", "reference"])
 def test_the_full_size_lessons_run_small_on_both_engines(name, engine, tmp_path):
-    entry = next(e for e in catalog() if e.name == name)
+    entry = next(e for e in catalog() if e.slug == name)
     session = Session(entry.run_options("sim").with_(engine=engine), out_dir=None, keep_traces=True)
     run_script(full_size.small_launch(entry, tmp_path, *SMALL_LAUNCHES[name]), session)
     (trace,) = session.traces

@@ -18,7 +18,7 @@ import gpuviz
 assert gpuviz.__file__.startswith({site!r}), gpuviz.__file__
 from gpuviz.cli import main
 main(["list"])
-sys.exit(main(["demo", "01", "--backend", "sim", "--out", "traces"]))
+sys.exit(main(["demo", "one-thread", "--backend", "sim", "--out", "traces"]))
 """
 
 

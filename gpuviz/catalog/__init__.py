@@ -13,7 +13,7 @@ race lesson, on 8 virtual SMs), which of its launches the text explains, and `ho
 must change host code (a fix check then runs the student's whole script, and says so); it is in the text, not the
 script, because the script is shown before Run. `glossary.md` defines the words the texts
 use (glossary.py). A lesson names another by its slug, the stable name after the number: `[[the-race]]` is
-shown as the lesson's title with its number of the day ("*Many threads, one element* (lesson 11)"), so
+shown as the lesson's title with its number of the day ("*Many threads, one element* (lesson N)"), so
 reordering the course renames files and changes no text. A teacher's folder of lessons in the same format joins the built-in ones
 (`catalog(teacher=DIR)`, `gpuviz list --lessons DIR`). docs/lessons.md describes the format.
 """
@@ -108,7 +108,9 @@ def catalog(teacher: Path | str | None = None, problems: list[str] | None = None
 
 def teacher_lessons(folder: Path, problems: list[str] | None = None) -> list[CatalogEntry]:
     if not folder.is_dir():
-        raise GpuvizError(f"--lessons {folder}: no such folder; give a folder of NN-name.py lessons with their .md texts")
+        raise GpuvizError(
+            f"--lessons {folder}: no such folder; give a folder of NN-name.py lessons with their .md texts"
+        )
     return lessons(folder, problems)
 
 

@@ -2,7 +2,8 @@
 presentation mode (the stage), the lesson run after a committed prediction and its answer shown, then the
 caption over the picture hidden, so the picture alone has to show the claim (its marks, call-out and
 colours). `PYTHONPATH=$PWD python tools/screenshots/evidence_screenshots.py [--theme light] [NN ...]`
-writes docs/evidence/NN-slug.png (and -light.png for the light theme)."""
+writes docs/evidence/SLUG.png (and -light.png for the light theme), named by the lesson's slug, which reordering the
+course does not change."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def shoot(app, window, row: int, theme: str) -> Path:
     window.stage.caption.say("")  # the caption hidden: what remains is the picture
     for _ in range(10):
         app.processEvents()
-    name = window.state.entry.name
+    name = window.state.entry.slug
     path = DOCS / f"{name}{'-light' if theme == 'light' else ''}.png"
     window.grab().save(str(path))
     print(path.name, "|", window.state.caption[:100], "|", "; ".join(m.label for m in window.state.marks))

@@ -1,4 +1,4 @@
-"""The kernel of lesson 1 on many threads, as the tutorial launches it: every thread loops over
+"""The one-thread kernel on many threads, as the tutorial launches it: every thread loops over
 a 2-element array and adds 0.5 to each element."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The tree reduction of lesson 15 on blocks of 64 threads,
+"""The tree reduction of the segmented sum on blocks of 64 threads,
 each block summing 64 ones."""
 
 import numpy as np

@@ -1,5 +1,5 @@
 # expect: fail: barrier_divergence == 0 does not hold
-"""The tree reduction of lesson 15 on blocks of 64 threads,
+"""The tree reduction of the segmented sum on blocks of 64 threads,
 each block summing 64 ones."""
 
 import numpy as np
