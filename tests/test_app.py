@@ -197,7 +197,7 @@ def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):
 
 @pytest.mark.slow
 def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
-    pick(window, "10. many threads")
+    pick(window, "the-race")
     window.launch.repeat.setValue(3)
     assert "Predict" in window.views["lesson"].text.toPlainText()
     assert "What will array[0] be after the launch?" in " ".join(window.views["lesson"].text.toPlainText().split())

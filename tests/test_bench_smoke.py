@@ -40,8 +40,8 @@ ON_A_GPU = {
     "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
     "gpu_residency.py": "residency ",
     "gpu_fidelity.py": "gpu_fidelity shapes=",
-    "gpu_linked_calls.py": "linked ",
-    "lesson_times.py": "lesson_times card=",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
+    "gpu_linked_calls.py": "linked ",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
+    "lesson_times.py": "lesson_times card=",
 }
 NOT_SCRIPTS = {
     "speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time",

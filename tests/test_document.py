@@ -82,8 +82,10 @@ def test_save_as_revert_and_recent_files(qtbot, window, tmp_path):  # noqa: F811
 def test_autosave_is_restored_after_the_window_died(qtbot, window, monkeypatch):  # noqa: F811
     pick(window, "grid-stride")
     type_text(window, "\n# unsaved work\n")
-    qtbot.waitUntil(lambda: bool(window.document.slot.folder) and (window.document.slot.folder / "script.py").exists(),
-                    timeout=600_000)  # fmt: skip  (a hang guard, not a speed check)
+    qtbot.waitUntil(
+        lambda: bool(window.document.slot.folder) and (window.document.slot.folder / "script.py").exists(),
+        timeout=600_000,
+    )  # fmt: skip  (a hang guard, not a speed check)
     window.hide()  # the app dies here: no closeEvent, no question, the autosave stays
     window.document.slot.forget()  # ... and the system lets go of its slot's lock
     monkeypatch.setattr(document, "offer", lambda parent, title, text: "grid-stride.py" in text)

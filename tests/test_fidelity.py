@@ -27,7 +27,9 @@ def modelled_numbers(entry) -> set[float]:
 
 def test_the_labels_read_as_the_issue_writes_them():
     assert labelled(1672, MODEL, "cycles") == "1,672 cycles (model)"
-    assert labelled(0.046, MEASURED, "ms", "NVIDIA H200", "2026-11-26") == "0.046 ms (measured: NVIDIA H200, 2026-11-26)"
+    assert (
+        labelled(0.046, MEASURED, "ms", "NVIDIA H200", "2026-11-26") == "0.046 ms (measured: NVIDIA H200, 2026-11-26)"
+    )
     assert labelled(245) == "245"
 
 
@@ -82,7 +84,9 @@ def test_a_verdict_labels_the_models_numbers(tmp_path):
     entry = find("sms-and-waves")
     traces = run_demo(entry, tmp_path, backend="sim").session.traces
     verdict = judge_numbers(entry.prediction, [2, 9], traces)
-    assert "the run gave 8 (model) (no match)" in verdict.lines[1] and "lesson's number is 8 (model)" in verdict.lines[1]
+    assert (
+        "the run gave 8 (model) (no match)" in verdict.lines[1] and "lesson's number is 8 (model)" in verdict.lines[1]
+    )
     assert "(model)" not in verdict.lines[0]  # 2 at once: the SM's limit, exact
     assert not unlabelled(" ".join(verdict.lines), modelled_numbers(entry))
     exact = judge_numbers(parse_prediction({"predict a number": "blocks | blocks == 63"}), [63], traces)

@@ -84,8 +84,17 @@ def test_progress_kept_under_old_numbers_follows_the_renumbered_lessons(tmp_path
 
 def test_a_slugs_own_entry_wins_over_an_old_numbered_one(tmp_path):
     path = tmp_path / "progress.json"
-    path.write_text(json.dumps({"format": "gpuviz-progress/1", "lessons": {
-        "the-race": {"ran": True, "prediction": "new"}, "10-the-race": {"ran": True, "prediction": "old"}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "format": "gpuviz-progress/1",
+                "lessons": {
+                    "the-race": {"ran": True, "prediction": "new"},
+                    "10-the-race": {"ran": True, "prediction": "old"},
+                },
+            }
+        )
+    )
     assert ProgressBook(path).get("the-race").prediction == "new"
 
 

@@ -23,7 +23,13 @@ WITH_FIX = [entry for entry in LESSONS if entry.fix_checks]
 def test_a_check_line_parses_into_its_parts():
     check = parse_check("launch 1: sim: sectors(17, C, write) >= 8")
     assert (check.launch, check.where, check.measure, check.args, check.op, check.value) == (
-        1, "sim", "sectors", ("17", "C", "write"), ">=", 8.0)
+        1,
+        "sim",
+        "sectors",
+        ("17", "C", "write"),
+        ">=",
+        8.0,
+    )
     assert parse_check("array[0] == 0.5").args == ("array", "0")
     assert parse_check("lost(array) == 131,070").value == 131070
     assert [c.measure for c in parse_checks("# a comment\n\nraces == 0\n- `sum(c) == 4`\n")] == ["races", "sum"]

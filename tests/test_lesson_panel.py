@@ -55,7 +55,10 @@ def test_a_number_is_committed_locked_and_held_against_the_run(qtbot, window):  
     assert "4 x 49 KiB = 196 KiB" in lesson.text.toPlainText()
     saved = progress()[find("occupancy").slug]
     assert saved["ran"] and saved["right"] and saved["run_matched"] and "4" in saved["prediction"]
-    assert "✓" in window.catalog.item(find("occupancy").number - 1).text() and "predicted ✓" in window.catalog.item(find("occupancy").number - 1).text()
+    assert (
+        "✓" in window.catalog.item(find("occupancy").number - 1).text()
+        and "predicted ✓" in window.catalog.item(find("occupancy").number - 1).text()
+    )
 
 
 def test_a_choice_committed_before_run_waits_for_the_run(qtbot, window):  # noqa: F811
@@ -95,11 +98,17 @@ def test_check_my_fix_runs_the_editors_code_in_a_worker(qtbot, window):  # noqa:
     assert fix.isVisibleTo(lesson) and fix.button.isEnabled() and "Check my fix" in lesson.text.toPlainText()
     unfixed = check_fix(qtbot, window, find("scan").source)
     assert "Not fixed yet" in unfixed and "✗&nbsp;</span> races == 0 &nbsp;(the run: <b>62</b>)" in unfixed
-    assert progress()[find("scan").slug]["fix_passed"] is False and "fix ✗" in window.catalog.item(find("scan").number - 1).text()
+    assert (
+        progress()[find("scan").slug]["fix_passed"] is False
+        and "fix ✗" in window.catalog.item(find("scan").number - 1).text()
+    )
     fixed = check_fix(qtbot, window, (FIXES / "scan.py").read_text())
     assert "Fix passed" in fixed and "reference: ok" in fixed and "✗" not in fixed
     assert "✓&nbsp;</span> races == 0 &nbsp;(the run: <b>0</b>)" in fixed and "(the run: <b>64</b>)" in fixed
-    assert progress()[find("scan").slug]["fix_passed"] is True and "fix ✓" in window.catalog.item(find("scan").number - 1).text()
+    assert (
+        progress()[find("scan").slug]["fix_passed"] is True
+        and "fix ✓" in window.catalog.item(find("scan").number - 1).text()
+    )
     broken = window.editor.toPlainText().replace("def inclusive_scan", "def inclusive_scan(:")
     window.editor.setPlainText(broken)
     with qtbot.waitSignal(window.course.fixes.failed, timeout=RUN_TIMEOUT):
@@ -191,7 +200,11 @@ def test_a_long_choice_wraps_instead_of_widening_the_panel_and_its_words_pick_it
     box.resize(320, 400)
     box.show()
     assert box.minimumSizeHint().width() < 250
-    words = [label for label in box.findChildren(QLabel) if label.text().startswith("they read and write past the end of the arrays, and the check still")]
+    words = [
+        label
+        for label in box.findChildren(QLabel)
+        if label.text().startswith("they read and write past the end of the arrays, and the check still")
+    ]
     qtbot.mouseClick(words[0], Qt.MouseButton.LeftButton)
     assert box.picked() == 2 and box.commit_button.isEnabled()
 

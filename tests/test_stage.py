@@ -43,7 +43,7 @@ def test_a_prediction_is_judged_only_by_its_own_lessons_run_started_after_it(qtb
     assert run_and_wait(qtbot, window) is True  # a run before the prediction
     commit_any_prediction(lesson.predict)
     assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
-    pick(window, "segmented-reduction")
+    pick(window, "matmul")
     commit_any_prediction(lesson.predict)
     assert "Now press Run" in lesson.verdict.text()  # the last lesson's run never judges this one
     assert run_and_wait(qtbot, window) is True
@@ -62,7 +62,7 @@ def test_opening_a_script_leaves_lesson_mode(qtbot, window):  # noqa: F811
 
 def test_show_the_answer_says_why_when_the_evidence_launch_cannot_come(qtbot, window):  # noqa: F811
     lesson = window.views["lesson"]
-    pick(window, "08. warps")  # its evidence is on its first launch; the run shows its last
+    pick(window, "divergence-cost")  # its evidence is on its first launch; the run shows its last
     commit_any_prediction(lesson.predict)
     assert run_and_wait(qtbot, window) is True
     window.runner.paths = []  # the run's files are gone (as after another script was picked and this one restored)
@@ -208,7 +208,7 @@ def test_race_then_one_cell_then_race_leaves_nothing_of_the_other_lesson(qtbot, 
     """The classroom trial's own sequence, at the tutorials' sizes: the race's verdict and evidence never
     show under lesson 02, nor lesson 02's under the race."""
     lesson = window.views["lesson"]
-    pick(window, "10. many threads")
+    pick(window, "the-race")
     lesson.predict.number_boxes[0].setText("4")
     lesson.predict.commit()
     assert run_and_wait(qtbot, window) is True
@@ -217,7 +217,7 @@ def test_race_then_one_cell_then_race_leaves_nothing_of_the_other_lesson(qtbot, 
     assert window.state.trace is None and lesson.verdict.text() == "" and window.state.caption == ""
     commit_any_prediction(lesson.predict)
     assert "Now press Run" in lesson.verdict.text()  # the race's run does not judge it
-    pick(window, "10. many threads")
+    pick(window, "the-race")
     assert window.state.trace is None and lesson.verdict.text() == "" and not lesson.predict.locked
     lesson.predict.number_boxes[0].setText("4")
     lesson.predict.commit()

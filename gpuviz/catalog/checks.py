@@ -216,7 +216,7 @@ def _blocks(trace: Trace) -> float:
 
 
 def _threads(trace: Trace) -> float:
-    return float(len(trace.threads))
+    return float(len(trace.threads["block_idx"]))
 
 
 def _warps(trace: Trace) -> float:

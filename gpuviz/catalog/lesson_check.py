@@ -150,7 +150,9 @@ def _kernels_launched(source: str) -> list[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    calls = sorted((node for node in ast.walk(tree) if _is_launch(node)), key=lambda node: (node.lineno, node.col_offset))
+    calls = sorted(
+        (node for node in ast.walk(tree) if _is_launch(node)), key=lambda node: (node.lineno, node.col_offset)
+    )
     return [ast.unparse(node.func.value) for node in calls]
 
 

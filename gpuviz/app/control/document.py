@@ -13,10 +13,10 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 import gpuviz.catalog
-from gpuviz.catalog.slugs import slug_of
 from gpuviz.app.control.autosave_slots import Slot, discard, orphans
 from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.app.window.settings import data_dir, remember, settings
+from gpuviz.catalog.slugs import slug_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import write_text
 from gpuviz.core.user_files import UnreadableFile, read_text

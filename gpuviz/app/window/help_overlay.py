@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from gpuviz.core.theme_colours import HELP_OVERLAY, HELP_TEXT, css
 
-GETTING_STARTED = ("<b>Getting started:</b> pick the first lesson in the Catalog, read the question in the Lesson panel, "
-                   "press <b>Run</b> (Ctrl+R), then click a thread in the grid.")  # fmt: skip
+GETTING_STARTED = ("<b>Getting started:</b> pick the first lesson in the Catalog, read the question in the Lesson "
+                   "panel, press <b>Run</b> (Ctrl+R), then click a thread in the grid.")  # fmt: skip
 
 
 WELCOME = """## Welcome to gpuviz
