@@ -42,7 +42,7 @@ def test_the_reorderings_the_course_needs_hold():
 
 def test_a_reference_shows_the_lessons_title_and_number_of_the_day():
     race = find("the-race")
-    assert race.description.startswith(f"The kernel of *{find('one-thread').title}* (lesson 1) on a")
+    assert race.description.startswith(f"The kernel of “{find('one-thread').title}” (lesson 1) on a")
     assert "[[" not in race.description
 
 
@@ -62,7 +62,7 @@ def test_a_teachers_lesson_may_name_a_built_in_one(tmp_path):
     text = (tmp_path / "01-mine.md").read_text().replace("## Question", "After [[the-race]].\n\n## Question", 1)
     (tmp_path / "01-mine.md").write_text(text)
     (mine,) = lessons(tmp_path)
-    assert f"After *{find('the-race').title}* (lesson {find('the-race').number})." in mine.description
+    assert f"After “{find('the-race').title}” (lesson {find('the-race').number})." in mine.description
 
 
 def test_progress_kept_under_old_numbers_follows_the_renumbered_lessons(tmp_path):
@@ -112,3 +112,8 @@ def test_an_own_copy_saved_under_an_old_number_follows_its_lesson(tmp_path, monk
     assert not (mine / "10-the-race.py").exists()
     assert own_copy(find("vector-add-bounds").path) == mine / "vector-add-bounds.py"  # none saved: where one goes
     assert not (mine / "vector-add-bounds.py").exists()
+
+
+def test_the_course_map_in_the_docs_is_the_catalogs_order():
+    rows = re.findall(r"^\| (\d+) \| `([a-z0-9-]+)` \|", (ROOT / "docs" / "lessons.md").read_text(), re.MULTILINE)
+    assert [(int(n), slug) for n, slug in rows] == [(entry.number, entry.slug) for entry in LESSONS]

@@ -13,7 +13,7 @@ race lesson, on 8 virtual SMs), which of its launches the text explains, and `ho
 must change host code (a fix check then runs the student's whole script, and says so); it is in the text, not the
 script, because the script is shown before Run. `glossary.md` defines the words the texts
 use (glossary.py). A lesson names another by its slug, the stable name after the number: `[[the-race]]` is
-shown as the lesson's title with its number of the day ("*Many threads, one element* (lesson N)"), so
+shown as the lesson's title with its number of the day (“Many threads, one element” (lesson N)), so
 reordering the course renames files and changes no text. A teacher's folder of lessons in the same format joins the built-in ones
 (`catalog(teacher=DIR)`, `gpuviz list --lessons DIR`). docs/lessons.md describes the format.
 """
@@ -141,7 +141,7 @@ def lessons(folder: Path = LESSONS, problems: list[str] | None = None) -> list[C
 
 def reference(entry: CatalogEntry) -> str:
     """How a text names a lesson: its title, with its number in the course of the day."""
-    return f"*{entry.title}* (lesson {entry.number})"
+    return f"“{entry.title}” (lesson {entry.number})"
 
 
 def _with_references(entry: CatalogEntry, known: dict[str, CatalogEntry]) -> CatalogEntry:
