@@ -1,4 +1,4 @@
-"""Run to first frame in the app: the tutorial's race (lesson 10's kernel at the tutorial's launch,
+"""Run to first frame in the app: the tutorial's race (`the-race`'s kernel at the tutorial's launch,
 [1024, 1024] threads doing `a[i] += 0.5` on float32[2]) run from the app's Run button, through the
 worker process, the trace file and the loader, until the window has drawn the launch.
 

@@ -1,4 +1,4 @@
-"""The first Run of a session against the second: lesson 10's race (the tutorial's [1024, 1024] launch,
+"""The first Run of a session against the second: `the-race`'s race (the tutorial's [1024, 1024] launch,
 4.2 M accesses) picked in the catalog and run twice from the app's Run button, offscreen, in one process;
 seconds from Run to the grid's first frame of each.
 

@@ -5,7 +5,7 @@ instrumented kernel, at levels `accesses` and `threads`, each run from fresh inp
 a run is one number: the counter, the sum of the bins (how many increments survived) or a[0].
 The rule for "the same outcomes": the recorded median lies inside the plain [min, max] and every
 recorded run inside [0.75 x min, 1.25 x max]. The tutorial race and the histogram are the kernels
-of lessons 10 and 11 (gpuviz/catalog/lessons), written out here.
+of the lessons `the-race` and `histogram` (gpuviz/catalog/lessons), written out here.
 Usage: python bench/gpu_race_fidelity.py [runs] [level ...]; prints the table last.
 """
 

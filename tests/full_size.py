@@ -4,11 +4,11 @@ where they cost seconds. The fast lane keeps a small launch of each (tests/test_
 
 import pytest
 
-FULL_SIZE = ("03-vector-add-bounds", "10-the-race")
+FULL_SIZE = ("vector-add-bounds", "the-race")
 
 
 def entries(items) -> list:
-    return [pytest.param(e, id=e.name, marks=[pytest.mark.slow] if e.name in FULL_SIZE else []) for e in items]
+    return [pytest.param(e, id=e.name, marks=[pytest.mark.slow] if e.slug in FULL_SIZE else []) for e in items]
 
 
 def small_launch(entry, tmp_path, old: str, new: str):

@@ -43,6 +43,7 @@ ON_A_GPU = {
     "gpu_residency.py": "residency ",
     "gpu_fidelity.py": "gpu_fidelity shapes=",
     "gpu_linked_calls.py": "linked ",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
+    "lesson_times.py": "lesson_times card=",
 }
 NOT_SCRIPTS = {
     "speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time",

@@ -30,7 +30,8 @@ def within(size: QSize, bound: QSize) -> bool:
 def test_window_fits_a_projector_through_a_lesson(qtbot, window):  # noqa: F811
     window.resize(1500, 900)
     screen_fit.fit(window, PROJECTOR)
-    steps = {"start": lambda: None, "picked": lambda: pick(window, "02"), "ran": lambda: run_and_wait(qtbot, window),
+    steps = {"start": lambda: None, "picked": lambda: pick(window, "one-cell-per-thread"),
+             "ran": lambda: run_and_wait(qtbot, window),
              "committed": lambda: commit_first_choice(qtbot, window),
              "answered": lambda: qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton),
              "selected": lambda: window.state.select(last_thread(window.state.trace)),
@@ -81,7 +82,7 @@ def text_heights(win) -> dict[str, float]:
 
 
 def test_font_scale_reaches_every_view(qtbot, window):  # noqa: F811
-    pick(window, "07")
+    pick(window, "host-and-device")
     assert run_and_wait(qtbot, window) is True
     window.tabs.setCurrentWidget(window.views["data"])
     window.views["data"].view.setRange(xRange=(0, 3), yRange=(0, 3), padding=0)  # cells big enough for values
@@ -117,7 +118,7 @@ def test_presentation_mode_and_theme(qtbot, window):  # noqa: F811
 
 
 def test_script_launch_is_kept_unless_overridden(qtbot, window):  # noqa: F811
-    pick(window, "24")  # the Mandelbrot lesson launches [(4, 3), (16, 16)]
+    pick(window, "mandelbrot")  # the Mandelbrot lesson launches [(4, 3), (16, 16)]
     launch = window.launch
     assert [box.value() for box in launch.grid + launch.block] == [4, 3, 1, 16, 16, 1]
     assert not launch.overridden() and launch.launch_picker.currentText().startswith("mandelbrot[(4, 3), (16, 16)]")
@@ -156,13 +157,18 @@ CONTROLS = (pg.QtWidgets.QAbstractButton, pg.QtWidgets.QComboBox, pg.QtWidgets.Q
 
 
 def test_every_control_has_a_tooltip_and_f1_lists_the_keys(qtbot, window):  # noqa: F811
-    controls = [w for w in window.findChildren(pg.QtWidgets.QWidget) if isinstance(w, CONTROLS)  # Qt's own parts aside
-                and not isinstance(w, pg.QtWidgets.QScrollBar) and not w.objectName().startswith(("qt_", "Scroll"))]
+    controls = [
+        w
+        for w in window.findChildren(pg.QtWidgets.QWidget)
+        if isinstance(w, CONTROLS)  # Qt's own parts aside
+        and not isinstance(w, pg.QtWidgets.QScrollBar)
+        and not w.objectName().startswith(("qt_", "Scroll"))
+    ]
     bare = sorted({f"{type(w).__name__} {w.objectName() or getattr(w, 'text', lambda: '')()}" for w in controls
                    if not w.toolTip()})  # fmt: skip
     assert not bare, f"controls without a tooltip: {bare}"
-    assert "Welcome" in window.status.text() and "lesson 1" in window.editor.placeholderText()
-    assert "Pick lesson 1" in window.views["lesson"].text.toPlainText()
+    assert "Welcome" in window.status.text() and "first lesson" in window.editor.placeholderText()
+    assert "Pick the first lesson" in window.views["lesson"].text.toPlainText()
     window.help.toggle()
     assert window.help.isVisible()
     for keys in ("Ctrl+R", "F5", "F1", "Ctrl+S", "Ctrl+="):
@@ -183,7 +189,7 @@ def test_preferences_reach_the_run(qtbot, window, monkeypatch):  # noqa: F811
     assert window.launch.backend_name() == "sim"
     requests = []
     monkeypatch.setattr(window.runs, "start", requests.append)
-    pick(window, "01")
+    pick(window, "one-thread")
     window.run()
     request = requests[0]
     assert request.timeout == 30 and request.options.memory_budget == 512 << 20

@@ -16,7 +16,7 @@ HISTOGRAMS = Path(__file__).parent / "data" / "racy_and_atomic_histogram.py"
 @pytest.fixture(scope="module")
 def histogram(tmp_path_factory):
     """The racy histogram of lesson 11 (launch 0) and the atomic one (launch 1), in one run."""
-    entry = replace(find("11"), path=HISTOGRAMS)
+    entry = replace(find("histogram"), path=HISTOGRAMS)
     return run_demo(entry, tmp_path_factory.mktemp("h"), backend="sim").session.traces
 
 

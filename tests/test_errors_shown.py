@@ -57,7 +57,7 @@ def test_a_clean_run_says_finished_and_marks_nothing(qtbot, window, tmp_path):  
 
 
 def test_barrier_divergence_is_named_as_such(qtbot, window):  # noqa: F811
-    pick(window, "18.")
+    pick(window, "barrier-divergence")
     assert run_and_wait(qtbot, window) is True
     qtbot.waitUntil(lambda: window.status.text().startswith("finished"), timeout=10_000)
     status = window.status.text()
@@ -73,6 +73,7 @@ def test_barrier_divergence_is_named_as_such(qtbot, window):  # noqa: F811
 
 
 def test_the_cli_still_exits_1_on_barrier_divergence(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "gpuviz", "run", str(find("18").path), "--out", str(tmp_path)],
+    script = str(find("barrier-divergence").path)
+    done = subprocess.run([sys.executable, "-m", "gpuviz", "run", script, "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 1 and "barrier divergence" in done.stderr + done.stdout

@@ -21,7 +21,7 @@ PANELS = {"lesson", "races", "story", "record", "legend", "animation"}  # beside
 @pytest.fixture(scope="module")
 def one_thread(tmp_path_factory):
     """Lesson 1: one thread reads and writes array[0], array[1], ... in turn: event 2i reads array[i]."""
-    trace = run_demo(find("01"), tmp_path_factory.mktemp("one"), backend="sim").session.traces[0]
+    trace = run_demo(find("one-thread"), tmp_path_factory.mktemp("one"), backend="sim").session.traces[0]
     return trace, Replay(trace)
 
 
@@ -72,7 +72,7 @@ def assert_marks_show_the_claim(entry, evidence, scene, trace) -> None:
 
 
 def test_the_race_lessons_picture_colours_threads_by_the_value_they_read():
-    entry = find("10")
+    entry = find("the-race")
     assert entry.evidence.colour == "value read" and entry.evidence.element == "array[0]"
     assert "readers of the element" in entry.evidence.marks
 
@@ -89,8 +89,19 @@ def test_moments_are_the_events_they_name(one_thread):
     assert moments.element(trace, "array[7]") == (0, 7, None)
 
 
-@pytest.mark.parametrize("words", ["lost update of array[0]", "race", "barrier 1", "wave 2", "first write of b",
-                                   "first write of array[1024]", "first write of line 99", "sometime"])
+@pytest.mark.parametrize(
+    "words",
+    [
+        "lost update of array[0]",
+        "race",
+        "barrier 1",
+        "wave 2",
+        "first write of b",
+        "first write of array[1024]",
+        "first write of line 99",
+        "sometime",
+    ],
+)
 def test_a_moment_that_is_not_in_the_launch_says_so(one_thread, words):
     trace, replay = one_thread
     with pytest.raises(GpuvizError):
@@ -109,17 +120,27 @@ def test_the_section_parses_and_bad_lines_say_what_is_allowed():
     evidence = parse_evidence("view: data\nat: race\nline: 12\ncaption: See {element}: it is {value}.\n")
     assert (evidence.view, evidence.at, evidence.line, evidence.launch) == ("data", "race", 12, None)
     assert parse_evidence("") is None
-    for text in ("view: data", "caption: x", "view: data\ncaption: x\nwhen: now",
-                 "view: data\ncaption: x\ncolour: pink",
-                 "view: data\ncaption: x\nline: twelve"):
+    for text in (
+        "view: data",
+        "caption: x",
+        "view: data\ncaption: x\nwhen: now",
+        "view: data\ncaption: x\ncolour: pink",
+        "view: data\ncaption: x\nline: twelve",
+    ):
         with pytest.raises(GpuvizError):
             parse_evidence(text)
 
 
 def test_a_caption_names_only_what_the_evidence_resolves(one_thread):
     trace, replay = one_thread
-    scene = resolve(parse_evidence("view: data\nat: first write of array[3]\nthread: first write of array[3]\n"
-                                   "element: array[3]\ncaption: {thread} wrote {element} = {value}."), trace, replay)
+    scene = resolve(
+        parse_evidence(
+            "view: data\nat: first write of array[3]\nthread: first write of array[3]\n"
+            "element: array[3]\ncaption: {thread} wrote {element} = {value}."
+        ),
+        trace,
+        replay,
+    )
     assert scene.caption == "Thread 0 of block 0 wrote array[3] = 0.5." and scene.frame == 8
     for caption in ("{value} alone", "{who}"):
         with pytest.raises(GpuvizError):

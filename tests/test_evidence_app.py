@@ -21,22 +21,32 @@ def answer(qtbot, win):
     return lesson.evidence.text()
 
 
-def test_the_warps_lesson_goes_back_to_its_first_launch_and_raises_the_memory_tab(qtbot, window):  # noqa: F811
-    pick(window, "08. warps")
+def test_the_divergence_lesson_goes_back_to_its_first_launch_and_raises_the_compare_view(qtbot, window):  # noqa: F811
+    pick(window, "divergence-cost")
     assert run_and_wait(qtbot, window) is True
     assert window.state.launch_index() == 1  # the run shows its last launch...
     window.tabs.setCurrentWidget(window.views["grid"])
     caption = answer(qtbot, window)
     state = window.state
-    assert state.launch_index() == 0 and state.trace.kernel == "diverge"  # ...the evidence is on the first
-    assert "line 13" in caption and "16 active lanes" in caption
+    assert state.launch_index() == 0 and state.trace.kernel == "by_lane"  # ...the evidence is on the first
+    assert "1,564 cycles (model)" in caption
+    assert window.tabs.currentWidget() is window.views["compare"]
+
+
+def test_the_warps_lesson_raises_the_memory_tab_at_its_line(qtbot, window):  # noqa: F811
+    pick(window, "warps")
+    assert run_and_wait(qtbot, window) is True
+    window.tabs.setCurrentWidget(window.views["grid"])
+    caption = answer(qtbot, window)
+    state = window.state
+    assert "line 11" in caption and "16 active lanes" in caption
     assert window.tabs.currentWidget() is window.views["memory"]
-    assert state.line == 13 and state.selected == 0 and state.order == "replay" and state.frame == 1
+    assert state.line == 11 and state.selected == 0 and state.order == "replay" and state.frame == 1
     assert "lanes" in window.views["memory"].detail.text()
 
 
 def test_the_barrier_lesson_stops_the_replay_where_the_block_waits(qtbot, window):  # noqa: F811
-    pick(window, "18. a barrier")
+    pick(window, "barrier-divergence")
     assert run_and_wait(qtbot, window) is True
     window.tabs.setCurrentWidget(window.views["memory"])
     before = window.state.frame
@@ -53,7 +63,7 @@ def test_the_barrier_lesson_stops_the_replay_where_the_block_waits(qtbot, window
 
 
 def test_the_3d_lesson_shows_the_layer_of_the_thread_it_selects(qtbot, window):  # noqa: F811
-    pick(window, "13. a 3-d grid")
+    pick(window, "grid-3d")
     assert run_and_wait(qtbot, window) is True
     answer(qtbot, window)
     state = window.state
@@ -66,7 +76,7 @@ def test_the_3d_lesson_shows_the_layer_of_the_thread_it_selects(qtbot, window): 
 def test_the_answer_outlines_the_threads_of_the_claim_and_says_what_they_share(qtbot, window):  # noqa: F811
     """The histogram lesson's evidence: the threads that read bins[0] are outlined in the grid, coloured by
     the value they read, with a call-out that counts them; the data view rings bins[0]."""
-    pick(window, "11.")
+    pick(window, "histogram")
     assert run_and_wait(qtbot, window) is True
     answer(qtbot, window)
     state, grid, data = window.state, window.views["grid"], window.views["data"]
@@ -81,7 +91,7 @@ def test_the_answer_outlines_the_threads_of_the_claim_and_says_what_they_share(q
     window.tabs.setCurrentWidget(data)
     qtbot.waitUntil(lambda: not data.busy(), timeout=RUN_TIMEOUT)
     assert data.marks.outlined() == 1 and "bins[0] = " in data.marks.callout_text()
-    pick(window, "12.")  # the next lesson: no mark of this one stays
+    pick(window, "segmented-reduction")  # the next lesson: no mark of this one stays
     assert state.marks == () and grid.marks.outlined() == 0 and not grid.marks.callout_text()
 
 
@@ -122,7 +132,7 @@ def test_an_array_no_thread_writes_is_drawn_by_its_reads(qtbot, window):  # noqa
     assert data.mode.currentText() == "times read"
     codes = data._final_codes
     assert codes[0] == READ_HIGH and READ_LOW <= codes[1] < READ_HIGH and codes[4] == NOT_READ  # a[0]: 80 reads
-    assert ("read 80 times" in [text for _, text in data.legend_items()])
+    assert "read 80 times" in [text for _, text in data.legend_items()]
     data.array.setCurrentIndex(data.array.findData(1))  # b, written
     qtbot.waitUntil(lambda: not data.busy(), timeout=RUN_TIMEOUT)
     assert data.mode.currentText() == "writer's block"

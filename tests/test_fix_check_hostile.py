@@ -14,7 +14,7 @@ from gpuviz.run.fix_check import HOST_RAN, FixLimits, check_fix
 
 LESSON = find("missing-syncthreads")
 BUGGY = LESSON.source
-FIXED = (Path(__file__).parent / "lesson_fixes" / "17-missing-syncthreads.py").read_text()
+FIXED = (Path(__file__).parent / "lesson_fixes" / "missing-syncthreads.py").read_text()
 QUICK = FixLimits(seconds=20, startup=60)
 FIRST = "    t = cuda.threadIdx.x\n"  # the kernel's first line: tricks in a kernel go after it
 

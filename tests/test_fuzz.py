@@ -180,8 +180,10 @@ def test_inflated_arrays_stay_within_the_budget(elements, compress, capsys):
 @settings(max_examples=20, deadline=None, suppress_health_check=HEALTH)
 # Python's zipfile cuts a member's name at its first NUL and then fails itself, and cannot encode a lone
 # surrogate: such names cannot be written.
-@given(count=st.integers(0, 8),
-       name=st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), min_size=1, max_size=8))
+@given(
+    count=st.integers(0, 8),
+    name=st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), min_size=1, max_size=8),
+)
 def test_stray_and_missing_members(count, name, capsys):
     columns = good_columns()
     path = write_members(folder() / "stray.npz", dict(list(columns.items())[:count]))
@@ -226,7 +228,9 @@ def test_launch_configurations(grid, block):
 @given(grid=st.text(max_size=8), block=st.text(max_size=8))
 def test_demo_launch_text(grid, block, capsys):
     # --grid=TEXT: TEXT may start with '-', which argparse would take for an option of its own
-    code = main(["demo", "01", f"--grid={grid}", f"--block={block}", "--backend", "sim", "--out", str(folder() / "d")])
+    code = main(
+        ["demo", "one-thread", f"--grid={grid}", f"--block={block}", "--backend", "sim", "--out", str(folder() / "d")]
+    )
     err = capsys.readouterr().err.strip()
     if code != 0:
         assert code == 1 and err.startswith("error: ") and "\n" not in err, err
@@ -234,5 +238,5 @@ def test_demo_launch_text(grid, block, capsys):
 
 @pytest.mark.parametrize("text", ["", " ", ",", "0", "-1", "1,2,3,4", "1e3", "x"])
 def test_demo_refuses_bad_launch_text(text, capsys):
-    assert main(["demo", "01", "--block", text, "--backend", "sim", "--out", str(folder() / "d")]) == 1
+    assert main(["demo", "one-thread", "--block", text, "--backend", "sim", "--out", str(folder() / "d")]) == 1
     assert capsys.readouterr().err.startswith("error: --block")

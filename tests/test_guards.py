@@ -71,8 +71,11 @@ def test_the_estimate_matches_what_a_trace_takes(sim_run):
 
 def test_two_to_the_28_threads_are_refused_before_starting():
     estimate = estimate_trace("fill", 1 << 28, "threads", ())
-    with pytest.raises(LaunchTooBig, match=r"fill: 268,435,456 threads need at least 13.0 GiB .* budget of 2.0 GiB; "
-                                           r"launch fewer threads or raise the budget with --max-memory"):
+    with pytest.raises(
+        LaunchTooBig,
+        match=r"fill: 268,435,456 threads need at least 13.0 GiB .* budget of 2.0 GiB; "
+        r"launch fewer threads or raise the budget with --max-memory",
+    ):
         check_fits(estimate, 2 << 30)
 
 
@@ -85,8 +88,11 @@ def test_a_gigabyte_trace_is_announced_and_a_small_one_is_not():
 
 def test_accesses_that_cannot_fit_suggest_level_threads():
     estimate = estimate_trace("fill", 16384, "accesses", ())
-    with pytest.raises(LaunchTooBig, match=r"record with --level threads \(832.0 KiB\), or the accesses "
-                                           r"of a few blocks with --blocks, or raise the budget"):
+    with pytest.raises(
+        LaunchTooBig,
+        match=r"record with --level threads \(832.0 KiB\), or the accesses "
+        r"of a few blocks with --blocks, or raise the budget",
+    ):
         check_fits(estimate, 1 << 20)
     check_fits(estimate_trace("fill", 16384, "threads", ()), 1 << 20)
 
@@ -248,7 +254,7 @@ def test_a_script_with_a_byte_order_mark_runs(tmp_path, capsys):
 
 @pytest.mark.parametrize("option", ["--block", "--grid"])
 def test_an_empty_launch_dimension_is_refused(option, capsys):
-    assert main(["demo", "02", option, ""]) == 1
+    assert main(["demo", "one-cell-per-thread", option, ""]) == 1
     assert capsys.readouterr().err.strip().splitlines() == [
         f"error: {option} '': give 1 to 3 positive whole numbers separated by commas, e.g. 16,16"
     ]

@@ -129,8 +129,8 @@ def test_a_read_only_data_folder(qtbot, monkeypatch):
     for _ in range(3):
         win.document.autosave()
     assert len(shown) == 1 and "Read-only file system" in shown[0]  # said once, not on every autosave
-    win.course._on_progress("01-one-thread", {"ran": True})
-    win.course._on_progress("01-one-thread", {"prediction": "1"})
+    win.course._on_progress("one-thread", {"ran": True})
+    win.course._on_progress("one-thread", {"prediction": "1"})
     assert "progress" in win.status.text() and "Read-only" in win.status.text()
     win.document.editor.document().setModified(False)
 
@@ -148,8 +148,8 @@ def test_saving_progress_never_raises_and_leaves_nothing_partial(tmp_path, monke
             raise OSError(code, os.strerror(code))
 
         monkeypatch.setattr(files, "_open_new", refuse)
-    book.update("01-one-thread", ran=True)
-    assert book.problem and "\n" not in book.problem and book.get("01-one-thread").ran
+    book.update("one-thread", ran=True)
+    assert book.problem and "\n" not in book.problem and book.get("one-thread").ran
     assert sorted(p.name for p in tmp_path.iterdir()) == (["progress.json"] if fault == "folder" else [])
 
 

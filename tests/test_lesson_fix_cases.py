@@ -1,4 +1,4 @@
-"""Fix checks judge the fix, not its lines: every lesson with a fix has cases in tests/lesson_fixes/NN-name/, each
+"""Fix checks judge the fix, not its lines: every lesson with a fix has cases in tests/lesson_fixes/SLUG/, each
 the lesson's script with one edit and, on its first line, the verdict it must get (`# expect: pass`, or
 `# expect: fail: ` and how the reason begins). Wrong fixes (the misconception the lesson names, a shortcut
 that gets the numbers without the fix, a warp sync where a block barrier is needed) fail for their reason;
@@ -36,7 +36,7 @@ def lines_of_code(path: Path) -> int:
                  marks=[pytest.mark.slow] if case.parent.name in FULL_SIZE else []) for case in CASES
 ])  # fmt: skip
 def test_a_fix_is_judged_as_its_case_says(case):
-    (entry,) = [entry for entry in WITH_FIX if entry.name == case.parent.name]
+    (entry,) = [entry for entry in WITH_FIX if entry.slug == case.parent.name]
     passes, reason = expectation(case)
     result = check_fix(entry, case, backend="sim")
     assert result.passed is passes, "\n".join(result.lines())
@@ -48,9 +48,9 @@ def test_a_fix_is_judged_as_its_case_says(case):
 def test_every_lesson_with_a_fix_has_a_wrong_fix_and_a_right_one_that_moves_lines(entry):
     """A right fix with another number of lines than the lesson's script moves the lines after it, which a
     check by line number would have measured in the wrong place."""
-    cases = sorted((FIXES / entry.name).glob("*.py"))
+    cases = sorted((FIXES / entry.slug).glob("*.py"))
     verdicts = [expectation(case)[0] for case in cases]
-    assert False in verdicts, f"{entry.name}: no wrong fix in tests/lesson_fixes/{entry.name}/"
+    assert False in verdicts, f"{entry.name}: no wrong fix in tests/lesson_fixes/{entry.slug}/"
     script = lines_of_code(entry.path)
     moved = [case.name for case, passes in zip(cases, verdicts) if passes and lines_of_code(case) != script]
     assert moved, f"{entry.name}: no right fix with another number of lines than the lesson's script"
@@ -59,8 +59,8 @@ def test_every_lesson_with_a_fix_has_a_wrong_fix_and_a_right_one_that_moves_line
 def test_a_fix_check_the_backend_cannot_judge_is_not_passed_there(tmp_path):
     """`sim: warp_sync_divergence == 0` on a GPU's run: not judged, so not passed (a syncwarp inside the `if`
     must not pass by choosing the GPU), and the reason says where it is judged."""
-    (entry,) = [entry for entry in WITH_FIX if entry.name == "17-missing-syncthreads"]
-    fixed = replace(entry, path=FIXES / entry.path.name)  # the lesson's own fix
+    (entry,) = [entry for entry in WITH_FIX if entry.slug == "missing-syncthreads"]
+    fixed = replace(entry, path=FIXES / f"{entry.slug}.py")  # the lesson's own fix
     traces = run_demo(fixed, tmp_path, backend="sim").session.traces
     assert judge(entry, "reference: ok", traces).passed
     for trace in traces:

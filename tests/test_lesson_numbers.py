@@ -23,7 +23,13 @@ WITH_FIX = [entry for entry in LESSONS if entry.fix_checks]
 def test_a_check_line_parses_into_its_parts():
     check = parse_check("launch 1: sim: sectors(17, C, write) >= 8")
     assert (check.launch, check.where, check.measure, check.args, check.op, check.value) == (
-        1, "sim", "sectors", ("17", "C", "write"), ">=", 8.0)
+        1,
+        "sim",
+        "sectors",
+        ("17", "C", "write"),
+        ">=",
+        8.0,
+    )
     assert parse_check("array[0] == 0.5").args == ("array", "0")
     assert parse_check("lost(array) == 131,070").value == 131070
     assert [c.measure for c in parse_checks("# a comment\n\nraces == 0\n- `sum(c) == 4`\n")] == ["races", "sum"]
@@ -56,7 +62,7 @@ def test_every_number_a_lesson_gives_for_hardware_holds_on_the_gpu(entry, tmp_pa
 
 @pytest.mark.parametrize("entry", full_size.entries(WITH_FIX))
 def test_a_lessons_fix_passes_its_check_and_the_lesson_does_not(entry, tmp_path):
-    fixed = FIXES / entry.path.name
+    fixed = FIXES / f"{entry.slug}.py"
     assert fixed.is_file(), f"no fixed version of {entry.name} in tests/lesson_fixes"
     result = check_fix(entry, fixed, tmp_path / "fixed", backend="sim")
     assert result.passed, "\n".join(result.lines())
@@ -72,13 +78,13 @@ def test_a_check_on_a_launch_the_script_never_made_fails(tmp_path):
 
 
 def test_the_cli_checks_a_fix_and_says_pass_or_not(tmp_path, capsys):
-    lesson, fixed = find("missing-syncthreads"), str(FIXES / "17-missing-syncthreads.py")
+    lesson, fixed = find("missing-syncthreads"), str(FIXES / "missing-syncthreads.py")
     options = ["--backend", "sim", "--out", str(tmp_path / "t")]
     assert main(["demo", lesson.name, "--check-fix", fixed, *options]) == 0
     assert "fix check: passed" in capsys.readouterr().out
     assert main(["demo", lesson.name, "--check-fix", str(lesson.path), *options]) == 1
     assert "FAILED: races == 0" in capsys.readouterr().out
-    assert main(["demo", "01", "--check-fix", fixed, *options]) == 1
+    assert main(["demo", "one-thread", "--check-fix", fixed, *options]) == 1
     assert "has no fix to check" in capsys.readouterr().err
 
 

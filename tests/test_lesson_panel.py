@@ -34,7 +34,7 @@ def progress() -> dict:
 
 
 def test_a_number_is_committed_locked_and_held_against_the_run(qtbot, window):  # noqa: F811
-    pick(window, "15")
+    pick(window, "occupancy")
     lesson = window.views["lesson"]
     predict = lesson.predict
     assert len(predict.number_boxes) == 1 and not predict.commit_button.isEnabled()
@@ -42,24 +42,27 @@ def test_a_number_is_committed_locked_and_held_against_the_run(qtbot, window):  
     assert not predict.commit_button.isEnabled()  # not a number
     assert run_and_wait(qtbot, window) is True
     assert not lesson.answer_button.isEnabled()  # ran, but nothing committed: the answer stays hidden
-    assert "26" not in lesson.text.toPlainText() and lesson.verdict.text() == ""
-    predict.number_boxes[0].setText("26")
+    assert "196 KiB" not in lesson.text.toPlainText() and lesson.verdict.text() == ""
+    predict.number_boxes[0].setText("4")
     click(qtbot, predict.commit_button)
     assert predict.locked and not predict.number_boxes[0].isEnabled() and predict.commit_button.text() == "Committed"
     # The run on screen began before the prediction: it cannot judge it (nor give the answer away).
     assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
     assert run_and_wait(qtbot, window) is True
-    assert "The run agrees with you" in lesson.verdict.text() and "the run gave 26 (a match)" in lesson.verdict.text()
+    assert "The run agrees with you" in lesson.verdict.text() and "the run gave 4 (a match)" in lesson.verdict.text()
     assert lesson.answer_button.isEnabled()
     click(qtbot, lesson.answer_button)
-    assert "26 (5 + 6 + 7 + 8)" in lesson.text.toPlainText()
-    saved = progress()[find("15").name]
-    assert saved["ran"] and saved["right"] and saved["run_matched"] and "26" in saved["prediction"]
-    assert "✓" in window.catalog.item(14).text() and "predicted ✓" in window.catalog.item(14).text()
+    assert "4 x 49 KiB = 196 KiB" in lesson.text.toPlainText()
+    saved = progress()[find("occupancy").slug]
+    assert saved["ran"] and saved["right"] and saved["run_matched"] and "4" in saved["prediction"]
+    assert (
+        "✓" in window.catalog.item(find("occupancy").number - 1).text()
+        and "predicted ✓" in window.catalog.item(find("occupancy").number - 1).text()
+    )
 
 
 def test_a_choice_committed_before_run_waits_for_the_run(qtbot, window):  # noqa: F811
-    pick(window, "13")
+    pick(window, "grid-3d")
     lesson = window.views["lesson"]
     lesson.predict.choice_buttons[0].click()  # "(11, 4, 6)": not the answer
     click(qtbot, lesson.predict.commit_button)
@@ -67,10 +70,10 @@ def test_a_choice_committed_before_run_waits_for_the_run(qtbot, window):  # noqa
     assert run_and_wait(qtbot, window) is True
     assert "Not what the lesson says" in lesson.verdict.text() and "That is not the answer" in lesson.verdict.text()
     assert lesson.answer_button.isEnabled()
-    pick(window, "15")  # another lesson: a fresh, unlocked prediction
-    pick(window, "13")
+    pick(window, "segmented-reduction")  # another lesson: a fresh, unlocked prediction
+    pick(window, "grid-3d")
     assert not lesson.predict.locked and lesson.predict.picked() == -1 and lesson.verdict.text() == ""
-    assert progress()[find("13").name]["right"] is False
+    assert progress()[find("grid-3d").slug]["right"] is False
 
 
 def check_fix(qtbot, win, text: str) -> str:
@@ -84,7 +87,7 @@ def check_fix(qtbot, win, text: str) -> str:
 
 
 def test_check_my_fix_runs_the_editors_code_in_a_worker(qtbot, window):  # noqa: F811
-    pick(window, "23")
+    pick(window, "scan")
     lesson = window.views["lesson"]
     fix = lesson.fix
     assert not fix.isVisibleTo(lesson)  # the fix step comes with the answer, which says what to change
@@ -93,38 +96,44 @@ def test_check_my_fix_runs_the_editors_code_in_a_worker(qtbot, window):  # noqa:
     assert run_and_wait(qtbot, window) is True
     click(qtbot, lesson.answer_button)
     assert fix.isVisibleTo(lesson) and fix.button.isEnabled() and "Check my fix" in lesson.text.toPlainText()
-    unfixed = check_fix(qtbot, window, find("23").source)
+    unfixed = check_fix(qtbot, window, find("scan").source)
     assert "Not fixed yet" in unfixed and "✗&nbsp;</span> races == 0 &nbsp;(the run: <b>62</b>)" in unfixed
-    assert progress()[find("23").name]["fix_passed"] is False and "fix ✗" in window.catalog.item(22).text()
-    fixed = check_fix(qtbot, window, (FIXES / "23-scan.py").read_text())
+    assert (
+        progress()[find("scan").slug]["fix_passed"] is False
+        and "fix ✗" in window.catalog.item(find("scan").number - 1).text()
+    )
+    fixed = check_fix(qtbot, window, (FIXES / "scan.py").read_text())
     assert "Fix passed" in fixed and "reference: ok" in fixed and "✗" not in fixed
     assert "✓&nbsp;</span> races == 0 &nbsp;(the run: <b>0</b>)" in fixed and "(the run: <b>64</b>)" in fixed
-    assert progress()[find("23").name]["fix_passed"] is True and "fix ✓" in window.catalog.item(22).text()
+    assert (
+        progress()[find("scan").slug]["fix_passed"] is True
+        and "fix ✓" in window.catalog.item(find("scan").number - 1).text()
+    )
     broken = window.editor.toPlainText().replace("def inclusive_scan", "def inclusive_scan(:")
     window.editor.setPlainText(broken)
     with qtbot.waitSignal(window.course.fixes.failed, timeout=RUN_TIMEOUT):
         click(qtbot, fix.button)
     assert "did not run" in fix.result.text() and fix.button.isEnabled()
-    pick(window, "15")
+    pick(window, "segmented-reduction")
     assert not fix.isVisibleTo(window.views["lesson"])  # no bug, no fix to check
 
 
 def test_progress_is_restored_and_a_corrupt_file_starts_afresh(qtbot, tmp_path):
     book = ProgressBook(data_dir() / "progress.json")
-    book.update(find("01").name, ran=True, prediction="0.5 in every element", right=True)
-    book.update(find("23").name, ran=True, fix_passed=False)
+    book.update(find("one-thread").slug, ran=True, prediction="0.5 in every element", right=True)
+    book.update(find("scan").slug, ran=True, fix_passed=False)
     win = MainWindow()
     qtbot.addWidget(win)
     assert win.catalog.item(0).text().startswith("01. One thread, one loop   ✓  predicted ✓")
-    assert "▶  fix ✗" in win.catalog.item(22).text() and "✓" not in win.catalog.item(1).text()
+    assert "▶  fix ✗" in win.catalog.item(find("scan").number - 1).text() and "✓" not in win.catalog.item(1).text()
     win.close()
     (data_dir() / "progress.json").write_text("{not json")
     win = MainWindow()
     qtbot.addWidget(win)
     assert "could not be read" in win.status.text() and "starting afresh" in win.status.text()
     assert "✓" not in win.catalog.item(0).text()
-    win.course.book.update(find("02").name, ran=True)  # the next change writes a good file
-    assert list(progress()) == [find("02").name]
+    win.course.book.update(find("one-cell-per-thread").slug, ran=True)  # the next change writes a good file
+    assert list(progress()) == [find("one-cell-per-thread").slug]
     win.close()
 
 
@@ -132,8 +141,8 @@ def teacher_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "my_lessons"
     folder.mkdir()
     for suffix in (".py", ".md"):
-        shutil.copy(find("15").path.with_suffix(suffix), folder / f"01-my-reduction{suffix}")
-    text = (folder / "01-my-reduction.md").read_text().replace("# Segmented reduction", "# My own reduction")
+        shutil.copy(find("occupancy").path.with_suffix(suffix), folder / f"01-my-reduction{suffix}")
+    text = (folder / "01-my-reduction.md").read_text().replace("# Occupancy and its limits", "# My own reduction")
     (folder / "01-my-reduction.md").write_text(text)
     return folder
 
@@ -143,7 +152,7 @@ def test_a_teachers_lessons_follow_the_built_in_ones(qtbot, tmp_path):
     win = MainWindow(lessons=str(folder))
     qtbot.addWidget(win)
     rows = [win.catalog.item(row).text() for row in range(win.catalog.count())]
-    built_in = sum(1 for entry in win.catalog.entries if entry.path.parent == find("01").path.parent)
+    built_in = sum(1 for entry in win.catalog.entries if entry.path.parent == find("one-thread").path.parent)
     assert rows[built_in].startswith("01. My own reduction")
     win.catalog.setCurrentRow(built_in)
     assert "My own reduction" in win.views["lesson"].text.toPlainText()
@@ -180,20 +189,24 @@ def test_the_preferences_dialog_keeps_the_lessons_folder(qtbot, tmp_path):
 
 
 def test_a_long_choice_wraps_instead_of_widening_the_panel_and_its_words_pick_it(qtbot):
-    """Lesson 03's choices are long sentences: the box stays narrow enough for a projector's docks."""
+    """vector-add-bounds's choices are long sentences: the box stays narrow enough for a projector's docks."""
     from PySide6.QtWidgets import QLabel
 
     from gpuviz.app.widgets.prediction_box import PredictionBox
 
     box = PredictionBox()
     qtbot.addWidget(box)
-    box.set_prediction(find("03").prediction)
+    box.set_prediction(find("vector-add-bounds").prediction)
     box.resize(320, 400)
     box.show()
     assert box.minimumSizeHint().width() < 250
-    words = [label for label in box.findChildren(QLabel) if label.text().startswith("245, and the check passes")]
+    words = [
+        label
+        for label in box.findChildren(QLabel)
+        if label.text().startswith("they read and write past the end of the arrays, and the check still")
+    ]
     qtbot.mouseClick(words[0], Qt.MouseButton.LeftButton)
-    assert box.picked() == 1 and box.commit_button.isEnabled()
+    assert box.picked() == 2 and box.commit_button.isEnabled()
 
 
 def test_the_course_needs_only_the_panels_it_wires(qtbot, tmp_path):

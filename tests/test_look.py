@@ -84,7 +84,7 @@ def test_lesson_text_keeps_one_font_scale_in_and_out_of_presentation_mode(qtbot,
 
 def test_a_lesson_read_on_the_stage_keeps_one_font_scale(qtbot, window):  # noqa: F811
     window.look.toggle_presentation()
-    pick(window, "10")
+    pick(window, "the-race")
     assert_one_scale(window.views["lesson"].text)
     window.look.toggle_presentation()
     assert_one_scale(window.views["lesson"].text)

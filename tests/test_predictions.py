@@ -22,8 +22,21 @@ def test_every_lesson_asks_for_a_prediction_right_after_its_question(entry):
 
 
 @pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
-def test_the_title_and_description_do_not_give_the_prediction_away(entry):
-    shown = f"{entry.title}\n{entry.description}"
+def test_the_question_says_the_form_of_its_answer(entry):
+    """A choice is asked as one ("(One choice.)"), numbers as numbers ("(A number.)", "(Two numbers: ...)")."""
+    question = entry.sections["question"]
+    if entry.prediction.choices:
+        assert "(One choice" in question, f"{entry.name}: the question offers choices: end it with (One choice.)"
+    else:
+        count = len(entry.prediction.numbers)
+        said = "(A number" if count == 1 else f"({['', '', 'Two', 'Three', 'Four'][count]} numbers"
+        assert said in question, f"{entry.name}: the question asks for {count} number(s): say {said}.)"
+        assert "choice" not in question.lower(), entry.name
+
+
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda e: e.name)
+def test_the_title_description_and_question_do_not_give_the_prediction_away(entry):
+    shown = f"{entry.title}\n{entry.description}\n{entry.sections['question']}"
     prose = re.sub(r"`[^`]*`", "", shown)  # code names an API (`cuda.grid(1)`), not an answer
     for answer in entry.prediction.answers:
         if isinstance(answer, float):
@@ -69,14 +82,18 @@ def race_run(tmp_path_factory):
     return entry, run_demo(entry, tmp_path_factory.mktemp("race"), backend="sim").session.traces
 
 
-def test_a_number_is_judged_against_the_lesson_and_the_run(race_run):
-    entry, traces = race_run
-    wrong = judge_numbers(entry.prediction, [32768], traces)
+def test_a_number_is_judged_against_the_lesson_and_the_run_and_labelled(race_run):
+    """A race's outcome on the simulator is the cost model's: the verdict says so beside the run's number and
+    the lesson's (core/fidelity.py)."""
+    _, traces = race_run
+    asked = parse_prediction({"predict a number": "array[0] after the launch | model: array[0] == 4 ± 2.5"})
+    wrong = judge_numbers(asked, [32768], traces)
     assert (wrong.right, wrong.run_matched) == (False, False)
-    assert "the run gave 4 (no match)" in wrong.lines[0] and "the lesson's number is 4" in wrong.lines[0]
-    right = judge_numbers(entry.prediction, [6], traces)  # within the lesson's ± 2.5 of 4, and of the run's 4
+    assert "the run gave 4 (model) (no match)" in wrong.lines[0]
+    assert "the lesson's number is 4 (model)" in wrong.lines[0]
+    right = judge_numbers(asked, [6], traces)  # within the lesson's ± 2.5 of 4, and of the run's 4
     assert (right.right, right.run_matched) == (True, True)
-    off = judge_numbers(entry.prediction, [7], traces)
+    off = judge_numbers(asked, [7], traces)
     assert (off.right, off.run_matched) == (False, False)
 
 

@@ -20,13 +20,13 @@ def scrolled_to(win) -> int:
 
 def test_switching_lessons_leaves_nothing_of_the_last_one_on_screen(qtbot, window):  # noqa: F811
     lesson, story = window.views["lesson"], window.views["story"]
-    pick(window, "13")
+    pick(window, "grid-3d")
     commit_any_prediction(lesson.predict)
     assert run_and_wait(qtbot, window) is True
     answer(qtbot, window)
     assert window.state.trace is not None and window.state.caption and window.banner.isVisibleTo(window)
     assert lesson.verdict.text() and lesson.evidence.text()
-    pick(window, "15")
+    pick(window, "segmented-reduction")
     qtbot.waitUntil(lambda: scrolled_to(window) == 0, timeout=10_000)  # the new lesson is read from its top
     scene = window.state.scene()
     assert scene.trace is None and scene.launches == () and scene.caption == "" and scene.selected == -1
@@ -39,11 +39,11 @@ def test_switching_lessons_leaves_nothing_of_the_last_one_on_screen(qtbot, windo
 
 def test_a_prediction_is_judged_only_by_its_own_lessons_run_started_after_it(qtbot, window):  # noqa: F811
     lesson = window.views["lesson"]
-    pick(window, "13")
+    pick(window, "grid-3d")
     assert run_and_wait(qtbot, window) is True  # a run before the prediction
     commit_any_prediction(lesson.predict)
     assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
-    pick(window, "15")
+    pick(window, "matmul")
     commit_any_prediction(lesson.predict)
     assert "Now press Run" in lesson.verdict.text()  # the last lesson's run never judges this one
     assert run_and_wait(qtbot, window) is True
@@ -52,7 +52,7 @@ def test_a_prediction_is_judged_only_by_its_own_lessons_run_started_after_it(qtb
 
 
 def test_opening_a_script_leaves_lesson_mode(qtbot, window):  # noqa: F811
-    pick(window, "13")
+    pick(window, "grid-3d")
     assert window.state.entry is not None
     window.open_path(EXAMPLES / "vector_add.py")
     assert window.state.entry is None and window.state.trace is None and window.state.caption == ""
@@ -62,7 +62,7 @@ def test_opening_a_script_leaves_lesson_mode(qtbot, window):  # noqa: F811
 
 def test_show_the_answer_says_why_when_the_evidence_launch_cannot_come(qtbot, window):  # noqa: F811
     lesson = window.views["lesson"]
-    pick(window, "08. warps")  # its evidence is on its first launch; the run shows its last
+    pick(window, "divergence-cost")  # its evidence is on its first launch; the run shows its last
     commit_any_prediction(lesson.predict)
     assert run_and_wait(qtbot, window) is True
     window.runner.paths = []  # the run's files are gone (as after another script was picked and this one restored)
@@ -208,16 +208,16 @@ def test_race_then_one_cell_then_race_leaves_nothing_of_the_other_lesson(qtbot, 
     """The classroom trial's own sequence, at the tutorials' sizes: the race's verdict and evidence never
     show under lesson 02, nor lesson 02's under the race."""
     lesson = window.views["lesson"]
-    pick(window, "10. many threads")
+    pick(window, "the-race")
     lesson.predict.number_boxes[0].setText("4")
     lesson.predict.commit()
     assert run_and_wait(qtbot, window) is True
     assert "The run" in lesson.verdict.text()
-    pick(window, "02")
+    pick(window, "one-cell-per-thread")
     assert window.state.trace is None and lesson.verdict.text() == "" and window.state.caption == ""
     commit_any_prediction(lesson.predict)
     assert "Now press Run" in lesson.verdict.text()  # the race's run does not judge it
-    pick(window, "10. many threads")
+    pick(window, "the-race")
     assert window.state.trace is None and lesson.verdict.text() == "" and not lesson.predict.locked
     lesson.predict.number_boxes[0].setText("4")
     lesson.predict.commit()
@@ -233,8 +233,8 @@ def test_a_panel_a_lesson_opened_on_the_stage_closes_with_the_next_lesson(qtbot,
 
     window.look.toggle_presentation()
     output = window.findChild(QDockWidget, BY_NAME["output"].title)
-    pick(window, "04")
+    pick(window, "too-many-threads")
     window.state.request_view("output")
     assert output.isVisibleTo(window)
-    pick(window, "05")
+    pick(window, "add-arrays")
     assert not output.isVisibleTo(window) and window.stage.on

@@ -81,15 +81,15 @@ def test_catalog_runs_on_both_engines_and_the_vector_one_never_falls_back(entry,
 
 
 SMALL_LAUNCHES = {  # the fast lane's launches of the full-size lessons: the same kernels and checks
-    "03-vector-add-bounds": ("n = 2**24 + 11", "n = 1024 + 11"),  # a last block only partly in bounds
-    "10-the-race": ("cudakernel0[1024, 1024](array)", "cudakernel0[4, 256](array)"),
+    "vector-add-bounds": ("n = 2**24 + 11", "n = 1024 + 11"),  # a last block only partly in bounds
+    "the-race": ("cudakernel0[1024, 1024](array)", "cudakernel0[4, 256](array)"),
 }
 
 
 @pytest.mark.parametrize("name", SMALL_LAUNCHES)
 @pytest.mark.parametrize("engine", ["vector", "reference"])
 def test_the_full_size_lessons_run_small_on_both_engines(name, engine, tmp_path):
-    entry = next(e for e in catalog() if e.name == name)
+    entry = next(e for e in catalog() if e.slug == name)
     session = Session(entry.run_options("sim").with_(engine=engine), out_dir=None, keep_traces=True)
     run_script(full_size.small_launch(entry, tmp_path, *SMALL_LAUNCHES[name]), session)
     (trace,) = session.traces
@@ -192,22 +192,30 @@ def test_an_index_checked_for_one_array_is_checked_again_for_a_shorter_one():
 OUT_OF_BOUNDS = {
     "2-D, some lanes of a block": (
         "@cuda.jit\ndef k(m, out):\n    x, y = cuda.grid(2)\n    out[y, x] = m[y + 1, x] * 2\n",
-        lambda: (np.arange(48.0).reshape(6, 8), np.zeros((6, 8))), (1, 1), (8, 6),
+        lambda: (np.arange(48.0).reshape(6, 8), np.zeros((6, 8))),
+        (1, 1),
+        (8, 6),
     ),
     "in a loop: a stopped lane's later iterations never run": (
         "@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    s = 0.0\n    for j in range(4):\n"
         "        s += a[i + j]\n        out[i] = s\n",
-        lambda: (np.arange(40.0), np.zeros(40)), 2, 20,
+        lambda: (np.arange(40.0), np.zeros(40)),
+        2,
+        20,
     ),
     "in a device function, negative indices wrap until they are too negative": (
         "@cuda.jit(device=True)\ndef get(a, i):\n    return a[i]\n"
         "@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    out[i] = get(a, 20 - 3 * i)\n",
-        lambda: (np.arange(16.0), np.zeros(32)), 1, 32,
+        lambda: (np.arange(16.0), np.zeros(32)),
+        1,
+        32,
     ),
     "every lane on one element past the end": (
         "@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i % 2 == 0:\n        a[a.size] = i\n    else:\n"
         "        a[i] = 1\n",
-        lambda: (np.zeros(64),), 2, 32,
+        lambda: (np.zeros(64),),
+        2,
+        32,
     ),
 }
 
@@ -364,7 +372,8 @@ def test_progress_bar_line():
 
 # Control flow and calls the constructs above do not cover: both engines, same results.
 EXTRA = {
-"break_continue": ("""
+    "break_continue": (
+        """
 @cuda.jit
 def k(out):
     i = cuda.grid(1)
@@ -383,8 +392,13 @@ def k(out):
                 break
             total += 1
     out[i] = total
-""", 1, 40, lambda: (np.zeros(40, np.int64),)),
-"device_early_return_in_loop": ("""
+""",
+        1,
+        40,
+        lambda: (np.zeros(40, np.int64),),
+    ),
+    "device_early_return_in_loop": (
+        """
 @cuda.jit(device=True)
 def first_multiple(x, m):
     for v in range(x, x + 100):
@@ -399,8 +413,13 @@ def k(out):
     tmp[0] = first_multiple(i, 7)
     tmp[1] = first_multiple(i, 5)
     out[i] = tmp[0] * 1000 + tmp[1]
-""", 2, 32, lambda: (np.zeros(64, np.int64),)),
-"divergent_shfl": ("""
+""",
+        2,
+        32,
+        lambda: (np.zeros(64, np.int64),),
+    ),
+    "divergent_shfl": (
+        """
 @cuda.jit
 def k(out):
     lane = cuda.laneid
@@ -408,8 +427,13 @@ def k(out):
     if lane % 2 == 0:
         v = cuda.shfl_down_sync(0x55555555, v, 2)
     out[cuda.grid(1)] = v
-""", 1, 64, lambda: (np.zeros(64, np.int64),)),
-"spin_lock_falls_back": ("""
+""",
+        1,
+        64,
+        lambda: (np.zeros(64, np.int64),),
+    ),
+    "spin_lock_falls_back": (
+        """
 @cuda.jit
 def k(lock, counter):
     if cuda.threadIdx.x == 0:
@@ -417,8 +441,13 @@ def k(lock, counter):
             pass
         counter[0] += 1
         cuda.atomic.exch(lock, 0, 0)
-""", 4, 32, lambda: (np.zeros(1, np.int32), np.zeros(1, np.int64))),
-"ternary_and_chain": ("""
+""",
+        4,
+        32,
+        lambda: (np.zeros(1, np.int32), np.zeros(1, np.int64)),
+    ),
+    "ternary_and_chain": (
+        """
 @cuda.jit
 def k(a, out):
     i = cuda.grid(1)
@@ -426,7 +455,11 @@ def k(a, out):
     y = 1 if 0 < i < 10 and not (i == 5) else 0
     z = max(x, 2.0) + min(i, 3) + abs(-i) + math.floor(x / 3)
     out[i] = z + y + (i // 3) % 4 - (-i) // 4
-""", 1, 48, lambda: (np.linspace(0, 5, 40), np.zeros(48))),
+""",
+        1,
+        48,
+        lambda: (np.linspace(0, 5, 40), np.zeros(48)),
+    ),
 }
 
 
@@ -509,13 +542,15 @@ UNINITIALISED = {
         "from numba import cuda, float32\n@cuda.jit\ndef k(out):\n    s = cuda.shared.array((4, 8), float32)\n"
         "    t = cuda.threadIdx.x\n    if t < 16:\n        s[t // 8, t % 8] = t\n    cuda.syncthreads()\n"
         "    out[cuda.grid(1)] = s[t // 8, t % 8] + 1\n",
-        2, 32,
+        2,
+        32,
     ),
     "odd threads read elements only even threads write": (
         "from numba import cuda, int32\n@cuda.jit\ndef k(out):\n    s = cuda.shared.array(64, int32)\n"
         "    t = cuda.threadIdx.x\n    if t % 2 == 0:\n        s[t] = t\n    cuda.syncthreads()\n"
         "    out[cuda.grid(1)] = s[t] + s[t - t % 2]\n",
-        3, 64,
+        3,
+        64,
     ),
 }
 

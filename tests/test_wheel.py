@@ -18,7 +18,7 @@ import gpuviz
 assert gpuviz.__file__.startswith({site!r}), gpuviz.__file__
 from gpuviz.cli import main
 main(["list"])
-sys.exit(main(["demo", "01", "--backend", "sim", "--out", "traces"]))
+sys.exit(main(["demo", "one-thread", "--backend", "sim", "--out", "traces"]))
 """
 
 
@@ -50,8 +50,9 @@ def test_an_installed_wheel_lists_the_whole_catalog_and_runs_a_lesson(wheel, tmp
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target",
                            str(site), str(wheel)], capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    run = subprocess.run([sys.executable, "-c", CHECK.format(site=str(site))], capture_output=True, text=True,
-                         cwd=tmp_path)  # fmt: skip (not the checkout: nothing may come from it)
+    run = subprocess.run(
+        [sys.executable, "-c", CHECK.format(site=str(site))], capture_output=True, text=True, cwd=tmp_path
+    )  # fmt: skip (not the checkout: nothing may come from it)
     assert run.returncode == 0, run.stdout + run.stderr
     kinds = [line.split()[1] for line in run.stdout.splitlines() if len(line.split()) > 1]
     listed = [kind for kind in kinds if kind in ("lesson", "race", "example")]

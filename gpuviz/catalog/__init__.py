@@ -12,7 +12,9 @@ The text's `## Run` line (`race, sms=8, launch=0`, after the fix checks) says ho
 race lesson, on 8 virtual SMs), which of its launches the text explains, and `host-fix` where the fix
 must change host code (a fix check then runs the student's whole script, and says so); it is in the text, not the
 script, because the script is shown before Run. `glossary.md` defines the words the texts
-use (glossary.py). A teacher's folder of lessons in the same format joins the built-in ones
+use (glossary.py). A lesson names another by its slug, the stable name after the number: `[[the-race]]` is
+shown as the lesson's title with its number of the day (“Many threads, one element” (lesson N)), so
+reordering the course renames files and changes no text. A teacher's folder of lessons in the same format joins the built-in ones
 (`catalog(teacher=DIR)`, `gpuviz list --lessons DIR`). docs/lessons.md describes the format.
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from gpuviz.catalog.checks import Check, parse_checks
 from gpuviz.catalog.evidence import Evidence, parse_evidence
 from gpuviz.catalog.lesson_check import LessonProblem, checked, launch_calls, run_settings, section
 from gpuviz.catalog.predictions import Prediction, parse_prediction
+from gpuviz.catalog.slugs import number_of, slug_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 from gpuviz.core.user_files import UnreadableFile, read_text
@@ -36,6 +39,7 @@ from gpuviz.core.user_files import UnreadableFile, read_text
 LESSONS = Path(str(files("gpuviz.catalog") / "lessons"))
 EXAMPLES = Path(str(files("gpuviz.catalog") / "examples"))
 MAX_LESSON_BYTES = 1 << 20
+_REFERENCE = re.compile(r"\[\[([^\]\n]*)\]\]")  # [[the-race]]: another lesson, by its slug
 ORDER = [
     "vector_add", "grid_2d", "grid_3d", "shared_reduction", "tiled_matmul", "atomic_histogram",
     "racy_counter", "warp_shuffle_sum", "device_function", "two_launches", "cupy_vecadd",
@@ -44,7 +48,7 @@ ORDER = [
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    name: str  # "02-the-race" for lessons, "vector_add" for examples
+    name: str  # "11-the-race" for lessons (the number is the place in the course), "vector_add" for examples
     title: str
     description: str
     path: Path
@@ -53,6 +57,16 @@ class CatalogEntry:
     sms: int | None = None  # run on this many virtual SMs (to show waves at a small size)
     launch: int | None = None  # the launch the lesson's text explains (`launch=N`), when the script makes several
     host_fix: bool = False  # `host-fix`: the fix changes host code, so a fix check runs the student's whole script
+
+    @property
+    def slug(self) -> str:
+        """The lesson's stable id ("the-race"): its name without the course number, which reordering changes."""
+        return slug_of(self.name) if self.is_lesson else self.name
+
+    @property
+    def number(self) -> int | None:
+        """Its place in the course (the file's number); None for an example."""
+        return number_of(self.name) if self.is_lesson else None
 
     @property
     def source(self) -> str:
@@ -94,7 +108,9 @@ def catalog(teacher: Path | str | None = None, problems: list[str] | None = None
 
 def teacher_lessons(folder: Path, problems: list[str] | None = None) -> list[CatalogEntry]:
     if not folder.is_dir():
-        raise GpuvizError(f"--lessons {folder}: no such folder; give a folder of NN-name.py lessons with their .md texts")
+        raise GpuvizError(
+            f"--lessons {folder}: no such folder; give a folder of NN-name.py lessons with their .md texts"
+        )
     return lessons(folder, problems)
 
 
@@ -110,7 +126,36 @@ def lessons(folder: Path = LESSONS, problems: list[str] | None = None) -> list[C
             if problems is None:
                 raise
             problems.append(str(exc))
-    return entries
+    built_in = {} if folder == LESSONS else {e.slug: e for e in lessons()}
+    known = built_in | {e.slug: e for e in entries}  # a teacher's lesson may name the built-in ones
+    referred = []
+    for entry in entries:
+        try:
+            referred.append(_with_references(entry, known))
+        except GpuvizError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
+    return referred
+
+
+def reference(entry: CatalogEntry) -> str:
+    """How a text names a lesson: its title, with its number in the course of the day."""
+    return f"“{entry.title}” (lesson {entry.number})"
+
+
+def _with_references(entry: CatalogEntry, known: dict[str, CatalogEntry]) -> CatalogEntry:
+    """The entry with every `[[slug]]` of its description and sections shown as that lesson's reference."""
+
+    def named(found: re.Match) -> str:
+        slug = found.group(1).strip()
+        if slug not in known:
+            raise LessonProblem(f"{entry.path.with_suffix('.md').name}: [[{slug}]] names no lesson; write the slug "
+                                f"of one (the name after its number: {', '.join(list(known)[:3])}, ...)")  # fmt: skip
+        return reference(known[slug])
+
+    sections = {key: _REFERENCE.sub(named, text) for key, text in entry.sections.items()}
+    return replace(entry, description=_REFERENCE.sub(named, entry.description), sections=sections)
 
 
 def examples(folder: Path = EXAMPLES) -> list[CatalogEntry]:
@@ -127,7 +172,7 @@ def examples(folder: Path = EXAMPLES) -> list[CatalogEntry]:
 
 
 def find(name: str, teacher: Path | str | None = None) -> CatalogEntry:
-    """An entry by name, number ("02") or the name without its number ("the-race"); the built-in
+    """An entry by name, number ("02") or slug, the name without its number ("the-race"); the built-in
     lessons come first, so a teacher's lesson numbered like a built-in one is found by its full name."""
     problems: list[str] = []
     entries = catalog(teacher, problems)

@@ -1,14 +1,14 @@
 """A lesson's `## Checks`: the numbers its text states, written so a test (and a fix check) can hold
 them against a run.
 
-One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
+One check a line, `[launch N:] [sim:|model:|gpu:] MEASURE OP NUMBER`, e.g.
 
     array[0] == 0.5                  element of an array after the launch
     launch 1: sum(bins) == 4096      sum of an array after the launch (launch 1 of the script)
     max(image) == 40                 largest (min: smallest) element of an array after the launch
     cycles(max) == 1808              the slowest thread's time from start to end (min: the fastest), in the
                                      trace's time unit (simulator: cycles; so mark it `sim:`)
-    blocks == 16                     blocks of the launch (warps: warps of the launch)
+    blocks == 16                     blocks of the launch (warps: warps of the launch; threads: its threads)
     resident_blocks == 2             the most blocks the run had on one SM at once (measured occupancy)
     sm_blocks == 8                   the most blocks one SM ran over the whole launch
     barrier_divergence == 0          blocks where not every thread reached a barrier
@@ -36,7 +36,9 @@ One check a line, `[launch N:] [sim:|gpu:] MEASURE OP NUMBER`, e.g.
     writes(warp_sums) == 32          writes of an array in the launch
 
 OP is one of == != >= <= > <. A check applies to every backend unless marked `sim:` (the simulator
-only) or `gpu:` (hardware only). The launch defaults to the lesson's `launch=N` flag, else 0.
+only), `model:` (the simulator only, and its number is the cost model's: a time, or a race's outcome
+that the order of events decides; the text labels it "(model)", core/fidelity.py) or `gpu:` (hardware
+only). The launch defaults to the lesson's `launch=N` flag, else 0.
 Numbers are written by the lesson's author, never filled in from a run: a wrong text fails its check.
 """
 
@@ -52,13 +54,14 @@ from gpuviz.catalog.places import Place, lines_of, place_of
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.report import memory_analysis, race_report
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.fidelity import EXACT, MEASURED, MODEL
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 
 OPERATORS = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": operator.le, ">": operator.gt,
              "<": operator.lt}  # fmt: skip
-_HEAD = re.compile(r"^(?:launch (?P<launch>\d+):\s*)?(?:(?P<where>sim|gpu):\s*)?")
+_HEAD = re.compile(r"^(?:launch (?P<launch>\d+):\s*)?(?:(?P<where>sim|model|gpu):\s*)?")
 _TAIL = re.compile(r"(?P<op>==|!=|>=|<=|>|<)\s*(?P<value>-?[\d.,_]+)$")  # the last comparison: quoted text may hold one
 _CALL = re.compile(r"^(?P<name>\w+)(?:\((?P<args>.*)\)|\[(?P<index>[^\]]*)\])?$")
 PLACED = ("sectors", "lanes", "conflicts")  # measures whose first argument is a place (catalog/places.py)
@@ -73,6 +76,14 @@ class Check:
     value: float
     launch: int | None = None  # None: the lesson's launch
     where: str | None = None  # "sim", "gpu" or None (both)
+    modelled: bool = False  # `model:`: the simulator's cost model decides the number (core/fidelity.py)
+
+    def fidelity(self, backend: str = "sim") -> str:
+        """How far the number a run gives for this check can be trusted (core/fidelity.py): a time is the
+        model's on the simulator and measured on a GPU; a `model:` check's number is the model's."""
+        if self.measure == "cycles" or self.modelled:
+            return MEASURED if backend == "gpu" else MODEL
+        return EXACT
 
 
 @dataclass(frozen=True)
@@ -120,8 +131,9 @@ def parse_check(line: str) -> Check:
         raise GpuvizError(f"check {line!r}: {tail.group('value')!r} is not a number") from None
     if launch is not None and len(launch) > 6:
         raise GpuvizError(f"check {line!r}: launch {launch} is not a launch number")
+    where = head.group("where")
     return Check(line, measure, parts, tail.group("op"), value, None if launch is None else int(launch),
-                 head.group("where"))  # fmt: skip
+                 "sim" if where == "model" else where, where == "model")  # fmt: skip
 
 
 def split_arguments(text: str) -> tuple[str, ...]:
@@ -201,6 +213,10 @@ def _cycles(trace: Trace, which: str) -> float:
 
 def _blocks(trace: Trace) -> float:
     return float(len(np.unique(trace.threads["block_idx"], axis=0)))
+
+
+def _threads(trace: Trace) -> float:
+    return float(len(trace.threads["block_idx"]))
 
 
 def _warps(trace: Trace) -> float:
@@ -317,7 +333,7 @@ def _limit(trace: Trace, resource: str) -> float | None:
     return None if limit is None else float(limit)
 
 
-MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
+MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "threads": _threads, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
             "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "warp_sync_divergence": _warp_sync_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
             "conflicts": _conflicts, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
             "writes": _writes}  # fmt: skip

@@ -18,7 +18,7 @@ RUN_NUMBERS = ("sms", "launch")
 # measure: (fewest, most arguments), the position of its array argument (None: none)
 ARGUMENTS = {
     "element": (2, 2, 0), "sum": (1, 1, 0), "max": (1, 1, 0), "min": (1, 1, 0), "cycles": (1, 1, None),
-    "blocks": (0, 0, None), "warps": (0, 0, None), "races": (0, 1, None), "reads": (1, 2, 0),
+    "blocks": (0, 0, None), "threads": (0, 0, None), "warps": (0, 0, None), "races": (0, 1, None), "reads": (1, 2, 0),
     "atomics": (1, 2, 0), "writes": (1, 2, 0), "resident_blocks": (0, 0, None), "sm_blocks": (0, 0, None),
     "barrier_divergence": (0, 0, None), "warp_sync_divergence": (0, 0, None), "errors": (0, 0, None), "lost": (1, 1, 0), "sectors": (2, 3, 1),
     "lanes": (2, 3, 1), "conflicts": (2, 3, 1), "occupancy": (0, 0, None), "blocks_per_sm": (0, 0, None),
@@ -150,7 +150,9 @@ def _kernels_launched(source: str) -> list[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    calls = sorted((node for node in ast.walk(tree) if _is_launch(node)), key=lambda node: (node.lineno, node.col_offset))
+    calls = sorted(
+        (node for node in ast.walk(tree) if _is_launch(node)), key=lambda node: (node.lineno, node.col_offset)
+    )
     return [ast.unparse(node.func.value) for node in calls]
 
 

@@ -19,12 +19,14 @@ is within the tolerance of the run's value of the measure (the same measures as 
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuviz.catalog.checks import Check, evaluate, parse_check
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.fidelity import MEASURED, label
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
 
@@ -140,6 +142,26 @@ def run_value(check: Check | None, traces: Sequence[Trace], default_launch: int 
     return evaluate(check, traces[launch]).observed if launch < len(traces) else None
 
 
+def run_label(check: Check | None, traces: Sequence[Trace], default_launch: int = 0) -> str:
+    """The fidelity label of the run's value of a check (core/fidelity.py): '' for an exact count, "(model)"
+    for the simulator's time or race outcome, "(measured: CARD, DATE)" for a GPU's."""
+    if check is None:
+        return ""
+    launch = default_launch if check.launch is None else check.launch
+    meta = traces[launch].meta if launch < len(traces) else {}
+    fidelity = check.fidelity(meta.get("backend", "sim"))
+    if fidelity == MEASURED:
+        return " " + label(MEASURED, str(meta.get("device", "a GPU")), datetime.date.today().isoformat())
+    return f" {label(fidelity)}" if label(fidelity) else ""
+
+
+def _stated(asked: NumberAsked) -> str:
+    """The lesson's number with its label: a `model:` check's or a time's is the model's."""
+    return number(asked.value) + (
+        f" {label(asked.check.fidelity())}" if asked.check and label(asked.check.fidelity()) else ""
+    )
+
+
 def judge_choice(prediction: Prediction, picked: int, traces: Sequence[Trace], default_launch: int = 0) -> Verdict:
     choice = prediction.choices[picked]
     lines = [f"You chose: {choice.text}. " + ("That is the answer." if choice.correct else "That is not the answer.")]
@@ -149,7 +171,8 @@ def judge_choice(prediction: Prediction, picked: int, traces: Sequence[Trace], d
         matched = abs(choice.number - observed) <= 1e-9 * max(1.0, abs(observed))
         said = "matches" if matched else "does not match"
         lines.append(
-            f"The run gave {prediction.measure.text.split('==')[0].strip()} = {number(observed)}: your choice {said} it."
+            f"The run gave {prediction.measure.text.split('==')[0].strip()} = {number(observed)}"
+            f"{run_label(prediction.measure, traces, default_launch)}: your choice {said} it."
         )
     return Verdict(choice.correct, matched, tuple(lines))
 
@@ -163,8 +186,9 @@ def judge_numbers(prediction: Prediction, guesses: Sequence[float], traces: Sequ
         line = f"{asked.label}: you said {number(guess)}"
         if observed is not None:
             matched.append(asked.close(guess, observed))
-            line += f"; the run gave {number(observed)} ({'a match' if matched[-1] else 'no match'})"
-        lines.append(line + ("." if ok else f"; the lesson's number is {number(asked.value)}."))
+            gave = f"{number(observed)}{run_label(asked.check, traces, default_launch)}"
+            line += f"; the run gave {gave} ({'a match' if matched[-1] else 'no match'})"
+        lines.append(line + ("." if ok else f"; the lesson's number is {_stated(asked)}."))
         right = right and ok
     return Verdict(right, all(matched) if matched else None, tuple(lines))
 

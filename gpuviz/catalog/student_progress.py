@@ -1,8 +1,11 @@
 """A student's progress through the lessons, kept in a small JSON file: which lessons ran, the
 prediction made on each (and whether it was right and matched the run), and whether the fix passed.
 
-    {"format": "gpuviz-progress/1", "lessons": {"10-the-race": {"ran": true, "prediction": "32768",
+    {"format": "gpuviz-progress/1", "lessons": {"the-race": {"ran": true, "prediction": "32768",
      "right": false, "run_matched": false, "fix_passed": true}}}
+
+Lessons are keyed by slug (catalog/slugs.py), so progress follows a lesson whose number changed; a
+book written when keys were numbered names ("10-the-race") is read under the slugs.
 
 A file that cannot be read (corrupt, another layout, huge, a fifo, a link) is reported in one line,
 set aside with a name that says when and why, and progress starts afresh; a save that fails is said
@@ -15,6 +18,7 @@ import json
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
+from gpuviz.catalog.slugs import slug_of
 from gpuviz.core.files import WriteError, write_text
 from gpuviz.core.user_files import UnreadableFile, problem_line, read_json
 
@@ -61,13 +65,15 @@ class ProgressBook:
         self._read()
 
     def get(self, lesson: str) -> LessonProgress:
-        return self.lessons.get(lesson, LessonProgress())
+        """A lesson's progress, by slug or by its numbered name."""
+        return self.lessons.get(slug_of(lesson), LessonProgress())
 
     def update(self, lesson: str, **changes) -> LessonProgress:
         """Record what the student did on a lesson and save the book at once."""
-        self.lessons[lesson] = replace(self.get(lesson), **changes)
+        key = slug_of(lesson)
+        self.lessons[key] = replace(self.get(key), **changes)
         self.save()
-        return self.lessons[lesson]
+        return self.lessons[key]
 
     def save(self) -> None:
         """Write the book; a failure becomes `problem` (one line, said by the caller once)."""
@@ -97,7 +103,10 @@ def _lessons(data, path: Path) -> dict[str, LessonProgress]:
     lessons = data.get("lessons")
     if not isinstance(lessons, dict) or len(lessons) > MAX_LESSONS:
         raise UnreadableFile(path, f"'lessons' is not a table of at most {MAX_LESSONS} lessons")
-    return {str(name)[:100]: _entry(entry, path) for name, entry in lessons.items()}
+    found = {}
+    for name, entry in sorted(lessons.items(), key=lambda item: slug_of(str(item[0])) == str(item[0])):
+        found[slug_of(str(name))[:100]] = _entry(entry, path)  # a slug's own entry wins over a numbered one
+    return found
 
 
 def _entry(entry, path: Path) -> LessonProgress:

@@ -14,7 +14,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
 SCREENS = ((1280, 720), (1920, 1080))
-LESSON = "10"  # the race: the answer selects a racing thread and stops the replay where it is lost
+LESSON = "the-race"  # the race: the answer selects a racing thread and stops the replay where it is lost
 
 
 def shoot(app, size: tuple[int, int], theme: str, presenting: bool) -> Path:
@@ -34,7 +34,7 @@ def shoot(app, size: tuple[int, int], theme: str, presenting: bool) -> Path:
     app.processEvents()
     if presenting:
         window.look.toggle_presentation()
-    rows = [r for r in range(window.catalog.count()) if window.catalog.item(r).text().startswith(LESSON)]
+    rows = [r for r in range(window.catalog.count()) if window.catalog.entries[r].slug == LESSON]
     window.catalog.setCurrentRow(rows[0])
     window.run()
     started = time.time()

@@ -1,8 +1,9 @@
 """Every catalog lesson's evidence as a class sees it: the real app offscreen at a projector's 1280x720, in
 presentation mode (the stage), the lesson run after a committed prediction and its answer shown, then the
 caption over the picture hidden, so the picture alone has to show the claim (its marks, call-out and
-colours). `PYTHONPATH=$PWD python tools/screenshots/evidence_screenshots.py [--theme light] [NN ...]`
-writes docs/evidence/NN-slug.png (and -light.png for the light theme)."""
+colours). `PYTHONPATH=$PWD python tools/screenshots/evidence_screenshots.py [--theme light] [SLUG ...]`
+writes docs/evidence/SLUG.png (and -light.png for the light theme), named by the lesson's slug, which reordering the
+course does not change."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def shoot(app, window, row: int, theme: str) -> Path:
     window.stage.caption.say("")  # the caption hidden: what remains is the picture
     for _ in range(10):
         app.processEvents()
-    name = window.state.entry.name
+    name = window.state.entry.slug
     path = DOCS / f"{name}{'-light' if theme == 'light' else ''}.png"
     window.grab().save(str(path))
     print(path.name, "|", window.state.caption[:100], "|", "; ".join(m.label for m in window.state.marks))
@@ -57,7 +58,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("lessons", nargs="*", help="lesson numbers (default: every lesson)")
+    parser.add_argument("lessons", nargs="*", help="lesson slugs, or today's numbers (default: every lesson)")
     parser.add_argument("--theme", choices=("dark", "light"), default="dark")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -76,9 +77,9 @@ def main() -> None:
     window.show()
     window.look.toggle_presentation()
     app.processEvents()
-    for row in range(window.catalog.count()):
-        number = window.catalog.item(row).text()[:2]
-        if number.isdigit() and (not args.lessons or number in args.lessons):
+    for row, entry in enumerate(window.catalog.entries):
+        wanted = not args.lessons or entry.slug in args.lessons or entry.name[:2] in args.lessons
+        if entry.is_lesson and wanted:
             shoot(app, window, row, args.theme)
     window.document.editor.document().setModified(False)
     window.close()

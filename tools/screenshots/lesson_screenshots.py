@@ -12,7 +12,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 DOCS = Path(__file__).resolve().parents[2] / "docs"  # where the pictures go
-FIX = DOCS.parent / "tests" / "lesson_fixes" / "10-the-race.py"
+FIX = DOCS.parent / "tests" / "lesson_fixes" / "the-race.py"
 SIZE = (1280, 720)
 
 
@@ -34,7 +34,7 @@ def save(app, window, name: str) -> None:
 
 
 def pick(window, number: str) -> None:
-    rows = [r for r in range(window.catalog.count()) if window.catalog.item(r).text().startswith(number)]
+    rows = [r for r in range(window.catalog.count()) if window.catalog.entries[r].slug == number]
     window.catalog.setCurrentRow(rows[0])
 
 
@@ -56,10 +56,10 @@ def main() -> None:
     window.resize(*SIZE)
     window.show()
     lesson = window.views["lesson"]
-    pick(window, "18")
+    pick(window, "barrier-divergence")
     lesson.predict.choice_buttons[1].click()
     save(app, window, "lesson-before-run.png")
-    pick(window, "10")
+    pick(window, "the-race")
     window.run()
     wait(app, lambda: window.runs.running or not window.runner.loader.idle)
     lesson.predict.number_boxes[0].setText("32768")

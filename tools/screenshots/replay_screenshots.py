@@ -19,7 +19,7 @@ def open_and_run(app, entry: str, size=(1600, 950)):
     window = MainWindow()
     window.resize(*size)
     window.show()
-    rows = [r for r in range(window.catalog.count()) if window.catalog.item(r).text().lower().startswith(entry)]
+    rows = [r for r in range(window.catalog.count()) if window.catalog.entries[r].slug == entry]
     window.catalog.setCurrentRow(rows[0])
     window.run()
     started = time.time()
@@ -58,33 +58,33 @@ def main() -> None:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     pg.setConfigOptions(useOpenGL=False)
 
-    window = open_and_run(app, "01")  # one thread walks the array: the data view mid-run
+    window = open_and_run(app, "one-thread")  # one thread walks the array: the data view mid-run
     window.state.set_frame(int(0.4 * (window.state.plan.count - 1)))
     zoom(window, "data", -1, -1, 14, 5, app)
     save(window, app, "replay-one-thread.png", 1)
 
-    window = open_and_run(app, "14")  # threads and warps of the matrix multiply, labelled
+    window = open_and_run(app, "matmul")  # threads and warps of the matrix multiply, labelled
     window.views["animation"].colour.setCurrentText("warp")
     window.state.set_frame(int(0.3 * (window.state.plan.count - 1)))
     zoom(window, "grid", -0.5, -0.5, 17.5, 9.5, app)
     save(window, app, "replay-matmul-warps.png", 0)
 
-    window = open_and_run(app, "10")  # the race: the answer's frame and the element's story
+    window = open_and_run(app, "the-race")  # the race: the answer's frame and the element's story
     window.views["lesson"].show_answer()
     save(window, app, "replay-race.png", 1, dock="Element story")
 
-    window = open_and_run(app, "15")  # a barrier: threads of a block wait for the others
+    window = open_and_run(app, "segmented-reduction")  # a barrier: threads of a block wait for the others
     replay = window.state.replay
     frame = next(k for k in range(replay.events) if replay.thread_states(k).count(AT_BARRIER) >= 2)
     window.state.set_frame(frame)
     zoom(window, "grid", -0.5, -0.5, 14.5, 1.5, app)
     save(window, app, "replay-barrier.png", 0)
 
-    window = open_and_run(app, "11")  # the racy and the atomic histogram side by side, mid-run
+    window = open_and_run(app, "histogram")  # the racy and the atomic histogram side by side, mid-run
     window.state.set_frame(int(0.6 * (window.state.plan.count - 1)))
     save(window, app, "replay-compare.png", 3)
 
-    window = open_and_run(app, "05")  # values in the data view, mid-run
+    window = open_and_run(app, "add-arrays")  # values in the data view, mid-run
     window.state.set_frame(int(0.5 * (window.state.plan.count - 1)))
     zoom(window, "data", -1, -1, 14, 5, app)
     save(window, app, "replay-data-values.png", 1)

@@ -5,6 +5,7 @@ user's own copy, which is opened the next time the lesson is picked."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -15,6 +16,7 @@ import gpuviz.catalog
 from gpuviz.app.control.autosave_slots import Slot, discard, orphans
 from gpuviz.app.widgets.editor import SourceEditor
 from gpuviz.app.window.settings import data_dir, remember, settings
+from gpuviz.catalog.slugs import slug_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import write_text
 from gpuviz.core.user_files import UnreadableFile, read_text
@@ -44,8 +46,18 @@ def is_package_data(path: Path) -> bool:
 
 
 def own_copy(path: Path) -> Path:
-    """Where the user's copy of a lesson or example lives."""
-    return data_dir("my-scripts") / path.name
+    """Where the user's copy of a lesson or example lives: a lesson's under its slug, so that the copy
+    follows the lesson when the course is reordered. A copy saved under a numbered name (any number: the
+    lesson may have moved since) is moved to the slug's name the first time it is looked for."""
+    folder = data_dir("my-scripts")
+    copy = folder / slug_of(path.name)
+    if copy.name != path.name and not copy.exists():
+        for old in sorted(folder.glob(f"[0-9]*-{copy.name}")):
+            if slug_of(old.name) == copy.name:
+                with contextlib.suppress(OSError):  # a folder that cannot be written: the old copy stays found
+                    old.rename(copy)
+                return copy if copy.exists() else old
+    return copy
 
 
 class ScriptDocument(QObject):

@@ -10,13 +10,13 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from gpuviz.core.theme_colours import HELP_OVERLAY, HELP_TEXT, css
 
-GETTING_STARTED = ("<b>Getting started:</b> pick lesson 1 in the Catalog, read the question in the Lesson panel, "
-                   "press <b>Run</b> (Ctrl+R), then click a thread in the grid.")  # fmt: skip
+GETTING_STARTED = ("<b>Getting started:</b> pick the first lesson in the Catalog, read the question in the Lesson "
+                   "panel, press <b>Run</b> (Ctrl+R), then click a thread in the grid.")  # fmt: skip
 
 
 WELCOME = """## Welcome to gpuviz
 
-1. Pick **lesson 1** in the Catalog (left).
+1. Pick the **first lesson** in the Catalog (left).
 2. Read its question here and make a guess.
 3. Press **Run** (Ctrl+R) and watch the threads.
 4. Click a thread in the grid; press **Show the answer**.

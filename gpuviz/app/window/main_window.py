@@ -90,7 +90,9 @@ class MainWindow(QMainWindow):
         self.document = ScriptDocument(self.editor, self)
         self.catalog = CatalogPanel()
         self.launch = LaunchEditor(unavailable_reason("gpu"))
-        self.editor.setPlaceholderText("Pick lesson 1 in the Catalog (or open your own script), then press Run.")
+        self.editor.setPlaceholderText(
+            "Pick the first lesson in the Catalog (or open your own script), then press Run."
+        )
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("run")
         self.run_button.setToolTip("Run the script and trace its launches (Ctrl+R)")
@@ -99,7 +101,9 @@ class MainWindow(QMainWindow):
         self.stop_button.setToolTip("Stop the running script at once")
         self.stop_button.setEnabled(False)
         self.feedback = RunFeedback(self.run_button, self.stop_button, self)
-        self.status = QLabel("Welcome! Pick lesson 1 in the Catalog, then press Run (Ctrl+R). F1 lists the keys.")
+        self.status = QLabel(
+            "Welcome! Pick the first lesson in the Catalog, then press Run (Ctrl+R). F1 lists the keys."
+        )
         self.status.setObjectName("status")
         screen_fit.elastic(self.status)
         self.statusBar().addWidget(self.status, 1)

@@ -1,7 +1,7 @@
 """The same segmented sum with CCCL's block reduction: one block a segment, each thread adds its
 ITEMS values, then one call of CUB's BlockReduce (`block_sum`, from CCCL's cooperative primitives for
 numba kernels) combines the block's partial sums; thread 0 gets the total. It replaces the shared
-array, the barriers and the tree of the hand-written kernel (lesson 15), as the C++ original's
+array, the barriers and the tree of the hand-written kernel (the `segmented-reduction` lesson), as the C++ original's
 `segmented_reduction_kernel` would with `cub::BlockReduce`.
 
 On a GPU this needs cuda-cccl (`pip install gpuviz[cccl]`; its 0.1.3 release puts the primitives at

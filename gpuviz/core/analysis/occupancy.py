@@ -12,6 +12,9 @@ from gpuviz.core.trace.model import Trace
 WARP = 32
 REGISTERS_PER_SM = 65536
 REGISTER_UNIT = 256  # registers are given to warps in units of 256
+# Shared memory CUDA keeps for itself in every resident block from compute capability 8.0 on
+# (cudaDevAttrReservedSharedMemoryPerBlock: 1 KiB on 8.x and 9.x), so 4 blocks of 48 KiB take 196 KiB.
+RESERVED_SHARED = 1024
 # Per-SM limits by compute capability (CUDA C++ Programming Guide, technical specifications), for
 # traces whose device facts do not carry them: (max threads, max blocks, shared memory in KiB).
 PRESETS = {(7, 0): (2048, 32, 96), (7, 5): (1024, 16, 64), (8, 0): (2048, 32, 164), (8, 6): (1536, 16, 100),
@@ -48,6 +51,16 @@ def sm_facts(trace: Trace) -> dict:
     return facts
 
 
+def _capability(facts: dict) -> tuple[int, ...]:
+    """The compute capability as numbers ((9, 0)); () where the facts hold none that reads as one."""
+    found = facts.get("compute_capability", ())
+    parts = found.split(".") if isinstance(found, str) else found
+    try:
+        return tuple(int(part) for part in parts)
+    except (TypeError, ValueError):
+        return ()
+
+
 def shared_bytes_per_block(trace: Trace) -> int:
     """Shared memory of one block: as the compiler reported it (GPU), else the sum of the launch's
     shared arrays."""
@@ -72,7 +85,8 @@ def _limits(trace: Trace) -> tuple[dict[str, int], list[str]]:
     }
     shared, shared_sm = shared_bytes_per_block(trace), facts.get("max_shared_memory_per_sm")
     if shared:
-        found["shared memory"] = int(shared_sm) // shared if shared_sm is not None else None
+        reserved = RESERVED_SHARED if _capability(facts) >= (8, 0) else 0
+        found["shared memory"] = int(shared_sm) // (shared + reserved) if shared_sm is not None else None
     registers = trace.meta.get("registers_per_thread") or facts.get("registers_per_thread")
     if registers:  # numba reports them for a kernel compiled for a GPU; the simulator cannot know
         found["registers"] = blocks_by_registers(

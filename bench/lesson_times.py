@@ -1,0 +1,146 @@
+"""Hardware times for the lessons about speed: both versions of each, as plain kernels.
+
+Each lesson's kernels are taken from its script by syntax tree (what a fix check takes), compiled by numba
+as they are (no recording), and launched at a size where a difference shows, which may be larger than the
+size the lesson simulates: the privatised histogram (also at the lesson's own 4,096 values), coalescing
+and the transpose (with the fix from tests/lesson_fixes), occupancy (48 KiB of shared memory per block
+against 1 KiB), divergence cost and the Mandelbrot image (40 trips at most against 2). A version's time
+is the median of RUNS launches timed with CUDA events, after one launch to compile and warm up.
+Prints one line per version, then the figures as JSON, the content of
+gpuviz/catalog/lessons/hardware_times.json (also written to --json FILE), with the card and the date.
+Usage: python bench/lesson_times.py [--json FILE] [--runs N] [--smoke]   (needs numba-cuda and a GPU)
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import statistics
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+
+from gpuviz.backends.gpu.compat import import_numba_cuda
+from gpuviz.catalog import find
+from gpuviz.program.kernel_file import take_kernels
+
+cuda = import_numba_cuda()  # numba-cuda 0.30 needs np.row_stack, gone from NumPy 2.5: the shim adds it
+
+SMOKE = "--smoke" in sys.argv  # tests/test_bench_smoke.py: the same code at tiny sizes
+RUNS = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else (3 if SMOKE else 21)
+FIXES = Path(__file__).resolve().parent.parent / "tests" / "lesson_fixes"
+
+
+def kernels(slug: str, fixed: bool = False, **constants: int):
+    """The kernels of a lesson's script (or of its fix), module constants replaced where given."""
+    path = FIXES / f"{slug}.py" if fixed else find(slug).path
+    text = take_kernels(path.read_text(), name=path.name).text
+    for name, value in constants.items():
+        text = re.sub(rf"^{name} = .*$", f"{name} = {value}", text, flags=re.MULTILINE)
+    module = types.ModuleType(slug.replace("-", "_"))
+    exec(compile(text, str(path), "exec"), module.__dict__)  # noqa: S102  (the lesson's own kernels)
+    return module
+
+
+def median_ms(kernel, grid, block, *args) -> float:
+    """The median time of RUNS launches, in ms, after one that compiles and warms up."""
+    kernel[grid, block](*args)
+    cuda.synchronize()
+    times = []
+    for _ in range(RUNS):
+        start, end = cuda.event(), cuda.event()
+        start.record()
+        kernel[grid, block](*args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def histogram(values: int) -> dict:
+    module = kernels("privatised-histogram")
+    data = cuda.to_device(np.random.default_rng(0).integers(0, 1000, values).astype(np.int32))
+    bins = cuda.to_device(np.zeros(16, np.int32))
+    grid = (values + 255) // 256
+    return {"histogram_atomic": median_ms(module.histogram_atomic, grid, 256, data, bins),
+            "histogram_private": median_ms(module.histogram_private, grid, 256, data, bins)}  # fmt: skip
+
+
+def coalescing(side: int) -> dict:
+    a = cuda.to_device(np.arange(side * side, dtype=np.float32).reshape(side, side))
+    b = cuda.device_array_like(a)
+    grid = (side // 32, side // 32)
+    lesson, fix = kernels("coalescing"), kernels("coalescing", True)
+    return {"copy_2d (x on rows)": median_ms(lesson.copy_2d, grid, (32, 32), a, b),
+            "copy_2d (x on columns, the fix)": median_ms(fix.copy_2d, grid, (32, 32), a, b)}  # fmt: skip
+
+
+def transpose(side: int) -> dict:
+    lesson, fix = kernels("transpose"), kernels("transpose", True)
+    a = cuda.to_device(np.arange(side * side, dtype=np.float32).reshape(side, side))
+    b = cuda.device_array_like(a)
+    grid = (side // 32, side // 32)
+    return {"transpose_naive": median_ms(lesson.transpose_naive, grid, (32, 32), a, b),
+            "transpose_tiled (unpadded)": median_ms(lesson.transpose_tiled, grid, (32, 32), a, b),
+            "transpose_tiled (padded, the fix)": median_ms(fix.transpose_tiled, grid, (32, 32), a, b)}  # fmt: skip
+
+
+def occupancy(blocks: int) -> dict:
+    a = cuda.to_device(np.arange(blocks * 256, dtype=np.float32))
+    out = cuda.device_array_like(a)
+    wide, narrow = kernels("occupancy"), kernels("occupancy", STAGE=256)
+    return {"stage_and_copy (48 KiB a block)": median_ms(wide.stage_and_copy, blocks, 256, a, out),
+            "stage_and_copy (1 KiB a block)": median_ms(narrow.stage_and_copy, blocks, 256, a, out)}  # fmt: skip
+
+
+def divergence(blocks: int, steps: int) -> dict:
+    module = kernels("divergence-cost")
+    out = cuda.device_array(blocks * 256, np.float64)
+    return {"by_lane": median_ms(module.by_lane, blocks, 256, out, steps),
+            "by_warp": median_ms(module.by_warp, blocks, 256, out, steps)}  # fmt: skip
+
+
+def mandelbrot(width: int, height: int) -> dict:
+    image = cuda.device_array((height, width), np.int32)
+    grid = ((width + 15) // 16, (height + 15) // 16)
+    return {"mandelbrot (at most 40 trips)": median_ms(kernels("mandelbrot").mandelbrot, grid, (16, 16), image),
+            "mandelbrot (at most 2 trips)": median_ms(kernels("mandelbrot", MAX_ITER=2).mandelbrot, grid, (16, 16),
+                                                      image)}  # fmt: skip
+
+
+def measure() -> dict:
+    """Each lesson's size in words and its versions' times; smoke sizes are tiny."""
+    small = SMOKE
+    return {
+        "privatised-histogram": [("4,096 values, 16 blocks of 256", histogram(4096)),
+                                 ("2^24 values, 65,536 blocks of 256", histogram(1 << (12 if small else 24)))],
+        "coalescing": [("8,192 x 8,192 floats, blocks of 32x32", coalescing(64 if small else 8192))],
+        "transpose": [("8,192 x 8,192 floats, blocks of 32x32", transpose(64 if small else 8192))],
+        "occupancy": [("2^24 floats, 65,536 blocks of 256", occupancy(16 if small else 65536))],
+        "divergence-cost": [("65,536 blocks of 256, steps = 64", divergence(16 if small else 65536, 64))],
+        "mandelbrot": [("4,096 x 3,072 pixels, blocks of 16x16", mandelbrot(*((64, 48) if small else (4096, 3072))))],
+    }  # fmt: skip
+
+
+def main() -> None:
+    name = getattr(cuda.get_current_device(), "name", "numba's CUDA simulator")
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    figures = {"card": name, "date": datetime.date.today().isoformat(), "runs": RUNS, "lessons": {}}
+    for slug, sizes in measure().items():
+        figures["lessons"][slug] = [{"size": size, "ms": {k: round(v, 4) for k, v in times.items()}}
+                                    for size, times in sizes]  # fmt: skip
+        for size, times in sizes:
+            for version, ms in times.items():
+                print(f"{slug:22s} {size:40s} {version:36s} {ms:9.4f} ms")
+    text = json.dumps(figures, indent=1)
+    if "--json" in sys.argv:
+        Path(sys.argv[sys.argv.index("--json") + 1]).write_text(text + "\n")
+    print(text)
+    print(f"lesson_times card={name} runs={RUNS}")
+
+
+if __name__ == "__main__":
+    main()
