@@ -35,4 +35,6 @@ def test_marks_say_what_is_done():
     assert LessonProgress(True, "0.5", True, True).mark() == "✓  predicted ✓"
     assert LessonProgress(True, "0.5", False, None, False).mark() == "▶  predicted ✗  fix ✗"
     assert LessonProgress(False, "0.5", False).mark() == "predicted"  # no verdict before the run
+    # ran before the prediction was committed: that run judges nothing, so no ✗ for a right answer
+    assert LessonProgress(True, "far less", None).mark() == "✓  predicted"
     assert not LessonProgress(True, "0.5", True, True, False).done  # the fix was checked and failed

@@ -46,8 +46,8 @@ class LessonProgress:
     def mark(self) -> str:
         """A short mark for the catalog: what is done, at a glance."""
         parts = ["✓" if self.done else ("▶" if self.ran else "")]
-        if self.prediction and not self.ran:  # no verdict before the run: the prediction waits for it
-            parts.append("predicted")
+        if self.prediction and (not self.ran or self.right is None):  # no verdict yet: it waits for a run
+            parts.append("predicted")  # started after the commit (a run before it judges nothing)
         elif self.prediction:
             parts.append("predicted ✓" if self.right else "predicted ✗")
         if self.fix_passed is not None:

@@ -1,5 +1,5 @@
 """Make the lesson panel's screenshots in docs/ from the real app, offscreen, at a projector's 1280x720:
-a choice to commit to before Run, a number committed and held against the run, and a fix checked in
+a choice to commit to before Run, a choice committed and held against the run, and a fix checked in
 the app: `python tools/screenshots/lesson_screenshots.py`."""
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ def main() -> None:
     lesson.predict.choice_buttons[1].click()
     save(app, window, "lesson-before-run.png")
     pick(window, "the-race")
+    lesson.predict.choice_buttons[1].click()
+    lesson.predict.commit()
     window.run()
     wait(app, lambda: window.runs.running or not window.runner.loader.idle)
-    lesson.predict.number_boxes[0].setText("32768")
-    lesson.predict.commit()
     save(app, window, "lesson-committed.png")
     lesson.show_answer()
     window.editor.setPlainText(FIX.read_text())
