@@ -88,4 +88,6 @@ def test_a_launch_without_races_has_only_the_summary(tmp_path, capsys):
     capsys.readouterr()
     main(["races", str(next(tmp_path.glob("*.npz"))), "--format", "sanitizer"])
     assert capsys.readouterr().out.splitlines() == [
-        "========= COMPUTE-SANITIZER", "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"]
+        "========= COMPUTE-SANITIZER",
+        "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+    ]
