@@ -32,6 +32,7 @@ examples:
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
   gpuviz memory traces/000-matmul.npz               coalescing, bank conflicts, occupancy, divergence
+  gpuviz export traces/000-matmul.npz --out t.json  the timeline for Perfetto (ui.perfetto.dev opens it)
   gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
   gpuviz render traces/000-k.npz --size 1920x1080 --scale 2 --theme light --at 0.5 --out slide.png
   gpuviz render traces/000-k.npz --animate --fps 8 --size 640x360 --out run.gif   a clip (or run.mp4)
@@ -179,6 +180,19 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     render.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     render.set_defaults(handler=_render)
+
+    export = commands.add_parser(
+        "export",
+        help="write a trace's timeline for another tool (Perfetto's trace-event JSON)",
+        description="Write the launch's timeline as Chrome trace-event JSON, which Perfetto opens: one process per "
+        "SM, one thread per warp slot, resident warps as counters, races as flows (docs/perfetto.md).",
+    )
+    export.add_argument("trace", help="a .npz trace written by gpuviz")
+    export.add_argument("--format", choices=("perfetto",), default="perfetto", help="perfetto (the only one)")
+    export.add_argument("--out", required=True, help="FILE.json")
+    export.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    export.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
+    export.set_defaults(handler=_export)
 
     app = commands.add_parser("app", help="open the app (the same as `gpuviz` alone)")
     app.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
@@ -397,6 +411,19 @@ def _render(args: argparse.Namespace) -> int:
             raise GpuvizError("--from and --to choose the frames of a clip: add --animate")
         path = render_picture(scene, args.view, args.out, options)
     print(f"wrote {path}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from gpuviz.core.analysis.perfetto import perfetto_trace
+    from gpuviz.core.files import write_file
+
+    if Path(args.out).suffix.lower() != ".json":
+        raise GpuvizError(f"cannot export to {Path(args.out).name}: give a .json file name")
+    trace = gpuviz.load(args.trace, **_budget(args))
+    document = perfetto_trace(trace)
+    path = write_file(args.out, lambda stream: stream.write(json.dumps(document).encode()), "export")
+    print(f"wrote {path} ({len(document['traceEvents']):,} events)")
     return 0
 
 
