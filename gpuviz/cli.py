@@ -328,6 +328,9 @@ def _demo(args: argparse.Namespace) -> int:
     if args.timeout is not None and not 0 < args.timeout < float("inf"):
         raise GpuvizError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     rule = _exit_rule(args)
+    if args.check_fix is not None and args.error_exitcode is not None:
+        raise GpuvizError("--error-exitcode judges a demo's launches; a fix check's verdict is its exit status "
+                          "(0 passed, 1 not yet): give one of --check-fix and --error-exitcode")  # fmt: skip
     quiet = stdout_to_stderr() if args.json else nullcontext()  # stdout holds the JSON alone
     if args.check_fix is not None:
         limits = FixLimits() if args.timeout is None else FixLimits(seconds=args.timeout)

@@ -79,6 +79,17 @@ def test_demo_json(tmp_path):
     assert document["checks"] and all(check["passed"] for check in document["checks"])
 
 
+def test_demo_fix_check_json(tmp_path):
+    from gpuviz.catalog import find
+
+    unfixed = tmp_path / "17.py"
+    unfixed.write_text(find("17").path.read_text())
+    document = _valid("demo", _json(["demo", "17", "--check-fix", str(unfixed), "--backend", "sim", "--out",
+                                     str(tmp_path), "--json"]))  # fmt: skip
+    assert not document["passed"] and document["exit"]["status"] == 1 and document["launches"] == []
+    assert document["fix"][0].startswith("fix check: not yet")
+
+
 def test_json_and_another_format_are_refused(runs, capsys):
     _, trace = runs["races"]
     assert main(["races", trace, "--json", "--format", "sanitizer"]) == 1

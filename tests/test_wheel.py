@@ -45,6 +45,13 @@ def test_the_wheel_carries_every_lesson_and_example(wheel):
 
 
 @pytest.mark.slow
+def test_the_wheel_carries_the_pytest_plugin_and_its_entry_point(wheel):
+    archive = zipfile.ZipFile(wheel)
+    assert "gpuviz_pytest/__init__.py" in archive.namelist() and "gpuviz_pytest/checks.py" in archive.namelist()
+    entry_points = next(name for name in archive.namelist() if name.endswith(".dist-info/entry_points.txt"))
+    assert "[pytest11]\ngpuviz = gpuviz_pytest" in archive.read(entry_points).decode()
+
+
 def test_an_installed_wheel_lists_the_whole_catalog_and_runs_a_lesson(wheel, tmp_path):
     site = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target",
