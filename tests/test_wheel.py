@@ -45,23 +45,24 @@ def test_the_wheel_carries_every_lesson_and_example(wheel):
 
 
 @pytest.mark.slow
-def test_the_wheel_carries_the_pytest_plugin_and_its_entry_point(wheel):
-    archive = zipfile.ZipFile(wheel)
-    assert "gpuviz_pytest/__init__.py" in archive.namelist() and "gpuviz_pytest/checks.py" in archive.namelist()
-    entry_points = next(name for name in archive.namelist() if name.endswith(".dist-info/entry_points.txt"))
-    assert "[pytest11]\ngpuviz = gpuviz_pytest" in archive.read(entry_points).decode()
-
-
 def test_an_installed_wheel_lists_the_whole_catalog_and_runs_a_lesson(wheel, tmp_path):
     site = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target",
                            str(site), str(wheel)], capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    run = subprocess.run([sys.executable, "-c", CHECK.format(site=str(site))], capture_output=True, text=True,
-                         cwd=tmp_path)  # fmt: skip (not the checkout: nothing may come from it)
+    run = subprocess.run(
+        [sys.executable, "-c", CHECK.format(site=str(site))], capture_output=True, text=True, cwd=tmp_path
+    )  # fmt: skip (not the checkout: nothing may come from it)
     assert run.returncode == 0, run.stdout + run.stderr
     kinds = [line.split()[1] for line in run.stdout.splitlines() if len(line.split()) > 1]
     listed = [kind for kind in kinds if kind in ("lesson", "race", "example")]
     expected = len(list((CATALOG / "lessons").glob("[0-9][0-9]-*.py"))) + len(list((CATALOG / "examples").glob("*.py")))
     assert len(listed) == expected
     assert "reference: ok" in run.stdout
+
+
+def test_the_wheel_carries_the_pytest_plugin_and_its_entry_point(wheel):
+    archive = zipfile.ZipFile(wheel)
+    assert "gpuviz_pytest/__init__.py" in archive.namelist() and "gpuviz_pytest/checks.py" in archive.namelist()
+    entry_points = next(name for name in archive.namelist() if name.endswith(".dist-info/entry_points.txt"))
+    assert "[pytest11]\ngpuviz = gpuviz_pytest" in archive.read(entry_points).decode()
