@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
@@ -31,6 +32,7 @@ examples:
   gpuviz races traces/000-cudakernel0.npz           which threads race, where, on which line
   gpuviz info traces/000-add_half.npz               what a trace file holds
   gpuviz memory traces/000-matmul.npz               coalescing, bank conflicts, occupancy, divergence
+  gpuviz export traces/000-matmul.npz --out t.json  the timeline for Perfetto (ui.perfetto.dev opens it)
   gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
   gpuviz render traces/000-k.npz --size 1920x1080 --scale 2 --theme light --at 0.5 --out slide.png
   gpuviz render traces/000-k.npz --animate --fps 8 --size 640x360 --out run.gif   a clip (or run.mp4)
@@ -60,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("script", help="a Python script that launches numba-cuda kernels")
     run.add_argument("--allow-errors", action="store_true",
                      help="exit 0 even when a launch had memory errors (as a GPU stays silent)")  # fmt: skip
+    run.add_argument("--json", action="store_true",
+                     help="print the launches as JSON on stdout (docs/json.md); the script's own output goes to "
+                          "stderr")  # fmt: skip
+    _exit_options(run)
     run.add_argument("script_args", nargs="*", help="arguments for the script, after --")
     run.add_argument("--backend", choices=BACKEND_CHOICES, default="auto",
                      help="auto (GPU if usable, else simulator), sim or gpu (default: auto)")  # fmt: skip
@@ -95,7 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
         "barrier orders. Needs a trace recorded at level accesses.",
     )
     races.add_argument("trace", help="a .npz trace written by gpuviz")
-    races.add_argument("--json", action="store_true", help="print the report as JSON")
+    races.add_argument("--json", action="store_true", help="print the report as JSON (the same as --format json)")
+    races.add_argument("--format", choices=("text", "json", "sanitizer"), default=None,
+                       help="text (default), json (docs/json.md) or sanitizer: compute-sanitizer racecheck's "
+                            "layout, for log parsers")  # fmt: skip
+    races.add_argument("--racecheck-report", choices=("analysis", "hazard"), default="analysis",
+                       help="with --format sanitizer: one entry per pair of source accesses (analysis, "
+                            "racecheck's default) or per racing location (hazard)")  # fmt: skip
+    _exit_options(races)
     races.add_argument("--count-benign", action="store_true",
                        help="count several threads writing the same value as a race")  # fmt: skip
     races.add_argument("--max", type=int, default=1000, help="describe at most this many locations")
@@ -110,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         "the ideal, shared-memory bank conflicts, theoretical and measured occupancy, and divergence.",
     )
     memory.add_argument("trace", help="a .npz trace written by gpuviz")
-    memory.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    memory.add_argument("--json", action="store_true", help="print the analysis as JSON (docs/json.md)")
+    _exit_options(memory)
     memory.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     memory.set_defaults(handler=_memory)
 
@@ -127,8 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="traces", help="folder for trace files (default: ./traces)")
     demo.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
     demo.add_argument("--check-fix", metavar="FILE", help="run your edited copy of a lesson and check its fix")
-    demo.add_argument("--timeout", type=float, metavar="SECONDS",
-                      help="with --check-fix: stop the lesson's script after this long (default 120)")
+    demo.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="with --check-fix: stop the lesson's script after this long (default 120)",
+    )
+    demo.add_argument("--json", action="store_true", help="print the result as JSON on stdout (docs/json.md)")
+    _exit_options(demo)
     demo.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     demo.set_defaults(handler=_demo)
 
@@ -161,6 +181,19 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     render.set_defaults(handler=_render)
 
+    export = commands.add_parser(
+        "export",
+        help="write a trace's timeline for another tool (Perfetto's trace-event JSON)",
+        description="Write the launch's timeline as Chrome trace-event JSON, which Perfetto opens: one process per "
+        "SM, one thread per warp slot, resident warps as counters, races as flows (docs/perfetto.md).",
+    )
+    export.add_argument("trace", help="a .npz trace written by gpuviz")
+    export.add_argument("--format", choices=("perfetto",), default="perfetto", help="perfetto (the only one)")
+    export.add_argument("--out", required=True, help="FILE.json")
+    export.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
+    export.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
+    export.set_defaults(handler=_export)
+
     app = commands.add_parser("app", help="open the app (the same as `gpuviz` alone)")
     app.add_argument("--lessons", metavar="DIR", help="also a teacher's folder of lessons (NN-name.py + .md)")
     app.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
@@ -174,10 +207,40 @@ def build_parser() -> argparse.ArgumentParser:
 
     info = commands.add_parser("info", help="summarise a trace file")
     info.add_argument("trace", help="a .npz trace written by gpuviz")
+    info.add_argument("--json", action="store_true", help="print the summary as JSON (docs/json.md)")
+    _exit_options(info)
     info.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     info.add_argument("--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP)
     info.set_defaults(handler=_info)
     return parser
+
+
+def _exit_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--error-exitcode", type=int, metavar="N",
+                        help="exit with N when a launch had one of the --error-on causes (docs/json.md has the "
+                             "table with --allow-errors)")  # fmt: skip
+    parser.add_argument("--error-on", metavar="CAUSES",
+                        help="with --error-exitcode: races, memory, barrier, warp-sync, separated by commas "
+                             "(default: all four)")  # fmt: skip
+
+
+def _exit_rule(args: argparse.Namespace):
+    from gpuviz.core.findings import exit_rule
+
+    return exit_rule(args.error_exitcode, args.error_on, getattr(args, "allow_errors", False))
+
+
+def _exit_for(rule, found: list, default: tuple[str, ...] = ()) -> tuple[int, dict]:
+    """The command's exit status for its launches' findings, as a number and as the --json "exit" entry;
+    a launch whose races were not looked for, under --error-on races, is said on stderr."""
+    from gpuviz.core.findings import exit_status, unchecked_races
+    from gpuviz.core.json_reports import exit_json
+
+    if unchecked_races(rule, found):
+        print("warning: --error-on races: a launch was recorded at level threads, so its races were not looked "
+              "for (record with --level accesses)", file=sys.stderr)  # fmt: skip
+    status, failed = exit_status(rule, found, default)
+    return status, exit_json(status, failed)
 
 
 def _block_list(text: str) -> tuple[int, ...]:
@@ -189,35 +252,55 @@ def _block_list(text: str) -> tuple[int, ...]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from gpuviz.core.findings import RUN_DEFAULT
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
     from gpuviz.run.session import Session
-    from gpuviz.run.terminal import TerminalEvents, print_report
+    from gpuviz.run.terminal import TerminalEvents, print_report, stdout_to_stderr
     from gpuviz.run.watchdog import Watchdog
 
     options = RunOptions(backend=args.backend, level=args.level, schedule=args.schedule,
                          seed=args.seed, sms=args.sms, repeat=args.repeat, device=args.device,
                          engine=args.engine, blocks=_block_list(args.blocks), stop_stuck=args.timeout is None,
                          **_budget(args))  # fmt: skip
+    rule = _exit_rule(args)  # before the script runs: a bad --error-on is one line, not a wasted run
     session = Session(options, out_dir=args.out, notify=TerminalEvents())
     if getattr(args, "say", None) is not None:  # in a process of its own: the parent hears of each launch
         from gpuviz.run.own_process import report_launches
 
         report_launches(session, args.script, args.say)
     try:
-        with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext():
+        with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext(), \
+                stdout_to_stderr() if args.json else nullcontext():  # fmt: skip
             run_script(args.script, session, args.script_args)
     except ScriptError as exc:
         exc.details = exc.details if args.debug else None  # main() prints them once, with --debug
         raise
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
-    faulty = [r for r in session.records if r.errors]
-    if faulty and not args.allow_errors:
-        print_report(f"[gpuviz] {len(faulty)} launch(es) had memory errors, barrier or warp-sync divergence "
-                     "(exit status 1; --allow-errors gives 0)")
-        return 1
-    return 0
+    status, exit_ = _exit_for(rule, [r.findings for r in session.records], RUN_DEFAULT)
+    if status:
+        print_report(_failed_line(session.records, exit_["failed_on"], status, args.error_exitcode is None))
+    if args.json:
+        from gpuviz.core.json_schema import envelope
+
+        document = {**envelope("run"), "script": str(args.script), "out": str(args.out),
+                    "launches": [r.to_json() for r in session.records], "exit": exit_}  # fmt: skip
+        print(json.dumps(document), flush=True)
+    return status
+
+
+def _failed_line(records: list, failed_on: list[str], status: int, default_rule: bool) -> str:
+    faulty = sum(1 for r in records if any(r.findings.count(cause) for cause in failed_on))
+    if default_rule:  # the line gpuviz has always printed
+        return (
+            f"[gpuviz] {faulty} launch(es) had memory errors, barrier or warp-sync divergence "
+            "(exit status 1; --allow-errors gives 0)"
+        )
+    words = {"races": "races", "memory": "memory errors", "barrier": "barrier divergence",
+             "warp-sync": "warp-sync divergence"}  # fmt: skip
+    said = ", ".join(words[cause] for cause in failed_on)
+    return f"[gpuviz] {faulty} launch(es) had {said} (exit status {status}, from --error-exitcode)"
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -237,36 +320,80 @@ def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
     from gpuviz.run.demo import lesson_checks, parse_dims, run_demo
     from gpuviz.run.fix_check import FixLimits, check_fix
-    from gpuviz.run.terminal import TerminalEvents
+    from gpuviz.run.terminal import TerminalEvents, stdout_to_stderr
 
     entry, print_events = find(args.name, args.lessons), TerminalEvents()
     if args.timeout is not None and args.check_fix is None:
         raise GpuvizError(f"--timeout {args.timeout:g} limits a fix check: give --check-fix FILE too")
     if args.timeout is not None and not 0 < args.timeout < float("inf"):
         raise GpuvizError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
+    rule = _exit_rule(args)
+    if args.check_fix is not None and args.error_exitcode is not None:
+        raise GpuvizError("--error-exitcode judges a demo's launches; a fix check's verdict is its exit status "
+                          "(0 passed, 1 not yet): give one of --check-fix and --error-exitcode")  # fmt: skip
+    quiet = stdout_to_stderr() if args.json else nullcontext()  # stdout holds the JSON alone
     if args.check_fix is not None:
         limits = FixLimits() if args.timeout is None else FixLimits(seconds=args.timeout)
-        fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend, limits)
-        print("\n".join(fixed.lines()))
-        return 0 if fixed.passed else 1
+        with quiet:
+            fixed = check_fix(entry, args.check_fix, args.out, print_events, args.backend, limits)
+        status = 0 if fixed.passed else 1
+        if args.json:
+            _print_demo_json(entry, [], None, [], [], fixed.passed, {"status": status, "failed_on": []},
+                             fix=fixed.lines())  # fmt: skip
+        else:
+            print("\n".join(fixed.lines()))
+        return status
     grid = parse_dims(args.grid, "grid") if args.grid is not None else None  # --block '' is refused, not ignored
     block = parse_dims(args.block, "block") if args.block is not None else None
-    result = run_demo(entry, args.out, print_events, grid, block, args.backend)
-    if entry.racy:
-        print("\n".join(result.races))
-    else:
-        print(result.reference)
-    outcomes = lesson_checks(entry, result)
+    with quiet:
+        result = run_demo(entry, args.out, print_events, grid, block, args.backend)
+        outcomes = lesson_checks(entry, result)
+    unmeasured = any(outcome.observed is None for outcome in outcomes)  # the lesson cannot be checked on this run
+    records = result.session.records
+    status, exit_ = _exit_for(rule, [r.findings for r in records])
+    if not status and unmeasured:
+        status, exit_ = 1, {"status": 1, "failed_on": []}
+    if args.json:
+        _print_demo_json(entry, records, None if entry.racy else result.reference, result.races, outcomes,
+                         _demo_passed(entry, result, outcomes), exit_)  # fmt: skip
+        return status
+    print("\n".join(result.races) if entry.racy else result.reference)
     if outcomes:
         held = sum(outcome.passed for outcome in outcomes)
         print(f"the lesson's numbers: {held} of {len(outcomes)} hold")
         for outcome in outcomes:
             if not outcome.passed:
                 print(f"  {outcome}")
-        if any(outcome.observed is None for outcome in outcomes):  # the lesson cannot be checked on this run
-            print("error: a check of the lesson had nothing to measure on this run", file=sys.stderr)
-            return 1
-    return 0
+    if unmeasured:
+        print("error: a check of the lesson had nothing to measure on this run", file=sys.stderr)
+    return status
+
+
+def _demo_passed(entry, result, outcomes) -> bool:
+    """The reference held (a race entry has none to hold) and every check of the lesson held."""
+    reference = entry.racy or result.reference == "reference: ok"
+    return reference and all(outcome.passed for outcome in outcomes)
+
+
+def _print_demo_json(entry, records, reference, races, outcomes, passed, exit_, fix=None) -> None:
+    from gpuviz.core.json_schema import envelope
+
+    kind = "lesson" if entry.is_lesson else ("race" if entry.racy else "example")
+    checks = [{"check": o.check.text, "passed": o.passed, "observed": o.observed} for o in outcomes]
+    document = {
+        **envelope("demo"),
+        "entry": entry.name,
+        "kind": kind,
+        "launches": [r.to_json() for r in records],
+        "reference": reference,
+        "races": list(races),
+        "checks": checks,
+        "passed": passed,
+        "exit": exit_,
+    }
+    if fix is not None:
+        document["fix"] = fix
+    print(json.dumps(document))
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -287,6 +414,19 @@ def _render(args: argparse.Namespace) -> int:
             raise GpuvizError("--from and --to choose the frames of a clip: add --animate")
         path = render_picture(scene, args.view, args.out, options)
     print(f"wrote {path}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from gpuviz.core.analysis.perfetto import perfetto_trace
+    from gpuviz.core.files import write_file
+
+    if Path(args.out).suffix.lower() != ".json":
+        raise GpuvizError(f"cannot export to {Path(args.out).name}: give a .json file name")
+    trace = gpuviz.load(args.trace, **_budget(args))
+    document = perfetto_trace(trace)
+    path = write_file(args.out, lambda stream: stream.write(json.dumps(document).encode()), "export")
+    print(f"wrote {path} ({len(document['traceEvents']):,} events)")
     return 0
 
 
@@ -326,42 +466,69 @@ def _open(args: argparse.Namespace) -> int:
 
 
 def _races(args: argparse.Namespace) -> int:
-    import json
-
     from gpuviz.core.analysis.races import find_races, format_report
     from gpuviz.core.analysis.report import race_report
+    from gpuviz.core.analysis.sanitizer import racecheck_text
+    from gpuviz.core.findings import findings_of
+    from gpuviz.core.json_reports import trace_document
 
     if args.max < 1:
         raise GpuvizError(f"--max is {args.max}; describe at least 1 location")
+    shown = args.format or ("json" if args.json else "text")
+    if args.json and shown != "json":
+        raise GpuvizError(f"--json and --format {shown} ask for two layouts: give one")
+    rule = _exit_rule(args)
     trace = gpuviz.load(args.trace, **_budget(args))
     stored = race_report(trace)  # found once when the launch ran, with the default options
     if stored is not None and not args.count_benign and args.max >= len(stored.races) and not stored.truncated:
         report = stored
     else:
         report = find_races(trace, count_benign=args.count_benign, max_locations=args.max)
-    print(json.dumps(report.to_json()) if args.json else format_report(report, trace.kernel))
-    return 0
+    status, exit_ = _exit_for(rule, [findings_of(trace)])
+    if shown == "json":
+        print(json.dumps(trace_document("races", trace, args.trace, report.to_json(), exit_)))
+    elif shown == "sanitizer":
+        print(racecheck_text(report, trace, args.racecheck_report))
+    else:
+        print(format_report(report, trace.kernel))
+    return status
 
 
 def _memory(args: argparse.Namespace) -> int:
-    import json
-
     from gpuviz.core.analysis.memory_text import format_memory
     from gpuviz.core.analysis.report import memory_analysis
+    from gpuviz.core.findings import findings_of
+    from gpuviz.core.json_reports import trace_document
 
+    rule = _exit_rule(args)
     trace = gpuviz.load(args.trace, **_budget(args))
     report = memory_analysis(trace)
-    print(json.dumps(report) if args.json else format_memory(report, trace.kernel))
-    return 0
+    status, exit_ = _exit_for(rule, [findings_of(trace)])
+    print(json.dumps(trace_document("memory", trace, args.trace, report, exit_)) if args.json
+          else format_memory(report, trace.kernel))  # fmt: skip
+    return status
 
 
 def _info(args: argparse.Namespace) -> int:
+    from gpuviz.core.findings import findings_of
+    from gpuviz.core.json_reports import info_body, trace_document
+
+    rule = _exit_rule(args)
+    trace = gpuviz.load(args.trace, **_budget(args))
+    status, exit_ = _exit_for(rule, [findings_of(trace)])
+    if args.json:
+        print(json.dumps(trace_document("info", trace, args.trace, info_body(trace), exit_)))
+        return status
+    _print_info(trace)
+    return status
+
+
+def _print_info(trace) -> None:
     from gpuviz.core.analysis.memcheck import format_errors
     from gpuviz.core.analysis.outcomes import plain_vs_recorded
     from gpuviz.core.analysis.residency import residency_note
     from gpuviz.core.launch import LaunchConfig
 
-    trace = gpuviz.load(args.trace, **_budget(args))
     meta = trace.meta
     print(f"kernel   {meta['kernel']}  (launch {meta.get('launch', 0)}, backend {meta['backend']})")
     config = LaunchConfig.of(trace.grid, trace.block)  # the launch's own thread count, checked against the columns
@@ -397,7 +564,6 @@ def _info(args: argparse.Namespace) -> int:
               f"{printed[0]['text']}")  # fmt: skip
     for line in format_errors(trace):
         print(f"errors   {line}" if line.startswith("memory") else f"         {line}")
-    return 0
 
 
 def _print_outcomes(trace, shown: int = 4) -> None:
@@ -469,4 +635,3 @@ def _handled(args: argparse.Namespace, say=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

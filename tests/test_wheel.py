@@ -59,3 +59,10 @@ def test_an_installed_wheel_lists_the_whole_catalog_and_runs_a_lesson(wheel, tmp
     expected = len(list((CATALOG / "lessons").glob("[0-9][0-9]-*.py"))) + len(list((CATALOG / "examples").glob("*.py")))
     assert len(listed) == expected
     assert "reference: ok" in run.stdout
+
+
+def test_the_wheel_carries_the_pytest_plugin_and_its_entry_point(wheel):
+    archive = zipfile.ZipFile(wheel)
+    assert "gpuviz_pytest/__init__.py" in archive.namelist() and "gpuviz_pytest/checks.py" in archive.namelist()
+    entry_points = next(name for name in archive.namelist() if name.endswith(".dist-info/entry_points.txt"))
+    assert "[pytest11]\ngpuviz = gpuviz_pytest" in archive.read(entry_points).decode()

@@ -11,6 +11,7 @@ from gpuviz.backends import get_backend
 from gpuviz.core.analysis.memcheck import format_errors
 from gpuviz.core.analysis.report import analyse, race_summary
 from gpuviz.core.events import LogLine, Notify, Stage, ignore
+from gpuviz.core.findings import Findings, findings_of
 from gpuviz.core.launch import LaunchConfig
 from gpuviz.core.launch_guard import check_fits, estimate_trace, worth_announcing
 from gpuviz.core.modelled import modelled_notes
@@ -30,6 +31,15 @@ class LaunchRecord:
     races: str = ""
     errors: int = 0  # memory errors (out-of-bounds, uninitialised shared reads, barrier divergence)
     engine: str = ""  # simulator: which engine ran the launch, and why the reference one if it did
+    findings: Findings | None = None  # races, memory errors and divergence, counted (core/findings.py)
+
+    def to_json(self) -> dict:
+        """The launch as `gpuviz run --json` and `gpuviz demo --json` print it (core/json_schema.py: LAUNCH)."""
+        c = self.config
+        return {"index": self.index, "kernel": self.kernel, "grid": list(c.grid), "block": list(c.block),
+                "threads": c.threads, "backend": self.backend, "engine": self.engine.strip().removeprefix("engine="),
+                "seconds": round(self.seconds, 6), "trace": None if self.path is None else str(self.path),
+                "findings": None if self.findings is None else self.findings.to_json()}  # fmt: skip
 
 
 class Session:
@@ -95,7 +105,7 @@ class Session:
         elif self.out_dir is not None:
             path = trace.save(self._path(index, trace))  # whole or not at all
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races,
-                              trace.error_count, engine_label(trace.meta))  # fmt: skip
+                              trace.error_count, engine_label(trace.meta), findings_of(trace))  # fmt: skip
         self.records.append(record)
         if self.keep_traces:
             self.traces.append(trace)
@@ -149,4 +159,3 @@ def engine_label(meta: dict) -> str:
 
 def _duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
-

@@ -3,9 +3,11 @@ a bar redrawn in place on a terminal, an occasional plain line when stderr is a 
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stdout
 from typing import TextIO
 
 from gpuviz.core.events import Event, LogLine, Progress, Stage
@@ -17,6 +19,22 @@ PLAIN_EVERY = 10.0  # seconds between progress lines in a log (a terminal redraw
 def print_report(line: str, stream: TextIO | None = None) -> None:
     sys.stdout.flush()  # keep the script's own output and the launch lines in order
     print(line, file=stream or sys.stderr, flush=True)
+
+
+@contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """The script's output (Python's and the C library's, e.g. a GPU kernel's printf) goes to stderr while
+    it runs, so that stdout holds only the JSON a command prints after it."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        with redirect_stdout(sys.stderr):  # Python's own stdout too, where it is not fd 1 (a captured one)
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def progress_bar(progress: Progress, width: int = 30, left: float | None = None) -> str:

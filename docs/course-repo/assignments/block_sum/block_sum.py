@@ -1,0 +1,29 @@
+"""Assignment 2: each block sums its 64 values in shared memory, a tree of halving steps."""
+
+import numpy as np
+from numba import cuda, float32
+
+THREADS = 64
+
+
+@cuda.jit
+def block_sum(values, sums):
+    partial = cuda.shared.array(THREADS, float32)
+    t = cuda.threadIdx.x
+    partial[t] = values[cuda.grid(1)]
+    cuda.syncthreads()
+    step = THREADS // 2
+    while step > 0:
+        if t < step:
+            partial[t] += partial[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t == 0:
+        sums[cuda.blockIdx.x] = partial[0]
+
+
+if __name__ == "__main__":
+    values = np.ones(4 * THREADS, np.float32)
+    sums = np.zeros(4, np.float32)
+    block_sum[4, THREADS](values, sums)
+    print(sums)
