@@ -25,8 +25,8 @@ KERNELS = {
                                            "def k(a, b, c):\n    i, j = cuda.grid(2)\n    put(c, (4, 4), i + j)\n", 2),
     "complex values": ("def k(a, b, c):\n    i = cuda.grid(1)\n    c[i] = a[i] * b[i]\n    a[i] = c[i].real\n"
                        "    b[i] = 1j\n", 1, np.complex64),
-    "bit intrinsics of a uint32": ("def k(a, b, c):\n    i = cuda.grid(1)\n    c[i] = cuda.clz(a[i]) + cuda.brev(b[i])\n",
-                                   1, np.uint32),
+    "bit intrinsics of a uint32": ("def k(a, b, c):\n    i = cuda.grid(1)\n"
+                                   "    c[i] = cuda.clz(a[i]) + cuda.brev(b[i])\n", 1, np.uint32),
 }  # fmt: skip
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
+from gpuviz.core.trace.reader import load
 from gpuviz.program.script import run_script
 from gpuviz.run.session import Session
 
@@ -29,8 +31,8 @@ def expectation(path: Path) -> dict:
     raise AssertionError(f"{path.name} declares no GPUVIZ_EXPECT")
 
 
-def run(path: Path, backend: str) -> Session:
-    session = Session(RunOptions(backend=backend, level="accesses"), keep_traces=True)
+def run(path: Path, backend: str, out_dir: Path | None = None) -> Session:
+    session = Session(RunOptions(backend=backend, level="accesses"), out_dir=out_dir, keep_traces=True)
     run_script(path, session)
     return session
 
@@ -59,18 +61,27 @@ def test_refused_as_numba_cuda_refuses_naming_the_line(path):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", [p for p in SCRIPTS if "refused" not in expectation(p)], ids=lambda p: p.stem)
-def test_runs_on_the_gpu_with_correct_results(path):
+def test_runs_on_the_gpu_with_correct_results_and_saves(path, tmp_path):
+    """The script asserts its own results; every launch's trace is saved and loads back (shared arrays
+    sized by the launch or by a device function's arguments included)."""
     if path.stem in HANGS_ON_THE_GPU:
         pytest.skip(HANGS_ON_THE_GPU[path.stem])
-    session = run(path, "gpu")  # the script asserts its own results
+    session = run(path, "gpu", tmp_path)
     assert session.traces
+    for record, trace in zip(session.records, session.traces):
+        loaded = load(record.path)
+        assert loaded.meta["arrays"] == trace.meta["arrays"]
+        assert all(int(np.prod(entry["shape"])) for entry in loaded.meta["arrays"] if entry["space"] == "shared")
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", [p for p in SCRIPTS if "refused" in expectation(p)], ids=lambda p: p.stem)
-def test_refused_on_the_gpu_too(path):
-    with pytest.raises(Exception):  # noqa: B017, PT011  (numba-cuda's own typing or launch error)
+def test_refused_on_the_gpu_as_on_the_simulator(path):
+    message, line = expectation(path)["refused"]
+    with pytest.raises(GpuvizError) as info:
         run(path, "gpu")
+    assert message in str(info.value)
+    assert f"line {line}" in str(info.value)
 
 
 SYNCED = ("nv_grid_sync_rows", "nv_sessionize", "nvtest_useful_syncwarp")  # grid syncs, a whole-warp syncwarp

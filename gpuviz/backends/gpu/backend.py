@@ -31,6 +31,7 @@ from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
+from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.gpu_rewrite import MAX_ARRAY_IDS, MAX_PARAM_IDS, GpuRewriter, SharedSites, read_only_params
 from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 from gpuviz.instrument.shared_memory import check_declared_memory
@@ -118,6 +119,7 @@ class GpuBackend:
         compiled = self.compile(py_func, level, notify, ndims)
         check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
+        check_arguments(compiled.program, args)  # numba's typeof refusals, in the simulator's words and line
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
         # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
         plain = {} if level != "accesses" or compiled.program.cooperative else self._plain_outcomes(
