@@ -119,7 +119,9 @@ class GpuBackend:
         compiled = self.compile(py_func, level, notify, ndims)
         check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
-        check_arguments(compiled.program, args)  # numba's typeof refusals, in the simulator's words and line
+        # numba's typeof refusals, in the simulator's words and line; numba's own device arrays pass as they
+        # are (under numba's CUDA simulator they have no __cuda_array_interface__)
+        check_arguments(compiled.program, tuple(None if hasattr(a, "copy_to_host") else a for a in args))
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
         # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
         plain = {} if level != "accesses" or compiled.program.cooperative else self._plain_outcomes(
