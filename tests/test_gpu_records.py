@@ -194,3 +194,66 @@ def test_a_tie_among_last_writes_ends_with_the_value_memory_kept():
     acc["thread"], acc["kind"] = np.array([0, 1, 2, 2, 4]), np.array([1, 1, 0, 1, 1], np.int8)
     acc["value"] = np.array([1.0, 2.0, 3.0, 5.0, 9.0])  # thread 2 reads, then writes last: it may not pass its read
     assert final_writes_last(acc, {0: np.array([9.0, 2.0])})["thread"].tolist() == [0, 1, 2, 2, 4]
+
+
+SHAPES = """from numba import cuda, float32, int32
+
+@cuda.jit(device=True)
+def inner(x, shape, kind):
+    s = cuda.shared.array(shape, kind)
+    s[0, 0] = x[0]
+
+@cuda.jit(device=True)
+def outer(x, shape, kind, n):
+    inner(x, shape, kind)
+    t = cuda.shared.array(n, int32)
+    t[0] = 1
+
+@cuda.jit
+def k(x):
+    N = 100
+    dynamic = cuda.shared.array(0, float32)
+    local = cuda.shared.array(N, float32)
+    outer(x, (4, 8), float32, 16)
+    outer(x, (4, 8), float32, 32)
+    dynamic[0] = local[0]
+"""
+
+
+def test_shared_shapes_are_known_on_the_host_as_numba_knows_them():
+    """Dynamic shared memory takes the launch's bytes; a device function's parameters take what its
+    callers pass (through callers of callers); a literal local is that literal. A parameter whose
+    calls pass different values is not known (the trace then sizes the array by its accesses)."""
+    from gpuviz.instrument.gpu_rewrite import GpuRewriter, SharedSites
+    from gpuviz.instrument.rewrite import build_program
+    from gpuviz.run.api import python_function
+
+    sites = SharedSites()
+    build_program(python_function(SHAPES, "k"), GpuRewriter, accesses=True, sites=sites, ndims={"x": 1})
+    described = {site.name: sites.describe(site, shared_bytes=64) for site in sites.sites}
+    assert described == {"dynamic": ((16,), "float32"), "local": ((100,), "float32"), "s": ((4, 8), "float32"),
+                         "t": (None, "int32")}  # fmt: skip
+
+
+def test_an_unsized_shared_array_takes_the_extent_its_accesses_reach_and_says_so():
+    from gpuviz.backends.gpu.backend import sized_by_accesses
+
+    entries = [{"name": "x", "space": "global", "dtype": "float32", "shape": [8]},
+               {"name": "t", "space": "shared", "dtype": "int32", "shape": [0]}]  # fmt: skip
+    accesses = {"array": np.array([0, 1, 1, 0], np.int16), "index": np.array([7, 3, 9, 1], np.int64)}
+    warnings = sized_by_accesses(entries, [1], accesses)
+    assert entries[1]["shape"] == [10] and entries[0]["shape"] == [8]
+    assert len(warnings) == 1 and "shared array t" in warnings[0] and "10 element(s)" in warnings[0]
+
+
+def test_complex_values_decode_into_value_and_imag():
+    records = {"code": np.array([2 << 6, (3 << 6) | 1], np.int64), "element": np.array([0, 1], np.int64),
+               "value": np.array([1.5 - 2j, 0], np.complex128), "thread": np.array([0, 0]),
+               "epoch": np.zeros(2, np.int32), "time": np.zeros(2, np.int64)}  # fmt: skip
+    remap = np.arange(64)
+    sites = np.zeros((512, 2), np.int64)
+    inputs = np.array([5 + 1j, 6 - 3j], np.complex64)  # array 1 is read-only: its loads saw the inputs
+    columns = accesses_of(records, remap, sites, {1: inputs})
+    assert columns["value"].tolist() == [1.5, 6.0] and columns["imag"].tolist() == [-2.0, -3.0]
+    real = accesses_of(dict(records, value=np.array([1.5, 0.0])), remap, sites, {})
+    assert "imag" not in real

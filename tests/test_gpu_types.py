@@ -55,3 +55,21 @@ def test_bit_intrinsics_keep_their_operand_types(name, dtype, level):
     b = np.zeros(100, out_dtype)
     gpuviz.trace(source, name="k", backend="gpu", level=level)[2, 64](a, b)
     np.testing.assert_array_equal(b, expected)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_values_are_logged_whole_and_replayed(dtype, tmp_path):
+    """The log keeps both parts of a complex value: the saved and loaded trace's writes to b hold a's
+    values, and the replay's last frame is the launch's result."""
+    from gpuviz.core.replay import Replay
+    from gpuviz.core.trace.reader import load
+
+    a, b = _inputs(dtype), np.zeros(100, dtype)
+    trace = gpuviz.trace(COPY, name="k", backend="gpu", level="accesses")[2, 64](a, b)
+    trace = load(trace.save(tmp_path / "complex.npz"))
+    acc = trace.accesses
+    writes = np.flatnonzero((acc["array"] == trace.array_names().index("b")) & (acc["kind"] == 1))
+    logged = acc["value"][writes] + 1j * acc["imag"][writes]
+    np.testing.assert_array_equal(logged, a[acc["index"][writes]])
+    replay = Replay(trace)
+    np.testing.assert_array_equal(replay.values_at(1, replay.events), b)

@@ -20,6 +20,13 @@ KERNELS = {
     "device function, 3-D": ("@cuda.jit(device=True)\ndef put(x, i, j, k, v):\n    x[i, j, k] = v\n"
                                   "def k(a, b, c):\n    i, j, l = cuda.grid(3)\n    put(c, i, j, l, a[i, j, l])\n"
                                   "    cuda.atomic.max(b, (0, 0, 0), c[i, j, l])\n", 3),
+    "a device function indexing a tuple": ("@cuda.jit(device=True)\ndef put(x, shape, v):\n"
+                                           "    x[v % shape[0], v % shape[1]] = v\n"
+                                           "def k(a, b, c):\n    i, j = cuda.grid(2)\n    put(c, (4, 4), i + j)\n", 2),
+    "complex values": ("def k(a, b, c):\n    i = cuda.grid(1)\n    c[i] = a[i] * b[i]\n    a[i] = c[i].real\n"
+                       "    b[i] = 1j\n", 1, np.complex64),
+    "bit intrinsics of a uint32": ("def k(a, b, c):\n    i = cuda.grid(1)\n"
+                                   "    c[i] = cuda.clz(a[i]) + cuda.brev(b[i])\n", 1, np.uint32),
 }  # fmt: skip
 
 
@@ -44,15 +51,17 @@ def test_instrumented_kernels_type_for_the_device(name, level, monkeypatch, tmp_
     from gpuviz.backends.gpu.log import COUNTER_WORDS
 
     monkeypatch.setattr(dispatcher, "get_current_device", lambda: _Device())  # the cc device functions compile for
-    body, dims = KERNELS[name]
+    body, dims, *dtype = KERNELS[name]
+    dtype = dtype[0] if dtype else np.float32
     path = tmp_path / "kernel.py"
     path.write_text("from numba import cuda, float32\n" + body)
     module = types.ModuleType("kernel")
     exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
     compiled = backend._compile(module.k, level, {"a": dims, "b": dims, "c": dims})
-    arrays = [np.zeros((4,) * dims, np.float32)] * 3
-    log = [np.zeros(1, d) for d in (np.uint32, np.uint32, np.float32, np.uint16)]
-    pool = [np.zeros(64, d) for d in (np.uint32, np.uint16, np.uint32, np.uint32, np.float32)]
+    arrays = [np.zeros((4,) * dims, dtype)] * 3
+    value = np.complex128 if np.dtype(dtype).kind == "c" else np.float32  # as the backend picks the log's column
+    log = [np.zeros(1, d) for d in (np.uint32, np.uint32, value, np.uint16)]
+    pool = [np.zeros(64, d) for d in (np.uint32, np.uint16, np.uint32, np.uint32, value)]
     buffers = [np.zeros(1, np.uint64), np.zeros(1, np.uint32), np.zeros(1, np.uint64), np.zeros(1, np.uint64)]
     if level == "accesses":
         buffers += [*log, 1, *pool, np.zeros(COUNTER_WORDS, np.int64), 64, -1]

@@ -296,3 +296,21 @@ assert list(out) == [5.0, 6.0]
 """)
     note = "accesses to the module-global device array PRICES (line 8) are not recorded"  # the def line
     assert session.traces[1].meta["unrecorded"] == [note]
+
+
+def test_an_explicit_signature_types_the_launchs_numbers_as_numba_passes_them():
+    """numba converts a launch's numbers to its eager signature's types (wrapping as C does), picking the
+    first signature whose arrays fit; without one that fits the arguments are left as given."""
+    from numba import types
+
+    from gpuviz.program.signatures import declared_arguments
+
+    a32, a64 = np.zeros(1, np.int32), np.zeros(1, np.float64)
+    out = declared_arguments(("void(int32[:], uint32)",), (a32, 0x00100000))
+    assert out[0] is a32 and type(out[1]) is np.uint32 and out[1] == 0x00100000
+    assert declared_arguments(("void(int32[:], int32)",), (a32, 0xFFFFFFFF))[1] == -1
+    both = ("void(float64[:], float32)", (types.int32[:], types.int16))
+    assert type(declared_arguments(both, (a32, 3))[1]) is np.int16
+    assert type(declared_arguments(both, (a64, 3))[1]) is np.float32
+    assert declared_arguments(both, (np.zeros(1, np.uint8), 3))[1] == 3  # no signature fits: as given
+    assert declared_arguments((), (a32, 3)) == (a32, 3)

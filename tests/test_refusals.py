@@ -36,6 +36,22 @@ def test_shapes_numba_cannot_fold_are_refused_at_their_line(shape, sim_run):
         sim_run(src, 1, 1, np.zeros(1), 3)
 
 
+@pytest.mark.parametrize("shape", ["N + 1", "(N, N + 1)"])
+def test_the_gpu_rewrite_refuses_those_shapes_in_the_same_words(shape, sim_run):
+    """The GPU backend's rewrite checks shapes as the simulator's does (no GPU needed: it refuses before
+    numba compiles), so both backends give one line naming the line, not numba's typing error."""
+    from gpuviz.instrument.gpu_rewrite import GpuRewriter, SharedSites
+    from gpuviz.instrument.rewrite import build_program
+    from gpuviz.run.api import python_function
+
+    src = HEADER + f"@cuda.jit\ndef k(a, n):\n    x = 1\n    s = cuda.shared.array({shape}, float32)\n    a[0] = s[0]\n"
+    with pytest.raises(KernelSourceError) as gpu:
+        build_program(python_function(src), GpuRewriter, accesses=True, sites=SharedSites(), ndims={"a": 1})
+    with pytest.raises(KernelSourceError) as sim:
+        sim_run(src, 1, 1, np.zeros(1), 3)
+    assert str(gpu.value) == str(sim.value) and gpu.value.line == 9
+
+
 def test_plain_python_helpers_are_refused_as_numba_refuses_them(sim_run):
     src = HEADER + "def helper(x):\n    return x\n@cuda.jit\ndef k(a):\n    a[0] = helper(1)\n"
     with pytest.raises(KernelSourceError, match="line 10: Untyped global name 'helper'"):

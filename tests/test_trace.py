@@ -211,3 +211,41 @@ def test_the_private_api_check_fails_when_the_names_are_missing(monkeypatch):
 
     monkeypatch.setattr(zipfile.ZipFile, "open", open_without_compressor)
     assert not private_api_present()
+
+
+def test_a_part_that_cannot_be_encoded_is_left_out_and_named(saved, tmp_path, monkeypatch):
+    """A failure while encoding the access log leaves it out of the file (the rest saves and loads, its
+    warnings say what is missing) and is one error naming it; the Trace in memory keeps it."""
+    from gpuviz.core.errors import PartlySavedError
+    from gpuviz.core.trace import codec
+
+    trace, _ = saved
+    real_encode = codec.encode
+
+    def failing(threads, accesses, arrays):
+        if accesses is not None:
+            raise TypeError("data type 'unknown' not understood")
+        return real_encode(threads, accesses, arrays)
+
+    monkeypatch.setattr(codec, "encode", failing)
+    with pytest.raises(PartlySavedError) as info:
+        trace.save(tmp_path / "partly.npz")
+    assert "without the access log (TypeError: data type 'unknown' not understood)" in str(info.value)
+    assert "\n" not in str(info.value)
+    back = gpuviz.load(info.value.path)
+    assert back.accesses is None and trace.accesses is not None
+    assert any("not saved: the access log" in w for w in back.meta["warnings"])
+    assert np.array_equal(back.after("a"), trace.after("a"))
+
+
+def test_a_session_keeps_a_launch_it_could_save_only_in_part(tmp_path, monkeypatch):
+    from gpuviz.core.errors import PartlySavedError
+    from gpuviz.core.trace import codec
+    from gpuviz.run.api import python_function
+
+    monkeypatch.setattr(codec, "encode", lambda threads, accesses, arrays: 1 / 0)
+    session = gpuviz.Session(gpuviz.RunOptions(backend="sim", level="accesses"), out_dir=tmp_path, keep_traces=True)
+    with pytest.raises(PartlySavedError, match="without the access log .*the thread columns"):
+        session.launch(python_function(SRC), 2, 8, (np.arange(10, dtype=np.float32), 3.0))
+    assert len(session.traces) == 1 and session.traces[0].accesses is not None
+    assert session.records[0].path.exists()

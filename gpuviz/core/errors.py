@@ -36,3 +36,12 @@ class TraceFormatError(GpuvizError):
 
 class BackendUnavailable(GpuvizError):
     """The chosen backend cannot run on this machine."""
+
+
+class PartlySavedError(GpuvizError):
+    """A trace file was written without the parts that could not be encoded (the message names them);
+    the launch's record stays in memory whole."""
+
+    def __init__(self, message: str, path):
+        super().__init__(message)
+        self.path = path

@@ -292,7 +292,11 @@ def _apply(values: np.ndarray, acc: dict, rows: np.ndarray) -> None:
         return
     index = acc["index"][rows]
     last = len(index) - 1 - np.unique(index[::-1], return_index=True)[1]
-    values[index[last]] = acc["value"][rows[last]].astype(values.dtype, copy=False)
+    picked = rows[last]
+    written = acc["value"][picked]
+    if values.dtype.kind == "c" and "imag" in acc:  # a complex array's values keep their imaginary part
+        written = written + 1j * acc["imag"][picked]
+    values[index[last]] = written.astype(values.dtype, copy=False)
 
 
 def state_at(trace: Trace, k: int, replay: Replay | None = None) -> dict:

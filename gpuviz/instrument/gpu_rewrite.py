@@ -10,19 +10,18 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpuviz.instrument.rewrite import BARRIERS, KernelRewriter
+from gpuviz.instrument.rewrite import ARRAY_DECLARATIONS, BARRIERS, KernelRewriter, is_device_function
+from gpuviz.instrument.shared_sites import MAX_ARRAY_IDS, MAX_PARAM_IDS, CallSite, SharedSites
 from gpuviz.instrument.source import KernelSource
+
+__all__ = ["MAX_ARRAY_IDS", "MAX_PARAM_IDS", "GpuRewriter", "SharedSites", "read_only_params"]
 
 # Launch buffers the instrumented kernel takes after the user's own parameters.
 KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_ws", "_gv_lg", "_gv_le", "_gv_lv", "_gv_lc", "_gv_k", "_gv_pt",
                   "_gv_pc", "_gv_ptm", "_gv_pe", "_gv_pv", "_gv_cnt", "_gv_pool", "_gv_vm"]  # fmt: skip
-MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shared-array declarations
-MAX_ARRAY_IDS = 64
 MAX_DIMS = 3
-FIRST_SITE, MAX_SITE = 2, 511  # as the GPU hooks number sites (ids 0 and 1 are their marks)
 # Library device functions (linked code numba cannot see into) whose shared-memory operands the recorder
 # logs around the call, at the call's line: (module, class, method) -> (arguments read, arguments written).
 # nvmath-python's device matmul MM.execute(alpha, a, b, beta, c) reads A and B (and C unless beta is 0)
@@ -37,62 +36,6 @@ ELEMENT = {
     3: "{a}[_gv_linked_e // ({a}.shape[1] * {a}.shape[2]), _gv_linked_e // {a}.shape[2] % {a}.shape[1], "
        "_gv_linked_e % {a}.shape[2]]",
 }  # fmt: skip
-
-
-@dataclass
-class SharedSite:
-    """A `cuda.shared.array` declaration: evaluated on the host to describe the array."""
-
-    aid: int
-    name: str
-    shape: str
-    dtype: str
-    env: dict = field(repr=False)
-
-    def describe(self) -> tuple[tuple, str]:
-        import numpy as np
-
-        from gpuviz.core.dtypes import to_dtype
-
-        try:
-            dtype = str(to_dtype(eval(self.dtype, dict(self.env))))  # noqa: S307 - the user's own constant expression
-        except Exception:  # a dtype from a device function's arguments: the trace keeps bytes
-            dtype = "uint8"
-        try:
-            shape = eval(self.shape, dict(self.env))  # noqa: S307
-            return tuple(np.atleast_1d(shape).tolist()), dtype
-        except Exception:  # dynamic shared memory, or a shape from the kernel's locals or a device function's
-            return (0,), dtype  # arguments: size unknown here, no bound is checked against it
-
-
-@dataclass
-class SharedSites:
-    """A program's shared-array declarations, and its access sites: (line, kind) of every logged
-    access, numbered from FIRST_SITE (the log stores the number; ids past MAX_SITE share one per kind)."""
-
-    sites: list[SharedSite] = field(default_factory=list)
-    accesses: list[tuple[int, int]] = field(default_factory=list)
-
-    def access_site(self, line: int, kind: int) -> int:
-        if FIRST_SITE + len(self.accesses) < MAX_SITE - 2:
-            self.accesses.append((line, kind))
-            return FIRST_SITE + len(self.accesses) - 1
-        return MAX_SITE - 2 + kind  # too many sites: the line is lost, the kind is kept
-
-    def site_table(self) -> list[tuple[int, int]]:
-        """(line, kind) by site id (marks and unused ids have line 0); the many-sites ids have line 0."""
-        table = [(0, 0)] * (MAX_SITE + 1)
-        table[FIRST_SITE : FIRST_SITE + len(self.accesses)] = self.accesses
-        for kind in range(3):
-            table[MAX_SITE - 2 + kind] = (0, kind)
-        return table
-
-    def add(self, name: str, shape: str, dtype: str, env: dict) -> int | None:
-        aid = MAX_PARAM_IDS + len(self.sites)
-        if aid >= MAX_ARRAY_IDS:
-            return None
-        self.sites.append(SharedSite(aid, name, shape, dtype, env))
-        return aid
 
 
 def cache_dir() -> Path:
@@ -159,6 +102,8 @@ class GpuRewriter(KernelRewriter):
         path = self.path(node.func)
         if path is None:
             return self._call_function(node)
+        if path in ARRAY_DECLARATIONS:  # numba's refusal of a shape, in the simulator's words and line
+            self._check_shape(node, path)
         node.args = [self.visit(a) for a in node.args]
         node.keywords = [ast.keyword(k.arg, self.visit(k.value)) for k in node.keywords]
         if path in BARRIERS and self.accesses:
@@ -204,11 +149,14 @@ class GpuRewriter(KernelRewriter):
         given = dict(zip(("shape", "dtype"), call.args))
         given.update({k.arg: k.value for k in call.keywords})
         if "shape" in given and "dtype" in given:
-            aid = self.sites.add(name, ast.unparse(given["shape"]), ast.unparse(given["dtype"]), self.env)
+            names = {**self.env, **literal_values(self.source.node, self.literal_locals)}
+            aid = self.sites.add(name, ast.unparse(given["shape"]), ast.unparse(given["dtype"]), names,
+                                 "" if self.is_kernel else self.source.name)  # fmt: skip
             if aid is not None:
                 self.shared_ids[name] = aid
-                shape = given["shape"]
-                self.ndims[name] = len(shape.elts) if isinstance(shape, ast.Tuple) else 1
+                dims = _dims_of(given["shape"], names)
+                if dims:  # else not known here (a device function's argument): indexed as it is
+                    self.ndims[name] = dims
 
     # ---- library calls -----------------------------------------------------------------------
     def _library_roles(self, call: ast.Call) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
@@ -306,6 +254,7 @@ class GpuRewriter(KernelRewriter):
 
     # ---- device functions, returns, prologue -------------------------------------------------
     def _call_function(self, node: ast.Call) -> ast.expr:
+        self._note_call(node)
         new = super()._call_function(node)
         if not (isinstance(new, ast.Call) and isinstance(new.func, ast.Name) and new.func.id.startswith("_gv_dev_")):
             return new
@@ -313,6 +262,19 @@ class GpuRewriter(KernelRewriter):
         ids = [self.aid_of(a) or ast.Constant(-1) for a in user_args]
         new.args = [new.args[0], *ids, *user_args]
         return new
+
+    def _note_call(self, node: ast.Call) -> None:
+        """A device function's call, kept so the host can evaluate shapes its parameters give."""
+        func = node.func
+        value = self.env.get(func.id) if isinstance(func, ast.Name) and func.id not in self.locals else None
+        if not is_device_function(value):
+            return
+        code = value.py_func.__code__
+        params = list(code.co_varnames[: code.co_argcount])
+        keywords = {k.arg: ast.unparse(k.value) for k in node.keywords if k.arg}
+        caller = "" if self.is_kernel else self.source.name
+        call = CallSite(caller, params, [ast.unparse(a) for a in node.args], keywords, self.env)
+        self.sites.add_call(value.py_func.__name__, call)
 
     def visit_Return(self, node: ast.Return):
         node = self.generic_visit(node)
@@ -343,6 +305,29 @@ class GpuRewriter(KernelRewriter):
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
         return args, [*prologue, *body, *epilogue]
+
+
+def _dims_of(shape: ast.expr, names: dict) -> int | None:
+    """How many axes a shape gives: a tuple's length, 1 for a number; None where it is not known."""
+    if isinstance(shape, ast.Tuple):
+        return len(shape.elts)
+    try:
+        value = eval(compile(ast.Expression(shape), "<shape>", "eval"), dict(names))  # noqa: S307 - the user's constant
+    except Exception:  # a device function's argument: known at its call sites only
+        return None
+    return len(value) if isinstance(value, tuple) else 1
+
+
+def literal_values(function: ast.FunctionDef, literal_locals: set[str]) -> dict[str, int]:
+    """The local names that always hold one integer literal (`N = 100`), with it: numba types them as
+    that literal, so a shared array's shape may name them."""
+    values: dict[str, set] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in literal_locals:
+                    values.setdefault(target.id, set()).add(node.value.value)
+    return {name: next(iter(held)) for name, held in values.items() if len(held) == 1}
 
 
 _READS = {"shape", "size", "ndim", "dtype"}

@@ -72,7 +72,9 @@ class Launch:
 
     def __call__(self, *args) -> None:
         from gpuviz.program.launcher import current
+        from gpuviz.program.signatures import declared_arguments
 
+        args = declared_arguments(self.kernel.signatures, args)  # numba passes numbers as the signature says
         current().launch(self.kernel.py_func, self.grid, self.block, args, shared_bytes=self.shared_bytes)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from gpuviz.backends import get_backend
 from gpuviz.core.analysis.memcheck import format_errors
 from gpuviz.core.analysis.report import analyse, race_summary
+from gpuviz.core.errors import PartlySavedError
 from gpuviz.core.events import LogLine, Notify, Stage, ignore
 from gpuviz.core.findings import Findings, findings_of
 from gpuviz.core.launch import LaunchConfig
@@ -90,11 +91,11 @@ class Session:
             self.running = None
         index = len(self.records)
         trace.meta["launch"] = index
-        unanalysed = None
+        unanalysed, partly = None, None
         if self.on_unanalysed is not None and self.out_dir is not None:
             # Not synced: the file is written again (synced) with its analysis below; the app reads
             # this one from the page cache meanwhile, and a crash before then loses the run either way.
-            unanalysed = trace.save(self._path(index, trace), durable=False)
+            unanalysed, partly = _saved(lambda: trace.save(self._path(index, trace), durable=False))
             self.on_unanalysed(unanalysed, index, trace.kernel)
         self.notify(Stage("analysing", f"analysing {trace.kernel}"))
         trace.analysis = analyse(trace)  # once, here: every reader of the trace reads this
@@ -103,7 +104,7 @@ class Session:
         if unanalysed is not None:
             path = trace.save_analysis(unanalysed)  # the arrays as written, the analysis added
         elif self.out_dir is not None:
-            path = trace.save(self._path(index, trace))  # whole or not at all
+            path, partly = _saved(lambda: trace.save(self._path(index, trace)))  # whole or not at all
         record = LaunchRecord(index, trace.kernel, config, trace.meta["backend"], seconds, path, races,
                               trace.error_count, engine_label(trace.meta), findings_of(trace))  # fmt: skip
         self.records.append(record)
@@ -112,6 +113,8 @@ class Session:
         self._report(record, trace)
         if self.on_trace is not None:
             self.on_trace(record, trace)
+        if partly is not None:  # the launch is kept (in memory and as far as it could be written): say what was not
+            raise partly
         return trace
 
     def _path(self, index: int, trace: Trace) -> Path:
@@ -136,6 +139,14 @@ class Session:
             self.notify(LogLine(f"    {line}"))
         if trace.truncated and not any("access log capped" in w for w in trace.meta.get("warnings", [])):
             self.notify(LogLine(f"    warning: access log capped at {self.options.access_cap:,} events (truncated)"))
+
+
+def _saved(save: Callable[[], Path]) -> tuple[Path, PartlySavedError | None]:
+    """Where a trace was saved, and the error naming what it was saved without, if anything."""
+    try:
+        return save(), None
+    except PartlySavedError as exc:
+        return exc.path, exc
 
 
 def summary_line(record: LaunchRecord) -> str:

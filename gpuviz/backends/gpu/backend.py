@@ -33,6 +33,7 @@ from gpuviz.core.launch import LaunchConfig, check_argument_count
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
+from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.gpu_rewrite import MAX_ARRAY_IDS, MAX_PARAM_IDS, GpuRewriter, SharedSites, read_only_params
 from gpuviz.instrument.rewrite import CUDA_MODULES, Program, build_program
 from gpuviz.instrument.shared_memory import check_declared_memory
@@ -141,6 +142,9 @@ class GpuBackend:
         compiled = self.compile(py_func, level, notify, ndims)
         check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
+        # numba's typeof refusals, in the simulator's words and line; numba's own device arrays pass as they
+        # are (under numba's CUDA simulator they have no __cuda_array_interface__)
+        check_arguments(compiled.program, tuple(None if hasattr(a, "copy_to_host") else a for a in args))
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
         # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
         plain = {} if level != "accesses" or compiled.program.cooperative else self._plain_outcomes(
@@ -265,6 +269,7 @@ class PreparedLaunch:
         self.overload = None  # numba's compiled kernel, once compile_for_arguments ran on a GPU
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
         n_warps = config.blocks * config.warps_per_block
+        self.unsized: list[int] = []  # shared arrays whose shape the host cannot tell before the launch
         self.entries, self.remap = self._array_table()
         self.block_start = cuda.device_array(config.blocks, np.uint64)
         self.block_sm = cuda.device_array(config.blocks, np.uint32)
@@ -306,10 +311,13 @@ class PreparedLaunch:
         return mask - (1 << 64) if mask >= 1 << 63 else mask  # as the int64 the kernel takes
 
     def _value_dtype(self, logged: int) -> np.dtype:
-        """float32 when it holds every logged array's values exactly, else float64."""
+        """float32 when it holds every logged array's values exactly; complex128 when a logged array
+        is complex (both parts kept); else float64."""
         aids = [int(np.flatnonzero(self.remap == k)[0]) for k in range(len(self.entries))]
-        exact = all(_fits_float32(entry["dtype"]) for aid, entry in zip(aids, self.entries) if (logged >> aid) & 1)
-        return np.dtype(np.float32 if exact else np.float64)
+        dtypes = [entry["dtype"] for aid, entry in zip(aids, self.entries) if (logged >> aid) & 1]
+        if any(_kind(dtype) == "c" for dtype in dtypes):
+            return np.dtype(np.complex128)
+        return np.dtype(np.float32 if all(map(_fits_float32, dtypes)) else np.float64)
 
     def buffers(self) -> list:
         times = [self.block_start, self.block_sm, self.warp_end, self.warp_start]
@@ -369,12 +377,13 @@ class PreparedLaunch:
         program = self.compiled.program
         errors, error_count = recorded_out_of_bounds(accesses, self.entries)
         accesses = within_bounds(accesses, self.entries)  # the faulting accesses are errors, not elements
+        warnings = sized_by_accesses(self.entries, self.unsized, accesses)
         return new_trace(
             source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
             param_names=program.params, values=self.args, snapshots=snapshots, arrays=self.entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
             truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
-            kernel_facts=self._kernel_facts(),
+            kernel_facts=self._kernel_facts(), warnings=warnings,
         )  # fmt: skip
 
     def _kernel_facts(self) -> dict:
@@ -419,10 +428,27 @@ class PreparedLaunch:
                 entries.append({"name": name, "space": "global", "dtype": dtype_text(value.dtype),
                                 "shape": list(shape)})  # fmt: skip
         for site in self.compiled.sites.sites:
-            shape, dtype = site.describe()
+            shape, dtype = self.compiled.sites.describe(site, self.config.shared_bytes)
             remap[site.aid] = len(entries)
-            entries.append({"name": site.name, "space": "shared", "dtype": dtype, "shape": list(shape)})
+            if shape is None or not int(np.prod(shape)):  # sized after the launch, by its accesses
+                self.unsized.append(len(entries))
+            entries.append({"name": site.name, "space": "shared", "dtype": dtype, "shape": list(shape or (0,))})
         return entries, remap
+
+
+def sized_by_accesses(entries: list[dict], unsized: list[int], accesses: dict | None) -> list[str]:
+    """Give each shared array whose shape the host could not tell (a shape from the kernel's locals,
+    or dynamic shared memory with no bytes given) the flat extent its recorded accesses reach, so the
+    trace saves and loads; one warning line each says so."""
+    warnings = []
+    for position in unsized:
+        entry = entries[position]
+        mine = accesses["index"][accesses["array"] == position] if accesses is not None else np.zeros(0, np.int64)
+        extent = int(mine.max()) + 1 if len(mine) else 0
+        entry["shape"] = [extent]
+        warnings.append(f"shared array {entry['name']}: its shape is not known before the launch; shown flat, "
+                        f"as the {extent:,} element(s) its recorded accesses reach")  # fmt: skip
+    return warnings
 
 
 def _check_element_range(entries: list[dict]) -> None:
@@ -432,6 +458,13 @@ def _check_element_range(entries: list[dict]) -> None:
         if size > 0xFFFFFFFF:
             raise GpuvizError(f"array {entry['name']} has {size:,} elements; level accesses on the GPU logs arrays "
                               f"of up to 4,294,967,295 elements (use level threads)")  # fmt: skip
+
+
+def _kind(dtype: str) -> str:
+    try:
+        return np.dtype(dtype).kind
+    except TypeError:  # a shared array whose dtype is not known here
+        return "V"
 
 
 def _fits_float32(dtype: str) -> bool:

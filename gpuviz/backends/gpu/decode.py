@@ -165,11 +165,17 @@ def accesses_of(records: dict[str, np.ndarray], remap: np.ndarray, sites: np.nda
     keep = remap[aid] >= 0
     aid, site = aid[keep], (records["code"][keep] >> 6) & 511
     element = records["element"][keep]
+    logged = records["value"][keep]
     with np.errstate(invalid="ignore", over="ignore"):  # unwritten values of read-only arrays: replaced below
-        value = records["value"][keep].astype(np.float64)
+        value = np.real(logged).astype(np.float64)
+    imag = np.imag(logged).astype(np.float64) if logged.dtype.kind == "c" else None
     for k, inputs in initial.items():
         mine = np.flatnonzero(aid == k)
-        value[mine] = inputs[np.clip(element[mine], 0, max(inputs.size - 1, 0))] if inputs.size else np.nan
+        seen = inputs[np.clip(element[mine], 0, max(inputs.size - 1, 0))] if inputs.size else np.full(len(mine), np.nan)
+        value[mine] = np.real(seen)
+        if inputs.dtype.kind == "c":
+            imag = np.zeros(len(value)) if imag is None else imag
+            imag[mine] = np.imag(seen)
     return {
         "thread": records["thread"][keep].astype(np.int32),
         "array": remap[aid].astype(np.int16),
@@ -179,7 +185,7 @@ def accesses_of(records: dict[str, np.ndarray], remap: np.ndarray, sites: np.nda
         "epoch": records["epoch"][keep],
         "value": value,
         "time": records["time"][keep],
-    }
+    } | ({"imag": imag} if imag is not None else {})  # complex arrays: trace columns' "imag"
 
 
 def place_in_time(accesses: dict[str, np.ndarray], thread_start: np.ndarray, first: int) -> dict[str, np.ndarray]:
@@ -222,16 +228,22 @@ def _tied_before(last: np.ndarray, key: np.ndarray, time: np.ndarray) -> np.ndar
 def _swap_in_final(rows: dict, order: np.ndarray, at: int, key: np.ndarray, finals: dict[int, np.ndarray]) -> None:
     array, index = int(rows["array"][order[at]]), int(rows["index"][order[at]])
     final = finals.get(array)
-    if final is None or not 0 <= index < final.size or rows["value"][order[at]] == final[index]:
+    if final is None or not 0 <= index < final.size or _holds(rows, order[at], final[index]):
         return
     k = at
     while k > 0 and key[k - 1] == key[at] and rows["time"][order[k - 1]] == rows["time"][order[at]]:
         k -= 1
         a, b = order[k], order[at]
-        if rows["value"][a] == final[index] and _may_swap(rows["thread"], a, b):
+        if _holds(rows, a, final[index]) and _may_swap(rows["thread"], a, b):
             for column in rows.values():
                 column[a], column[b] = column[b], column[a]
             return
+
+
+def _holds(rows: dict, row: int, final) -> bool:
+    """Whether a write's logged value is the one memory kept (both parts of a complex one)."""
+    imag = rows["imag"][row] if "imag" in rows else 0.0
+    return bool(rows["value"][row] == np.real(final) and imag == np.imag(final))
 
 
 def _may_swap(thread: np.ndarray, a: int, b: int) -> bool:

@@ -99,7 +99,7 @@ def _gv_log(t, code, flat, value, keep_value):
     s[0] = k + 1
 
 def _gv_access(t, aid, site, flat, value):
-    _gv_log(t, (site << 6) | aid, _gv_int64(flat), _gv_real(value), ((t[16] >> aid) & 1) != 0)
+    _gv_log(t, (site << 6) | aid, _gv_int64(flat), _gv_logged(t[5], value), ((t[16] >> aid) & 1) != 0)
 
 def _gv_place():
     # A block has at most 1024 threads: its sizes and a thread's place in it fit 32 bits, which
@@ -175,25 +175,27 @@ def _gv_syncwarp(t, mask):
 """
 
 _INDEX_NAMES = ["i0", "i1", "i2"]
-_AXIS = "({i} if {i} >= 0 else {i} + arr.shape[{k}])"  # numba wraps negative indices: so does the log
+# numba wraps negative indices: so does the log. Extents through _gv_extent, which types for a tuple
+# too: a device function's parameter may be an array at one call and a tuple (a shape) at another.
+_AXIS = "({i} if {i} >= 0 else {i} + _gv_extent(arr, {k}))"
 _FLAT = {
     1: _AXIS.format(i="i0", k=0),
-    2: f"{_AXIS.format(i='i0', k=0)} * arr.shape[1] + {_AXIS.format(i='i1', k=1)}",
-    3: f"({_AXIS.format(i='i0', k=0)} * arr.shape[1] + {_AXIS.format(i='i1', k=1)}) * arr.shape[2] + "
+    2: f"{_AXIS.format(i='i0', k=0)} * _gv_extent(arr, 1) + {_AXIS.format(i='i1', k=1)}",
+    3: f"({_AXIS.format(i='i0', k=0)} * _gv_extent(arr, 1) + {_AXIS.format(i='i1', k=1)}) * _gv_extent(arr, 2) + "
        f"{_AXIS.format(i='i2', k=2)}",
 }  # fmt: skip
 
 
 def _access_source(dims: int) -> str:
     # Only a whole index (as many parts as the array has axes) names one element: a row, or an
-    # index held in a tuple variable, is accessed without logging. numba prunes the branch on
-    # `arr.ndim`, a constant when it compiles, so the other case is never even typed.
+    # index held in a tuple variable, is accessed without logging; so is a tuple. _gv_dims is a
+    # constant when numba compiles, so the branch costs nothing where it is not taken.
     idx = ", ".join(_INDEX_NAMES[:dims])
     flat = _FLAT[dims]
     return f"""
 def _gv_ld{dims}(t, aid, arr, {idx}, site):
     v = arr[{idx}]
-    if arr.ndim == {dims}:
+    if _gv_dims(arr) == {dims}:
         if aid >= 0:
             _gv_access(t, aid, site, {flat}, v)
     return v
@@ -203,7 +205,7 @@ def _gv_st{dims}(t, aid, arr, {idx}, value, site):
     # takes it from the register, with no load of the array after the store.
     v = _gv_element(arr, value)
     arr[{idx}] = v
-    if arr.ndim == {dims}:
+    if _gv_dims(arr) == {dims}:
         if aid >= 0:
             _gv_access(t, aid, site, {flat}, v)
 """
@@ -248,8 +250,10 @@ def make_hooks() -> dict:
         "_gv_uint32": numba.uint32,
         "_gv_int32": numba.int32,
         "_gv_int64": numba.int64,
-        "_gv_real": intrinsics.real_value(),
+        "_gv_logged": intrinsics.log_value(),
         "_gv_element": intrinsics.as_element(),
+        "_gv_dims": intrinsics.dims(),
+        "_gv_extent": intrinsics.extent(),
         "_gv_uint64": numba.uint64,
         "_gv_smid": intrinsics.smid(),
         "_gv_globaltimer": intrinsics.globaltimer(),

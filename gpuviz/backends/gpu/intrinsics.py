@@ -53,29 +53,37 @@ def clock64():
     return _register("mov.u64 $0, %clock64;", 64)
 
 
-def real_value():
-    """A value as the log's value column takes it: float64, a complex number's real part (as the
-    simulator's log keeps it), a bool as 0 or 1. The log's column may be float32: exact wherever
-    the backend chose it."""
+def log_value():
+    """A value as the log's value column (the first argument) takes it: a complex column (chosen where
+    the kernel logs complex arrays) keeps both parts of a complex value; a real column (float32 or
+    float64) keeps a complex value's real part and a bool as 0 or 1. Decided when numba types the
+    hook, so every value type compiles whichever column the launch has."""
     if simulated():
         import numpy as np
 
-        return lambda value: float(np.real(value))
+        def as_logged(column, value):
+            if column.dtype.kind == "c":
+                return column.dtype.type(value)
+            return column.dtype.type(np.real(value))
+
+        return as_logged
     from numba import types
     from numba.cuda.extending import intrinsic
 
     @intrinsic
-    def real(typingctx, value):
+    def logged(typingctx, column, value):
         def codegen(context, builder, signature, args):
-            kind, raw = signature.args[0], args[0]
-            if isinstance(kind, types.Complex):
+            kind, raw, target = signature.args[1], args[1], signature.return_type
+            if not isinstance(kind, (types.Number, types.Boolean)):  # a row of a device function's array
+                return context.get_constant(target, 0)  # argument: its branch never logs (not one element)
+            if isinstance(kind, types.Complex) and not isinstance(target, types.Complex):
                 raw = context.make_complex(builder, kind, value=raw).real
                 kind = kind.underlying_float
-            return context.cast(builder, raw, kind, types.float64)
+            return context.cast(builder, raw, kind, target)
 
-        return types.float64(value), codegen
+        return column.dtype(column, value), codegen
 
-    return real
+    return logged
 
 
 def as_element():
@@ -93,3 +101,49 @@ def as_element():
         return arr.dtype(arr, value), codegen
 
     return element
+
+
+def dims():
+    """An argument's axes, as a constant when numba compiles: an array's ndim, 0 for anything else (a
+    device function's parameter that one caller passes an array and another a tuple)."""
+    if simulated():
+        return lambda value: getattr(value, "ndim", 0)
+    from numba import types
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def axes(typingctx, value):
+        count = value.ndim if isinstance(value, types.Array) else 0
+
+        def codegen(context, builder, signature, args):
+            return context.get_constant(types.intp, count)
+
+        return types.intp(value), codegen
+
+    return axes
+
+
+def extent():
+    """An array's length along a constant axis; 0 for an axis it lacks or a value that is no array, so
+    a hook's index arithmetic types for every argument (only an array's is used)."""
+    if simulated():
+        return lambda value, axis: value.shape[axis] if axis < getattr(value, "ndim", 0) else 0
+    from numba import types
+    from numba.core import cgutils
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def length(typingctx, value, axis):
+        if not isinstance(axis, types.IntegerLiteral):
+            return None
+
+        def codegen(context, builder, signature, args):
+            kind, k = signature.args[0], signature.args[1].literal_value
+            if not isinstance(kind, types.Array) or k >= kind.ndim:
+                return context.get_constant(types.intp, 0)
+            array = context.make_array(kind)(context, builder, value=args[0])
+            return cgutils.unpack_tuple(builder, array.shape, kind.ndim)[k]
+
+        return types.intp(value, axis), codegen
+
+    return length

@@ -30,8 +30,9 @@ ACCESS_COLUMNS = {
     "epoch": np.int32,  # barriers the thread had passed, in three fields (EPOCH_FIELDS below)
     "value": np.float64,  # value read or written (atomics: the value after the update)
 }
-# Columns a backend may add: "time" is when the access was issued, in meta["time_unit"].
-OPTIONAL_ACCESS_COLUMNS = {"time": np.int64}
+# Columns a backend may add: "time" is when the access was issued, in meta["time_unit"]; "imag" the
+# imaginary part of a complex value ("value" holds its real part; 0 for values of other arrays).
+OPTIONAL_ACCESS_COLUMNS = {"time": np.int64, "imag": np.float64}
 READ, WRITE, ATOMIC = 0, 1, 2
 # "epoch" packs three counters, each kept modulo its width (a wrapped counter makes two accesses look
 # unordered, never ordered: the analysis may then over-report a race, never miss one):

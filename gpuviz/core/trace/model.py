@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuviz.core.errors import PartlySavedError
 from gpuviz.core.files import write_file
 from gpuviz.core.trace.columns import FORMAT
 from gpuviz.core.trace.writer import COMPRESS_LEVEL, DEFLATED, write_member, write_npz
@@ -89,24 +90,47 @@ class Trace:
         return [a["name"] for a in self.meta.get("arrays", [])]
 
     def save(self, path: str | Path, durable: bool = True) -> Path:
-        """Write the trace file whole or not at all (core/files.py); a failure is one WriteError line.
-        `durable=False` skips the fsync, for a file that is written again soon (core/files.py)."""
-        from gpuviz.core.trace.codec import encode
+        """Write the trace file whole or not at all (core/files.py); a failure to write is one WriteError
+        line. A part that cannot be encoded (an argument, the access log) is left out of the file, which
+        says so in its warnings, and PartlySavedError names it once the rest is written; the Trace in
+        memory keeps everything. `durable=False` skips the fsync, for a file that is written again soon."""
+        columns, left_out = self._columns()
+        written = write_file(path, lambda stream: write_npz(stream, columns), "trace", durable)
+        if left_out:
+            raise PartlySavedError(f"trace {written} was saved without {'; '.join(left_out)}: they could not be "
+                                   f"written; the launch's whole record stays in memory", written)  # fmt: skip
+        return written
 
-        columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(self.meta))}
+    def _columns(self) -> tuple[dict[str, np.ndarray], list[str]]:
+        """The file's members, and what could not be encoded (each part named, with why)."""
+        left_out: list[str] = []
+        columns: dict[str, np.ndarray] = {}
+
+        def kept(what: str, encode) -> None:
+            try:
+                columns.update(encode())
+            except Exception as exc:  # noqa: BLE001 - whatever a part fails with, the other parts are saved
+                left_out.append(f"{what} ({type(exc).__name__}: {exc})")
+
+        for name, (before, after) in self.args.items():
+            kept(f"argument {name}", lambda before=before, after=after, name=name: _snapshot(name, before, after))
+        for name, values in self.outcomes.items():
+            kept(f"outcome {name}", lambda name=name, values=values: {f"outcome.{name}": _plain_array(values)})
+        kept("the access log", lambda: self._encoded(self.accesses))
+        if left_out and left_out[-1].startswith("the access log"):
+            kept("the thread columns", lambda: self._encoded(None))
+        meta = dict(self.meta, warnings=[*self.meta.get("warnings", []), *(f"not saved: {w}" for w in left_out)])
+        columns = {"format": np.array(FORMAT), "meta": np.array(json.dumps(meta)), **columns}
         if self.analysis:
             columns["analysis"] = np.array(json.dumps(self.analysis))
         if self.errors:
             columns["errors"] = np.array(json.dumps(self.errors))
-        for name, (before, after) in self.args.items():
-            columns[f"arg.{name}.before"] = before
-            if not _unchanged(before, after):
-                columns[f"arg.{name}.after"] = after  # an input the kernel left alone is stored once
-        for name, values in self.outcomes.items():
-            columns[f"outcome.{name}"] = values
-        accesses = None if self.accesses is None else dict(self.accesses)
-        columns.update(encode(self.threads, accesses, self.meta.get("arrays", [])))
-        return write_file(path, lambda stream: write_npz(stream, columns), "trace", durable)
+        return columns, left_out
+
+    def _encoded(self, accesses: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
+        from gpuviz.core.trace.codec import encode
+
+        return encode(self.threads, None if accesses is None else dict(accesses), self.meta.get("arrays", []))
 
     def save_analysis(self, path: str | Path, durable: bool = True) -> Path:
         """Write the trace file again with its analysis, where `path` holds this trace as `save` wrote
@@ -131,6 +155,21 @@ class Trace:
             stream.seek(0, os.SEEK_END)
 
         return write_file(path, copy_and_add, "trace", durable)
+
+
+def _snapshot(name: str, before: np.ndarray, after: np.ndarray) -> dict[str, np.ndarray]:
+    columns = {f"arg.{name}.before": _plain_array(before)}
+    if not _unchanged(before, after):
+        columns[f"arg.{name}.after"] = _plain_array(after)  # an input the kernel left alone is stored once
+    return columns
+
+
+def _plain_array(values: np.ndarray) -> np.ndarray:
+    """An array the file format can hold (numbers or records, no Python objects)."""
+    values = np.asanyarray(values)
+    if values.dtype.hasobject:
+        raise TypeError(f"an array of Python objects ({values.dtype}) cannot be saved")
+    return values
 
 
 def _unchanged(before: np.ndarray, after: np.ndarray) -> bool:
@@ -247,5 +286,3 @@ def _real_scalar(value):
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     return None
-
-

@@ -204,7 +204,8 @@ def _accesses(columns: dict, meta: dict, derived: dict) -> dict[str, np.ndarray]
     result = {key: out[key].astype(dtype, copy=False) for key, dtype in ACCESS_COLUMNS.items()}
     for key, dtype in OPTIONAL_ACCESS_COLUMNS.items():  # a time per access, where the backend recorded one
         if f"access.{key}" in columns:
-            result[key] = _column(columns, f"access.{key}", dtype, (length,), "iu").astype(dtype, copy=False)
+            kinds = "iu" if np.dtype(dtype).kind in "iu" else "fiu"
+            result[key] = _column(columns, f"access.{key}", dtype, (length,), kinds).astype(dtype, copy=False)
     return result
 
 
