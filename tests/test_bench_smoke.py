@@ -19,7 +19,7 @@ ON_THE_CPU = {
     "first_frame.py": "first_frame accesses=",
     "first_run.py": "first_run first=",
     "ncu_compare.py": "ncu_compare ",
-    "ncu_lines.py": "ncu_lines smoke equal=",  # the gpuviz side alone without ncu (tests/test_ncu_lines.py too)  # the gpuviz side alone without ncu (tests/test_ncu_compare_smoke.py too)
+    "ncu_lines.py": "ncu_lines smoke equal=",  # the gpuviz side alone without ncu (tests/test_ncu_lines.py too)
     "sim_hot_spots.py": "analyses ",
     "gpu_trace_save.py": "gpu_trace_save save=",  # builds a GPU backend's trace on the CPU alone
     "memory_speed.py": "events_per_s=",

@@ -59,9 +59,9 @@ def test_trace_commands_exit_0_unless_asked(traces, command, capsys):
 
 
 def test_demo_fails_with_the_code_on_its_race(tmp_path, capsys):
-    assert main(["demo", "10", "--backend", "sim", "--out", str(tmp_path), "--error-exitcode", "9",
+    assert main(["demo", "the-race", "--backend", "sim", "--out", str(tmp_path), "--error-exitcode", "9",
                  "--error-on", "races"]) == 9  # fmt: skip
-    assert main(["demo", "10", "--backend", "sim", "--out", str(tmp_path), "--error-exitcode", "9",
+    assert main(["demo", "the-race", "--backend", "sim", "--out", str(tmp_path), "--error-exitcode", "9",
                  "--error-on", "memory"]) == 0  # fmt: skip
     capsys.readouterr()
 

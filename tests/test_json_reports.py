@@ -74,7 +74,7 @@ def test_info_json_says_what_the_text_says(runs, capsys):
 
 
 def test_demo_json(tmp_path):
-    document = _valid("demo", _json(["demo", "10", "--backend", "sim", "--out", str(tmp_path), "--json"]))
+    document = _valid("demo", _json(["demo", "the-race", "--backend", "sim", "--out", str(tmp_path), "--json"]))
     assert document["kind"] == "lesson" and document["launches"][0]["findings"]["races"] >= 1
     assert document["checks"] and all(check["passed"] for check in document["checks"])
 
@@ -82,10 +82,10 @@ def test_demo_json(tmp_path):
 def test_demo_fix_check_json(tmp_path):
     from gpuviz.catalog import find
 
-    unfixed = tmp_path / "17.py"
-    unfixed.write_text(find("17").path.read_text())
-    document = _valid("demo", _json(["demo", "17", "--check-fix", str(unfixed), "--backend", "sim", "--out",
-                                     str(tmp_path), "--json"]))  # fmt: skip
+    unfixed = tmp_path / "missing-syncthreads.py"
+    unfixed.write_text(find("missing-syncthreads").path.read_text())
+    command = ["demo", "missing-syncthreads", "--check-fix", str(unfixed), "--backend", "sim", "--out", str(tmp_path)]
+    document = _valid("demo", _json([*command, "--json"]))
     assert not document["passed"] and document["exit"]["status"] == 1 and document["launches"] == []
     assert document["fix"][0].startswith("fix check: not yet")
 
