@@ -25,6 +25,12 @@ SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 LIBRARIES = {"gtc25_segmented_matmul": "nvmath.device", "cccl_block_sum": "cuda.cccl.cooperative.experimental",
              "cupy_vecadd": "cupy"}  # fmt: skip
 NOT_ON_NUMBAS_SIMULATOR = {"nvtest_bit_intrinsics": SIMULATOR_BITS}
+# Launches whose recorded result was seen to differ from numba's own on a lent H100 (2026-11-26): issue
+# 31 item 2 stays open for them, and the test says so instead of hiding them.
+SEEN_TO_DIFFER = {
+    "nvtest_blackscholes": "putResult differed in one float32 element's last bits at level accesses (H100): "
+    "the recorded kernel's arithmetic is compiled differently",
+}
 
 
 def _scripts() -> list:
@@ -60,6 +66,14 @@ class PlainBeside(Session):
         return super().launch(py_func, grid, block, args, shared_bytes)
 
 
+def _importable(module: str) -> bool:
+    """Whether a dotted module can be found (`cuda` alone is there with cuda-python; `cuda.cccl` may not be)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def _float_atomics(trace) -> bool:
     acc, arrays = trace.accesses, trace.meta["arrays"]
     atomic = np.unique(acc["array"][acc["kind"] == ATOMIC])
@@ -74,9 +88,9 @@ def _recorded(path: Path, level: str) -> PlainBeside:
 
 
 @pytest.mark.parametrize(("path", "skip"), _scripts())
-def test_recorded_launches_give_numbas_own_results(path, skip):
+def test_recorded_launches_give_numbas_own_results(path, skip, request):
     library = LIBRARIES.get(path.stem)
-    if library and (SIMULATED or importlib.util.find_spec(library.split(".")[0]) is None):
+    if library and (SIMULATED or not _importable(library)):
         pytest.skip(f"{library} is not usable here")
     if SIMULATED and (path.stem in NOT_ON_NUMBAS_SIMULATOR or path.parent.name == "lessons"):
         pytest.skip(NOT_ON_NUMBAS_SIMULATOR.get(path.stem, "lessons: too many threads for numba's CUDA simulator"))
@@ -84,6 +98,8 @@ def test_recorded_launches_give_numbas_own_results(path, skip):
         pytest.skip("numba's CUDA simulator has no warp intrinsics and runs grid syncs too slowly")
     if "*" in skip:
         pytest.skip("a race: its outcomes vary from run to run, recorded or not")
+    if path.stem in SEEN_TO_DIFFER and not SIMULATED:  # it still runs: a pass shows as XPASS
+        request.node.add_marker(pytest.mark.xfail(reason=SEEN_TO_DIFFER[path.stem], strict=False))
     accesses = _recorded(path, "accesses")
     threads = _recorded(path, "threads")
     assert len(accesses.traces) == len(threads.traces) > 0

@@ -58,8 +58,7 @@ class LaunchConfig:
         per_block = self.threads_per_block
         if per_block > max_threads_per_block:
             raise LaunchError(
-                f"block has {per_block} threads; at most {max_threads_per_block} threads per "
-                f"block are allowed"
+                f"block has {per_block} threads; at most {max_threads_per_block} threads per block are allowed"
             )
         for axis, size, limit in zip("xyz", self.block, MAX_BLOCK_DIMS):
             if size > limit:
@@ -104,3 +103,14 @@ def check_argument_count(kernel: str, params: list[str], args: tuple) -> None:
     """A launch gives a kernel exactly its parameters, as numba requires."""
     if len(args) != len(params):
         raise GpuvizError(f"{kernel} takes {len(params)} argument(s) ({', '.join(params)}), {len(args)} given")
+
+
+def check_cooperative_fits(name: str, config: LaunchConfig, fits: int) -> None:
+    """A grid-wide barrier needs every block resident at once, as a cooperative launch does: refused, in
+    the driver's words and with the numbers, when more blocks than `fits` are launched (both backends)."""
+    if config.blocks > fits:
+        raise LaunchError(
+            f"{name}: [720] Call to cuLaunchCooperativeKernel results in CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE "
+            f"({config.blocks:,} blocks, but only {fits:,} of {config.threads_per_block} threads can be "
+            f"co-resident; see {name}.max_cooperative_grid_blocks)"
+        )

@@ -22,14 +22,14 @@ from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.log import DeviceLog
-from gpuviz.backends.gpu.plain import plain_outcomes, plain_registers
+from gpuviz.backends.gpu.plain import host_copy, plain_outcomes, plain_registers
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
-from gpuviz.core.launch import LaunchConfig, check_argument_count
+from gpuviz.core.launch import LaunchConfig, check_argument_count, check_cooperative_fits
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
@@ -152,6 +152,9 @@ class GpuBackend:
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         self.keep_occupancy(py_func, launch, facts, ndims)
+        if compiled.program.cooperative and launch.overload is not None:  # numba's own refusal names no line
+            fits = launch.overload.max_cooperative_grid_blocks(config.block)
+            check_cooperative_fits(compiled.program.name, config, int(fits))
         seconds = launch.run_timed()
         trace = launch.collect(facts, options, seconds)
         trace.outcomes.update(_written(plain, trace))
@@ -291,7 +294,7 @@ class PreparedLaunch:
                 copy_back.append(lambda d=on_device, host=value: d.copy_to_host(host))
                 device_args.append(on_device)
             elif hasattr(value, "__cuda_array_interface__"):
-                before[name] = cuda.as_cuda_array(value).copy_to_host()
+                before[name] = host_copy(cuda, value)
                 device_args.append(value)
             else:
                 device_args.append(value)
@@ -406,7 +409,7 @@ class PreparedLaunch:
             if isinstance(value, np.ndarray):
                 after[name] = value.copy()
             elif hasattr(value, "__cuda_array_interface__"):
-                after[name] = self.cuda.as_cuda_array(value).copy_to_host()
+                after[name] = host_copy(self.cuda, value)
         return {name: (self.before[name], after[name]) for name in self.before}
 
     def _accesses(self, start_units: np.ndarray, warp_of_thread: np.ndarray) -> tuple[dict[str, np.ndarray], bool]:

@@ -34,6 +34,14 @@ def _native_function(py_func, native, done: dict):
     return types.FunctionType(py_func.__code__, env, py_func.__name__, py_func.__defaults__, py_func.__closure__)
 
 
+def host_copy(cuda, value) -> np.ndarray:
+    """A device array's contents on the host. numba's own copy keeps a record dtype (xoroshiro128p's
+    states), which the array-interface view loses (it says only "|V16", which numba cannot type)."""
+    if hasattr(value, "copy_to_host"):
+        return value.copy_to_host()
+    return cuda.as_cuda_array(value).copy_to_host()
+
+
 def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> dict[str, np.ndarray]:
     """The array arguments after one uninstrumented launch on copies of the inputs."""
     cuda = import_numba_cuda()
@@ -43,7 +51,7 @@ def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> d
             copies.append(cuda.to_device(value.copy()))
             names.append(name)
         elif hasattr(value, "__cuda_array_interface__"):
-            copies.append(cuda.to_device(cuda.as_cuda_array(value).copy_to_host()))
+            copies.append(cuda.to_device(host_copy(cuda, value)))
             names.append(name)
         else:
             copies.append(value)

@@ -14,7 +14,7 @@ from gpuviz.backends.sim.recording import Recording, global_arrays, run_referenc
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
 from gpuviz.core.errors import EngineError, GpuvizError, KernelError, KernelSourceError, LaunchError
 from gpuviz.core.events import Notify, ignore
-from gpuviz.core.launch import LaunchConfig, check_argument_count
+from gpuviz.core.launch import LaunchConfig, check_argument_count, check_cooperative_fits
 from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
 from gpuviz.core.thread_record import named_blocks
 from gpuviz.core.trace.columns import thread_layout
@@ -94,8 +94,18 @@ class SimBackend:
         try:
             with np.errstate(all="ignore"):
                 if engine == "vector" and options.engine == "fast":
-                    recording, engine, note = _try_fast(py_func, program, config, params, host_args, device, options,
-                                                        level, notify, lambda: _restore(params, host_args, before))
+                    recording, engine, note = _try_fast(
+                        py_func,
+                        program,
+                        config,
+                        params,
+                        host_args,
+                        device,
+                        options,
+                        level,
+                        notify,
+                        lambda: _restore(params, host_args, before),
+                    )
                 if engine == "vector":
                     try:
                         recording = run_vector(vector_program_for(py_func), config, params, host_args, device,
@@ -107,8 +117,10 @@ class SimBackend:
                     except (GpuvizError, MemoryError):
                         raise  # the kernel's own errors and the budget's, worded already
                     except Exception as exc:
-                        raise EngineError(f"{program.name}: the vector engine failed ({type(exc).__name__}: {exc}); "
-                                          "this is a bug in gpuviz: engine='reference' runs the launch") from exc
+                        raise EngineError(
+                            f"{program.name}: the vector engine failed ({type(exc).__name__}: {exc}); "
+                            "this is a bug in gpuviz: engine='reference' runs the launch"
+                        ) from exc
                 if engine == "reference":
                     recording = run_reference(program, config, params, host_args, device, options, level, notify)
         finally:
@@ -133,9 +145,11 @@ def _refuse_endless(program) -> None:
     endless = program.endless_loops()
     if endless:
         function, line = endless[0]
-        raise KernelError(f"{program.name}: never ends: the loop on line {line} (in {function}) has a test that is "
-                          "always true and no break, return or raise; on a GPU it would run until the process is "
-                          "killed (give --timeout to run it anyway and stop it after that many seconds)")
+        raise KernelError(
+            f"{program.name}: never ends: the loop on line {line} (in {function}) has a test that is "
+            "always true and no break, return or raise; on a GPU it would run until the process is "
+            "killed (give --timeout to run it anyway and stop it after that many seconds)"
+        )
 
 
 def _try_fast(py_func, program, config, params, host_args, device, options, level, notify,
@@ -200,13 +214,7 @@ def _engine_for(py_func, program: Program, config: LaunchConfig, options: RunOpt
 
 def _check_cooperative(name: str, config: LaunchConfig, device, options: RunOptions) -> None:
     """A grid-wide barrier needs every block resident at once, as a cooperative launch does."""
-    fits = device.blocks_per_sm(config.threads_per_block) * device.sm_count
-    if config.blocks > fits:
-        raise LaunchError(
-            f"{name}: [720] Call to cuLaunchCooperativeKernel results in CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE "
-            f"({config.blocks:,} blocks, but only {fits:,} of {config.threads_per_block} threads can be "
-            f"co-resident; see {name}.max_cooperative_grid_blocks)"
-        )
+    check_cooperative_fits(name, config, device.blocks_per_sm(config.threads_per_block) * device.sm_count)
     if options.schedule != "gpu":
         raise LaunchError(f"{name} syncs the whole grid, which needs every block running at once: use schedule gpu")
 
