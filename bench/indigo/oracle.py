@@ -11,7 +11,7 @@ import numpy as np
 from gpuviz.core.trace.columns import epoch_field
 from gpuviz.core.trace.model import Trace
 
-READ, ATOMIC = 0, 2
+READ, WRITE, ATOMIC = 0, 1, 2
 
 
 def first_conflict(trace: Trace) -> tuple[int, int] | None:
@@ -41,13 +41,14 @@ def first_conflict(trace: Trace) -> tuple[int, int] | None:
 
 
 def _shared_and_written(group: np.ndarray, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Locations that two threads touch and someone writes: the only ones worth pairing up."""
+    """Locations that two threads touch, with a plain write or an atomic beside a read: the only ones
+    where a pair can conflict (two atomics never do)."""
     size = int(group.max()) + 1 if len(group) else 0
     low, high = np.full(size, np.iinfo(np.int64).max), np.full(size, -1)
     np.minimum.at(low, group, thread)
     np.maximum.at(high, group, thread)
-    written = np.bincount(group, weights=kind != READ, minlength=size) > 0
-    return np.flatnonzero((low < high) & written)
+    count = [np.bincount(group, weights=kind == k, minlength=size) > 0 for k in (READ, WRITE, ATOMIC)]
+    return np.flatnonzero((low < high) & (count[1] | (count[0] & count[2])))
 
 
 def _conflict_in(rows, thread, block, grid_epoch, block_epoch, warp, warp_epoch, kind):

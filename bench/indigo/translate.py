@@ -10,8 +10,9 @@ What changes in the writing, and why it keeps the C's meaning:
   operand in the suite is an index, a count or a thread number (never negative).
 - a pointer argument (`&a[i]`, or a bare array meaning `&a[0]`) becomes the pair (array, index):
   numba has no pointers, and its atomics take an array and an index.
-- an index computed with a minus is written `a[uint32(k)]`: a negative index reads before a C array
-  (out of bounds), where numba would wrap it around to the array's end; as uint32 it stays out of bounds.
+- an index computed with a minus (or from a variable a minus may make negative) is `a[uint32(k)]`: a
+  negative index reads before a C array (out of bounds), where numba would wrap it around to the
+  array's end; as uint32 it stays out of bounds, and a non-negative index is unchanged.
 - `x = a[k]++` (the only post-increment inside an expression) reads a[k] once and writes it once,
   as C does: `x = a[k]` then `a[k] = x + 1`.
 - HiRace's instrumentation (the artifact's `indigo_hirace_sources`: `HIRACE START/END` blocks, `__hr_`
@@ -73,15 +74,16 @@ def translate(source: str, header: str = "") -> tuple[str, bool]:
     pointers = {name: [p for _, pointer, p in params if pointer] for _, _, name, params, _ in functions}
     parts = [f'"""{header}"""\n' if header else "", "from numba import cuda, int32, uint32\n"]
     for qualifier, _, name, params, body in functions:
-        parts.append("\n\n" + _Writer(pointers, params).function(qualifier, name, params, body))
+        parts.append("\n\n" + _Writer(pointers, params, body).function(qualifier, name, params, body))
     return "".join(parts), stripped
 
 
 class _Writer:
     """Writes one function; `pointers` names each function's pointer parameters (they become pairs)."""
 
-    def __init__(self, pointers: dict[str, list[str]], params: list[tuple]):
+    def __init__(self, pointers: dict[str, list[str]], params: list[tuple], body: tuple):
         self.pointers = pointers
+        self.signed = _maybe_negative(body)
         self.arrays = {name for _, pointer, name in params if pointer}
         self.lines: list[str] = []
         self.loops = 0
@@ -200,7 +202,8 @@ class _Writer:
             return f"{BUILTINS[node[1][1]]}.{node[2]}"
         if kind == "index":
             index = self.expr(node[2])
-            return f"{self.expr(node[1])}[{f'uint32({index})' if _subtracts(node[2]) else index}]"
+            wrap = _subtracts(node[2], self.signed)
+            return f"{self.expr(node[1])}[{f'uint32({index})' if wrap else index}]"
         if kind == "call":
             return self.call(node[1], node[2])
         if kind == "unary":
@@ -255,11 +258,38 @@ class _Writer:
         raise Untranslatable("a pointer that is not &array[index] or an array argument")
 
 
-def _subtracts(node: tuple) -> bool:
-    """Whether an index is computed with a minus, so that it may be negative."""
-    if node[0] in ("binary", "unary") and node[1] == "-":
+def _subtracts(node: tuple, signed: set[str]) -> bool:
+    """Whether a value is computed with a minus or from a variable that may be negative."""
+    if node[0] in ("binary", "unary") and node[1] == "-" or node[0] == "name" and node[1] in signed:
         return True
-    return any(_subtracts(part) for part in node[1:] if isinstance(part, tuple))
+    return any(_subtracts(part, signed) for part in node[1:] if isinstance(part, tuple))
+
+
+def _maybe_negative(body: tuple) -> set[str]:
+    """Variables that some assignment may make negative (a minus, `-=`, or another such variable)."""
+    assignments = []  # (name, value, subtracting operator)
+
+    def visit(node) -> None:
+        if not isinstance(node, tuple):
+            for item in node if isinstance(node, list) else []:
+                visit(item)
+            return
+        if node[0] == "decl" and node[5] is not None:
+            assignments.append((node[3], node[5], False))
+        elif node[0] == "assign" and node[2][0] == "name":
+            assignments.append((node[2][1], node[3], node[1] == "-="))
+        elif node[0] == "post" and node[2][0] == "name":
+            assignments.append((node[2][1], ("num", "1"), node[1] == "--"))
+        for part in node[1:]:
+            visit(part)
+
+    visit(body)
+    signed: set[str] = set()
+    while True:
+        more = {name for name, value, minus in assignments if minus or _subtracts(value, signed)}
+        if more <= signed:
+            return signed
+        signed |= more
 
 
 def _numba_type(kind: str) -> str:
