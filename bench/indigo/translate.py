@@ -86,7 +86,7 @@ class _Writer:
         self.signed = _maybe_negative(body)
         self.arrays = {name for _, pointer, name in params if pointer}
         self.lines: list[str] = []
-        self.loops = 0
+        self.device = False
 
     def function(self, qualifier: str, name: str, params: list[tuple], body: tuple) -> str:
         device = qualifier == "__device__"
@@ -120,7 +120,7 @@ class _Writer:
             self.if_chain(node, depth)
         elif kind == "while":
             self.lines.append(f"{pad}while {self.expr(node[1])}:")
-            self.loop_body(node[2], depth + 1)
+            self.block(node[2], depth + 1)
         elif kind == "for":
             self.for_loop(node, depth)
         elif kind == "break":
@@ -160,14 +160,9 @@ class _Writer:
         if init is not None:
             self.statement(init, depth)
         self.lines.append(f"{pad}while {'True' if cond is None else self.expr(cond)}:")
-        self.loop_body(body, depth + 1)
+        self.block(body, depth + 1)
         if update is not None:
             self.lines += ["    " * (depth + 1) + line for line in self.effect(update)]
-
-    def loop_body(self, body: tuple, depth: int) -> None:
-        self.loops += 1
-        self.block(body, depth)
-        self.loops -= 1
 
     def effect(self, node: tuple) -> list[str]:
         """Python lines for an expression used as a statement."""
