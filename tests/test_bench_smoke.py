@@ -16,6 +16,7 @@ HANG_GUARD = 600  # seconds: a bench that hangs fails instead of blocking the su
 # bench script: the start of its last line, the figures it exists for
 ON_THE_CPU = {
     "fast_speed.py": "fast_speed threads=",
+    "indigo_score.py": "indigo DAG_5n_5e=",
     "first_frame.py": "first_frame accesses=",
     "first_run.py": "first_run first=",
     "ncu_compare.py": "ncu_compare ",
