@@ -99,6 +99,8 @@ class GpuRewriter(KernelRewriter):
         return self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
+        if self._is_grid_sync(node.func):  # a cooperative launch, as numba makes it (and no plain twin)
+            self.cooperative = True
         path = self.path(node.func)
         if path is None:
             return self._call_function(node)
@@ -120,6 +122,7 @@ class GpuRewriter(KernelRewriter):
         if logged is not None:
             return logged
         if self._is_grid_sync(value.func):  # the block's and the grid's epochs, as on the simulator
+            self.cooperative = True
             return [node, ast.copy_location(ast.Expr(self._thread_call("_gv_grid_epoch", [])), node)]
         path = self.path(value.func)
         if path == "syncwarp":  # the hook syncs with the mask, then marks it (the mask is evaluated once)

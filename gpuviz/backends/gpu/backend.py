@@ -190,10 +190,13 @@ def _per_sm_facts(device) -> dict:
 
 
 def _written(plain: dict[str, np.ndarray], trace: Trace) -> dict[str, np.ndarray]:
-    """The plain outcomes of the arrays that either run changed (read-only inputs are not repeated)."""
+    """The plain outcomes of the arrays that either run changed (read-only inputs are not repeated), of
+    the element types a trace holds (not records, such as xoroshiro128p's states)."""
     kept = {}
     for key, values in plain.items():
         name = key[: -len(".plain")]
+        if values.dtype.kind not in "fiubc":
+            continue
         if name in trace.args and not (np.array_equal(values, trace.before(name), equal_nan=values.dtype.kind in "fc")
                                        and np.array_equal(trace.after(name), trace.before(name))):  # fmt: skip
             kept[key] = values
