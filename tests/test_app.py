@@ -202,14 +202,14 @@ def test_lesson_asks_runs_and_points_at_the_evidence(qtbot, window):
     assert "Predict" in window.views["lesson"].text.toPlainText()
     assert "What will array[0] be after the launch?" in " ".join(window.views["lesson"].text.toPlainText().split())
     assert not window.views["lesson"].answer_button.isEnabled()
-    window.views["lesson"].predict.number_boxes[0].setText("524288")
+    window.views["lesson"].predict.choice_buttons[0].click()  # the misconception: every update counts
     qtbot.mouseClick(window.views["lesson"].predict.commit_button, Qt.MouseButton.LeftButton)
     assert not window.views["lesson"].answer_button.isEnabled()  # committed, not run: the answer stays hidden
     assert run_and_wait(qtbot, window) is True
     assert window.state.trace.grid == (1024, 1, 1)  # the tutorial's launch: about four waves on 132 SMs
     qtbot.mouseClick(window.views["lesson"].answer_button, Qt.MouseButton.LeftButton)
     text = " ".join(window.views["lesson"].text.toPlainText().split())
-    assert "About 4, not 524,288" in text and "You predicted: array[0] after the launch: 524288" in text
+    assert "Far less than 524,288" in text and "You predicted: 524,288: every update counts" in text
     assert window.state.selected >= 0 and window.state.colour_mode == "value read"
     assert window.state.order == "replay" and window.views["animation"].order.currentText() == "replay"
     evidence = window.views["lesson"].evidence.text()
