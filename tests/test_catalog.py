@@ -19,8 +19,8 @@ LESSONS = lessons()
 COURSE = ["one-thread", "one-cell-per-thread", "add-arrays", "vector-add-bounds", "too-many-threads",
           "grid-stride", "grid-3d", "host-and-device", "warps", "sms-and-waves", "the-race", "histogram",
           "segmented-reduction", "missing-syncthreads", "privatised-histogram", "two-level-reduction",
-          "barrier-divergence", "coalescing", "matmul", "transpose", "occupancy", "divergence-cost", "scan",
-          "mandelbrot"]  # fmt: skip
+          "library-block-sum", "barrier-divergence", "coalescing", "matmul", "transpose", "occupancy",
+          "divergence-cost", "scan", "mandelbrot"]  # fmt: skip
 
 
 def test_the_lessons_cover_the_course_in_order():

@@ -36,6 +36,7 @@ def test_the_reorderings_the_course_needs_hold():
     assert at["segmented-reduction"] < min(at["privatised-histogram"], at["matmul"], at["barrier-divergence"])
     assert at["missing-syncthreads"] == at["segmented-reduction"] + 1  # right after the reduction it breaks
     assert at["segmented-reduction"] < at["two-level-reduction"]  # shuffles after reductions
+    assert at["library-block-sum"] == at["two-level-reduction"] + 1  # the library's way after both by hand
     assert at["coalescing"] < at["matmul"]  # matmul's fix applies the coalescing lesson's, never gives it away
     assert "shfl" not in find("warps").source and "sector" not in find("warps").sections["answer"]
 
