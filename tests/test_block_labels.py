@@ -37,3 +37,16 @@ def test_only_blocks_in_view_are_labelled_and_the_layer_is_named():
     window = (0, layout.tile_w + 2, 0, layout.tile_h + 2)  # block (0,0), the gap and a cell of each neighbour
     labels = block_labels(layout, grid, 1, window, 2.0)
     assert {label.text for label in labels} == {"block (0,0,1)", "block (1,0,1)", "block (0,1,1)", "block (1,1,1)"}
+
+
+def test_beside_labels_sit_left_of_their_one_column_blocks_on_their_own_rows():
+    from gpuviz.core.layout import one_column
+
+    grid, block = (4, 1, 1), (64, 1, 1)  # thin blocks stacked in one column: inside, a label covers thread 0
+    layout = grid_layout(grid, block)
+    assert one_column(layout, grid) and not one_column(grid_layout((3, 3, 1), (8, 8, 1)), (3, 3, 1))
+    labels = block_labels(layout, grid, 0, (0, layout.width, 0, layout.height), 3.0, beside=True)
+    assert [label.text for label in labels] == [f"block {b}" for b in range(4)]
+    for label in labels:
+        x0, y0, x1, y1 = tile_of(layout, grid, label.block)
+        assert label.beside and label.x == x0 == 0 and label.y == (y0 + y1) / 2  # right edge at the block's left

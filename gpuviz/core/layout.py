@@ -71,25 +71,34 @@ def _block_position(b, gx: int, gy: int, per_row: int):
 @dataclass(frozen=True)
 class BlockLabel:
     block: int  # linear in the layer: blockIdx.x + blockIdx.y * gridDim.x
-    x: float  # where the label's left edge and vertical middle go, in cells
+    x: float  # where the label's left edge (its right edge when `beside`) and vertical middle go, in cells
     y: float
     text: str
+    beside: bool = False  # left of its block, on its row, rather than inside it
 
 
 def block_labels(layout: GridLayout, grid: tuple[int, int, int], layer: int, visible: tuple[int, int, int, int],
-                 line_cells: float) -> list[BlockLabel]:  # fmt: skip
+                 line_cells: float, beside: bool = False) -> list[BlockLabel]:  # fmt: skip
     """The labels of the blocks in view (x0, x1, y0, y1: cells, ends exclusive), each inside its own block: at
     its left edge, half a line of text (`line_cells` tall) below its top, and never below its middle, so that
-    the top row's labels are on the picture and a thin block's label is not drawn over its neighbour's."""
+    the top row's labels are on the picture and a thin block's label is not drawn over its neighbour's.
+    `beside` (blocks stacked in one column, too thin for a label that leaves their first threads in
+    sight, with room left of the grid): each label just left of its block, on the middle of its row."""
     gx, gy, gz = grid
     x0, x1, y0, y1 = visible
-    down = min(layout.tile_h, line_cells) / 2
+    down = layout.tile_h / 2 if beside else min(layout.tile_h, line_cells) / 2
     labels = []
     for b in range(gx * gy):
         ox, oy = layout.block_origin(b, gx, gy)
         if ox + layout.tile_w > x0 and ox < x1 and oy + layout.tile_h > y0 and oy < y1:
-            labels.append(BlockLabel(b, float(ox), oy + down, block_name(b, gx, gy, layer, gz)))
+            labels.append(BlockLabel(b, float(ox), oy + down, block_name(b, gx, gy, layer, gz), beside))
     return labels
+
+
+def one_column(layout: GridLayout, grid: tuple[int, int, int]) -> bool:
+    """Whether the blocks of a layer are stacked in one column (each its own rows)."""
+    gx, gy, _ = grid
+    return all(layout.block_origin(b, gx, gy)[0] == 0 for b in range(gx * gy))
 
 
 def block_name(b: int, gx: int, gy: int, z: int, gz: int) -> str:

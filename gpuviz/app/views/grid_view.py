@@ -21,7 +21,7 @@ from gpuviz.app.widgets.mark_outlines import MarkOutlines
 from gpuviz.core.colors import NOT_RUN
 from gpuviz.core.error_report import error_report
 from gpuviz.core.frames import REPLAY
-from gpuviz.core.layout import block_labels, block_name, cell_owner, grid_layout
+from gpuviz.core.layout import block_labels, block_name, cell_owner, grid_layout, one_column
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
 from gpuviz.core.thread_record import thread_record
 from gpuviz.scene.state import AppState
@@ -252,12 +252,19 @@ class GridView(QWidget, View):
         cell = self.block_labels.pixels_per_cell()
         gx, gy, gz = trace.grid
         width, height = self.block_labels.text_size(block_name(gx * gy - 1, gx, gy, self.state.layer, gz))
-        if gx * gy > MAX_LABELLED_BLOCKS or cell * layout.tile_w < width or cell * layout.tile_h < 0.7 * height:
+        # A label inside a block one or two rows high covers its first threads: blocks stacked in one column
+        # get theirs beside them, left of the grid, where the picture has the room.
+        beside = (gx * gy <= MAX_LABELLED_BLOCKS and cell * layout.tile_h < 2 * height
+                  and cell * (layout.tile_h + layout.gap) >= 0.9 * height
+                  and cell * self.block_labels.room_left() >= width and one_column(layout, trace.grid))  # fmt: skip
+        too_small = cell * layout.tile_w < width or cell * layout.tile_h < 0.7 * height
+        if gx * gy > MAX_LABELLED_BLOCKS or (too_small and not beside):
             self.block_labels.clear()
             return
         visible = self.block_labels.visible(*self._owner.shape[::-1])
-        labels = block_labels(layout, trace.grid, self.state.layer, visible, height / cell)
-        self.block_labels.show([(label.x, label.y) for label in labels], [label.text for label in labels], (0, 0.5))
+        labels = block_labels(layout, trace.grid, self.state.layer, visible, height / cell, beside)
+        anchor = (1, 0.5) if beside else (0, 0.5)
+        self.block_labels.show([(label.x, label.y) for label in labels], [label.text for label in labels], anchor)
 
     def _draw_marks(self) -> None:
         """Outline the threads of the scene's marks that are on the layer shown."""

@@ -42,6 +42,11 @@ class CellLabels:
         (x0, x1), (y0, y1) = self.view.viewRange()
         return max(0, int(x0)), min(width, int(np.ceil(x1))), max(0, int(y0)), min(height, int(np.ceil(y1)))
 
+    def room_left(self) -> float:
+        """How many cells of the picture's own room lie left of its first column (0 when none)."""
+        (x0, _), _ = self.view.viewRange()
+        return max(0.0, -float(x0))
+
     def show(self, places: list[tuple[float, float]], texts: list[str], anchor=(0.5, 0.5)) -> None:
         """Put texts at view coordinates; extra items hide."""
         count = min(len(places), MAX_LABELS)
