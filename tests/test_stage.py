@@ -209,17 +209,17 @@ def test_race_then_one_cell_then_race_leaves_nothing_of_the_other_lesson(qtbot, 
     show under lesson 02, nor lesson 02's under the race."""
     lesson = window.views["lesson"]
     pick(window, "the-race")
-    lesson.predict.number_boxes[0].setText("4")
+    lesson.predict.choice_buttons[1].click()
     lesson.predict.commit()
     assert run_and_wait(qtbot, window) is True
-    assert "The run" in lesson.verdict.text()
+    assert "Right" in lesson.verdict.text()
     pick(window, "one-cell-per-thread")
     assert window.state.trace is None and lesson.verdict.text() == "" and window.state.caption == ""
     commit_any_prediction(lesson.predict)
     assert "Now press Run" in lesson.verdict.text()  # the race's run does not judge it
     pick(window, "the-race")
     assert window.state.trace is None and lesson.verdict.text() == "" and not lesson.predict.locked
-    lesson.predict.number_boxes[0].setText("4")
+    lesson.predict.choice_buttons[1].click()
     lesson.predict.commit()
     assert "Now press Run" in lesson.verdict.text() and not lesson.answer_button.isEnabled()
 

@@ -22,13 +22,13 @@ def test_play_time_follows_the_launch_not_its_events():
     assert play_seconds(4_194_304, rate=4 * DEFAULT_RATE) < play_seconds(4_194_304) / 3  # speed still counts
 
 
-@pytest.mark.parametrize("lesson", ["10.", "01."])  # the race (4.2 M events) and one block of one thread
+@pytest.mark.parametrize("lesson", ["the-race", "one-thread"])  # the race (4.2 M events) and one thread
 def test_default_play_time_of_a_lesson(qtbot, window, lesson):  # noqa: F811
     pick(window, lesson)
     assert run_and_wait(qtbot, window) is True
     bar = window.views["animation"]
     events = bar.frames() - 1
-    assert (events > 4_000_000) if lesson == "10." else (window.state.trace.grid == (1, 1, 1))
+    assert (events > 4_000_000) if lesson == "the-race" else (window.state.trace.grid == (1, 1, 1))
     assert bar.unit.currentText() == "auto" and bar.speed.currentText() == "15 steps/s"
     assert 10 <= bar.play_seconds() <= 30
     assert bar.slider.pageStep() >= events // 20 and bar.slider.singleStep() == auto_step(events)
