@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuviz.backends.sim.fast.log_rows import log_rows
 from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
 from gpuviz.backends.sim.recording import event_cap
 from gpuviz.backends.sim.reference.engine import Schedule
@@ -247,64 +248,14 @@ def _finish(translation, config, device, per_sm: int, options, arrays, params, h
 
 
 def _columns(translation, config, ids: list[int], state: _State, keep, starts) -> dict:
-    """The access log's columns in the vector engine's order: group of blocks by group, phase by phase, each
-    instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then
-    stably by time when groups ran one after the other."""
-    index, values, times, sites, epochs, phases, count, slots, n = state.L
-    rows = _thread_major_rows(count, slots, n)
-    s = rows % n
-    site = sites[rows].astype(np.int64)
+    """The access log's columns in the vector engine's order (fast/log_rows.py); the log is let go."""
+    log, state.L = list(state.L), None
+    per_group = max(1, GROUP_LANES // config.threads_per_block)
     site_table = np.array(translation.sites, np.int64).reshape(-1, 4)
-    point = site_table[site, 3]
-    phase = phases[rows]
-    in_phase = _rank_in_runs(s, phase)
-    kept = np.flatnonzero(keep)
-    tpb = config.threads_per_block
-    block = kept[s // tpb]
-    per_group = max(1, GROUP_LANES // tpb)
-    groups = -(-config.blocks // per_group)
-    step = np.where(point >= 0, point, in_phase)  # the instruction, or the access's place in the phase
-    order = _lockstep_order(block // per_group, phase, step, s, n)
-    rows, block, site = rows[order], block[order], site[order]
-    out = {
-        "thread": (block * tpb + rows % n % tpb).astype(np.int32),
-        "array": np.array(ids, np.int16)[site_table[site, 2]],
-        "index": index[rows],
-        "kind": site_table[site, 1].astype(np.int8),
-        "line": site_table[site, 0].astype(np.int32),
-        "epoch": epochs[rows],
-        "value": values[rows],
-        "time": times[rows] + starts[block],
-    }
-    if groups > 1 and np.any(out["time"][1:] < out["time"][:-1]):
-        by_time = np.argsort(out["time"], kind="stable")
-        out = {name: column[by_time] for name, column in out.items()}
-    return {name: out[name].astype(dtype, copy=False) for name, dtype in {**ACCESS_COLUMNS, "time": np.int64}.items()}
-
-
-def _lockstep_order(group, phase, step, thread, n: int) -> np.ndarray:
-    """The order of the vector engine's log: by group, phase, instruction, thread; no sort where the rows
-    (thread by thread) need none."""
-    key = ((group.astype(np.int64) * (int(phase.max(initial=0)) + 1) + phase) * (int(step.max(initial=0)) + 1)
-           + step) * n + thread  # fmt: skip
-    return np.argsort(key, kind="stable")
-
-
-def _thread_major_rows(count: np.ndarray, slots: int, n: int) -> np.ndarray:
-    """The log's used slots, thread by thread, each thread's in the order it made them."""
-    used = np.arange(slots)[None, :] < count[:, None]  # [thread, k]
-    s, k = np.nonzero(used)
-    return k * n + s
-
-
-def _rank_in_runs(thread: np.ndarray, phase: np.ndarray) -> np.ndarray:
-    """Each access's place among its thread's accesses of the same phase (rows thread-major, in order)."""
-    if not len(thread):
-        return thread
-    starts = np.ones(len(thread), bool)
-    starts[1:] = (thread[1:] != thread[:-1]) | (phase[1:] != phase[:-1])
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(thread)), 0))
-    return np.arange(len(thread)) - first
+    kept = np.flatnonzero(keep).astype(np.int64)
+    out = log_rows(log, site_table, kept, config.threads_per_block, per_group, np.asarray(starts, np.int64),
+                   np.array(ids, np.int64))  # fmt: skip
+    return {name: out[name] for name in (*ACCESS_COLUMNS, "time")}
 
 
 def _array_ids(translation: Translation, arrays: ArrayTable, params, host_args) -> list[int]:
