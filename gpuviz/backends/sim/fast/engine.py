@@ -171,7 +171,9 @@ class _State:
         self.clk = np.zeros(n, np.int64)
         self.end = np.zeros(n, np.int64)
         self.hsh = np.zeros(n, np.uint64)
-        self.F = np.zeros(3, np.int64)
+        from gpuviz.backends.sim.fast.hooks import FLAGS
+
+        self.F = np.zeros(FLAGS, np.int64)
         self.slot_base = np.full(config.blocks, -1, np.int64)
         if keep is not None:
             kept = np.flatnonzero(keep)

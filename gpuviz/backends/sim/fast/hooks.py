@@ -7,7 +7,7 @@ write among them, or two blocks touching one element one of them writes, is an i
 path cannot reproduce, and F[0] says so (the launch then runs on the vector engine).
 
 F (int64): [0] why the run cannot stand (0: it can), [1] the current phase's stamp (one per block and
-barrier), [2] the thread that met it.
+barrier), [2] the thread that met it, [3:] the spin watch's state (`_spin`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS = 1, 2, 3, 4, 5
+from gpuviz.backends.sim.spin import CHECKS, MAX_SEEN, REPEATS
+
+CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS, SPIN = 1, 2, 3, 4, 5, 6
 REASONS = {
+    SPIN: "a thread read the same few elements over and over with no thread writing memory (a spin: the vector "
+    "engine watches it and words it)",
     PATHS: "lanes of a warp took different paths through a loop (their warp's time is the vector engine's to say)",
     CONFLICT: "two threads touch one element between the same barriers and one of them writes it",
     OUT_OF_BOUNDS: "an index past the end of an array",
     UNWRITTEN: "a read of shared memory no thread of the block wrote",
     DIVERGED: "a barrier some threads of a block never reach",
 }
+# F's spin watch: [3] reads since any thread last wrote, [4] distinct reads in the window, [5] the window's
+# number, then a table of the window's reads: its keys, then the window each key was seen in
+SINCE, DISTINCT, WINDOW, SEEN = 3, 4, 5, 8
+FLAGS = SEEN + 2 * MAX_SEEN  # F's size
 # flags per watched element
 WRITTEN, READ_ELSEWHERE, PHASE_WRITE, PHASE_MANY = 1, 2, 4, 8
 _HASH = np.uint64(1000003)
@@ -134,6 +142,35 @@ def _fault(F, why, g):
         F[2] = g
 
 
+@njit(cache=True, _nrt=False)
+def _spin(F, site, flat, g, write):
+    """The vector engine's no-progress watch (sim/spin.py), here: after CHECKS reads with no write anywhere in
+    the launch, a window of CHECKS more reads that saw at most CHECKS / REPEATS distinct (site, element)
+    is a spin. A thread runs alone between barriers here, so one waiting for another's write never ends:
+    the run stops (its loops test F[0]) and the vector engine runs the launch and words what it finds.
+    Keys that share a table slot count as new: a spin can be missed that way, never made up."""
+    if write:
+        F[SINCE] = 0
+        return
+    F[SINCE] += 1
+    since = F[SINCE]
+    if since <= CHECKS:
+        return
+    if since == CHECKS + 1:  # a window opens: what the last one saw is forgotten
+        F[DISTINCT] = 0
+        F[WINDOW] += 1
+    key = site * (1 << 40) + flat + 1
+    h = (flat * 31 + site) & (MAX_SEEN - 1)
+    if F[SEEN + MAX_SEEN + h] != F[WINDOW] or F[SEEN + h] != key:
+        F[SEEN + h] = key
+        F[SEEN + MAX_SEEN + h] = F[WINDOW]
+        F[DISTINCT] += 1
+    if since == 2 * CHECKS:
+        if F[DISTINCT] * REPEATS <= CHECKS:
+            _fault(F, SPIN, g)
+        F[SINCE] = CHECKS  # the next window
+
+
 # The per-access hooks take each array on its own and are compiled without numba's reference counting
 # (`_nrt=False`: they allocate nothing): with it, every array argument cost two calls into numba's runtime
 # per access, 200-400 ns an access instead of 2-3 (bench/fast_speed.py), inlined or not.
@@ -155,7 +192,8 @@ def _same_phase(flags, stamp, thread, flat, g, write, F):
 
 
 @njit(cache=True, _nrt=False)
-def _watch(owner, flags, stamp, thread, flat, g, b, write, F):
+def _watch(owner, flags, stamp, thread, site, flat, g, b, write, F):
+    _spin(F, site, flat, g, write)
     if owner.size == 0:  # an array the kernel only reads
         return
     mine = b + 1
@@ -174,7 +212,8 @@ def _watch(owner, flags, stamp, thread, flat, g, b, write, F):
 
 
 @njit(cache=True, _nrt=False)
-def _watch_shared(flags, stamp, thread, flat, g, write, F):
+def _watch_shared(flags, stamp, thread, site, flat, g, write, F):
+    _spin(F, site, flat, g, write)
     if write:
         flags[flat] |= WRITTEN
     elif not (flags[flat] & WRITTEN):
@@ -215,7 +254,7 @@ def load1(a, i, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, sl
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
     flat = i
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F)
     v = a[i]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
     clk[g] += cost
@@ -232,7 +271,7 @@ def load2(
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0]
     flat = i * a.shape[1] + j
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F)
     v = a[i, j]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
     clk[g] += cost
@@ -249,7 +288,7 @@ def load3(
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0, 0]
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F)
     v = a[i, j, k]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
     clk[g] += cost
@@ -266,7 +305,7 @@ def store1(
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F)
     a[i] = value
     v = a[i]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
@@ -311,7 +350,7 @@ def store2(
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i * a.shape[1] + j
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F)
     a[i, j] = value
     v = a[i, j]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
@@ -357,7 +396,7 @@ def store3(
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F)
     a[i, j, k] = value
     v = a[i, j, k]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
@@ -374,7 +413,7 @@ def load_shared1(
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
     flat = i
-    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F)
     v = a[i]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
     clk[g] += cost
@@ -391,7 +430,7 @@ def load_shared2(
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0]
     flat = i * a.shape[1] + j
-    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F)
     v = a[i, j]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
     clk[g] += cost
@@ -408,7 +447,7 @@ def load_shared3(
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0, 0]
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F)
     v = a[i, j, k]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
     clk[g] += cost
@@ -425,7 +464,7 @@ def store_shared1(
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i
-    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F)
     a[i] = value
     v = a[i]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
@@ -442,7 +481,7 @@ def store_shared2(
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i * a.shape[1] + j
-    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F)
     a[i, j] = value
     v = a[i, j]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
@@ -459,7 +498,7 @@ def store_shared3(
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F)
     a[i, j, k] = value
     v = a[i, j, k]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)

@@ -121,7 +121,7 @@ class Statements:
         self._emit(d + 1, f"{first} = False")
         self._charge("_C_BR", d + 1)
         more = f"({counter} < {stop_v} if {step_v} > 0 else {counter} > {stop_v})"
-        self._emit(d + 1, f"if not {self._taken(more)}:")
+        self._emit(d + 1, f"if not {self._taken(more)} or _F[0] != 0:  # a discarded run (a spin) stops")
         self._emit(d + 2, "break")
         self._emit(d + 1, f"{name} = {counter}")
         self._charge("_C_ALU", d + 1)
@@ -136,7 +136,7 @@ class Statements:
         test = f"_c{stmt.lineno}_{stmt.col_offset}"
         self._emit(d + 1, f"{test} = {self._expr(stmt.test)}")
         self._charge("_C_BR", d + 1)
-        self._emit(d + 1, f"if not {self._taken(test)}:")
+        self._emit(d + 1, f"if not {self._taken(test)} or _F[0] != 0:  # a discarded run (a spin) stops")
         self._emit(d + 2, "break")
         self._block(stmt.body, d + 1)
         self._emit(d, "if _ret:")
