@@ -4,8 +4,11 @@ split into loops around their phases, locals kept per thread across barriers (fa
 from __future__ import annotations
 
 import ast
+import re
 
 from gpuviz.backends.sim.fast.syntax import FastUnsupported, has_barrier, located, names_in, reads
+
+AXES = (("tx", "_tx"), ("ty", "_ty"), ("tz", "_tz"))
 
 
 class Phases:
@@ -103,7 +106,8 @@ class Phases:
         self._emit(d + 1, "_c0[_t] = _clk[_g]")
         self._emit(d + 1, "_n0[_t] = _Lc[_s] if _s >= 0 else 0")
         self._emit(d + 1, "_hsh[_g] = 0")
-        for axis, local in (("tx", "_tx"), ("ty", "_ty"), ("tz", "_tz")):
+        axes_at = len(self.lines)
+        for axis, local in AXES:
             self._emit(d + 1, f"{local} = {_thread_axis(axis)}")
         for name in restore:
             self._emit(d + 1, f"{name} = _keep_{name}[_t]")
@@ -112,6 +116,7 @@ class Phases:
         for stmt in statements:
             self._statement(stmt, d + 2)
         self._emit(d + 2, "break")
+        self._drop_unused_axes(axes_at)
         self._emit(d + 1, "if _ret:")
         self._emit(d + 2, "_alive[_t] = False")
         self._emit(d + 2, "_end[_g] = _clk[_g]")
@@ -129,6 +134,13 @@ class Phases:
         else:
             self._emit(d, "same_paths(_before, _hsh, _b * _tpb, _F)")
         self.points = None
+
+    def _drop_unused_axes(self, at: int) -> None:
+        """A thread's axes the phase never reads cost a division each, every thread and phase: not computed."""
+        body = "\n".join(self.lines[at + len(AXES) :])
+        for k in reversed(range(len(AXES))):
+            if not re.search(rf"\b{AXES[k][1]}\b", body):
+                del self.lines[at + k]
 
     def _read_elsewhere(self, statements: list[ast.stmt]) -> set[str]:
         """Locals this phase leaves that another phase reads (any phase: loops run phases again)."""
