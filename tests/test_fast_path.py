@@ -206,3 +206,30 @@ def test_a_long_loop_reading_new_elements_is_no_spin_on_the_fast_path():
     trace = gpuviz.trace(LONG_SUM, backend="sim", engine="fast")[1, 2](np.ones(120_000), np.zeros(2))
     assert trace.meta["engine"] == "fast", trace.meta["engine_note"]
     np.testing.assert_array_equal(trace.args["out"][1], [120_000.0, 120_000.0])
+
+
+ADD = """from numba import cuda
+@cuda.jit
+def add(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+"""
+
+
+def test_over_the_memory_budget_the_fast_path_keeps_the_first_and_last_blocks_as_the_vector_engine():
+    from gpuviz.backends.sim.recording import BYTES_PER_EVENT, BYTES_PER_THREAD
+
+    n = 1 << 16
+    arrays = [np.arange(n, dtype=np.float64), np.ones(n), np.zeros(n)]
+    budget = n * BYTES_PER_THREAD + sum(3 * a.nbytes for a in arrays) + 20_000 * BYTES_PER_EVENT  # 3n would not fit
+
+    def run(engine: str):
+        return gpuviz.trace(ADD, name="add", backend="sim", level="accesses", engine=engine,
+                            memory_budget=budget)[n // 256, 256](*[a.copy() for a in arrays])  # fmt: skip
+
+    fast, vector = run("fast"), run("vector")
+    assert fast.meta["engine"] == "fast", fast.meta["engine_note"]
+    assert fast.meta["recorded_blocks"] == vector.meta["recorded_blocks"] == [0, n // 256 - 1]
+    assert any("first and last block only" in w for w in fast.meta["warnings"])
+    assert_same_trace(fast, vector)

@@ -22,7 +22,7 @@ import numpy as np
 
 from gpuviz.backends.sim.fast.log_rows import log_rows
 from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
-from gpuviz.backends.sim.recording import event_cap
+from gpuviz.backends.sim.recording import event_cap, narrowed_warning
 from gpuviz.backends.sim.reference.engine import Schedule
 from gpuviz.backends.sim.reference.memory import ArrayTable
 from gpuviz.backends.sim.vector.cost import _costs, issue_share
@@ -36,6 +36,7 @@ from gpuviz.instrument.gpu_rewrite import cache_dir, read_only_params
 from gpuviz.instrument.shared_memory import shared_bytes
 
 WARP = 32
+NARROWED = (0, -1)  # the blocks whose accesses are kept when every access would not fit (as the vector engine)
 BLOCKS_PER_CALL = 256  # blocks per compiled call, so that progress shows between calls
 
 
@@ -57,7 +58,7 @@ class FastRun:
 
 _translations: dict[tuple, Translation | FastUnsupported] = {}
 _modules: dict[str, object] = {}
-_slots_needed: dict[tuple, int] = {}  # (kernel, launch) -> log slots its busiest thread needed
+_slots_needed: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (slots its busiest thread needed, narrowed)
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
 
 
@@ -147,7 +148,11 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     started = time.perf_counter()
     # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
     # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
-    slots = _slots_needed.get((translation.digest, config), 0) if keep is not None else 0
+    cap = event_cap(options, config, host_args)
+    known = (translation.digest, config, options.blocks, cap)
+    slots, narrowed = _slots_needed.get(known, (0, False)) if keep is not None else (0, False)
+    if narrowed:
+        keep = block_mask(NARROWED, config.blocks)
     while True:
         state = _State(config, keep, slots, len(translation.shared))
         _call(runner, translation, config, device, per_sm, host_args, _watched(program, kinds, host_args, params),
@@ -155,12 +160,23 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
         needed = int(state.count.max()) if state.count.size else 0
         if state.F[0] != 0 or needed <= slots:
             break
-        if needed * state.n_log > event_cap(options, config, host_args):
-            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps some blocks)")
         restore()  # the arguments as they were given, for the run that logs
-        slots = _slots_needed[(translation.digest, config)] = needed
-    return _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
-                   fresh and sum(runner.stats.cache_misses.values()) > 0)  # fmt: skip
+        if int(state.count.sum()) > cap:
+            if narrowed or options.blocks:
+                raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
+                                   "earliest accesses)")  # fmt: skip
+            keep, narrowed, slots = block_mask(NARROWED, config.blocks), True, 0  # as the vector engine narrows
+            continue
+        if needed * state.n_log > cap:
+            raise FastDeclined("the access log's slots would not fit its memory budget (a few threads make most "
+                               "accesses)")  # fmt: skip
+        slots = needed
+        _slots_needed[known] = (slots, narrowed)
+    run = _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
+                  fresh and sum(runner.stats.cache_misses.values()) > 0)  # fmt: skip
+    if narrowed:
+        run.schedule.warnings.append(narrowed_warning(options))
+    return run
 
 
 class _State:
