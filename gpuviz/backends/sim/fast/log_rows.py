@@ -17,18 +17,19 @@ SPARE = 1 << 20  # counters allowed beyond one per access before counting gives 
 
 
 def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_group: int, starts: np.ndarray,
-             ids: np.ndarray) -> dict[str, np.ndarray]:  # fmt: skip
+             ids: np.ndarray, spare: int = SPARE) -> dict[str, np.ndarray]:  # fmt: skip
     """The columns; `log` ([index, values, times, sites, epochs, phases, count, slots, n]) is emptied as its
-    columns are written, so the log and the columns are not held whole at once."""
+    columns are written, so the log and the columns are not held whole at once. `spare`: counters allowed
+    beyond one per access (a test gives a negative number to take the sorts)."""
     count, slots, n = log[6], log[7], log[8]
     points = np.ascontiguousarray(site_table[:, 3])
     total = int(np.minimum(count, slots).sum())
     _block_times(log[2], count, slots, n, kept, tpb, starts)
     dest = np.empty(max(slots * n, 1), np.int64)
-    groups = _rows_in_lockstep(count, slots, n, log[3], log[5], points, kept, tpb, per_group, dest, total)
+    groups = _rows_in_lockstep(count, slots, n, log[3], log[5], points, kept, tpb, per_group, dest, total, spare)
     log[5] = None  # the phases served the order only
     if groups > 1:
-        _rows_in_time(count, slots, n, log[2], dest, total)
+        _rows_in_time(count, slots, n, log[2], dest, total, spare)
     out = {}
     for name, k, dtype in (("time", 2, np.int64), ("index", 0, np.int64), ("value", 1, np.float64),
                            ("epoch", 4, np.int32)):  # fmt: skip
@@ -55,7 +56,7 @@ def _block_times(times, count, slots, n, kept, tpb, starts):
 
 
 @njit(cache=True)
-def _rows_in_lockstep(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, total):
+def _rows_in_lockstep(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, total, spare):
     """dest[j]: slot j's row ordered by (group, phase, step, thread); the number of groups."""
     groups, top_phase, top_step = 0, 0, 0
     for s in range(count.size):
@@ -68,7 +69,7 @@ def _rows_in_lockstep(count, slots, n, sites, phases, points, kept, tpb, per_gro
             top_phase = max(top_phase, phases[j])
             top_step = max(top_step, points[sites[j]] if points[sites[j]] >= 0 else rank)
     cells = groups * (top_phase + 1) * (top_step + 1)
-    if cells > total + SPARE:
+    if cells > total + spare:
         _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step)
         return groups
     first = np.zeros(cells + 1, np.int64)
@@ -116,7 +117,7 @@ def _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, 
 
 
 @njit(cache=True)
-def _rows_in_time(count, slots, n, times, dest, total):
+def _rows_in_time(count, slots, n, times, dest, total, spare):
     """dest[j] reordered stably by time: counted per time where the times span no more than the log."""
     by_row = np.empty(total, np.int64)
     for s in range(count.size):
@@ -133,7 +134,7 @@ def _rows_in_time(count, slots, n, times, dest, total):
     low, high = times[by_row[0]], times[by_row[0]]
     for r in range(total):
         low, high = min(low, times[by_row[r]]), max(high, times[by_row[r]])
-    if high - low > total + SPARE:
+    if high - low > total + spare:
         t = np.empty(total, np.int64)
         for r in range(total):
             t[r] = times[by_row[r]]
