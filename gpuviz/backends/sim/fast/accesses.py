@@ -75,12 +75,13 @@ class Accesses:
                               f"{node.lineno})")  # fmt: skip
 
     def _site(self, line: int, kind: int, array: str, cost: str) -> tuple[int, str]:
-        """An access's number (its line, kind and array) and, in a loop-free phase, its instruction's bit."""
+        """An access's number (its line, kind and array) and what marks its instruction as run: in a loop-free
+        phase its bit, set in the thread's mask (a local, `_pv`, as the clock is)."""
         slot = (self.array_params.index(array) if array in self.ndims
                 else len(self.array_params) + self.shared_names[array])  # fmt: skip
         point = self._point(cost)
         self.sites.append((line, kind, slot, point))
-        return len(self.sites) - 1, f"np.uint64({1 << point if point >= 0 else 0})"
+        return len(self.sites) - 1, f"(_pv := _pv | np.uint64({1 << point}))" if point >= 0 else "0"
 
     def _point(self, cost: str) -> int:
         if self.points is None:
@@ -92,14 +93,21 @@ class Accesses:
 
     def _charge(self, cost: str, d: int) -> None:
         """One instruction of the thread's warp: its clock, and in a loop-free phase the instruction's bit."""
-        self._emit(d, f"_clk[_g] += {cost}")
+        self._emit(d, f"_ck += {cost}")
         point = self._point(cost)
         if point >= 0:
-            self._emit(d, f"_pm[_t] |= np.uint64({1 << point})")
+            self._emit(d, f"_pv |= np.uint64({1 << point})")
 
     def _taken(self, condition: str) -> str:
-        """A condition; in a phase with loops, the branch goes into the thread's path hash."""
+        """A condition inside an expression; in a phase with loops, the branch goes into the thread's path
+        hash kept in memory (`_hsh`)."""
         return condition if self.points is not None else f"branch(_hsh, _g, {condition})"
+
+    def _took(self, condition: str, d: int) -> None:
+        """A statement's branch (`condition` a plain name); in a phase with loops, into the path hash kept in
+        a local (`_hs`), which joins `_hsh` when the thread leaves the phase."""
+        if self.points is None:
+            self._emit(d, f"_hs = path_hash(_hs, {condition})")
 
     def _load(self, node: ast.Subscript) -> str:
         name, ndim, space, watch = self._array(node.value)
@@ -110,7 +118,7 @@ class Accesses:
         cost = "_C_GL" if space == "global" else "_C_SL"
         site, bit = self._site(node.lineno, 0, name, cost)
         hook = "load_shared" if space == "shared" else "load"
-        where = f"{site}, _g, _s, _b, _ep, _ph, {cost}, _clk, {_LOG}, {watch}, _F, _pm, _t, {bit}"
+        where = f"{site}, _g, _s, _b, _ep, _ph, {_advance(cost)}, {_LOG}, {watch}, _F, {bit}, (_rd := _rd + 1)"
         return f"{hook}{ndim}({name}, {index}, {where})"
 
     def _store(self, target: ast.Subscript, value: ast.expr, d: int, line: int) -> None:
@@ -123,5 +131,14 @@ class Accesses:
         cost = "_C_GS" if space == "global" else "_C_SS"
         site, bit = self._site(line, 1, name, cost)
         hook = "store_shared" if space == "shared" else "store"
-        self._emit(d, f"{hook}{ndim}({name}, {index}, {stored}, {site}, _g, _s, _b, _ep, _ph, {cost}, _clk, {_LOG}, "
-                      f"{watch}, _F, _pm, _t, {bit})")  # fmt: skip
+        self._emit(d, f"{hook}{ndim}({name}, {index}, {stored}, {site}, _g, _s, _b, _ep, _ph, {_advance(cost)}, "
+                      f"{_LOG}, {watch}, _F, {bit}, (_rd := _rd * 0))")  # fmt: skip
+
+
+# numba types an assignment expression whose value is a binary operation, not a constant's or a comparison's
+# (`(_rd := 0)` fails to type): every one here is a binary operation.
+def _advance(cost: str) -> str:
+    """The access's time, and the thread's clock past it: after the index's and the value's own loads (the
+    arguments before it), as the vector engine orders them. The clock is a local (`_ck`), kept in a register
+    where an array element would make every instruction wait for the last one's store."""
+    return f"(_ck := _ck + {cost}) - {cost}"

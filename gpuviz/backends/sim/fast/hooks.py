@@ -27,8 +27,9 @@ REASONS = {
     UNWRITTEN: "a read of shared memory no thread of the block wrote",
     DIVERGED: "a barrier some threads of a block never reach",
 }
-# F's spin watch: [3] reads since any thread last wrote, [4] distinct reads in the window, [5] the window's
-# number, then a table of the window's reads: its keys, then the window each key was seen in
+# F's spin watch: [3] reads since any thread last wrote (as the last thread to leave a phase left it),
+# [4] distinct reads in the window, [5] the window's number, then a table of the window's reads: its keys,
+# then the window each key was seen in
 SINCE, DISTINCT, WINDOW, SEEN = 3, 4, 5, 8
 FLAGS = SEEN + 2 * MAX_SEEN  # F's size
 # flags per watched element
@@ -42,6 +43,19 @@ def branch(h, g, condition):
     """A branch taken or not goes into the thread's path hash (warps whose lanes differ are not timed here)."""
     h[g] = h[g] * _HASH + (_TAKEN if condition else _NOT_TAKEN)
     return condition
+
+
+@njit(cache=True, _nrt=False)
+def path_hash(h, condition):
+    """A branch taken or not, into a thread's path hash held in a local (statements' branches)."""
+    return h * _HASH + (_TAKEN if condition else _NOT_TAKEN)
+
+
+@njit(cache=True, _nrt=False)
+def join_paths(in_expressions, in_statements):
+    """A thread's path hash: its expressions' branches (in memory) and its statements' (in a local) are each in
+    their order; two lanes whose pairs agree took one path (the first branch they differ at is in one of them)."""
+    return in_expressions * np.uint64(0x9E3779B97F4A7C15) + in_statements
 
 
 @njit(cache=True)
@@ -143,20 +157,17 @@ def _fault(F, why, g):
 
 
 @njit(cache=True, _nrt=False)
-def _spin(F, site, flat, g, write):
-    """The vector engine's no-progress watch (sim/spin.py), here: after CHECKS reads with no write anywhere in
-    the launch, a window of CHECKS more reads that saw at most CHECKS / REPEATS distinct (site, element)
-    is a spin. A thread runs alone between barriers here, so one waiting for another's write never ends:
-    the run stops (its loops test F[0]) and the vector engine runs the launch and words what it finds.
-    Keys that share a table slot count as new: a spin can be missed that way, never made up."""
-    if write:
-        F[SINCE] = 0
-        return
-    F[SINCE] += 1
-    since = F[SINCE]
+def _spin(F, site, flat, g, since):
+    """The vector engine's no-progress watch (sim/spin.py), here: `since` reads with no write anywhere in the
+    launch (0 for a write; the threads run one after the other, so each keeps the count in a local and
+    hands it on in F[SINCE]). Past CHECKS, each window of CHECKS reads that saw at most CHECKS / REPEATS
+    distinct (site, element) is a spin. A thread runs alone between barriers here, so one waiting for
+    another's write never ends: the run stops (its loops test F[0]) and the vector engine runs the launch
+    and words what it finds. Keys that share a table slot count as new: a spin can be missed that way,
+    never made up."""
     if since <= CHECKS:
         return
-    if since == CHECKS + 1:  # a window opens: what the last one saw is forgotten
+    if since % CHECKS == 1:  # a window opens: what the last one saw is forgotten
         F[DISTINCT] = 0
         F[WINDOW] += 1
     key = site * (1 << 40) + flat + 1
@@ -165,15 +176,10 @@ def _spin(F, site, flat, g, write):
         F[SEEN + h] = key
         F[SEEN + MAX_SEEN + h] = F[WINDOW]
         F[DISTINCT] += 1
-    if since == 2 * CHECKS:
-        if F[DISTINCT] * REPEATS <= CHECKS:
-            _fault(F, SPIN, g)
-        F[SINCE] = CHECKS  # the next window
+    if since % CHECKS == 0 and F[DISTINCT] * REPEATS <= CHECKS:
+        _fault(F, SPIN, g)
 
 
-# The per-access hooks take each array on its own and are compiled without numba's reference counting
-# (`_nrt=False`: they allocate nothing): with it, every array argument cost two calls into numba's runtime
-# per access, 200-400 ns an access instead of 2-3 (bench/fast_speed.py), inlined or not.
 @njit(cache=True, _nrt=False)
 def _same_phase(flags, stamp, thread, flat, g, write, F):
     """Whether another thread touched the element between the same barriers, with a write among them."""
@@ -192,8 +198,8 @@ def _same_phase(flags, stamp, thread, flat, g, write, F):
 
 
 @njit(cache=True, _nrt=False)
-def _watch(owner, flags, stamp, thread, site, flat, g, b, write, F):
-    _spin(F, site, flat, g, write)
+def _watch(owner, flags, stamp, thread, site, flat, g, b, write, F, since):
+    _spin(F, site, flat, g, since)
     if owner.size == 0:  # an array the kernel only reads
         return
     mine = b + 1
@@ -212,8 +218,8 @@ def _watch(owner, flags, stamp, thread, site, flat, g, b, write, F):
 
 
 @njit(cache=True, _nrt=False)
-def _watch_shared(flags, stamp, thread, site, flat, g, write, F):
-    _spin(F, site, flat, g, write)
+def _watch_shared(flags, stamp, thread, site, flat, g, write, F, since):
+    _spin(F, site, flat, g, since)
     if write:
         flags[flat] |= WRITTEN
     elif not (flags[flat] & WRITTEN):
@@ -247,69 +253,59 @@ def _axis(i, n):
 
 # One hook per access kind, space and number of axes (numba specialises each on the array's type).
 @njit(cache=True, _nrt=False)
-def load1(a, i, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit):
-    pm[t] |= bit
+def load1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since):
     i = _axis(i, a.shape[0])
     if i < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
     flat = i
-    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F, since)
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
-def load2(
-    a, i, j, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
+def load2(a, i, j, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since):
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0]
     flat = i * a.shape[1] + j
-    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F, since)
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def load3(
-    a, i, j, k, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
+    a, i, j, k, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since
 ):
-    pm[t] |= bit
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0, 0]
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F, since)
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def store1(
-    a, i, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
+    a, i, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since
 ):
-    pm[t] |= bit
     i = _axis(i, a.shape[0])
     if i < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i
-    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
     a[i] = value
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
@@ -324,8 +320,7 @@ def store2(
     b,
     ep,
     ph,
-    cost,
-    clk,
+    time,
     Li,
     Lv,
     Lt,
@@ -340,21 +335,18 @@ def store2(
     Ws,
     Wt,
     F,
-    pm,
-    t,
-    bit,
+    mark,
+    since,
 ):
-    pm[t] |= bit
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i * a.shape[1] + j
-    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
     a[i, j] = value
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
@@ -370,8 +362,7 @@ def store3(
     b,
     ep,
     ph,
-    cost,
-    clk,
+    time,
     Li,
     Lv,
     Lt,
@@ -386,120 +377,103 @@ def store3(
     Ws,
     Wt,
     F,
-    pm,
-    t,
-    bit,
+    mark,
+    since,
 ):
-    pm[t] |= bit
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F)
+    _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
     a[i, j, k] = value
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
-def load_shared1(
-    a, i, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
+def load_shared1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since):
     i = _axis(i, a.shape[0])
     if i < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
     flat = i
-    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F, since)
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def load_shared2(
-    a, i, j, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+    a, i, j, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
 ):
-    pm[t] |= bit
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0]
     flat = i * a.shape[1] + j
-    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F, since)
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def load_shared3(
-    a, i, j, k, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+    a, i, j, k, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
 ):
-    pm[t] |= bit
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return a[0, 0, 0]
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, False, F, since)
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def store_shared1(
-    a, i, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+    a, i, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
 ):
-    pm[t] |= bit
     i = _axis(i, a.shape[0])
     if i < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i
-    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
     a[i] = value
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
 def store_shared2(
-    a, i, j, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+    a, i, j, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
 ):
-    pm[t] |= bit
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = i * a.shape[1] + j
-    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
     a[i, j] = value
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
 def store_shared3(
-    a, i, j, k, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
+    a, i, j, k, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
 ):
-    pm[t] |= bit
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
         _fault(F, OUT_OF_BOUNDS, g)
         return
     flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F)
+    _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
     a[i, j, k] = value
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)

@@ -102,10 +102,14 @@ class Phases:
         self._emit(d + 2, "continue")
         self._emit(d + 1, "_g = _b * _tpb + _t")
         self._emit(d + 1, "_s = _base + _t if _base >= 0 else -1")
-        self._emit(d + 1, "_pm[_t] = 0")
         self._emit(d + 1, "_c0[_t] = _clk[_g]")
         self._emit(d + 1, "_n0[_t] = _Lc[_s] if _s >= 0 else 0")
         self._emit(d + 1, "_hsh[_g] = 0")
+        self._emit(d + 1, "_ck = _clk[_g]  # the thread's clock, in a local while it runs (fast/accesses.py)")
+        self._emit(d + 1, "_pv = np.uint64(0)  # the instructions it ran (a loop-free phase's bits)")
+        self._emit(d + 1, "_rd = _F[3]  # reads since any thread last wrote (fast/hooks.py, _spin)")
+        if not loop_free:
+            self._emit(d + 1, "_hs = np.uint64(0)")
         axes_at = len(self.lines)
         for axis, local in AXES:
             self._emit(d + 1, f"{local} = {_thread_axis(axis)}")
@@ -117,6 +121,11 @@ class Phases:
             self._statement(stmt, d + 2)
         self._emit(d + 2, "break")
         self._drop_unused_axes(axes_at)
+        self._emit(d + 1, "_clk[_g] = _ck")
+        self._emit(d + 1, "_pm[_t] = _pv")
+        self._emit(d + 1, "_F[3] = _rd")
+        if not loop_free:
+            self._emit(d + 1, "_hsh[_g] = join_paths(_hsh[_g], _hs)")
         self._emit(d + 1, "if _ret:")
         self._emit(d + 2, "_alive[_t] = False")
         self._emit(d + 2, "_end[_g] = _clk[_g]")

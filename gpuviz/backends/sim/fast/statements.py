@@ -79,7 +79,8 @@ class Statements:
         test = f"_c{stmt.lineno}_{stmt.col_offset}"
         self._emit(d, f"{test} = {self._expr(stmt.test)}")  # the condition's loads come before the branch
         self._charge("_C_BR", d)
-        self._emit(d, f"if {self._taken(test)}:")
+        self._took(test, d)
+        self._emit(d, f"if {test}:")
         self._block(stmt.body, d + 1)
         if stmt.orelse:
             self._emit(d, "else:")
@@ -117,11 +118,13 @@ class Statements:
         self._emit(d, "while True:")
         self._emit(d + 1, f"if not {first}:")
         self._emit(d + 2, f"{counter} += {step_v}")
-        self._emit(d + 2, f"_clk[_g] += {increment}")  # no lane parts over it in a phase with loops
+        self._emit(d + 2, f"_ck += {increment}")  # no lane parts over it in a phase with loops
         self._emit(d + 1, f"{first} = False")
         self._charge("_C_BR", d + 1)
         more = f"({counter} < {stop_v} if {step_v} > 0 else {counter} > {stop_v})"
-        self._emit(d + 1, f"if not {self._taken(more)} or _F[0] != 0:  # a discarded run (a spin) stops")
+        self._emit(d + 1, f"_more_{line}_{d} = {more}")
+        self._took(f"_more_{line}_{d}", d + 1)
+        self._emit(d + 1, f"if not _more_{line}_{d} or _F[0] != 0:  # a discarded run (a spin) stops")
         self._emit(d + 2, "break")
         self._emit(d + 1, f"{name} = {counter}")
         self._charge("_C_ALU", d + 1)
@@ -136,7 +139,8 @@ class Statements:
         test = f"_c{stmt.lineno}_{stmt.col_offset}"
         self._emit(d + 1, f"{test} = {self._expr(stmt.test)}")
         self._charge("_C_BR", d + 1)
-        self._emit(d + 1, f"if not {self._taken(test)} or _F[0] != 0:  # a discarded run (a spin) stops")
+        self._took(test, d + 1)
+        self._emit(d + 1, f"if not {test} or _F[0] != 0:  # a discarded run (a spin) stops")
         self._emit(d + 2, "break")
         self._block(stmt.body, d + 1)
         self._emit(d, "if _ret:")
