@@ -1,4 +1,4 @@
-"""Loads and stores of argument and shared arrays, translated into calls of the hooks (fast/hooks.py), and
+"""Loads and stores of argument and shared arrays, translated into calls of the hooks (fast/access_hooks.py), and
 the instruction bits and costs of a loop-free phase (fast/translate.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import numpy as np
 from gpuviz.backends.sim.fast.syntax import FastUnsupported, numpy_type
 
 MAX_POINTS = 64  # instructions of a loop-free phase a warp's lanes may part over (bits of one word)
-_LOG = "_Li, _Lv, _Lt, _Ls, _Le, _Lp, _Lc, _Lk, _Ln"  # the log's arrays, each on its own (fast/hooks.py says why)
+# the log's arrays, each on its own (fast/access_hooks.py says why)
+_LOG = "_Li, _Lv, _Lt, _Ls, _Le, _Lp, _Lc, _Lk, _Ln"
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The fast path's log (fixed per-thread slots, fast/hooks.py) turned into the trace's access columns in the
+"""The fast path's log (fixed per-thread slots, fast/access_hooks.py) turned into the trace's access columns in the
 vector engine's row order, compiled: each used slot's row is counted out, then every column is written
 once, straight into its row, and its log column let go. No sort and no copy of the whole log in the
 common case (a sort only where the counts would not fit: phases, steps or times beyond the log's size).

@@ -107,7 +107,7 @@ class Phases:
         self._emit(d + 1, "_hsh[_g] = 0")
         self._emit(d + 1, "_ck = _clk[_g]  # the thread's clock, in a local while it runs (fast/accesses.py)")
         self._emit(d + 1, "_pv = np.uint64(0)  # the instructions it ran (a loop-free phase's bits)")
-        self._emit(d + 1, "_rd = _F[3]  # reads since any thread last wrote (fast/hooks.py, _spin)")
+        self._emit(d + 1, "_rd = _F[3]  # reads since any thread last wrote (fast/access_hooks.py, _spin)")
         if not loop_free:
             self._emit(d + 1, "_hs = np.uint64(0)")
         axes_at = len(self.lines)

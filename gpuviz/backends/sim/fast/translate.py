@@ -4,7 +4,7 @@ Each block becomes a loop over its threads, split at every `syncthreads` (loop f
 POCL run GPU code on CPUs): a barrier at the kernel's top level, or inside a `for` loop over a range
 that every thread runs alike, ends one loop over the threads and starts the next. Locals that live
 across a barrier are kept per thread in arrays between the loops. Every load and store of an argument
-or shared array calls a hook (fast/hooks.py) that logs it into the thread's fixed slots and watches
+or shared array calls a hook (fast/access_hooks.py) that logs it into the thread's fixed slots and watches
 the element for another thread's access between the same barriers; every instruction the vector
 engine charges (vector/lanes.py, vector/memory.py) adds the same cost to the thread's clock. A
 thread's clock is its warp's when every lane of the warp takes one path: each branch taken goes into
@@ -116,7 +116,8 @@ class _Writer(Phases, Statements, Accesses, Expressions, KernelFacts):
         self.lines[1:1] = flags
         # numba's cache knows only this file: naming the hooks' own text here compiles anew when they change
         head = (f"# hooks {_hooks_digest()}\nimport math\nimport numpy as np\n"
-                "from gpuviz.backends.sim.fast.hooks import *  # noqa: F403\n\n")  # fmt: skip
+                "from gpuviz.backends.sim.fast.hooks import *  # noqa: F403\n"
+                "from gpuviz.backends.sim.fast.access_hooks import *  # noqa: F403\n\n")  # fmt: skip
         return head + "\n".join(self.lines) + "\n"
 
     def _emit(self, depth: int, text: str) -> None:
@@ -124,6 +125,7 @@ class _Writer(Phases, Statements, Accesses, Expressions, KernelFacts):
 
 
 def _hooks_digest() -> str:
-    from gpuviz.backends.sim.fast import hooks
+    from gpuviz.backends.sim.fast import access_hooks, hooks
 
-    return hashlib.sha1(Path(hooks.__file__).read_bytes()).hexdigest()[:16]
+    text = b"".join(Path(module.__file__).read_bytes() for module in (hooks, access_hooks))
+    return hashlib.sha1(text).hexdigest()[:16]
