@@ -7,7 +7,8 @@ a user waits in a warm process: a session's launch (the backend's run, its trace
 app shows: the memory report and the races), best of BEST_OF after a launch that compiles or loads the
 kernel (that first launch is printed apart). Each line prints gpuviz's time and the anchor's, measured
 in this run, and the machine's load (os.getloadavg) before it.
-The line before the last: peak bytes a recorded access of vector add, both engines.
+The line before the last: peak bytes a recorded access of vector add, both engines, the backend's run
+alone and with the analyses.
 Last line: `fast_speed threads=<ratio per kernel> accesses=<ratio per kernel>` (fast path over anchor).
 """
 
@@ -125,18 +126,32 @@ def best(name: str, engine: str, level: str) -> tuple[float, str]:
 
 
 def memory_line() -> str:
-    """Peak bytes a recorded access (NumPy's allocations, tracemalloc) of vector add at level accesses."""
+    """Peak bytes a recorded access (NumPy's allocations, tracemalloc) of vector add at level accesses: the
+    backend's run alone (what the engine holds: its log and the trace it makes) and the session's launch
+    (the analyses added)."""
     import tracemalloc
 
+    from gpuviz.backends.sim.backend import SimBackend
+    from gpuviz.core.launch import LaunchConfig
+    from gpuviz.core.options import RunOptions
+    from gpuviz.run.api import python_function
+
+    func, (grid, block) = python_function(K.vecadd), launch("vecadd")
     found = []
     for engine in ("fast", "vector"):
+        options = RunOptions(backend="sim", engine=engine, level="accesses")
         time_gpuviz("vecadd", engine, "accesses")  # warm: compiled, memory pools settled
+        tracemalloc.start()
+        trace = SimBackend().run(func, LaunchConfig.of(grid, block, 0), inputs("vecadd"), options)
+        run_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        del trace
         tracemalloc.start()
         _, ran = time_gpuviz("vecadd", engine, "accesses")
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        found.append(f"{engine} ({ran}) {peak / (3 * THREADS):.0f}")
-    return f"memory vecadd level accesses, peak bytes a recorded access: {', '.join(found)}"
+        found.append(f"{engine} ({ran}) run {run_peak / (3 * THREADS):.0f}, with analyses {peak / (3 * THREADS):.0f}")
+    return f"memory vecadd level accesses, peak bytes a recorded access: {'; '.join(found)}"
 
 
 def main() -> None:

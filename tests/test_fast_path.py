@@ -4,6 +4,7 @@ the vector engine and the trace says why; a second process finds the compiled ke
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -167,3 +168,68 @@ def test_a_second_process_compiles_nothing(tmp_path):
 
     assert run() == ["fast", "1", "0"]  # compiled: one miss
     assert run() == ["fast", "0", "1"]  # loaded from disk: nothing compiled
+
+
+FLAG_WAIT = """from numba import cuda
+@cuda.jit
+def wait_for_flag(flag, out):
+    i = cuda.grid(1)
+    while flag[0] == 0:
+        pass
+    out[i] = 1
+"""
+LONG_SUM = """from numba import cuda
+@cuda.jit
+def long_sum(a, out):
+    s = 0.0
+    for k in range(a.size):
+        s += a[k]
+    out[cuda.grid(1)] = s
+"""
+
+
+def test_a_spin_on_the_fast_path_is_watched_and_the_vector_engine_words_it(tmp_path):
+    from gpuviz.backends.sim.fast.translate import translate
+    from gpuviz.core.errors import KernelError
+
+    path = tmp_path / "flag_wait.py"
+    path.write_text(FLAG_WAIT)
+    spec = importlib.util.spec_from_file_location("flag_wait", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    translate(module.wait_for_flag.py_func, {"flag": 1, "out": 1})  # translated: the watch, not a declaration, stops it
+    with pytest.raises(KernelError, match=r"no progress: .* spin on line 5, reading flag\[0\] = 0 over and over"):
+        gpuviz.trace(FLAG_WAIT, backend="sim", engine="fast")[2, 32](np.zeros(1, np.int32), np.zeros(64, np.int32))
+
+
+def test_a_long_loop_reading_new_elements_is_no_spin_on_the_fast_path():
+    trace = gpuviz.trace(LONG_SUM, backend="sim", engine="fast")[1, 2](np.ones(120_000), np.zeros(2))
+    assert trace.meta["engine"] == "fast", trace.meta["engine_note"]
+    np.testing.assert_array_equal(trace.args["out"][1], [120_000.0, 120_000.0])
+
+
+ADD = """from numba import cuda
+@cuda.jit
+def add(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+"""
+
+
+def test_over_the_memory_budget_the_fast_path_keeps_the_first_and_last_blocks_as_the_vector_engine():
+    from gpuviz.backends.sim.recording import BYTES_PER_EVENT, BYTES_PER_THREAD
+
+    n = 1 << 16
+    arrays = [np.arange(n, dtype=np.float64), np.ones(n), np.zeros(n)]
+    budget = n * BYTES_PER_THREAD + sum(3 * a.nbytes for a in arrays) + 20_000 * BYTES_PER_EVENT  # 3n would not fit
+
+    def run(engine: str):
+        return gpuviz.trace(ADD, name="add", backend="sim", level="accesses", engine=engine,
+                            memory_budget=budget)[n // 256, 256](*[a.copy() for a in arrays])  # fmt: skip
+
+    fast, vector = run("fast"), run("vector")
+    assert fast.meta["engine"] == "fast", fast.meta["engine_note"]
+    assert fast.meta["recorded_blocks"] == vector.meta["recorded_blocks"] == [0, n // 256 - 1]
+    assert any("first and last block only" in w for w in fast.meta["warnings"])
+    assert_same_trace(fast, vector)

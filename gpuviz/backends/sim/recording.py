@@ -117,9 +117,7 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     if log is not None:
         accesses = log.columns(executor.block_starts, executor.groups > 1)
     if log is not None and log.narrowed:
-        schedule.warnings.append(f"accesses recorded for the first and last block only: every access would not fit the "
-                                 f"memory budget ({format_bytes(options.memory_budget)}); threads are all recorded; "
-                                 "--blocks chooses others")  # fmt: skip
+        schedule.warnings.append(narrowed_warning(options))
     if log is not None and log.truncated:
         schedule.warnings.append(f"access log capped at {log.cap:,} events by the access cap and the memory budget "
                                  f"({format_bytes(options.memory_budget)}); threads are all recorded")  # fmt: skip
@@ -152,6 +150,12 @@ def run_reference(program, config: LaunchConfig, params, host_args, device, opti
     # time, so a lane that ran on to its exit cannot be told from one that returned early.
     return Recording(arrays, accesses, truncated, schedule, seconds, None, errors, partial_syncs,
                      warp_sync_divergence=None)  # fmt: skip
+
+
+def narrowed_warning(options: RunOptions) -> str:
+    """What a launch whose accesses did not all fit the memory budget says (both engines keep the same blocks)."""
+    return (f"accesses recorded for the first and last block only: every access would not fit the memory budget "
+            f"({format_bytes(options.memory_budget)}); threads are all recorded; --blocks chooses others")  # fmt: skip
 
 
 def event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuviz.backends.sim.fast.log_rows import log_rows
 from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
-from gpuviz.backends.sim.recording import event_cap
+from gpuviz.backends.sim.recording import event_cap, narrowed_warning
 from gpuviz.backends.sim.reference.engine import Schedule
 from gpuviz.backends.sim.reference.memory import ArrayTable
 from gpuviz.backends.sim.vector.cost import _costs, issue_share
@@ -35,6 +36,7 @@ from gpuviz.instrument.gpu_rewrite import cache_dir, read_only_params
 from gpuviz.instrument.shared_memory import shared_bytes
 
 WARP = 32
+NARROWED = (0, -1)  # the blocks whose accesses are kept when every access would not fit (as the vector engine)
 BLOCKS_PER_CALL = 256  # blocks per compiled call, so that progress shows between calls
 
 
@@ -56,7 +58,7 @@ class FastRun:
 
 _translations: dict[tuple, Translation | FastUnsupported] = {}
 _modules: dict[str, object] = {}
-_slots_needed: dict[tuple, int] = {}  # (kernel, launch) -> log slots its busiest thread needed
+_slots_needed: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (slots its busiest thread needed, narrowed)
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
 
 
@@ -146,7 +148,11 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     started = time.perf_counter()
     # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
     # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
-    slots = _slots_needed.get((translation.digest, config), 0) if keep is not None else 0
+    cap = event_cap(options, config, host_args)
+    known = (translation.digest, config, options.blocks, cap)
+    slots, narrowed = _slots_needed.get(known, (0, False)) if keep is not None else (0, False)
+    if narrowed:
+        keep = block_mask(NARROWED, config.blocks)
     while True:
         state = _State(config, keep, slots, len(translation.shared))
         _call(runner, translation, config, device, per_sm, host_args, _watched(program, kinds, host_args, params),
@@ -154,12 +160,23 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
         needed = int(state.count.max()) if state.count.size else 0
         if state.F[0] != 0 or needed <= slots:
             break
-        if needed * state.n_log > event_cap(options, config, host_args):
-            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps some blocks)")
         restore()  # the arguments as they were given, for the run that logs
-        slots = _slots_needed[(translation.digest, config)] = needed
-    return _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
-                   fresh and sum(runner.stats.cache_misses.values()) > 0)  # fmt: skip
+        if int(state.count.sum()) > cap:
+            if narrowed or options.blocks:
+                raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
+                                   "earliest accesses)")  # fmt: skip
+            keep, narrowed, slots = block_mask(NARROWED, config.blocks), True, 0  # as the vector engine narrows
+            continue
+        if needed * state.n_log > cap:
+            raise FastDeclined("the access log's slots would not fit its memory budget (a few threads make most "
+                               "accesses)")  # fmt: skip
+        slots = needed
+        _slots_needed[known] = (slots, narrowed)
+    run = _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
+                  fresh and sum(runner.stats.cache_misses.values()) > 0)  # fmt: skip
+    if narrowed:
+        run.schedule.warnings.append(narrowed_warning(options))
+    return run
 
 
 class _State:
@@ -170,7 +187,9 @@ class _State:
         self.clk = np.zeros(n, np.int64)
         self.end = np.zeros(n, np.int64)
         self.hsh = np.zeros(n, np.uint64)
-        self.F = np.zeros(3, np.int64)
+        from gpuviz.backends.sim.fast.hooks import FLAGS
+
+        self.F = np.zeros(FLAGS, np.int64)
         self.slot_base = np.full(config.blocks, -1, np.int64)
         if keep is not None:
             kept = np.flatnonzero(keep)
@@ -247,64 +266,14 @@ def _finish(translation, config, device, per_sm: int, options, arrays, params, h
 
 
 def _columns(translation, config, ids: list[int], state: _State, keep, starts) -> dict:
-    """The access log's columns in the vector engine's order: group of blocks by group, phase by phase, each
-    instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then
-    stably by time when groups ran one after the other."""
-    index, values, times, sites, epochs, phases, count, slots, n = state.L
-    rows = _thread_major_rows(count, slots, n)
-    s = rows % n
-    site = sites[rows].astype(np.int64)
+    """The access log's columns in the vector engine's order (fast/log_rows.py); the log is let go."""
+    log, state.L = list(state.L), None
+    per_group = max(1, GROUP_LANES // config.threads_per_block)
     site_table = np.array(translation.sites, np.int64).reshape(-1, 4)
-    point = site_table[site, 3]
-    phase = phases[rows]
-    in_phase = _rank_in_runs(s, phase)
-    kept = np.flatnonzero(keep)
-    tpb = config.threads_per_block
-    block = kept[s // tpb]
-    per_group = max(1, GROUP_LANES // tpb)
-    groups = -(-config.blocks // per_group)
-    step = np.where(point >= 0, point, in_phase)  # the instruction, or the access's place in the phase
-    order = _lockstep_order(block // per_group, phase, step, s, n)
-    rows, block, site = rows[order], block[order], site[order]
-    out = {
-        "thread": (block * tpb + rows % n % tpb).astype(np.int32),
-        "array": np.array(ids, np.int16)[site_table[site, 2]],
-        "index": index[rows],
-        "kind": site_table[site, 1].astype(np.int8),
-        "line": site_table[site, 0].astype(np.int32),
-        "epoch": epochs[rows],
-        "value": values[rows],
-        "time": times[rows] + starts[block],
-    }
-    if groups > 1 and np.any(out["time"][1:] < out["time"][:-1]):
-        by_time = np.argsort(out["time"], kind="stable")
-        out = {name: column[by_time] for name, column in out.items()}
-    return {name: out[name].astype(dtype, copy=False) for name, dtype in {**ACCESS_COLUMNS, "time": np.int64}.items()}
-
-
-def _lockstep_order(group, phase, step, thread, n: int) -> np.ndarray:
-    """The order of the vector engine's log: by group, phase, instruction, thread; no sort where the rows
-    (thread by thread) need none."""
-    key = ((group.astype(np.int64) * (int(phase.max(initial=0)) + 1) + phase) * (int(step.max(initial=0)) + 1)
-           + step) * n + thread  # fmt: skip
-    return np.argsort(key, kind="stable")
-
-
-def _thread_major_rows(count: np.ndarray, slots: int, n: int) -> np.ndarray:
-    """The log's used slots, thread by thread, each thread's in the order it made them."""
-    used = np.arange(slots)[None, :] < count[:, None]  # [thread, k]
-    s, k = np.nonzero(used)
-    return k * n + s
-
-
-def _rank_in_runs(thread: np.ndarray, phase: np.ndarray) -> np.ndarray:
-    """Each access's place among its thread's accesses of the same phase (rows thread-major, in order)."""
-    if not len(thread):
-        return thread
-    starts = np.ones(len(thread), bool)
-    starts[1:] = (thread[1:] != thread[:-1]) | (phase[1:] != phase[:-1])
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(thread)), 0))
-    return np.arange(len(thread)) - first
+    kept = np.flatnonzero(keep).astype(np.int64)
+    out = log_rows(log, site_table, kept, config.threads_per_block, per_group, np.asarray(starts, np.int64),
+                   np.array(ids, np.int64))  # fmt: skip
+    return {name: out[name] for name in (*ACCESS_COLUMNS, "time")}
 
 
 def _array_ids(translation: Translation, arrays: ArrayTable, params, host_args) -> list[int]:

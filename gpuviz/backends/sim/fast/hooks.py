@@ -1,13 +1,13 @@
-"""The fast path's hooks, compiled with numba's CPU target: loads, stores, branches and barriers of one thread.
+"""The fast path's hooks for whole blocks and threads, compiled with numba's CPU target: branches into path
+hashes, instructions charged to every live thread, barriers, lanes of a warp given their warp's times, and
+the watch state of the arrays; the per-access hooks are in fast/access_hooks.py.
 
-Each access is logged into its thread's fixed slots (slot k of log thread s at `k * n + s`, as the GPU
-recorder lays its log out), so logging needs no sort and no shared counter. Each access to an array the
-kernel may write is also watched: two threads touching one element between the same barriers with a
-write among them, or two blocks touching one element one of them writes, is an interleaving the fast
-path cannot reproduce, and F[0] says so (the launch then runs on the vector engine).
+Each access to an array the kernel may write is watched: two threads touching one element between the
+same barriers with a write among them, or two blocks touching one element one of them writes, is an
+interleaving the fast path cannot reproduce, and F[0] says so (the launch then runs on the vector engine).
 
 F (int64): [0] why the run cannot stand (0: it can), [1] the current phase's stamp (one per block and
-barrier), [2] the thread that met it.
+barrier), [2] the thread that met it, [3:] the spin watch's state (access_hooks.py, `_spin`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS = 1, 2, 3, 4, 5
+from gpuviz.backends.sim.spin import MAX_SEEN
+
+CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS, SPIN = 1, 2, 3, 4, 5, 6
 REASONS = {
+    SPIN: "a thread read the same few elements over and over with no thread writing memory (a spin: the vector "
+    "engine watches it and words it)",
     PATHS: "lanes of a warp took different paths through a loop (their warp's time is the vector engine's to say)",
     CONFLICT: "two threads touch one element between the same barriers and one of them writes it",
     OUT_OF_BOUNDS: "an index past the end of an array",
     UNWRITTEN: "a read of shared memory no thread of the block wrote",
     DIVERGED: "a barrier some threads of a block never reach",
 }
+# F's spin watch: [3] reads since any thread last wrote (as the last thread to leave a phase left it),
+# [4] distinct reads in the window, [5] the window's number, then a table of the window's reads: its keys,
+# then the window each key was seen in
+SINCE, DISTINCT, WINDOW, SEEN = 3, 4, 5, 8
+FLAGS = SEEN + 2 * MAX_SEEN  # F's size
 # flags per watched element
 WRITTEN, READ_ELSEWHERE, PHASE_WRITE, PHASE_MANY = 1, 2, 4, 8
 _HASH = np.uint64(1000003)
@@ -34,6 +43,19 @@ def branch(h, g, condition):
     """A branch taken or not goes into the thread's path hash (warps whose lanes differ are not timed here)."""
     h[g] = h[g] * _HASH + (_TAKEN if condition else _NOT_TAKEN)
     return condition
+
+
+@njit(cache=True, _nrt=False)
+def path_hash(h, condition):
+    """A branch taken or not, into a thread's path hash held in a local (statements' branches)."""
+    return h * _HASH + (_TAKEN if condition else _NOT_TAKEN)
+
+
+@njit(cache=True, _nrt=False)
+def join_paths(in_expressions, in_statements):
+    """A thread's path hash: its expressions' branches (in memory) and its statements' (in a local) are each in
+    their order; two lanes whose pairs agree took one path (the first branch they differ at is in one of them)."""
+    return in_expressions * np.uint64(0x9E3779B97F4A7C15) + in_statements
 
 
 @njit(cache=True)
@@ -51,7 +73,7 @@ def barrier(alive, clk, first, cost, F):
             arrived += 1
             clk[first + t] += cost
     if 0 < arrived < alive.size:
-        _fault(F, DIVERGED, first)
+        fault(F, DIVERGED, first)
     F[1] += 1  # a new phase: accesses after the barrier are ordered after those before it
 
 
@@ -66,7 +88,7 @@ def same_paths(before, hsh, first, F):
                 if not seen:
                     seen, path = True, hsh[first + t]
                 elif hsh[first + t] != path:
-                    _fault(F, PATHS, first + t)
+                    fault(F, PATHS, first + t)
 
 
 @njit(cache=True)
@@ -128,339 +150,7 @@ def global_watch(size):
 
 
 @njit(cache=True, _nrt=False)
-def _fault(F, why, g):
+def fault(F, why, g):
     if F[0] == 0:
         F[0] = why
         F[2] = g
-
-
-# The per-access hooks take each array on its own and are compiled without numba's reference counting
-# (`_nrt=False`: they allocate nothing): with it, every array argument cost two calls into numba's runtime
-# per access, 200-400 ns an access instead of 2-3 (bench/fast_speed.py), inlined or not.
-@njit(cache=True, _nrt=False)
-def _same_phase(flags, stamp, thread, flat, g, write, F):
-    """Whether another thread touched the element between the same barriers, with a write among them."""
-    f = flags[flat]
-    if stamp[flat] != F[1]:
-        stamp[flat] = F[1]
-        thread[flat] = g
-        f = f & ~(PHASE_WRITE | PHASE_MANY)
-    elif thread[flat] != g:
-        f |= PHASE_MANY
-    if write:
-        f |= PHASE_WRITE
-    if (f & PHASE_MANY) and (f & PHASE_WRITE):
-        _fault(F, CONFLICT, g)
-    flags[flat] = f
-
-
-@njit(cache=True, _nrt=False)
-def _watch(owner, flags, stamp, thread, flat, g, b, write, F):
-    if owner.size == 0:  # an array the kernel only reads
-        return
-    mine = b + 1
-    o = owner[flat]
-    if o == 0:
-        owner[flat] = mine
-    elif o != mine:  # another block touched it first
-        if write or (flags[flat] & WRITTEN):
-            _fault(F, CONFLICT, g)
-        flags[flat] |= READ_ELSEWHERE
-    if write:
-        if flags[flat] & READ_ELSEWHERE:
-            _fault(F, CONFLICT, g)
-        flags[flat] |= WRITTEN
-    _same_phase(flags, stamp, thread, flat, g, write, F)
-
-
-@njit(cache=True, _nrt=False)
-def _watch_shared(flags, stamp, thread, flat, g, write, F):
-    if write:
-        flags[flat] |= WRITTEN
-    elif not (flags[flat] & WRITTEN):
-        _fault(F, UNWRITTEN, g)
-    _same_phase(flags, stamp, thread, flat, g, write, F)
-
-
-@njit(cache=True, _nrt=False)
-def _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, value, time, ep, ph):
-    if s < 0:
-        return
-    k = Lc[s]
-    if k < slots:
-        j = k * n + s
-        Li[j] = flat
-        Lv[j] = value
-        Lt[j] = time
-        Ls[j] = site
-        Le[j] = ep
-        Lp[j] = ph
-    Lc[s] = k + 1
-
-
-@njit(cache=True, _nrt=False)
-def _axis(i, n):
-    """The element an index names along an axis of n (negative from the end), or -1 past either end."""
-    if i < -n or i >= n:
-        return -1
-    return i + n if i < 0 else i
-
-
-# One hook per access kind, space and number of axes (numba specialises each on the array's type).
-@njit(cache=True, _nrt=False)
-def load1(a, i, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit):
-    pm[t] |= bit
-    i = _axis(i, a.shape[0])
-    if i < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
-    flat = i
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
-    v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-    return v
-
-
-@njit(cache=True, _nrt=False)
-def load2(
-    a, i, j, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
-    if i < 0 or j < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return a[0, 0]
-    flat = i * a.shape[1] + j
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
-    v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-    return v
-
-
-@njit(cache=True, _nrt=False)
-def load3(
-    a, i, j, k, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
-    if i < 0 or j < 0 or k < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return a[0, 0, 0]
-    flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, False, F)
-    v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-    return v
-
-
-@njit(cache=True, _nrt=False)
-def store1(
-    a, i, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i = _axis(i, a.shape[0])
-    if i < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return
-    flat = i
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
-    a[i] = value
-    v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-
-
-@njit(cache=True, _nrt=False)
-def store2(
-    a,
-    i,
-    j,
-    value,
-    site,
-    g,
-    s,
-    b,
-    ep,
-    ph,
-    cost,
-    clk,
-    Li,
-    Lv,
-    Lt,
-    Ls,
-    Le,
-    Lp,
-    Lc,
-    slots,
-    n,
-    Wo,
-    Wf,
-    Ws,
-    Wt,
-    F,
-    pm,
-    t,
-    bit,
-):
-    pm[t] |= bit
-    i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
-    if i < 0 or j < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return
-    flat = i * a.shape[1] + j
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
-    a[i, j] = value
-    v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-
-
-@njit(cache=True, _nrt=False)
-def store3(
-    a,
-    i,
-    j,
-    k,
-    value,
-    site,
-    g,
-    s,
-    b,
-    ep,
-    ph,
-    cost,
-    clk,
-    Li,
-    Lv,
-    Lt,
-    Ls,
-    Le,
-    Lp,
-    Lc,
-    slots,
-    n,
-    Wo,
-    Wf,
-    Ws,
-    Wt,
-    F,
-    pm,
-    t,
-    bit,
-):
-    pm[t] |= bit
-    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
-    if i < 0 or j < 0 or k < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return
-    flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch(Wo, Wf, Ws, Wt, flat, g, b, True, F)
-    a[i, j, k] = value
-    v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-
-
-@njit(cache=True, _nrt=False)
-def load_shared1(
-    a, i, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i = _axis(i, a.shape[0])
-    if i < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return a[0]  # the run is discarded: any value; no allocation here (it would cost every access)
-    flat = i
-    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
-    v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-    return v
-
-
-@njit(cache=True, _nrt=False)
-def load_shared2(
-    a, i, j, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
-    if i < 0 or j < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return a[0, 0]
-    flat = i * a.shape[1] + j
-    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
-    v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-    return v
-
-
-@njit(cache=True, _nrt=False)
-def load_shared3(
-    a, i, j, k, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
-    if i < 0 or j < 0 or k < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return a[0, 0, 0]
-    flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch_shared(Wf, Ws, Wt, flat, g, False, F)
-    v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-    return v
-
-
-@njit(cache=True, _nrt=False)
-def store_shared1(
-    a, i, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i = _axis(i, a.shape[0])
-    if i < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return
-    flat = i
-    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
-    a[i] = value
-    v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-
-
-@njit(cache=True, _nrt=False)
-def store_shared2(
-    a, i, j, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
-    if i < 0 or j < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return
-    flat = i * a.shape[1] + j
-    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
-    a[i, j] = value
-    v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost
-
-
-@njit(cache=True, _nrt=False)
-def store_shared3(
-    a, i, j, k, value, site, g, s, b, ep, ph, cost, clk, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, pm, t, bit
-):
-    pm[t] |= bit
-    i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
-    if i < 0 or j < 0 or k < 0:
-        _fault(F, OUT_OF_BOUNDS, g)
-        return
-    flat = (i * a.shape[1] + j) * a.shape[2] + k
-    _watch_shared(Wf, Ws, Wt, flat, g, True, F)
-    a[i, j, k] = value
-    v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), clk[g], ep, ph)
-    clk[g] += cost

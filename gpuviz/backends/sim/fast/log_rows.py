@@ -1,0 +1,177 @@
+"""The fast path's log (fixed per-thread slots, fast/access_hooks.py) turned into the trace's access columns in the
+vector engine's row order, compiled: each used slot's row is counted out, then every column is written
+once, straight into its row, and its log column let go. No sort and no copy of the whole log in the
+common case (a sort only where the counts would not fit: phases, steps or times beyond the log's size).
+
+The vector engine's rows (vector/independent.py): group of blocks by group, phase by phase, each
+instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then,
+when several groups ran, stably by time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+SPARE = 1 << 20  # counters allowed beyond one per access before counting gives way to a sort
+
+
+def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_group: int, starts: np.ndarray,
+             ids: np.ndarray, spare: int = SPARE) -> dict[str, np.ndarray]:  # fmt: skip
+    """The columns; `log` ([index, values, times, sites, epochs, phases, count, slots, n]) is emptied as its
+    columns are written, so the log and the columns are not held whole at once. `spare`: counters allowed
+    beyond one per access (a test gives a negative number to take the sorts)."""
+    count, slots, n = log[6], log[7], log[8]
+    points = np.ascontiguousarray(site_table[:, 3])
+    total = int(np.minimum(count, slots).sum())
+    _block_times(log[2], count, slots, n, kept, tpb, starts)
+    dest = np.empty(max(slots * n, 1), np.int64)
+    groups = _rows_in_lockstep(count, slots, n, log[3], log[5], points, kept, tpb, per_group, dest, total, spare)
+    log[5] = None  # the phases served the order only
+    if groups > 1:
+        _rows_in_time(count, slots, n, log[2], dest, total, spare)
+    out = {}
+    for name, k, dtype in (("time", 2, np.int64), ("index", 0, np.int64), ("value", 1, np.float64),
+                           ("epoch", 4, np.int32)):  # fmt: skip
+        out[name] = np.empty(total, dtype)
+        _scatter(log[k], dest, count, slots, n, out[name])
+        log[k] = None
+    out["thread"] = np.empty(total, np.int32)
+    _scatter_threads(dest, count, slots, n, kept, tpb, out["thread"])
+    for name, column in (("array", ids[site_table[:, 2]].astype(np.int16)), ("kind", site_table[:, 1].astype(np.int8)),
+                         ("line", site_table[:, 0].astype(np.int32))):  # fmt: skip
+        out[name] = np.empty(total, column.dtype)
+        _scatter_by_site(column, log[3], dest, count, slots, n, out[name])
+    log[3] = None
+    return out
+
+
+@njit(cache=True)
+def _block_times(times, count, slots, n, kept, tpb, starts):
+    """Each access's time from its block's start (the log holds times from 0 in each block)."""
+    for s in range(count.size):
+        start = starts[kept[s // tpb]]
+        for k in range(min(count[s], slots)):
+            times[k * n + s] += start
+
+
+@njit(cache=True)
+def _rows_in_lockstep(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, total, spare):
+    """dest[j]: slot j's row ordered by (group, phase, step, thread); the number of groups."""
+    groups, top_phase, top_step = 0, 0, 0
+    for s in range(count.size):
+        groups = max(groups, kept[s // tpb] // per_group + 1)
+        rank, last = 0, -1
+        for k in range(min(count[s], slots)):
+            j = k * n + s
+            rank = rank + 1 if phases[j] == last else 0
+            last = phases[j]
+            top_phase = max(top_phase, phases[j])
+            top_step = max(top_step, points[sites[j]] if points[sites[j]] >= 0 else rank)
+    cells = groups * (top_phase + 1) * (top_step + 1)
+    if cells > total + spare:
+        _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step)
+        return groups
+    first = np.zeros(cells + 1, np.int64)
+    for walk in range(2):  # count each cell's accesses, then hand out rows cell by cell in thread order
+        for s in range(count.size):
+            group = kept[s // tpb] // per_group
+            rank, last = 0, -1
+            for k in range(min(count[s], slots)):
+                j = k * n + s
+                rank = rank + 1 if phases[j] == last else 0
+                last = phases[j]
+                step = points[sites[j]] if points[sites[j]] >= 0 else rank
+                cell = (group * (top_phase + 1) + phases[j]) * (top_step + 1) + step
+                if walk == 0:
+                    first[cell + 1] += 1
+                else:
+                    dest[j] = first[cell]
+                    first[cell] += 1
+        if walk == 0:
+            for c in range(cells):
+                first[c + 1] += first[c]
+    return groups
+
+
+@njit(cache=True)
+def _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step):
+    """The same order by a stable sort of one key per access (where the cells would outnumber the log)."""
+    key = np.empty(slots * n, np.int64)
+    at = np.empty(slots * n, np.int64)
+    used = 0
+    for s in range(count.size):
+        group = kept[s // tpb] // per_group
+        rank, last = 0, -1
+        for k in range(min(count[s], slots)):
+            j = k * n + s
+            rank = rank + 1 if phases[j] == last else 0
+            last = phases[j]
+            step = points[sites[j]] if points[sites[j]] >= 0 else rank
+            key[used] = ((group * (top_phase + 1) + phases[j]) * (top_step + 1) + step) * n + s
+            at[used] = j
+            used += 1
+    order = np.argsort(key[:used], kind="mergesort")
+    for r in range(used):
+        dest[at[order[r]]] = r
+
+
+@njit(cache=True)
+def _rows_in_time(count, slots, n, times, dest, total, spare):
+    """dest[j] reordered stably by time: counted per time where the times span no more than the log."""
+    by_row = np.empty(total, np.int64)
+    for s in range(count.size):
+        for k in range(min(count[s], slots)):
+            j = k * n + s
+            by_row[dest[j]] = j
+    ordered = True
+    for r in range(1, total):
+        if times[by_row[r]] < times[by_row[r - 1]]:
+            ordered = False
+            break
+    if ordered:
+        return
+    low, high = times[by_row[0]], times[by_row[0]]
+    for r in range(total):
+        low, high = min(low, times[by_row[r]]), max(high, times[by_row[r]])
+    if high - low > total + spare:
+        t = np.empty(total, np.int64)
+        for r in range(total):
+            t[r] = times[by_row[r]]
+        order = np.argsort(t, kind="mergesort")
+        for r in range(total):
+            dest[by_row[order[r]]] = r
+        return
+    first = np.zeros(high - low + 2, np.int64)
+    for r in range(total):
+        first[times[by_row[r]] - low + 1] += 1
+    for c in range(high - low + 1):
+        first[c + 1] += first[c]
+    for r in range(total):  # rows in lockstep order: equal times keep it
+        j = by_row[r]
+        dest[j] = first[times[j] - low]
+        first[times[j] - low] += 1
+
+
+@njit(cache=True)
+def _scatter(column, dest, count, slots, n, out):
+    for s in range(count.size):
+        for k in range(min(count[s], slots)):
+            j = k * n + s
+            out[dest[j]] = column[j]
+
+
+@njit(cache=True)
+def _scatter_threads(dest, count, slots, n, kept, tpb, out):
+    for s in range(count.size):
+        thread = kept[s // tpb] * tpb + s % tpb
+        for k in range(min(count[s], slots)):
+            out[dest[k * n + s]] = thread
+
+
+@njit(cache=True)
+def _scatter_by_site(table, sites, dest, count, slots, n, out):
+    for s in range(count.size):
+        for k in range(min(count[s], slots)):
+            j = k * n + s
+            out[dest[j]] = table[sites[j]]

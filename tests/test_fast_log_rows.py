@@ -1,0 +1,62 @@
+"""The fast path's log becomes the vector engine's row order by counting (fast/log_rows.py): the counting
+and the sorts it gives way to agree with NumPy's lexsort on a hand-built log."""
+
+import numpy as np
+import pytest
+
+from gpuviz.backends.sim.fast.log_rows import log_rows
+
+TPB, BLOCKS, SLOTS = 32, 3, 5
+SITES = np.array([[10, 0, 0, 0], [11, 1, 1, 1], [12, 0, 1, -1]], np.int64)  # line, kind, array slot, point
+
+
+def hand_built_log(seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    n = TPB * BLOCKS
+    count = rng.integers(0, SLOTS + 1, n).astype(np.int64)
+    size = SLOTS * n
+    phases = np.zeros(size, np.int32)
+    for s in range(n):  # a thread's phases never go back
+        phases[np.arange(SLOTS) * n + s] = np.sort(rng.integers(1, 4, SLOTS))
+    return [rng.integers(0, 50, size).astype(np.int64), rng.random(size), rng.integers(0, 40, size).astype(np.int64),
+            rng.integers(0, len(SITES), size).astype(np.int16), rng.integers(0, 3, size).astype(np.int32), phases,
+            count, SLOTS, n]  # fmt: skip
+
+
+def lexsorted(log: list, kept, per_group: int, starts) -> dict:
+    """The same order by NumPy: (group, phase, step, thread), then stably by time when groups > 1."""
+    index, values, times, sites, epochs, phases, count, slots, n = log
+    rows, steps = [], []
+    for s in range(n):
+        last, rank = -1, 0
+        for k in range(min(count[s], slots)):
+            j = k * n + s
+            rank = rank + 1 if phases[j] == last else 0
+            last = phases[j]
+            rows.append(j)
+            steps.append(SITES[sites[j], 3] if SITES[sites[j], 3] >= 0 else rank)
+    rows, steps = np.array(rows), np.array(steps)
+    thread = rows % n
+    block = kept[thread // TPB]
+    group = block // per_group
+    order = np.lexsort((thread, steps, phases[rows], group))
+    rows, block = rows[order], block[order]
+    time = times[rows] + starts[block]
+    if group.max() > 0:
+        by_time = np.argsort(time, kind="stable")
+        rows, block, time = rows[by_time], block[by_time], time[by_time]
+    return {"time": time, "index": index[rows], "value": values[rows], "epoch": epochs[rows],
+            "thread": block * TPB + rows % n % TPB, "line": SITES[sites[rows], 0]}  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("per_group", [1, 6])  # groups ran one after the other, or one group of them all
+@pytest.mark.parametrize("spare", [1 << 20, -(1 << 40)])  # counting, or the sorts it gives way to
+def test_the_log_comes_out_in_the_vector_engines_order(seed, per_group, spare):
+    kept = np.array([0, 2, 5], np.int64)  # the blocks logged
+    starts = np.array([0, 7, 3, 9, 1, 4], np.int64)
+    expected = lexsorted(hand_built_log(seed), kept, per_group, starts)
+    out = log_rows(hand_built_log(seed), SITES, kept, TPB, per_group, starts, np.array([4, 6], np.int64), spare)
+    for name, column in expected.items():
+        np.testing.assert_array_equal(out[name], column, err_msg=name)
+    assert out["array"].dtype == np.int16 and set(out["array"]) <= {4, 6}
