@@ -67,11 +67,16 @@ def charge(alive, clk, first, cost):
 
 @njit(cache=True)
 def barrier(alive, clk, first, cost, F):
-    arrived = 0
+    """The block's live threads leave the barrier together, `cost` after the last of them arrived (as the
+    vector engine's warps wait for their block's latest)."""
+    arrived, latest = 0, np.iinfo(np.int64).min
     for t in range(alive.size):
         if alive[t]:
             arrived += 1
-            clk[first + t] += cost
+            latest = max(latest, clk[first + t])
+    for t in range(alive.size):
+        if alive[t]:
+            clk[first + t] = latest + cost
     if 0 < arrived < alive.size:
         fault(F, DIVERGED, first)
     F[1] += 1  # a new phase: accesses after the barrier are ordered after those before it

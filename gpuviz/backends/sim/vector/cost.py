@@ -69,8 +69,9 @@ def _costs(share: float) -> dict[str, int]:
 class WarpClock:
     """Clocks of the warps of one batch; `warp_key` maps each lane to its warp."""
 
-    def __init__(self, warp_key: np.ndarray, starts: np.ndarray, share: float = 1.0):
+    def __init__(self, warp_key: np.ndarray, starts: np.ndarray, share: float = 1.0, warps_per_block: int = 0):
         self.warp_key = warp_key
+        self.warps_per_block = warps_per_block  # the batch's warps are block by block (0: barriers do not wait)
         self.time = starts.astype(np.int64).copy()
         self.end = np.full(len(warp_key), -1, np.int64)
         self.live = np.ones(len(self.time), bool)  # warps with a lane still running
@@ -89,6 +90,18 @@ class WarpClock:
         contention = np.zeros(len(self.time), np.int64)
         np.maximum.at(contention, self.warp_key[mask], counts[inverse] - 1)
         self.time[warps] += cost + ATOMIC_SERIAL * contention[warps]
+
+    def barrier(self, mask: np.ndarray) -> None:
+        """A block barrier: each warp that reached it (an active lane) leaves it when the last of its block's
+        warps that reached it has arrived, `barrier` cycles after (a warp that did more work before it, in a
+        branch the others skipped, holds them back)."""
+        per = self.warps_per_block
+        if not per:
+            self.issue("barrier", mask)
+            return
+        arrived = np.bincount(self.warp_key[mask], minlength=len(self.time)) > 0
+        latest = np.where(arrived, self.time, np.iinfo(np.int64).min).reshape(-1, per).max(axis=1)
+        self.time = np.where(arrived, np.repeat(latest, per) + self.costs["barrier"], self.time)
 
     def lanes_exit(self, mask: np.ndarray) -> None:
         self.exits = True

@@ -148,7 +148,7 @@ class VectorExecutor:
         count = len(blocks)
         layout = self._layout(count)
         warps_per_block = -(-tpb // WARP)
-        clock = WarpClock(layout["warp_key"], np.repeat(starts, warps_per_block), self.share)
+        clock = WarpClock(layout["warp_key"], np.repeat(starts, warps_per_block), self.share, warps_per_block)
         t = Lanes(count * tpb, clock)
         t.__dict__.update(layout)
         t.blocks, t.config = blocks.astype(np.int64), self.config

@@ -185,6 +185,11 @@ class Lanes:
         # for lanes that are not active anyway, as a void call's value is never used
         return 0 if frame.value is UNSET else frame.value
 
+    def barrier_clock(self) -> None:
+        """The cost model's clocks at a block barrier: each block's arriving warps wait for its latest."""
+        if self.clock is not None and self.active:
+            self.clock.barrier(self.mask)
+
     def charge(self, what: str, key: np.ndarray | None = None) -> None:
         """The cost model's clock advances for the warps with active lanes (`key`: atomic addresses)."""
         if self.clock is not None and self.active:

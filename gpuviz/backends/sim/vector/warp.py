@@ -88,7 +88,7 @@ def _syncwarp(t, partial_syncs: list) -> None:
 
 
 def _barrier(warnings: list[str], errors, t, op: str, args: tuple, line: int):
-    t.charge("barrier")
+    t.barrier_clock()
     mask = t.mask
     t.ep = t.ep + mask  # a new array: the access log keeps the old one
     blocks = t.n_blocks
