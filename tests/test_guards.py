@@ -338,3 +338,16 @@ def test_level_auto_above_its_limit_keeps_the_first_and_last_blocks_accesses_on_
     assert chosen.meta["recorded_blocks"] == [5] and any("for block 5 only" in w for w in chosen.meta["warnings"])
     small = gpuviz.trace(src, backend="sim")[4, 256](np.zeros(1000, np.int32))
     assert small.meta["recorded_blocks"] is None and len(small.accesses["thread"]) == 1000
+
+
+def test_a_watched_process_that_ends_while_its_threads_are_listed_reads_as_itself(monkeypatch):
+    """Listing /proc/PID/task of a process that ends halfway raised FileNotFoundError from the watchdog
+    (seen once in CI, in a fix check's worker): the family is then the process alone."""
+    from gpuviz.run import watchdog
+
+    def gone(self, pattern):
+        raise FileNotFoundError(2, "No such file or directory", str(self))
+
+    monkeypatch.setattr(Path, "glob", gone)
+    assert watchdog._family(os.getpid()) == [os.getpid()]
+    assert watchdog.resident_bytes(os.getpid()) is None or watchdog.resident_bytes(os.getpid()) > 0

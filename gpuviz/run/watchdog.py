@@ -277,7 +277,11 @@ def _family(pid: int) -> list[int]:
     while todo and len(found) < 1000:
         current = todo.pop()
         found.append(current)
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
+        try:  # listing a process's threads while it ends can fail halfway
+            tasks = list(Path(f"/proc/{current}/task").glob("*/children"))
+        except OSError:
+            continue
+        for task in tasks:
             with contextlib.suppress(OSError, ValueError):  # it ended meanwhile
                 todo += [int(child) for child in task.read_text().split()]
     return found
