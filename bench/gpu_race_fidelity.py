@@ -98,10 +98,10 @@ def recorded_runs(kernel, grid, block, inputs, outcome, runs, level) -> list[flo
     launch.compile_for_arguments()
     backend.keep_occupancy(kernel, launch, backend.device_facts(), ndims)  # as GpuBackend.run does
     if launch.overload is not None:
-        from gpuviz.backends.gpu.backend import _native
+        from gpuviz.backends.gpu.backend import native_globals
         from gpuviz.backends.gpu.plain import plain_registers
 
-        plain = plain_registers(kernel, lambda env: _native(env, cuda), launch.device_args)
+        plain = plain_registers(kernel, native_globals, launch.device_args)
         print(f"  {kernel.__name__} ({level}): {launch.overload.regs_per_thread} registers a thread, "
               f"{plain} as it is", flush=True)  # fmt: skip
     results = []

@@ -367,7 +367,7 @@ OCCUPANCY_KERNELS = {
 def test_recording_keeps_the_blocks_an_sm_holds(name, level):
     if SIMULATED:
         pytest.skip("numba's CUDA simulator compiles nothing: no registers")
-    from gpuviz.backends.gpu.backend import _native
+    from gpuviz.backends.gpu.backend import native_globals
     from gpuviz.backends.gpu.compat import import_numba_cuda
     from gpuviz.backends.gpu.plain import plain_kernel
     from gpuviz.core.analysis.occupancy import blocks_by_registers
@@ -377,7 +377,7 @@ def test_recording_keeps_the_blocks_an_sm_holds(name, level):
     cuda = import_numba_cuda()
     namespace: dict = {"cuda": cuda}
     exec(compile(body, f"<{name}>", "exec"), namespace)
-    plain = plain_kernel(namespace["k"], lambda env: _native(env, cuda))
+    plain = plain_kernel(namespace["k"], native_globals)
     overload = plain.compile(tuple(plain.typeof_pyval(cuda.to_device(a)) for a in args))
     held = min(blocks_by_registers(overload.regs_per_thread, 32), 2)
     recorded = trace.meta["registers_per_thread"]

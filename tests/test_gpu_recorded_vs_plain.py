@@ -54,15 +54,13 @@ class PlainBeside(Session):
         self.plain: list[dict[str, np.ndarray]] = []
 
     def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0):
-        from gpuviz.backends.gpu.backend import _native
-        from gpuviz.backends.gpu.compat import import_numba_cuda
+        from gpuviz.backends.gpu.backend import native_globals
         from gpuviz.backends.gpu.plain import plain_outcomes
 
         config = LaunchConfig.of(grid, block, shared_bytes)
         code = py_func.__code__
         params = list(code.co_varnames[: code.co_argcount])
-        native = lambda env: _native(env, import_numba_cuda())  # noqa: E731
-        self.plain.append(plain_outcomes(py_func, native, config, params, tuple(args)))
+        self.plain.append(plain_outcomes(py_func, native_globals, config, params, tuple(args)))
         return super().launch(py_func, grid, block, args, shared_bytes)
 
 

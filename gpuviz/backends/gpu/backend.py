@@ -122,13 +122,15 @@ class GpuBackend:
         overload, config = launch.overload, launch.config
         if overload is None:
             return
-        native = lambda env: _native(env, import_numba_cuda())  # noqa: E731
-        plain = plain_registers(py_func, native, launch.device_args)
-        if plain is None:
-            return
         warps = config.warps_per_block
         other = min(int(facts.get("max_threads_per_sm", 2048)) // (warps * 32), int(facts.get("max_blocks_per_sm", 32)))
-        cap = register_cap(plain, warps, other, int(facts.get("max_registers_per_sm", REGISTERS_PER_SM)))
+        per_sm = int(facts.get("max_registers_per_sm", REGISTERS_PER_SM))
+        if overload.regs_per_thread <= register_cap(1, warps, other, per_sm):
+            return  # within the cap of the fullest SM any kernel gets: no need to compile the plain one
+        plain = plain_registers(py_func, native_globals, launch.device_args)
+        if plain is None:
+            return
+        cap = register_cap(plain, warps, other, per_sm)
         if overload.regs_per_thread > cap:
             launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap)
             launch.compile_for_arguments()
@@ -165,7 +167,7 @@ class GpuBackend:
         """The outputs of the uninstrumented kernel on copies of the inputs (nothing where numba
         cannot compile the kernel as it is: the recorded run then reports the error)."""
         try:
-            return plain_outcomes(py_func, lambda env: _native(env, import_numba_cuda()), config,
+            return plain_outcomes(py_func, native_globals, config,
                                   compiled.program.params, args)  # fmt: skip
         except Exception:
             return {}
@@ -259,6 +261,11 @@ def _native(env: dict, cuda) -> dict:
             value = _native_device(value.py_func)  # passed as a value or called: a device function, untraced
         native[name] = value
     return native
+
+
+def native_globals(env: dict) -> dict:
+    """A kernel's globals as numba itself compiles it (the plain twin's and its registers')."""
+    return _native(env, import_numba_cuda())
 
 
 @cache
