@@ -17,6 +17,7 @@ from gpuviz.cli import main
 from gpuviz.core.analysis.races import find_races, format_report
 from gpuviz.run.demo import run_demo
 
+from .optional_libraries import missing_library
 from .race_suite import CASES as RACE_CASES
 from .test_sim_constructs import CASES
 
@@ -216,6 +217,9 @@ def test_repeat_on_the_gpu_keeps_outcomes_and_a_serial_reference(tmp_path):
 def test_lessons_on_the_gpu(entry, tmp_path):
     if SIMULATED:
         pytest.skip("lessons launch up to 65,536 threads: too slow for numba's CUDA simulator")
+    missing = missing_library(entry.path)
+    if missing:
+        pytest.skip(f"the lesson imports {missing}, which is not installed here (gpuviz[nvmath] / gpuviz[cccl])")
     result = run_demo(entry, tmp_path, backend="gpu")
     assert all(trace.meta["backend"] == "gpu" for trace in result.session.traces)
     if entry.racy:
