@@ -91,12 +91,12 @@ class LessonView(QWidget, View):
 
     def _on_committed(self, said: str) -> None:
         self._committed_after = self.state.runs_started  # only a run started from now on can judge it
-        self.progress_made.emit(self.state.entry.slug, {"prediction": said})
+        self.progress_made.emit(self.state.entry.progress_key, {"prediction": said})
         self._judge()
 
     def _on_trace_changed(self, trace) -> None:
         if trace is not None and self.is_lesson:
-            self.progress_made.emit(self.state.entry.slug, {"ran": True})
+            self.progress_made.emit(self.state.entry.progress_key, {"ran": True})
         self._judge()
 
     def judged_run(self) -> bool:
@@ -123,7 +123,7 @@ class LessonView(QWidget, View):
             return
         self.verdict.setText(_verdict_html(verdict))
         self.reveal(self.answer_button)
-        self.progress_made.emit(entry.slug, {"right": verdict.right, "run_matched": verdict.run_matched})
+        self.progress_made.emit(entry.progress_key, {"right": verdict.right, "run_matched": verdict.run_matched})
 
     def _verdict(self, entry) -> Verdict | None:
         prediction, launches, launch = self.predict.prediction, self.state.launches, entry.launch or 0
@@ -137,7 +137,7 @@ class LessonView(QWidget, View):
         self.fix.show_result(checked)
         self.reveal(self.fix.result)
         if self.is_lesson:
-            self.progress_made.emit(self.state.entry.slug, {"fix_passed": bool(checked.passed)})
+            self.progress_made.emit(self.state.entry.progress_key, {"fix_passed": bool(checked.passed)})
 
     def show_fix_failure(self, message: str) -> None:
         self.fix.show_failure(message)
