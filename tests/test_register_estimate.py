@@ -46,7 +46,8 @@ def test_the_constants_are_the_least_squares_line_of_the_even_kernels():
 
 @pytest.mark.parametrize("half", ["fitted", "held out"])
 def test_the_estimate_is_within_15_registers_of_ptxas_and_5_on_average(half):
-    """The stated tolerance, on each half: every kernel within 15 registers (math library calls and print, whose own registers the source does not show, miss most), the mean within 5."""
+    """The stated tolerance, on each half: every kernel within 15 registers (math library calls and
+    print, whose own registers the source does not show, miss most), the mean within 5."""
     chosen = (np.arange(len(FIXTURE)) % 2 == 0) == (half == "fitted")
     error = np.abs(ESTIMATES[chosen] - PTXAS[chosen])
     worst = [FIXTURE[i]["kernel"] for i in np.flatnonzero(chosen)[np.argsort(-error)[:3]]]
@@ -63,8 +64,11 @@ def test_the_estimate_names_the_same_register_limit_for_256_thread_blocks_in_mos
 
 def test_more_live_values_give_more_registers():
     few = "def k(a, b):\n    i = 0\n    b[i] = a[i]\n"
-    many = "def k(a, b):\n    s = t = u = v = w = 0.0\n    for i in range(a.size):\n" \
-           "        s += a[i]\n        t += s\n        u += t\n        v += u\n        w += v\n    b[0] = s + t + u + v + w\n"  # fmt: skip
+    many = (
+        "def k(a, b):\n    s = t = u = v = w = 0.0\n    for i in range(a.size):\n"
+        "        s += a[i]\n        t += s\n        u += t\n        v += u\n        w += v\n"
+        "    b[0] = s + t + u + v + w\n"
+    )
     arrays = {"a": "float64", "b": "float64"}
     assert registers.estimate_registers(many, arrays) > registers.estimate_registers(few, arrays)
     narrow = {"a": "float32", "b": "float32"}

@@ -69,8 +69,10 @@ def harvest(scripts: list[Path], ptxas: str) -> list[dict]:
         ptx, _ = cuda.compile_ptx(self.py_func, types, cc=(9, 0))
         code = self.py_func.__code__
         params = code.co_varnames[: code.co_argcount]
-        found.append({"script": current[0], "kernel": self.py_func.__name__,
-                      "params": {p: param_type(t) for p, t in zip(params, types)}} | ptxas_figures(ptx, ptxas))  # fmt: skip
+        named = {p: param_type(t) for p, t in zip(params, types)}
+        found.append(
+            {"script": current[0], "kernel": self.py_func.__name__, "params": named} | ptxas_figures(ptx, ptxas)
+        )
 
     dispatcher.CUDADispatcher.call = call
     cuda.to_device = lambda a, *args, **kw: np.array(a).view(HostArray)
