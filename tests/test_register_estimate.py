@@ -77,3 +77,32 @@ def test_more_live_values_give_more_registers():
 
 def test_source_that_does_not_parse_gives_no_estimate():
     assert registers.estimate_registers("def k(:\n", {}) is None
+
+
+def test_occupancy_names_estimated_registers_as_the_limiter_on_the_simulator(capsys):
+    """A kernel with 16 running sums in float64 holds one 1,024-thread block an SM by its estimated
+    registers; the memory report and `info` say so and label the figure."""
+    import gpuviz
+    from gpuviz.cli import _print_info
+    from gpuviz.core.analysis.memory_text import occupancy_lines
+    from gpuviz.core.analysis.occupancy import theoretical
+    from gpuviz.run.api import kernel_from_text
+
+    kernel = kernel_from_text((ROOT / "tests/data/register_kernels.py").read_text(), "many_sums")
+    trace = gpuviz.run(kernel, 2, 1024, np.ones(4096), np.zeros(2048))
+    found = theoretical(trace)
+    assert found["registers_from"] == "estimated" and found["registers_per_thread"] > 32
+    assert found["limiter"] == "registers (estimated)" and found["blocks"] == 1
+    lines = occupancy_lines({"occupancy": {"theoretical": found, "measured": {"occupancy": 0, "blocks": 0,
+                                                                                "warps": 0}}})  # fmt: skip
+    assert "limited by registers (estimated)" in lines[0]
+    assert "estimated from the source (model)" in lines[2]
+    _print_info(trace)
+    assert "estimated from the source (model)" in capsys.readouterr().out
+
+
+def test_local_arrays_are_reported_as_local_bytes_per_thread():
+    source = (
+        "def k(a):\n    v = cuda.local.array(8, float32)\n    w = cuda.local.array((2, 4), np.int64)\n    a[0] = 1\n"
+    )
+    assert registers.local_array_bytes(source) == 8 * 4 + 8 * 8

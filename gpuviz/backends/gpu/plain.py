@@ -62,11 +62,19 @@ def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> d
     return {f"{name}.plain": array.copy_to_host() for name, array in zip(names, arrays)}
 
 
+def plain_facts(py_func, native, device_args: list) -> dict[str, int]:
+    """Registers and local memory a thread of the kernel compiled as it is uses for these arguments
+    ({} where numba cannot compile it as it is)."""
+    kernel = plain_kernel(py_func, native)
+    try:
+        overload = kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args))
+    except Exception:
+        return {}
+    return {"registers_per_thread": int(overload.regs_per_thread),
+            "local_bytes_per_thread": int(overload.local_mem_per_thread)}  # fmt: skip
+
+
 def plain_registers(py_func, native, device_args: list) -> int | None:
     """Registers a thread of the kernel compiled as it is uses for these arguments (None where numba
     cannot compile it as it is)."""
-    kernel = plain_kernel(py_func, native)
-    try:
-        return int(kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args)).regs_per_thread)
-    except Exception:
-        return None
+    return plain_facts(py_func, native, device_args).get("registers_per_thread")

@@ -25,6 +25,8 @@ import ast
 import textwrap
 from dataclasses import dataclass, field
 
+import numpy as np
+
 # Fitted on the even-numbered kernels of tests/data/ptxas_registers.json (see the module's docstring).
 INTERCEPT = 9.87
 SLOPE = 0.778
@@ -54,20 +56,16 @@ class _Kernel:
     position: int = 0
 
 
-def estimate_registers(source: str, array_dtypes: dict[str, str]) -> int | None:
-    """Registers per thread the kernel's first function is estimated to use (None where the source does
-    not parse); `array_dtypes` names each array parameter's dtype."""
-    peak = register_words(source, array_dtypes)
+def estimate_registers(source: str, array_dtypes: dict[str, str], name: str | None = None) -> int | None:
+    """Registers per thread the kernel `name` (else the source's first function) is estimated to use
+    (None where the source does not parse); `array_dtypes` names each array parameter's dtype."""
+    peak = register_words(source, array_dtypes, name)
     return None if peak is None else int(min(255, max(8, round(INTERCEPT + SLOPE * peak))))
 
 
-def register_words(source: str, array_dtypes: dict[str, str]) -> int | None:
+def register_words(source: str, array_dtypes: dict[str, str], name: str | None = None) -> int | None:
     """The most register words the kernel's values hold at one statement (the estimate's input)."""
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except SyntaxError:
-        return None
-    function = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)), None)
+    function = _function(source, name)
     if function is None:
         return None
     kernel = _Kernel({n for n, d in array_dtypes.items() if str(d) in NARROW_DTYPES})
@@ -77,6 +75,31 @@ def register_words(source: str, array_dtypes: dict[str, str]) -> int | None:
     kernel.position = 1
     _walk(kernel, function.body, loop_stack=[])
     return _peak(kernel, set(array_dtypes), _extents(function, set(array_dtypes)))
+
+
+def local_array_bytes(source: str, name: str | None = None) -> int:
+    """Bytes of the kernel's `cuda.local.array(shape, dtype)` declarations whose shape is literal numbers
+    and whose dtype is a plain name (float32, np.int64, ...); others are left out."""
+    function = _function(source, name)
+    total = 0
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("local.array") and len(node.args) == 2:
+            try:
+                shape = ast.literal_eval(node.args[0])
+                size = int(np.prod(shape)) * np.dtype(ast.unparse(node.args[1]).split(".")[-1]).itemsize
+            except (ValueError, TypeError, SyntaxError):
+                continue
+            total += size
+    return total
+
+
+def _function(source: str, name: str | None) -> ast.FunctionDef | None:
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except SyntaxError:
+        return None
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    return next((f for f in functions if name is None or f.name == name), None)
 
 
 def _extents(function: ast.FunctionDef, arrays: set[str]) -> int:
