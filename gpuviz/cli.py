@@ -318,6 +318,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
+    from gpuviz.core.plain_times import plain_time_lines
     from gpuviz.run.demo import lesson_checks, parse_dims, run_demo
     from gpuviz.run.fix_check import FixLimits, check_fix
     from gpuviz.run.terminal import TerminalEvents, stdout_to_stderr
@@ -358,6 +359,8 @@ def _demo(args: argparse.Namespace) -> int:
                          _demo_passed(entry, result, outcomes), exit_)  # fmt: skip
         return status
     print("\n".join(result.races) if entry.racy else result.reference)
+    for line in plain_time_lines(result.session.traces):  # a GPU ran it: this card's times, as numba compiles it
+        print(f"on this GPU: {line}")
     if outcomes:
         held = sum(outcome.passed for outcome in outcomes)
         print(f"the lesson's numbers: {held} of {len(outcomes)} hold")

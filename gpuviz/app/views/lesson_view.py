@@ -18,6 +18,7 @@ from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.catalog.predictions import Verdict, judge_choice, judge_numbers
 from gpuviz.core.display import code_as_html
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.plain_times import plain_time_section
 from gpuviz.core.theme_colours import badge_html
 from gpuviz.scene.state import AppState
 
@@ -150,6 +151,9 @@ class LessonView(QWidget, View):
             f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n{yours}"
             f"### Answer\n\n{sections.get('answer', '')}\n\n### Why\n\n{sections.get('explanation', '')}"
         )
+        measured = plain_time_section(self.state.launches) if self.judged_run() else ""
+        if measured:  # a GPU ran it: this card's times beside the lesson's stored figures
+            text += f"\n\n### On this GPU\n\n{measured}"
         if "fix" in sections:  # the fix step: the edit to make; the button below checks it
             text += f"\n\n### Fix it\n\n{sections['fix']}"
         if sections.get("fix checks"):

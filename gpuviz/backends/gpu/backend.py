@@ -14,6 +14,7 @@ import os
 import re
 import types
 from dataclasses import dataclass
+from datetime import date
 from functools import cache, reduce
 
 import numpy as np
@@ -22,7 +23,7 @@ from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.log import DeviceLog
-from gpuviz.backends.gpu.plain import host_copy, plain_facts, plain_outcomes
+from gpuviz.backends.gpu.plain import TIMED_LAUNCHES, host_copy, plain_facts, plain_outcomes, plain_time_ms
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
@@ -151,6 +152,7 @@ class GpuBackend:
         # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
         plain = {} if level != "accesses" or compiled.program.cooperative else self._plain_outcomes(
             py_func, config, compiled, args)  # fmt: skip
+        plain_time = None if compiled.program.cooperative else self._plain_time(py_func, config, compiled, args, facts)
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         self.keep_occupancy(py_func, launch, facts, ndims)
@@ -160,7 +162,22 @@ class GpuBackend:
         seconds = launch.run_timed()
         trace = launch.collect(facts, options, seconds)
         trace.outcomes.update(_written(plain, trace))
+        if plain_time is not None:
+            trace.meta["plain_time"] = plain_time
         return trace
+
+    @staticmethod
+    def _plain_time(py_func, config: LaunchConfig, compiled: Compiled, args: tuple, facts: dict) -> dict | None:
+        """What the kernel as numba compiles it takes a launch on this card, measured today: the time a
+        lesson about speed states for this run (None where numba cannot compile it as it is, or under
+        numba's CUDA simulator, whose events time Python)."""
+        if _simulated():
+            return None
+        try:
+            ms = plain_time_ms(py_func, native_globals, config, compiled.program.params, args)
+        except Exception:
+            return None
+        return {"ms": ms, "launches": TIMED_LAUNCHES, "card": facts["name"], "date": date.today().isoformat()}
 
     @staticmethod
     def _plain_outcomes(py_func, config: LaunchConfig, compiled: Compiled, args: tuple) -> dict[str, np.ndarray]:
