@@ -528,6 +528,8 @@ def _info(args: argparse.Namespace) -> int:
 
 def _print_info(trace) -> None:
     from gpuviz.core.analysis.memcheck import format_errors
+    from gpuviz.core.analysis.memory_text import register_words
+    from gpuviz.core.analysis.occupancy import theoretical
     from gpuviz.core.analysis.outcomes import plain_vs_recorded
     from gpuviz.core.analysis.residency import residency_note
     from gpuviz.core.launch import LaunchConfig
@@ -542,6 +544,7 @@ def _print_info(trace) -> None:
     print(f"ran on   {sms} SM(s) over {span:,} {meta['time_unit']}(s)")
     for entry in meta.get("arrays", []):
         print(f"array    {entry['name']}: {entry['space']} {entry['dtype']}{tuple(entry['shape'])}")
+    print(f"thread   {register_words(theoretical(trace))}")
     events = 0 if trace.accesses is None else len(trace.accesses["thread"])
     capped = " (truncated)" if trace.truncated else ""
     print(f"accesses {events:,} recorded at level '{meta.get('level')}'{capped}")

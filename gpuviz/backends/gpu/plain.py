@@ -98,11 +98,19 @@ def _device_copies(cuda, params: list[str], args: tuple) -> tuple[list, list[str
     return copies, names
 
 
+def plain_facts(py_func, native, device_args: list) -> dict[str, int]:
+    """Registers and local memory a thread of the kernel compiled as it is uses for these arguments
+    ({} where numba cannot compile it as it is)."""
+    kernel = plain_kernel(py_func, native)
+    try:
+        overload = kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args))
+    except Exception:
+        return {}
+    return {"registers_per_thread": int(overload.regs_per_thread),
+            "local_bytes_per_thread": int(overload.local_mem_per_thread)}  # fmt: skip
+
+
 def plain_registers(py_func, native, device_args: list) -> int | None:
     """Registers a thread of the kernel compiled as it is uses for these arguments (None where numba
     cannot compile it as it is)."""
-    kernel = plain_kernel(py_func, native)
-    try:
-        return int(kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args)).regs_per_thread)
-    except Exception:
-        return None
+    return plain_facts(py_func, native, device_args).get("registers_per_thread")
