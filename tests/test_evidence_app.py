@@ -120,7 +120,7 @@ def test_an_array_no_thread_writes_is_drawn_by_its_reads(qtbot, window):  # noqa
     import numpy as np
 
     import gpuviz
-    from gpuviz.app.widgets.data_pictures import NOT_READ, READ_HIGH, READ_LOW
+    from gpuviz.app.widgets.data_pictures import NOT_READ, READ_HIGH, READ_LOW, read_code
 
     src = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n    b[i] = a[i % 4] + a[0]\n"
     trace = gpuviz.trace(src, backend="sim")[2, 32](np.arange(8.0), np.zeros(64))
@@ -132,7 +132,20 @@ def test_an_array_no_thread_writes_is_drawn_by_its_reads(qtbot, window):  # noqa
     assert data.mode.currentText() == "times read"
     codes = data._final_codes
     assert codes[0] == READ_HIGH and READ_LOW <= codes[1] < READ_HIGH and codes[4] == NOT_READ  # a[0]: 80 reads
-    assert "read 80 times" in [text for _, text in data.legend_items()]
+    legend = [text for _, text in data.legend_items()]
+    assert legend[0] == "never read" and legend[1:] == ["read once", "read 80 times"]  # many counts: the ramp's ends
+    few = gpuviz.trace(src.replace("a[i % 4] + a[0]", "a[i % 4] + a[i % 2] + a[i % 3]"), backend="sim")[1, 3](
+        np.arange(8.0), np.zeros(3))  # fmt: skip
+    window.state.set_trace(few)  # a[0] read 4 times, a[1] 3 times, a[2] twice, a[3] never
+    data.array.setCurrentIndex(data.array.findData(0))
+    qtbot.waitUntil(lambda: not data.busy() and data._last is not None, timeout=RUN_TIMEOUT)
+    legend = data.legend_items()  # few counts: each named, once included (a replay passes through it)
+    assert [text for _, text in legend] == ["never read", "read once", "read twice", "read 3 times", "read 4 times"]
+    assert list(data._final_codes[:4]) == [read_code(4, 4), read_code(3, 4), read_code(2, 4), NOT_READ]
+    assert len({rgb for rgb, _ in legend}) == len(legend)  # each count its own colour
+    window.state.set_trace(trace)
+    data.array.setCurrentIndex(data.array.findData(0))
+    qtbot.waitUntil(lambda: not data.busy() and data._last is not None, timeout=RUN_TIMEOUT)
     data.array.setCurrentIndex(data.array.findData(1))  # b, written
     qtbot.waitUntil(lambda: not data.busy(), timeout=RUN_TIMEOUT)
     assert data.mode.currentText() == "writer's block"

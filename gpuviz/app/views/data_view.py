@@ -23,8 +23,6 @@ from gpuviz.app.widgets.cell_labels import CellLabels
 from gpuviz.app.widgets.data_pictures import (
     NEVER,
     NOT_READ,
-    READ_HIGH,
-    READ_LOW,
     SEVERAL,
     UNRECORDED,
     Hatching,
@@ -34,6 +32,7 @@ from gpuviz.app.widgets.data_pictures import (
     hatched_cells,
     lut,
     picture_shape,
+    read_code,
     read_codes,
     read_rows,
     short,
@@ -49,6 +48,7 @@ from gpuviz.core.theme_colours import badge_html
 from gpuviz.core.trace.columns import READ
 from gpuviz.scene.state import AppState
 
+LEGEND_COUNTS = 6  # up to this many reads the legend names each count; above, the ramp's ends
 MODES = ("writer's block", "writer's warp", "writer's thread", "times read")
 READS = MODES[-1]  # an array no thread writes (a matrix read by a matmul) is always drawn by its reads
 MAX_MARKS = 4000
@@ -177,9 +177,8 @@ class DataView(QWidget, View):
         table = lut(palette)
         if self._by_reads:
             rgb = lambda code: tuple(int(c) for c in table[code, :3])
-            most = f"read {self._most_reads:,} times" if self._most_reads > 1 else "read once"
-            return [(rgb(NOT_READ), "never read"), (rgb(READ_LOW), "read once"), *(
-                [(rgb(READ_HIGH), most)] if self._most_reads > 1 else [])]  # fmt: skip
+            return [(rgb(NOT_READ), "never read"),
+                    *((rgb(read_code(n, self._most_reads)), _times_read(n)) for n in self._counts_shown())]  # fmt: skip
         per_block = int(np.prod(trace.block))
         count = {"block": trace.n_threads // per_block, "warp": trace.n_threads // per_block * ((per_block + 31) // 32),
                  "thread": trace.n_threads}[mode]  # fmt: skip
@@ -191,6 +190,12 @@ class DataView(QWidget, View):
             "recorded_blocks") is not None else []  # fmt: skip
         several = (rgb(SEVERAL), "written by several threads (hatched)")
         return [*writers, several, (rgb(NEVER), "never written"), *unknown]
+
+    def _counts_shown(self) -> list[int]:
+        """The read counts the legend names: each from once to the most when they are few (a replay passes
+        through every count below an element's final one), else the ramp's two ends."""
+        most = self._most_reads
+        return list(range(1, most + 1)) if most <= LEGEND_COUNTS else [1, most]
 
     def _entry(self):
         return self.state.trace.meta["arrays"][self.current_array()]
@@ -470,3 +475,7 @@ class DataView(QWidget, View):
         x, y = local % self._shape[1] + 0.5, local // self._shape[1] + 0.5
         self.view.setRange(xRange=(x - ZOOMED_CELLS / 2, x + ZOOMED_CELLS / 2),
                            yRange=(y - ZOOMED_CELLS / 4, y + ZOOMED_CELLS / 4), padding=0)  # fmt: skip
+
+
+def _times_read(n: int) -> str:
+    return {1: "read once", 2: "read twice"}.get(n, f"read {n:,} times")

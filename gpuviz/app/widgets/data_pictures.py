@@ -140,9 +140,14 @@ def read_codes(trace, rows: np.ndarray, size: int, until: int | None, most: int)
     counts = np.bincount(trace.accesses["index"][rows], minlength=size)[:size]
     codes = np.full(size, NOT_READ, np.uint8)
     read = counts > 0
-    span = READ_HIGH - READ_LOW
-    codes[read] = READ_LOW + ((counts[read] - 1) * span // max(1, most - 1)).clip(0, span).astype(np.uint8)
+    codes[read] = read_code(counts[read], most)
     return codes
+
+
+def read_code(count, most: int):
+    """The colour code of an element read `count` times (1 or more) on a ramp whose top is `most` reads."""
+    span = READ_HIGH - READ_LOW
+    return READ_LOW + (np.clip((np.asarray(count) - 1) * span // max(1, most - 1), 0, span)).astype(np.uint8)
 
 
 def short(value: float) -> str:
