@@ -168,7 +168,14 @@ def _launch_arrays(source: str, launches: list[str], launch: int) -> set[str] | 
     kernel = kernels[0]
     names = {arg.arg for arg in kernel.args.args + kernel.args.kwonlyargs + kernel.args.posonlyargs}
     names |= {node.id for node in ast.walk(kernel) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-    return names
+    return names | _constant_tables(kernel)
+
+
+def _constant_tables(kernel: ast.FunctionDef) -> set[str]:
+    """The module arrays the kernel puts in constant memory: the trace names a table by them
+    (`gains = cuda.const.array_like(GAINS)` reads GAINS)."""
+    return {ast.unparse(node.args[0]) for node in ast.walk(kernel) if isinstance(node, ast.Call) and node.args
+            and ast.unparse(node.func).endswith("const.array_like")}  # fmt: skip
 
 
 def section(path: Path, heading: str) -> str:
