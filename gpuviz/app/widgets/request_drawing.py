@@ -42,6 +42,8 @@ def draw_request(plot: pg.PlotWidget, request: WarpRequest) -> int:
         targets = np.linspace(0, 31, len(sectors)) if len(sectors) > 1 else np.array([15.5])
         word = "sector {}" if request.space == "global" else request.array + "[{}]"
         labels = [word.format(s) for s in sectors]
+        if request.space == "const" and request.cost > 1:  # the cache serves one address a turn
+            labels = [f"{label}: turn {k + 1}" for k, label in enumerate(labels)]
         place_y = targets[np.searchsorted(sectors, request.places)]
         bad = np.full(len(request.lanes), request.space == "const" and request.cost > 1)  # served in turns
     for mask, pen in ((~bad, LANE_PEN), (bad, CONFLICT_PEN)):

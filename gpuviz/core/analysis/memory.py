@@ -1,6 +1,6 @@
 """What the memory system makes of a launch: coalescing of global requests, bank conflicts of shared
-ones, turns of constant ones, occupancy and divergence, per source line and per array, as JSON-able data (stored once per
-launch in trace.analysis["memory"])."""
+ones, turns of constant ones, occupancy and divergence, per source line and per array, as JSON-able
+data (stored once per launch in trace.analysis["memory"])."""
 
 from __future__ import annotations
 
