@@ -301,3 +301,52 @@ def test_divergence_counts_only_the_warps_of_blocks_whose_accesses_were_kept():
     assert divergence_lines(div)[0].startswith("divergence 1 of 4 warps whose accesses were recorded (blocks 0 and 5)")
     whole = memory_report(gpuviz.trace(src, backend="sim", level="accesses")[6, 64](np.zeros(6 * 64 - 40)))
     assert whole["divergence"]["warps"] == 12 and whole["divergence"]["scope"] == ""
+
+
+def test_constant_turns_are_the_distinct_addresses_of_each_warp_request():
+    """One address for all lanes: a broadcast, one turn; 32 addresses: 32 turns; 2 of them: 2."""
+    arrays = [{"name": "c", "space": "const", "dtype": "float32", "shape": [64]}]
+    same = [(t, 0, 7, READ) for t in range(32)]
+    own = [(t, 0, t, READ) for t in range(32)]
+    halves = [(t, 0, t // 16, READ) for t in range(32)]
+    for log, turns in ((same, 1), (own, 32), (halves, 2)):
+        report = memory_report(hand_trace(arrays, log))
+        row = report["lines"][0]
+        assert (row["space"], row["turns_per_request"]["max"], row["turns"]) == ("const", turns, turns)
+        assert row["sectors_per_request"] is None and row["bank_conflict_degree"] is None
+        assert report["arrays"][0]["turns_per_request"] == {"max": turns, "mean": float(turns)}
+
+
+def test_constant_turns_count_per_warp_and_sum_into_the_totals():
+    """Two warps: one reads one entry, the other four; the mean is over requests, the total their sum."""
+    arrays = [{"name": "c", "space": "const", "dtype": "float64", "shape": [8]}]
+    log = [(t, 0, 0, READ) for t in range(32)] + [(t, 0, t % 4, READ) for t in range(32, 64)]
+    report = memory_report(hand_trace(arrays, log, block=64))
+    row = report["lines"][0]
+    assert row["requests"] == 2 and row["turns_per_request"] == {"max": 4, "mean": 2.5} and row["turns"] == 5
+    counts = {c["name"]: c for c in report["counts"]}
+    assert counts["constant load turns"]["value"] == 5 and counts["constant load requests"]["value"] == 2
+    assert counts["constant load turns"]["ncu"] == "idc__requests.sum"
+
+
+CONSTANT = """
+import numpy as np
+from numba import cuda
+
+TABLE = np.arange(32, dtype=np.float32)
+
+@cuda.jit
+def k(out, shift):
+    table = cuda.const.array_like(TABLE)
+    i = cuda.grid(1)
+    out[i] = table[cuda.blockIdx.x] + table[(cuda.threadIdx.x // shift) % 32]
+"""
+
+
+@pytest.mark.parametrize("shift, turns", [(1, 32), (4, 8), (32, 1)])
+def test_a_simulated_kernels_constant_reads_take_a_turn_per_distinct_address(sim_run, shift, turns):
+    report = memory_report(sim_run(CONSTANT, 2, 64, np.zeros(128, np.float32), shift))
+    rows = [r for r in report["lines"] if r["space"] == "const"]
+    assert [r["array"] for r in rows] == ["TABLE"]  # one line, both reads: the site is (line, array, kind)
+    assert rows[0]["requests"] == 8 and rows[0]["turns_per_request"]["max"] == turns
+    assert rows[0]["turns"] == 4 * 1 + 4 * turns

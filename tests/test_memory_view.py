@@ -48,7 +48,7 @@ def test_table_lists_each_line_and_array_with_its_cost(shown):
     state, view = shown
     assert view.table.rowCount() == len(state.trace.analysis["memory"]["lines"]) == 4
     shared = [r for r in range(4) if cell(view, r, "space") == "shared"]
-    assert [cell(view, r, "bank conflicts") for r in shared] == ["2-way, mean 2.00"] * 2
+    assert [cell(view, r, "conflicts or turns") for r in shared] == ["2-way, mean 2.00"] * 2
     assert "tile[ty, tx]" in cell(view, shared[0], "code")
     assert (
         "Theoretical occupancy 100%" in view.theoretical_words.text()

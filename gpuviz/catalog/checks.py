@@ -30,6 +30,7 @@ One check a line, `[launch N:] [sim:|model:|gpu:] MEASURE OP NUMBER`, e.g.
     sectors(16, A) == 8              ... at source line 16: only in `## Checks` (a fix that adds a line moves it)
     lanes("out[i]", out) == 16       lanes per warp request there (fewer than 32: a branch or the bounds)
     conflicts(load-tile, tile) == 2  the worst shared-memory bank conflict degree of those requests
+    turns("table[i]", table) == 32   the most turns a constant-memory request there takes (its distinct addresses)
     occupancy == 1.0                 theoretical occupancy
     blocks_per_sm == 4               the blocks one SM can hold in theory (the smallest of the limits)
     limit(shared memory) == 4        the blocks one SM could hold by one resource: threads, blocks, shared memory
@@ -64,7 +65,7 @@ OPERATORS = {"==": operator.eq, "!=": operator.ne, ">=": operator.ge, "<=": oper
 _HEAD = re.compile(r"^(?:launch (?P<launch>\d+):\s*)?(?:(?P<where>sim|model|gpu):\s*)?")
 _TAIL = re.compile(r"(?P<op>==|!=|>=|<=|>|<)\s*(?P<value>-?[\d.,_]+)$")  # the last comparison: quoted text may hold one
 _CALL = re.compile(r"^(?P<name>\w+)(?:\((?P<args>.*)\)|\[(?P<index>[^\]]*)\])?$")
-PLACED = ("sectors", "lanes", "conflicts")  # measures whose first argument is a place (catalog/places.py)
+PLACED = ("sectors", "lanes", "conflicts", "turns")  # measures whose first argument is a place (catalog/places.py)
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def split_arguments(text: str) -> tuple[str, ...]:
 
 
 def place(check: Check) -> Place | None:
-    """Where a check of `sectors`, `lanes` or `conflicts` looks; None for other measures."""
+    """Where a check of `sectors`, `lanes`, `conflicts` or `turns` looks; None for other measures."""
     return place_of(check.args[0]) if check.measure in PLACED and check.args else None
 
 
@@ -320,6 +321,11 @@ def _conflicts(trace: Trace, at: str, array: str, kind: str | None = None) -> fl
     return float(max(degrees)) if degrees else None
 
 
+def _turns(trace: Trace, at: str, array: str, kind: str | None = None) -> float | None:
+    turns = [r["turns_per_request"]["max"] for r in _memory_rows(trace, at, array, kind) if r.get("turns_per_request")]
+    return float(max(turns)) if turns else None
+
+
 def _occupancy(trace: Trace) -> float | None:
     return memory_analysis(trace)["occupancy_theoretical"]
 
@@ -335,7 +341,7 @@ def _limit(trace: Trace, resource: str) -> float | None:
 
 MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "threads": _threads, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
             "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "warp_sync_divergence": _warp_sync_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
-            "conflicts": _conflicts, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
+            "conflicts": _conflicts, "turns": _turns, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
             "writes": _writes}  # fmt: skip
 
 

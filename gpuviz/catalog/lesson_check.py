@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from gpuviz.catalog.checks import Check, parse_checks, place
+from gpuviz.catalog.checks import PLACED, Check, parse_checks, place
 from gpuviz.catalog.places import lines_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
@@ -21,7 +21,7 @@ ARGUMENTS = {
     "blocks": (0, 0, None), "threads": (0, 0, None), "warps": (0, 0, None), "races": (0, 1, None), "reads": (1, 2, 0),
     "atomics": (1, 2, 0), "writes": (1, 2, 0), "resident_blocks": (0, 0, None), "sm_blocks": (0, 0, None),
     "barrier_divergence": (0, 0, None), "warp_sync_divergence": (0, 0, None), "errors": (0, 0, None), "lost": (1, 1, 0), "sectors": (2, 3, 1),
-    "lanes": (2, 3, 1), "conflicts": (2, 3, 1), "occupancy": (0, 0, None), "blocks_per_sm": (0, 0, None),
+    "lanes": (2, 3, 1), "conflicts": (2, 3, 1), "turns": (2, 3, 1), "occupancy": (0, 0, None), "blocks_per_sm": (0, 0, None),
     "limit": (1, 1, None),
 }  # fmt: skip
 WORDS = {"cycles": ("max", "min"), "races": ("same warp", "same block", "different blocks"),
@@ -91,7 +91,7 @@ def _check_arguments(check: Check, where: str) -> None:
         raise LessonProblem(f"{where}: {check.text!r}: use one of {', '.join(WORDS[check.measure])}")
     if check.measure in ("reads", "writes", "atomics") and len(args) == 2 and not args[1].isdigit():
         raise LessonProblem(f"{where}: {check.text!r}: the thread is a whole number (its global index)")
-    if check.measure in ("sectors", "lanes", "conflicts"):
+    if check.measure in PLACED:
         if place(check) is None:
             raise LessonProblem(f"{where}: {check.text!r}: the first argument is where: \"source text\" in quotes, "
                                 "a label (`# check: NAME` on its line), a kernel's name or a line number")  # fmt: skip
@@ -168,7 +168,14 @@ def _launch_arrays(source: str, launches: list[str], launch: int) -> set[str] | 
     kernel = kernels[0]
     names = {arg.arg for arg in kernel.args.args + kernel.args.kwonlyargs + kernel.args.posonlyargs}
     names |= {node.id for node in ast.walk(kernel) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-    return names
+    return names | _constant_tables(kernel)
+
+
+def _constant_tables(kernel: ast.FunctionDef) -> set[str]:
+    """The module arrays the kernel puts in constant memory: the trace names a table by them
+    (`gains = cuda.const.array_like(GAINS)` reads GAINS)."""
+    return {ast.unparse(node.args[0]) for node in ast.walk(kernel) if isinstance(node, ast.Call) and node.args
+            and ast.unparse(node.func).endswith("const.array_like")}  # fmt: skip
 
 
 def section(path: Path, heading: str) -> str:

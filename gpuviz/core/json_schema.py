@@ -40,9 +40,10 @@ RACE = _object({"array": _STR, "space": {"enum": ["global", "shared"]}, "index":
                 "first": _PARTY, "second": _PARTY, "pairs": _INT},
                required=("array", "space", "index", "kind", "scope", "first", "second", "pairs"))  # fmt: skip
 _TRACE_HEAD = {"trace": _STR, "kernel": _STR, "launch": _INT}
-_MEMORY_ROW = _object({"array": _STR, "space": {"enum": ["global", "shared"]}, "requests": _INT,
+_MEMORY_ROW = _object({"array": _STR, "space": {"enum": ["global", "shared", "const"]}, "requests": _INT,
                        "sectors_per_request": {"type": ["number", "null"]},
-                       "bank_conflict_degree": _nullable(_object({"max": _INT, "mean": _NUM}))})  # fmt: skip
+                       "bank_conflict_degree": _nullable(_object({"max": _INT, "mean": _NUM})),
+                       "turns_per_request": _nullable(_object({"max": _INT, "mean": _NUM}))})  # fmt: skip
 _MEMORY_LINE = {**_MEMORY_ROW, "properties": {**_MEMORY_ROW["properties"], "line": _INT,
                                               "kind": {"enum": ["read", "write", "atomic"]}},
                 "required": [*_MEMORY_ROW["required"], "line", "kind"]}  # fmt: skip

@@ -38,7 +38,7 @@ from gpuviz.core.theme_colours import HEAT_TEXT, heat
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.state import AppState
 
-COLUMNS = ("line", "array", "space", "kind", "requests", "sectors (ideal)", "efficiency", "bank conflicts",
+COLUMNS = ("line", "array", "space", "kind", "requests", "sectors (ideal)", "efficiency", "conflicts or turns",
            "split warps", "code")  # fmt: skip
 HEADERS = tuple(name.replace(" ", "\n") for name in COLUMNS)  # two words on two lines: narrower columns
 DRAWING_EMS = 22  # the request's drawing wants about this many characters' width beside the table
@@ -46,7 +46,10 @@ DRAWING_EMS = 22  # the request's drawing wants about this many characters' widt
 
 def row_badness(row: dict) -> float:
     """The share of bandwidth a line's requests waste, 0..1: sectors beyond the ideal, or bank cycles
-    beyond the first (a 2-way conflict halves shared-memory bandwidth as 50% efficiency halves global)."""
+    beyond the first (a 2-way conflict halves shared-memory bandwidth as 50% efficiency halves global), or
+    constant-memory turns beyond the first."""
+    if row.get("turns_per_request"):
+        return 1.0 - 1.0 / row["turns_per_request"]["max"]
     if row["bank_conflict_degree"]:
         return 1.0 - 1.0 / row["bank_conflict_degree"]["max"]
     return 1.0 - row["efficiency"]
@@ -188,17 +191,17 @@ class MemoryView(QWidget, View):
         self.table.setRowCount(len(self.report["lines"]))
         for r, row in enumerate(self.report["lines"]):
             code = source[row["line"] - 1].strip() if 0 < row["line"] <= len(source) else ""
-            banks = row["bank_conflict_degree"]
+            banks, turns = row["bank_conflict_degree"], row.get("turns_per_request")
             lines = split.get(row["line"], {})
             cells = (row["line"], row["array"], row["space"], row["kind"], row["requests"],
                      _sectors(row),
                      "-" if row["efficiency"] is None else percent(row["efficiency"]),
-                     f"{banks['max']}-way, mean {banks['mean']:.2f}" if banks else "-",
+                     _conflicts_or_turns(banks, turns),
                      f"{lines.get('split_warps', 0)} of {lines.get('warps', 0)}", breakable(code, "."))  # fmt: skip
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(str(value))
                 item.setToolTip(code)  # the code column may step aside at 1280x720: the row still says it
-                if COLUMNS[c] in ("efficiency", "bank conflicts") and value != "-":
+                if COLUMNS[c] in ("efficiency", "conflicts or turns") and value != "-":
                     item.setBackground(QColor(*heat(row_badness(row))))  # green (good) to red, white words
                     item.setForeground(QColor(HEAT_TEXT))
                 self.table.setItem(r, c, item)
@@ -298,6 +301,13 @@ class MemoryView(QWidget, View):
         """Labels as far apart as the drawing's new height allows (the splitter turned, the window changed)."""
         if self.requests and label_step(self.plot) != self._label_step:
             self._draw()
+
+
+def _conflicts_or_turns(banks: dict | None, turns: dict | None) -> str:
+    """Shared memory's bank conflict degree, or constant memory's turns (distinct addresses) per request."""
+    if turns:
+        return f"{turns['max']} turn{'s' if turns['max'] > 1 else ''}, mean {turns['mean']:.2f}"
+    return f"{banks['max']}-way, mean {banks['mean']:.2f}" if banks else "-"
 
 
 def _sectors(row: dict) -> str:

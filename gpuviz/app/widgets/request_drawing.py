@@ -1,6 +1,7 @@
 """One warp's memory request drawn lane by lane for the Memory view: lanes on the left, the sectors (global
-memory) or banks (shared memory) they reach on the right, a line from each lane to its place; the lines of a
-bank conflict red and dashed (a sign beside the colour)."""
+memory), banks (shared memory) or addresses (constant memory) they reach on the right, a line from each lane to
+its place; the lines of a bank conflict or of a constant read served in turns red and dashed (a sign beside
+the colour)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ def describe_request(request: WarpRequest, warp: int, line: int) -> str:
     if request.space == "shared":
         verdict = "no conflict" if request.cost == 1 else f"<b>{request.cost}-way bank conflict</b>"
         return f"{what}: lanes -> banks, {verdict} (red dashes: banks serving more than one word)"
+    if request.space == "const":
+        if request.cost == 1:
+            return f"{what}: lanes -> constant addresses, one address: <b>1 turn</b> (a broadcast)"
+        return (f"{what}: lanes -> constant addresses, {request.cost} distinct addresses: <b>{request.cost} turns</b>, "
+                "one after another (red dashes)")  # fmt: skip
     return f"{what}: lanes -> 32-byte sectors, <b>{request.cost}</b> sectors where {request.ideal} would do"
 
 
@@ -34,9 +40,12 @@ def draw_request(plot: pg.PlotWidget, request: WarpRequest) -> int:
     else:
         sectors = np.unique(request.places)
         targets = np.linspace(0, 31, len(sectors)) if len(sectors) > 1 else np.array([15.5])
-        labels = [f"sector {s}" for s in sectors]
+        word = "sector {}" if request.space == "global" else request.array + "[{}]"
+        labels = [word.format(s) for s in sectors]
+        if request.space == "const" and request.cost > 1:  # the cache serves one address a turn
+            labels = [f"{label}: turn {k + 1}" for k, label in enumerate(labels)]
         place_y = targets[np.searchsorted(sectors, request.places)]
-        bad = np.zeros(len(request.lanes), bool)
+        bad = np.full(len(request.lanes), request.space == "const" and request.cost > 1)  # served in turns
     for mask, pen in ((~bad, LANE_PEN), (bad, CONFLICT_PEN)):
         if mask.any():
             x = np.repeat([[0.0, 1.0]], mask.sum(), axis=0).ravel()

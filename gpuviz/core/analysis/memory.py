@@ -1,12 +1,12 @@
 """What the memory system makes of a launch: coalescing of global requests, bank conflicts of shared
-ones, occupancy and divergence, per source line and per array, as JSON-able data (stored once per
-launch in trace.analysis["memory"])."""
+ones, turns of constant ones, occupancy and divergence, per source line and per array, as JSON-able
+data (stored once per launch in trace.analysis["memory"])."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.core.analysis import banks, coalescing, divergence, occupancy
+from gpuviz.core.analysis import banks, coalescing, constant, divergence, occupancy
 from gpuviz.core.analysis.memory_counts import memory_counts
 from gpuviz.core.analysis.requests import dense_ids, group_requests
 from gpuviz.core.trace.columns import KIND_NAMES
@@ -37,7 +37,7 @@ def memory_report(trace: Trace) -> dict:
 
 
 def space_rows(trace: Trace, space: str) -> np.ndarray:
-    """Access-log rows of arrays in one memory space ("global" or "shared")."""
+    """Access-log rows of arrays in one memory space ("global", "shared" or "const")."""
     spaces = np.array([a["space"] == space for a in trace.meta.get("arrays", [])] + [False])
     return np.flatnonzero(spaces[trace.accesses["array"]])
 
@@ -45,12 +45,15 @@ def space_rows(trace: Trace, space: str) -> np.ndarray:
 def _line_rows(trace: Trace) -> list[dict]:
     """One row per (source line, array, kind): requests and their cost."""
     acc, rows = trace.accesses, []
-    for space in ("global", "shared"):
+    for space in ("global", "shared", "const"):
         mine = space_rows(trace, space)
         if len(mine) == 0:
             continue
         requests = group_requests(trace, mine)
         index = acc["index"][mine]
+        if space == "const":
+            rows += _const_rows(trace, requests, constant.request_turns(requests, index))
+            continue
         cost = coalescing.request_cost(trace, requests, index)
         shared = banks.bank_cost(trace, requests, index, acc["thread"][mine] % 32) if space == "shared" else None
         rows += _summarise(trace, space, requests, cost, shared)
@@ -96,6 +99,8 @@ def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
             "sectors": None,  # totals over the site's requests (Nsight Compute's sums: memory_counts.py)
             "wavefronts": None,
             "bank_conflicts": None,
+            "turns_per_request": None,  # constant memory only (_const_rows)
+            "turns": None,
         }
         if degree is None:
             entry["sectors"] = int(sector_total[s])
@@ -110,6 +115,28 @@ def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
     return rows
 
 
+def _const_rows(trace: Trace, requests, turns: np.ndarray) -> list[dict]:
+    """Rows of constant-memory sites: per request, the distinct addresses its lanes read (its turns)."""
+    site, first = dense_ids(requests.line, requests.array, requests.kind)
+    count = np.bincount(site, minlength=len(first))
+    total = np.bincount(site, weights=turns, minlength=len(first))
+    lanes = np.bincount(site, weights=requests.lanes, minlength=len(first))
+    worst = np.zeros(len(first), np.int64)
+    np.maximum.at(worst, site, turns)
+    names, rows = trace.array_names(), []
+    for s, row in enumerate(first):
+        rows.append({
+            "line": int(requests.line[row]), "array": names[int(requests.array[row])], "space": "const",
+            "kind": KIND_NAMES[int(requests.kind[row])], "requests": int(count[s]),
+            "lanes_per_request": round(float(lanes[s] / count[s]), 3), "sectors_per_request": None,
+            "ideal_sectors_per_request": None, "efficiency": None, "lines_per_request": None,
+            "bank_conflict_degree": None, "sectors": None, "wavefronts": None, "bank_conflicts": None,
+            "turns_per_request": {"max": int(worst[s]), "mean": round(float(total[s] / count[s]), 3)},
+            "turns": int(total[s]),
+        })  # fmt: skip
+    return rows
+
+
 def _array_rows(lines: list[dict]) -> list[dict]:
     """Per array: the line rows' requests pooled."""
     result: dict[str, dict] = {}
@@ -118,7 +145,11 @@ def _array_rows(lines: list[dict]) -> list[dict]:
                                                  "sectors": 0.0, "ideal": 0.0, "worst": 0, "degrees": 0.0})  # fmt: skip
         n = row["requests"]
         entry["requests"] += n
-        if row["bank_conflict_degree"]:
+        turns = row.get("turns_per_request")
+        if turns:  # constant memory: the worst turns and the mean, pooled as bank conflicts are
+            entry["worst"] = max(entry["worst"], turns["max"])
+            entry["degrees"] += turns["mean"] * n
+        elif row["bank_conflict_degree"]:
             entry["worst"] = max(entry["worst"], row["bank_conflict_degree"]["max"])
             entry["degrees"] += row["bank_conflict_degree"]["mean"] * n
         else:
@@ -130,8 +161,11 @@ def _array_rows(lines: list[dict]) -> list[dict]:
 def _array_summary(entry: dict) -> dict:
     n, shared = entry["requests"], entry["space"] == "shared"
     summary = {"array": entry["array"], "space": entry["space"], "requests": n, "sectors_per_request": None,
-               "ideal_sectors_per_request": None, "efficiency": None, "bank_conflict_degree": None}  # fmt: skip
-    if shared:
+               "ideal_sectors_per_request": None, "efficiency": None, "bank_conflict_degree": None,
+               "turns_per_request": None}  # fmt: skip
+    if entry["space"] == "const":
+        summary["turns_per_request"] = {"max": entry["worst"], "mean": round(entry["degrees"] / n, 3)}
+    elif shared:
         summary["bank_conflict_degree"] = {"max": entry["worst"], "mean": round(entry["degrees"] / n, 3)}
     else:
         summary.update(sectors_per_request=round(entry["sectors"] / n, 3),

@@ -16,6 +16,12 @@ _SHARED = {"requests": "smsp__sass_inst_executed_op_shared_{op}.sum",
            "wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum",
            "bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"}  # fmt: skip
 _OPS = {"read": ("ld", "load"), "write": ("st", "store"), "atomic": (None, "atomic")}
+# Constant memory is read only. Its turns are what Nsight Compute counts at the indexed constant cache
+# (IDC), whose requests are serialised one per distinct address; not yet held against ncu on a GPU.
+CONSTANT = ("ncu's idc__requests also counts the kernel's other indexed constant reads, and a constant index the "
+            "compiler folds into the instruction makes no request; not yet compared with ncu on a GPU")  # fmt: skip
+_CONST = {("const", "read", "requests"): ("constant load requests", None, None),
+          ("const", "read", "turns"): ("constant load turns", "idc__requests.sum", CONSTANT)}  # fmt: skip
 
 
 def _metrics() -> dict[tuple[str, str, str], tuple[str, str | None, str | None]]:
@@ -29,7 +35,7 @@ def _metrics() -> dict[tuple[str, str, str], tuple[str, str | None, str | None]]
                     continue
                 ncu = (pattern or _SHARED[what]).format(what=what, op=op)
                 table[(space, kind, what)] = (name, ncu, VECTOR if what in ("requests", "wavefronts") else None)
-    return table
+    return {**table, **_CONST}
 
 
 METRICS = _metrics()
@@ -41,7 +47,7 @@ def memory_counts(lines: list[dict]) -> list[dict]:
     hardware's count gpuviz does not model (None: the figure is the hardware's, measured equal)."""
     totals = dict.fromkeys(METRICS, 0)
     for row in lines:
-        for figure in ("requests", "sectors", "wavefronts", "bank_conflicts"):
+        for figure in ("requests", "sectors", "wavefronts", "bank_conflicts", "turns"):
             key = (row["space"], row["kind"], figure)
             if key in totals and row.get(figure) is not None:
                 totals[key] += row[figure]

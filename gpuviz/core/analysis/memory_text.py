@@ -4,7 +4,7 @@ from __future__ import annotations
 
 HEADER = (
     f"{'line':>5}  {'array':<10} {'space':<6} {'kind':<6} {'requests':>8} {'lanes':>5} "
-    f"{'sectors/req':>11} {'ideal':>6} {'efficiency':>10}  {'bank conflicts max/mean':>23}"
+    f"{'sectors/req':>11} {'ideal':>6} {'efficiency':>10}  {'bank conflicts (const: turns) max/mean':>38}"
 )
 
 
@@ -55,13 +55,15 @@ def few_blocks(report: dict) -> str:
 
 
 def line_row(row: dict) -> str:
-    banks = row["bank_conflict_degree"]
+    banks, turns = row["bank_conflict_degree"], row.get("turns_per_request")
     conflicts = f"{banks['max']}-way / {banks['mean']:.2f}" if banks else "-"
+    if turns:
+        conflicts = f"{turns['max']} turns / {turns['mean']:.2f}"
     sectors, ideal = _number(row["sectors_per_request"]), _number(row["ideal_sectors_per_request"])
     efficiency = "-" if row["efficiency"] is None else percent(row["efficiency"])
     return (
         f"{row['line']:>5}  {row['array']:<10} {row['space']:<6} {row['kind']:<6} {row['requests']:>8} "
-        f"{row['lanes_per_request']:>5.1f} {sectors:>11} {ideal:>6} {efficiency:>10}  {conflicts:>23}"
+        f"{row['lanes_per_request']:>5.1f} {sectors:>11} {ideal:>6} {efficiency:>10}  {conflicts:>38}"
     )
 
 
@@ -70,8 +72,10 @@ def _number(value: float | None) -> str:
 
 
 def array_row(row: dict) -> str:
-    banks = row["bank_conflict_degree"]
-    if banks:
+    banks, turns = row["bank_conflict_degree"], row.get("turns_per_request")
+    if turns:
+        cost = f"up to {turns['max']} turns a request (mean {turns['mean']:.2f}): one per distinct address"
+    elif banks:
         cost = f"bank conflicts up to {banks['max']}-way (mean {banks['mean']:.2f} per request)"
     else:
         cost = (f"{row['sectors_per_request']:.2f} sectors/request (ideal {row['ideal_sectors_per_request']:.2f}, "
@@ -105,7 +109,7 @@ def format_memory(report: dict, kernel: str) -> str:
 
 def count_lines(counts: list[dict]) -> list[str]:
     """The totals, each with the Nsight Compute metric it corresponds to (atomics only when made)."""
-    shown = [c for c in counts if c["ncu"] or c["value"]]
+    shown = [c for c in counts if (c["ncu"] and not c["figure"].startswith("const")) or c["value"]]
     if not shown:
         return []
     notes = list(dict.fromkeys(c["not_modelled"] for c in shown if c["not_modelled"]))

@@ -35,9 +35,11 @@ def race_report(trace: Trace) -> races.RaceReport | None:
 
 def memory_analysis(trace: Trace) -> dict:
     """The stored memory analysis (coalescing, bank conflicts, occupancy, divergence); computed here only
-    for a trace written before gpuviz stored it, or before it stored the totals."""
+    for a trace written before gpuviz stored it, before it stored the totals, or before constant memory's turns."""
     stored = trace.analysis.get("memory")
-    older = stored is not None and "counts" not in stored and trace.accesses is not None  # before the totals
+    rows = (stored or {}).get("lines") or []
+    before_turns = any("turns_per_request" not in row for row in rows)
+    older = stored is not None and trace.accesses is not None and ("counts" not in stored or before_turns)
     return memory_report(trace) if stored is None or older else stored
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis import banks, coalescing
+from gpuviz.core.analysis import banks, coalescing, constant
 from gpuviz.core.analysis.requests import WARP, Requests, global_warp, group_requests
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
@@ -14,17 +14,17 @@ from gpuviz.core.trace.model import Trace
 
 @dataclass(frozen=True)
 class WarpRequest:
-    """One request: its lanes, their elements, and where those fall (sectors or banks)."""
+    """One request: its lanes, their elements, and where those fall (sectors, banks or addresses)."""
 
     array: str
-    space: str  # "global" or "shared"
+    space: str  # "global", "shared" or "const"
     kind: str
     lanes: np.ndarray  # lane of each row
     elements: np.ndarray  # element (C-order index) of each row
-    places: np.ndarray  # per row: sector within the array (global) or bank of its first word (shared)
-    words: np.ndarray  # per row: 4-byte word within the array (shared; the sector again for global)
-    cost: int  # sectors touched (global) or conflict degree (shared)
-    ideal: int  # fewest sectors for its bytes (global) or 1 (shared)
+    places: np.ndarray  # per row: sector (global), bank of its first word (shared) or element (const)
+    words: np.ndarray  # per row: 4-byte word within the array (shared; the sector or element again otherwise)
+    cost: int  # sectors touched (global), conflict degree (shared) or turns (const: distinct addresses)
+    ideal: int  # fewest sectors for its bytes (global) or 1 (shared, const)
 
 
 def warp_of(trace: Trace, gid: int) -> int:
@@ -60,6 +60,10 @@ def _request(trace: Trace, requests: Requests, rows: np.ndarray, r: int, first_t
     lanes = (acc["thread"][mine] - first_thread).astype(np.int64)
     index = acc["index"][mine].astype(np.int64)
     array = np.full(len(mine), requests.array[r])
+    if entry["space"] == "const":
+        turns = int(constant.request_turns(_one_request(requests, r, len(mine)), index)[0])
+        return WarpRequest(entry["name"], "const", KIND_NAMES[int(requests.kind[r])], lanes, index, index, index,
+                           turns, 1)  # fmt: skip
     if entry["space"] == "shared":
         _, word, bank, _ = banks.lane_words(trace, array, index, lanes)
         first_word = np.arange(len(mine)) * (len(word) // len(mine))  # every row has as many words
