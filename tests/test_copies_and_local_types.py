@@ -107,7 +107,8 @@ def test_a_local_the_kernel_does_not_have_is_one_line(promoted):
 
 def test_a_device_functions_locals_are_named_by_the_function(tmp_path):
     path = tmp_path / "device.py"
-    path.write_text(textwrap.dedent("""
+    path.write_text(
+        textwrap.dedent("""
         import numpy as np
         from numba import cuda
 
@@ -123,7 +124,8 @@ def test_a_device_functions_locals_are_named_by_the_function(tmp_path):
 
         a = np.ones(32, np.float32)
         k[1, 32](a)
-    """))
+    """)
+    )
     session = Session(RunOptions(backend="sim"), out_dir=None, keep_traces=True)
     run_script(path, session)
     assert session.traces[0].meta["local_types"] == {"i": "int64", "half.h": "float64"}  # x * 0.5: a float64
