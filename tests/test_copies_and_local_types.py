@@ -129,3 +129,17 @@ def test_a_device_functions_locals_are_named_by_the_function(tmp_path):
     session = Session(RunOptions(backend="sim"), out_dir=None, keep_traces=True)
     run_script(path, session)
     assert session.traces[0].meta["local_types"] == {"i": "int64", "half.h": "float64"}  # x * 0.5: a float64
+
+
+def test_the_copies_mark_outlines_the_array_and_says_what_crossed(promoted):
+    from gpuviz.core.marks import Focus, resolve_mark
+
+    numpy_launch, cupy_launch, _ = promoted
+    copied = resolve_mark("copies of out", numpy_launch, None, Focus())
+    assert copied.label == "out: copied in before the launch and back after it, 256 bytes each way"
+    assert copied.count == 64 and copied.array == numpy_launch.array_names().index("out")
+    assert (
+        resolve_mark("copies of out", cupy_launch, None, Focus()).label == "out: in device memory already: not copied"
+    )
+    with pytest.raises(Exception, match="the launch has no array 'nope'"):
+        resolve_mark("copies of nope", cupy_launch, None, Focus())
