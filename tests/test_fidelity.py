@@ -75,7 +75,7 @@ def test_the_stored_hardware_figures_are_stated_labelled_in_their_lesson(slug):
 
 def test_the_six_speed_lessons_have_hardware_figures_for_both_versions():
     speed = {"privatised-histogram", "coalescing", "transpose", "occupancy", "divergence-cost", "mandelbrot"}
-    assert set(HARDWARE["lessons"]) == speed and HARDWARE["card"].startswith("NVIDIA")
+    assert set(HARDWARE["lessons"]) >= speed and HARDWARE["card"].startswith("NVIDIA")  # new lessons add theirs
     assert all(len(size["ms"]) >= 2 for sizes in HARDWARE["lessons"].values() for size in sizes)
 
 
