@@ -143,3 +143,23 @@ def test_the_copies_mark_outlines_the_array_and_says_what_crossed(promoted):
     )
     with pytest.raises(Exception, match="the launch has no array 'nope'"):
         resolve_mark("copies of nope", cupy_launch, None, Focus())
+
+
+def test_numbas_typemap_reads_as_one_type_per_local():
+    """The GPU backend's reading of numba's typing (backends/gpu/local_types.py); numba-cuda types a kernel
+    for a compute capability without a GPU."""
+    from gpuviz.backends.gpu.local_types import typemap_locals
+
+    compiler = pytest.importorskip("numba.cuda.compiler")
+    from numba import cuda, types
+
+    def kernel(a, out):
+        i = cuda.grid(1)
+        acc = 0.0
+        for k in range(a.shape[1]):
+            acc += a[i, k]
+        out[i] = acc
+
+    signature = (types.float32[:, ::1], types.float32[::1])
+    typed = compiler.compile_cuda(kernel, types.void, signature, cc=(9, 0))
+    assert typemap_locals(typed.type_annotation.typemap, ["a", "out"]) == {"i": "int64", "acc": "float64", "k": "int64"}
