@@ -4,13 +4,15 @@ Each lesson's kernels are taken from its script by syntax tree (what a fix check
 as they are (no recording), and launched at a size where a difference shows, which may be larger than the
 size the lesson simulates: the privatised histogram (also at the lesson's own 4,096 values), coalescing
 and the transpose (with the fix from tests/lesson_fixes), occupancy (48 KiB of shared memory per block
-against 1 KiB), divergence cost, the Mandelbrot image (40 trips at most against 2), float64 promotion
-(Horner's rule with `acc = 0.0` against `acc = float32(0)`) and CuPy inputs (NumPy arguments against CuPy
-arrays). A version's time is the median of RUNS launches timed with CUDA events, after one launch to compile
-and warm up; CuPy inputs' is the host's time until the GPU is done, numba's copies included.
-Prints one line per version, then the figures as JSON, the content of
-gpuviz/catalog/lessons/hardware_times.json (also written to --json FILE), with the card and the date.
-Usage: python bench/lesson_times.py [--json FILE] [--runs N] [--smoke]   (needs numba-cuda and a GPU)
+against 1 KiB), divergence cost (with the steps an argument, and written as a constant, which the compiler
+works out), the Mandelbrot image (40 trips at most against 2), float64 promotion (Horner's rule with
+`acc = 0.0` against `acc = float32(0)`) and CuPy inputs (NumPy arguments against CuPy arrays). A version's
+time is the median of RUNS launches timed with CUDA events, after one launch to compile and warm up; CuPy
+inputs' is the host's time until the GPU is done, numba's copies of host arrays included.
+Prints one line per version, then the figures as JSON: each lesson's sizes with the card, the date and the
+runs, as gpuviz/catalog/lessons/hardware_times.json keeps them. `--json FILE` merges the lessons measured
+into FILE (the others keep their figures and their card); `--only SLUG,SLUG` measures those lessons alone.
+Usage: python bench/lesson_times.py [--json FILE] [--only SLUGS] [--runs N] [--smoke]   (needs numba-cuda and a GPU)
 """
 
 from __future__ import annotations
@@ -115,11 +117,28 @@ def occupancy(blocks: int) -> dict:
             "stage_and_copy (1 KiB a block)": median_ms(narrow.stage_and_copy, blocks, 256, a, out)}  # fmt: skip
 
 
-def divergence(blocks: int, steps: int) -> dict:
+def divergence(blocks: int, steps: int, constant: bool = False) -> dict:
+    """With the steps an argument (the lesson's kernels), or written as a constant in each kernel (the
+    argument still passed, unused), which the compiler works out when it compiles."""
     module = kernels("divergence-cost")
+    if constant:
+        module = _with_constant_steps(module, steps)
     out = cuda.device_array(blocks * 256, np.float64)
     return {"by_lane": median_ms(module.by_lane, blocks, 256, out, steps),
             "by_warp": median_ms(module.by_warp, blocks, 256, out, steps)}  # fmt: skip
+
+
+def _with_constant_steps(module, steps: int):
+    """The lesson's kernels with `steps` a literal: the parameter renamed, the literal bound first."""
+    path = find("divergence-cost").path
+    text = take_kernels(path.read_text(), name=path.name).text
+    literal = rf"\1, _steps):\n    steps = {steps}\n"
+    text, found = re.subn(r"^(def \w+\(out), steps\):\n", literal, text, flags=re.MULTILINE)
+    if found != 2:
+        raise SystemExit("divergence-cost: its two kernels no longer take (out, steps); update this bench")
+    constant = types.ModuleType("divergence_cost_constant")
+    exec(compile(text, str(path), "exec"), constant.__dict__)  # noqa: S102  (the lesson's own kernels)
+    return constant
 
 
 def mandelbrot(width: int, height: int) -> dict:
@@ -159,36 +178,50 @@ def cupy_inputs(n: int) -> dict:
 def measure() -> dict:
     """Each lesson's size in words and its versions' times; smoke sizes are tiny."""
     small = SMOKE
-    return {
-        "privatised-histogram": [("4,096 values, 16 blocks of 256", histogram(4096)),
-                                 ("2^24 values, 65,536 blocks of 256", histogram(1 << (12 if small else 24)))],
-        "coalescing": [("8,192 x 8,192 floats, blocks of 32x32", coalescing(64 if small else 8192))],
-        "transpose": [("8,192 x 8,192 floats, blocks of 32x32", transpose(64 if small else 8192))],
-        "occupancy": [("2^24 floats, 65,536 blocks of 256", occupancy(16 if small else 65536))],
-        "divergence-cost": [("65,536 blocks of 256, steps = 64", divergence(16 if small else 65536, 64))],
-        "mandelbrot": [("4,096 x 3,072 pixels, blocks of 16x16", mandelbrot(*((64, 48) if small else (4096, 3072))))],
-        "float64-promotion": [("2^24 points, 64 coefficients, blocks of 256",
-                               promotion(1 << (12 if small else 24), 64))],
-        "cupy-inputs": [("1,000 floats (the lesson's size), blocks of 256", cupy_inputs(1000)),
-                        ("2^24 floats, blocks of 256", cupy_inputs(1 << (12 if small else 24)))],
+    chosen = set(sys.argv[sys.argv.index("--only") + 1].split(",")) if "--only" in sys.argv else None
+    sizes = {
+        "privatised-histogram": lambda: [
+            ("4,096 values, 16 blocks of 256", histogram(4096)),
+            ("2^24 values, 65,536 blocks of 256", histogram(1 << (12 if small else 24)))],
+        "coalescing": lambda: [("8,192 x 8,192 floats, blocks of 32x32", coalescing(64 if small else 8192))],
+        "transpose": lambda: [("8,192 x 8,192 floats, blocks of 32x32", transpose(64 if small else 8192))],
+        "occupancy": lambda: [("2^24 floats, 65,536 blocks of 256", occupancy(16 if small else 65536))],
+        "divergence-cost": lambda: [
+            ("65,536 blocks of 256, steps = 64", divergence(16 if small else 65536, 64)),
+            ("65,536 blocks of 256, steps = 64 written as a constant",
+             divergence(16 if small else 65536, 64, constant=True))],
+        "mandelbrot": lambda: [
+            ("4,096 x 3,072 pixels, blocks of 16x16", mandelbrot(*((64, 48) if small else (4096, 3072))))],
+        "float64-promotion": lambda: [
+            ("2^24 points, 64 coefficients, blocks of 256", promotion(1 << (12 if small else 24), 64))],
+        "cupy-inputs": lambda: [
+            ("1,000 floats (the lesson's size), blocks of 256", cupy_inputs(1000)),
+            ("2^24 floats, blocks of 256", cupy_inputs(1 << (12 if small else 24)))],
     }  # fmt: skip
+    unknown = (chosen or set()) - set(sizes)
+    if unknown:
+        raise SystemExit(f"--only {','.join(sorted(unknown))}: no such speed lesson; give some of {', '.join(sizes)}")
+    return {slug: measured() for slug, measured in sizes.items() if chosen is None or slug in chosen}
 
 
 def main() -> None:
     name = getattr(cuda.get_current_device(), "name", "numba's CUDA simulator")
     name = name.decode() if isinstance(name, bytes) else str(name)
-    figures = {"card": name, "date": datetime.date.today().isoformat(), "runs": RUNS, "lessons": {}}
+    today, figures = datetime.date.today().isoformat(), {}
     for slug, sizes in measure().items():
-        figures["lessons"][slug] = [{"size": size, "ms": {k: round(v, 4) for k, v in times.items()}}
-                                    for size, times in sizes]  # fmt: skip
+        figures[slug] = {"card": name, "date": today, "runs": RUNS,
+                         "sizes": [{"size": size, "ms": {k: round(v, 4) for k, v in times.items()}}
+                                   for size, times in sizes]}  # fmt: skip
         for size, times in sizes:
             for version, ms in times.items():
-                print(f"{slug:22s} {size:40s} {version:36s} {ms:9.4f} ms")
-    text = json.dumps(figures, indent=1)
+                print(f"{slug:22s} {size:56s} {version:36s} {ms:9.4f} ms")
     if "--json" in sys.argv:
-        Path(sys.argv[sys.argv.index("--json") + 1]).write_text(text + "\n")
-    print(text)
-    print(f"lesson_times card={name} runs={RUNS}")
+        path = Path(sys.argv[sys.argv.index("--json") + 1])
+        kept = json.loads(path.read_text()) if path.is_file() else {"lessons": {}}
+        kept["lessons"].update(figures)
+        path.write_text(json.dumps(kept, indent=1) + "\n")
+    print(json.dumps({"lessons": figures}, indent=1))
+    print(f"lesson_times card={name} runs={RUNS} lessons={len(figures)}")
 
 
 if __name__ == "__main__":

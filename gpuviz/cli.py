@@ -318,6 +318,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from gpuviz.catalog import find
+    from gpuviz.core.plain_times import plain_time_lines
     from gpuviz.run.demo import lesson_checks, parse_dims, run_demo
     from gpuviz.run.fix_check import FixLimits, check_fix
     from gpuviz.run.terminal import TerminalEvents, stdout_to_stderr
@@ -358,6 +359,8 @@ def _demo(args: argparse.Namespace) -> int:
                          _demo_passed(entry, result, outcomes), exit_)  # fmt: skip
         return status
     print("\n".join(result.races) if entry.racy else result.reference)
+    for line in plain_time_lines(result.session.traces):  # a GPU ran it: this card's times, as numba compiles it
+        print(f"on this GPU: {line}")
     if outcomes:
         held = sum(outcome.passed for outcome in outcomes)
         print(f"the lesson's numbers: {held} of {len(outcomes)} hold")
@@ -525,6 +528,8 @@ def _info(args: argparse.Namespace) -> int:
 
 def _print_info(trace) -> None:
     from gpuviz.core.analysis.memcheck import format_errors
+    from gpuviz.core.analysis.memory_text import register_words
+    from gpuviz.core.analysis.occupancy import theoretical
     from gpuviz.core.analysis.outcomes import plain_vs_recorded
     from gpuviz.core.analysis.residency import residency_note
     from gpuviz.core.launch import LaunchConfig
@@ -539,6 +544,7 @@ def _print_info(trace) -> None:
     print(f"ran on   {sms} SM(s) over {span:,} {meta['time_unit']}(s)")
     for entry in meta.get("arrays", []):
         print(f"array    {entry['name']}: {entry['space']} {entry['dtype']}{tuple(entry['shape'])}")
+    print(f"thread   {register_words(theoretical(trace))}")
     events = 0 if trace.accesses is None else len(trace.accesses["thread"])
     capped = " (truncated)" if trace.truncated else ""
     print(f"accesses {events:,} recorded at level '{meta.get('level')}'{capped}")

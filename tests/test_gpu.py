@@ -17,6 +17,7 @@ from gpuviz.cli import main
 from gpuviz.core.analysis.races import find_races, format_report
 from gpuviz.run.demo import run_demo
 
+from .optional_libraries import missing_library
 from .race_suite import CASES as RACE_CASES
 from .test_sim_constructs import CASES
 
@@ -227,6 +228,9 @@ def test_repeat_on_the_gpu_keeps_outcomes_and_a_serial_reference(tmp_path):
 def test_lessons_on_the_gpu(entry, tmp_path):
     if SIMULATED:
         pytest.skip("lessons launch up to 65,536 threads: too slow for numba's CUDA simulator")
+    missing = missing_library(entry.path)
+    if missing:
+        pytest.skip(f"the lesson imports {missing}, which is not installed here (gpuviz[nvmath] / gpuviz[cccl])")
     result = run_demo(entry, tmp_path, backend="gpu")
     assert all(trace.meta["backend"] == "gpu" for trace in result.session.traces)
     if entry.racy:
@@ -329,10 +333,11 @@ def test_device_and_kernel_facts_come_from_the_driver_and_the_compiler():
     for key in ("max_threads_per_sm", "max_blocks_per_sm", "max_shared_memory_per_sm", "max_registers_per_sm"):
         assert facts[key] > 0, key
     assert facts["max_threads_per_sm"] >= facts["max_threads_per_block"]
-    assert 0 < trace.meta["registers_per_thread"] <= 255
+    assert 0 < trace.meta["registers_per_thread"] <= trace.meta["recorded_registers_per_thread"] <= 255
     assert trace.meta["shared_bytes_per_block"] >= 256 * 4
     occupancy = theoretical(trace)
     assert occupancy["blocks"] and not occupancy["unknown"]
+    assert occupancy["registers_from"] == "compiled"
 
 
 def test_the_race_launch_never_shows_more_resident_blocks_or_warps_than_an_sm_holds():
@@ -391,5 +396,7 @@ def test_recording_keeps_the_blocks_an_sm_holds(name, level):
     plain = plain_kernel(namespace["k"], native_globals)
     overload = plain.compile(tuple(plain.typeof_pyval(cuda.to_device(a)) for a in args))
     held = min(blocks_by_registers(overload.regs_per_thread, 32), 2)
-    recorded = trace.meta["registers_per_thread"]
+    recorded = trace.meta["recorded_registers_per_thread"]
     assert blocks_by_registers(recorded, 32) >= held, f"{recorded} registers recorded, {overload.regs_per_thread} plain"
+    assert trace.meta["registers_per_thread"] == overload.regs_per_thread  # the kernel's own, not the recorder's
+    assert trace.meta["local_bytes_per_thread"] == overload.local_mem_per_thread

@@ -18,6 +18,7 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.columns import ATOMIC
 from gpuviz.program.script import run_script
 from gpuviz.run.session import Session
+from tests.optional_libraries import missing_library
 from tests.real_kernels.test_real_kernels import SCRIPTS, SIMULATOR_BITS, expectation
 
 pytestmark = pytest.mark.gpu
@@ -87,7 +88,7 @@ def _recorded(path: Path, level: str) -> PlainBeside:
 
 @pytest.mark.parametrize(("path", "skip"), _scripts())
 def test_recorded_launches_give_numbas_own_results(path, skip, request):
-    library = LIBRARIES.get(path.stem)
+    library = LIBRARIES.get(path.stem) or missing_library(path)
     if library and (SIMULATED or not _importable(library)):
         pytest.skip(f"{library} is not usable here")
     if SIMULATED and (path.stem in NOT_ON_NUMBAS_SIMULATOR or path.parent.name == "lessons"):

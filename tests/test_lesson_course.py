@@ -118,3 +118,18 @@ def test_an_own_copy_saved_under_an_old_number_follows_its_lesson(tmp_path, monk
 def test_the_course_map_in_the_docs_is_the_catalogs_order():
     rows = re.findall(r"^\| (\d+) \| `([a-z0-9-]+)` \|", (ROOT / "docs" / "lessons.md").read_text(), re.MULTILINE)
     assert [(int(n), slug) for n, slug in rows] == [(entry.number, entry.slug) for entry in LESSONS]
+
+
+def test_a_teachers_lesson_named_like_a_built_in_one_keeps_its_own_progress(tmp_path):
+    folder = tmp_path / "week3"
+    folder.mkdir()
+    for suffix in (".py", ".md"):
+        (folder / f"01-the-race{suffix}").write_text(find("the-race").path.with_suffix(suffix).read_text())
+    (mine,) = lessons(folder)
+    built_in = find("the-race")
+    assert mine.slug == built_in.slug == "the-race"
+    assert built_in.progress_key == "the-race" and mine.progress_key == "the-race@week3"
+    book = ProgressBook(tmp_path / "progress.json")
+    book.update(mine.progress_key, ran=True, prediction="4")
+    again = ProgressBook(tmp_path / "progress.json")
+    assert again.get(mine.progress_key).prediction == "4" and again.get(built_in.progress_key).prediction == ""

@@ -234,3 +234,23 @@ def test_the_course_needs_only_the_panels_it_wires(qtbot, tmp_path):
     assert not course.load_lessons(tmp_path / "no such folder")
     assert said and said[-1][1] and "no such folder" in said[-1][0]
     course.close()
+
+
+def test_the_answer_of_a_gpu_run_states_this_cards_times(qtbot, window):  # noqa: F811
+    """A run on a GPU carries each kernel's plain time (backends/gpu/plain.py): the answer lists them,
+    labelled with the card and the day; a simulated run's answer has no such part."""
+    pick(window, "transpose")
+    lesson = window.views["lesson"]
+    for box in lesson.predict.number_boxes:
+        box.setText("32")
+    click(qtbot, lesson.predict.commit_button)
+    assert run_and_wait(qtbot, window) is True
+    click(qtbot, lesson.answer_button)
+    assert "On this GPU" not in lesson.text.toPlainText()
+    for trace in window.state.launches:  # as a GPU run would have them
+        trace.meta["plain_time"] = {"ms": 0.25, "launches": 5, "card": "NVIDIA H200", "date": "2026-11-26"}
+    click(qtbot, lesson.answer_button)
+    shown = lesson.text.toPlainText()
+    assert "On this GPU" in shown and shown.count("0.25 ms (measured: NVIDIA H200, 2026-11-26)") == len(
+        window.state.launches
+    )

@@ -43,7 +43,9 @@ def test_text_names_the_limiter_and_the_conflicts(tmp_path, capsys):
     capsys.readouterr()
     assert main(["memory", str(tiled)]) == 0
     out = capsys.readouterr().out
-    assert "limited by threads;" in out and "32-way" in out and "divergence 0 of 192 warps" in out
+    # 1,024-thread blocks: 2 an SM by threads, and by registers too at the estimate's 32 a thread
+    assert "limited by threads and registers (estimated)" in out and "32-way" in out
+    assert "divergence 0 of 192 warps" in out
 
 
 def test_a_trace_without_stored_memory_analysis_is_analysed_on_the_way(tmp_path, capsys):

@@ -64,6 +64,15 @@ class CatalogEntry:
         return slug_of(self.name) if self.is_lesson else self.name
 
     @property
+    def progress_key(self) -> str:
+        """Where a student's progress is kept: the slug for a built-in lesson; for a teacher's lesson the slug
+        and its folder's name ("the-race@week3"), so that a teacher's lesson named like a built-in one keeps
+        its own progress."""
+        if not self.is_lesson or self.path.parent.resolve() == LESSONS.resolve():
+            return self.slug
+        return f"{self.slug}@{self.path.parent.name}"
+
+    @property
     def number(self) -> int | None:
         """Its place in the course (the file's number); None for an example."""
         return number_of(self.name) if self.is_lesson else None

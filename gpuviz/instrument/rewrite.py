@@ -63,9 +63,9 @@ PLAIN_CALLS = {
     "grid": ("_gv_grid", True),
     "gridsize": ("_gv_gridsize", False),
     "local.array": ("_gv_local", False),
-    "threadfence": ("_gv_noop", False),
-    "threadfence_block": ("_gv_noop", False),
-    "threadfence_system": ("_gv_noop", False),
+    "threadfence": ("_gv_fence", True),  # device-wide: the race analysis orders by it (core/analysis/fence_order.py)
+    "threadfence_block": ("_gv_noop", False),  # block scope: no order for the race analysis (may over-report)
+    "threadfence_system": ("_gv_fence", True),
     "nanosleep": ("_gv_noop", False),
     "lanemask_lt": ("_gv_lanemask_lt", True),
     "popc": ("_gv_popc", False),

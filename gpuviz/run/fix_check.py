@@ -27,6 +27,7 @@ from gpuviz.catalog.checks import Check, Outcome, applies, check_launches
 from gpuviz.core.budget import default_memory_budget
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.events import Notify, ignore
+from gpuviz.core.plain_times import plain_time_lines
 from gpuviz.core.trace.model import Trace
 from gpuviz.core.trace.reader import load
 from gpuviz.run.fix_worker import FixJob, event_of, fix_worker_main
@@ -59,11 +60,13 @@ class FixResult:
     reason: str = ""  # one line: why it did not pass
     host_ran: bool = False  # the student's host code ran (a `host-fix` lesson)
     ran: bool = True  # False: refused, stopped or failed before the lesson's script finished
+    times: tuple[str, ...] = ()  # the fix's kernels timed on a GPU as numba compiles them (core/plain_times.py)
 
     def lines(self) -> list[str]:
         verdict = "fix check: passed" if self.passed else f"fix check: not yet: {self.reason}"
         said = [verdict] + ([f"note: {HOST_RAN}"] if self.host_ran else [])
-        return said + ([self.reference] if self.reference else []) + [str(outcome) for outcome in self.outcomes]
+        times = [f"on this GPU: {line}" for line in self.times]
+        return said + ([self.reference] if self.reference else []) + [str(outcome) for outcome in self.outcomes] + times
 
 
 def check_fix(entry: CatalogEntry, script: str | Path, out_dir: str | Path | None = None, notify: Notify = ignore,
@@ -105,7 +108,8 @@ def judge(entry: CatalogEntry, reference: str, traces: list[Trace], host_ran: bo
         reason = f"the lesson's script finds a wrong result ({reference.removeprefix('reference: ')})"
     elif failed is not None:
         reason = f"{failed.check.text} does not hold (the run: {failed.value_text()})"
-    return FixResult(not reason, reference, outcomes, _one_line(reason), host_ran)
+    times = tuple(plain_time_lines(traces))
+    return FixResult(not reason, reference, outcomes, _one_line(reason), host_ran, times=times)
 
 
 def _unjudged(check: Check) -> Outcome:

@@ -18,6 +18,7 @@ from gpuviz.catalog.glossary import glossary_markdown
 from gpuviz.catalog.predictions import Verdict, judge_choice, judge_numbers
 from gpuviz.core.display import code_as_html
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.plain_times import plain_time_section
 from gpuviz.core.theme_colours import badge_html
 from gpuviz.scene.state import AppState
 
@@ -90,12 +91,12 @@ class LessonView(QWidget, View):
 
     def _on_committed(self, said: str) -> None:
         self._committed_after = self.state.runs_started  # only a run started from now on can judge it
-        self.progress_made.emit(self.state.entry.slug, {"prediction": said})
+        self.progress_made.emit(self.state.entry.progress_key, {"prediction": said})
         self._judge()
 
     def _on_trace_changed(self, trace) -> None:
         if trace is not None and self.is_lesson:
-            self.progress_made.emit(self.state.entry.slug, {"ran": True})
+            self.progress_made.emit(self.state.entry.progress_key, {"ran": True})
         self._judge()
 
     def judged_run(self) -> bool:
@@ -122,7 +123,7 @@ class LessonView(QWidget, View):
             return
         self.verdict.setText(_verdict_html(verdict))
         self.reveal(self.answer_button)
-        self.progress_made.emit(entry.slug, {"right": verdict.right, "run_matched": verdict.run_matched})
+        self.progress_made.emit(entry.progress_key, {"right": verdict.right, "run_matched": verdict.run_matched})
 
     def _verdict(self, entry) -> Verdict | None:
         prediction, launches, launch = self.predict.prediction, self.state.launches, entry.launch or 0
@@ -136,7 +137,7 @@ class LessonView(QWidget, View):
         self.fix.show_result(checked)
         self.reveal(self.fix.result)
         if self.is_lesson:
-            self.progress_made.emit(self.state.entry.slug, {"fix_passed": bool(checked.passed)})
+            self.progress_made.emit(self.state.entry.progress_key, {"fix_passed": bool(checked.passed)})
 
     def show_fix_failure(self, message: str) -> None:
         self.fix.show_failure(message)
@@ -150,6 +151,9 @@ class LessonView(QWidget, View):
             f"## {entry.title}\n\n### Question\n\n{sections.get('question', '')}\n\n{yours}"
             f"### Answer\n\n{sections.get('answer', '')}\n\n### Why\n\n{sections.get('explanation', '')}"
         )
+        measured = plain_time_section(self.state.launches) if self.judged_run() else ""
+        if measured:  # a GPU ran it: this card's times beside the lesson's stored figures
+            text += f"\n\n### On this GPU\n\n{measured}"
         if "fix" in sections:  # the fix step: the edit to make; the button below checks it
             text += f"\n\n### Fix it\n\n{sections['fix']}"
         if sections.get("fix checks"):

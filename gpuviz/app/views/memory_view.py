@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.fitting_table import FittingTable, breakable
 from gpuviz.app.widgets.request_drawing import describe_request, draw_request, label_step
-from gpuviz.core.analysis.memory_text import few_blocks, percent
+from gpuviz.core.analysis.memory_text import few_blocks, percent, register_words
 from gpuviz.core.analysis.report import memory_analysis
 from gpuviz.core.analysis.warp_detail import WarpRequest, lane_list, warp_line_requests, warp_of, warp_paths
 from gpuviz.core.theme_colours import HEAT_TEXT, heat
@@ -178,8 +178,8 @@ class MemoryView(QWidget, View):
                                     f"block(s) ({seen['warps']} warps) on one SM at once")  # fmt: skip
         unknown = ", ".join(theory.get("unknown") or [])
         shared = theory.get("shared_per_block", 0)
-        self.occupancy.setText(f"shared memory per block: {shared:,} bytes" + (f"; unknown here: {unknown}"
-                               if unknown else "") + few_blocks(report))  # fmt: skip
+        self.occupancy.setText(f"shared memory per block: {shared:,} bytes; {register_words(theory)}"
+                               + (f"; unknown here: {unknown}" if unknown else "") + few_blocks(report))  # fmt: skip
 
     def _fill_table(self, trace: Trace) -> None:
         source = trace.meta.get("source", "").splitlines()

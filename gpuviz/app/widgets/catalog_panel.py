@@ -45,7 +45,7 @@ class CatalogPanel(QWidget):
 
     def show_progress(self, book: ProgressBook) -> None:
         """Each lesson's mark: ✓ done (ran with a prediction committed), ▶ ran, the prediction and the fix."""
-        self.marks = {entry.name: book.get(entry.slug).mark() for entry in self.entries if entry.is_lesson}
+        self.marks = {entry.name: book.get(entry.progress_key).mark() for entry in self.entries if entry.is_lesson}
         for row, entry in enumerate(self.entries):
             self.list.item(row).setText(self._label(entry))
 

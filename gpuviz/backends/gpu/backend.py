@@ -14,6 +14,7 @@ import os
 import re
 import types
 from dataclasses import dataclass
+from datetime import date
 from functools import cache, reduce
 
 import numpy as np
@@ -23,7 +24,7 @@ from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_threa
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.local_types import local_types
 from gpuviz.backends.gpu.log import DeviceLog
-from gpuviz.backends.gpu.plain import host_copy, plain_outcomes, plain_registers
+from gpuviz.backends.gpu.plain import TIMED_LAUNCHES, host_copy, plain_facts, plain_outcomes, plain_time_ms
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
@@ -127,11 +128,11 @@ class GpuBackend:
         warps = config.warps_per_block
         other = min(int(facts.get("max_threads_per_sm", 2048)) // (warps * 32), int(facts.get("max_blocks_per_sm", 32)))
         per_sm = int(facts.get("max_registers_per_sm", REGISTERS_PER_SM))
-        if overload.regs_per_thread <= register_cap(1, warps, other, per_sm):
-            return  # within the cap of the fullest SM any kernel gets: no need to compile the plain one
-        plain = plain_registers(py_func, native_globals, launch.device_args)
-        if plain is None:
-            return
+        # The kernel as it is, compiled once per signature: its registers are what occupancy reports.
+        launch.plain = plain_facts(py_func, native_globals, launch.device_args)
+        plain = launch.plain.get("registers_per_thread")
+        if plain is None or overload.regs_per_thread <= register_cap(1, warps, other, per_sm):
+            return  # within the cap of the fullest SM any kernel gets: the recording keeps its blocks
         cap = register_cap(plain, warps, other, per_sm)
         if overload.regs_per_thread > cap:
             launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap)
@@ -153,6 +154,7 @@ class GpuBackend:
         # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
         plain = {} if level != "accesses" or compiled.program.cooperative else self._plain_outcomes(
             py_func, config, compiled, args)  # fmt: skip
+        plain_time = None if compiled.program.cooperative else self._plain_time(py_func, config, compiled, args, facts)
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         self.keep_occupancy(py_func, launch, facts, ndims)
@@ -162,7 +164,22 @@ class GpuBackend:
         seconds = launch.run_timed()
         trace = launch.collect(facts, options, seconds)
         trace.outcomes.update(_written(plain, trace))
+        if plain_time is not None:
+            trace.meta["plain_time"] = plain_time
         return trace
+
+    @staticmethod
+    def _plain_time(py_func, config: LaunchConfig, compiled: Compiled, args: tuple, facts: dict) -> dict | None:
+        """What the kernel as numba compiles it takes a launch on this card, measured today: the time a
+        lesson about speed states for this run (None where numba cannot compile it as it is, or under
+        numba's CUDA simulator, whose events time Python)."""
+        if _simulated():
+            return None
+        try:
+            ms = plain_time_ms(py_func, native_globals, config, compiled.program.params, args)
+        except Exception:
+            return None
+        return {"ms": ms, "launches": TIMED_LAUNCHES, "card": facts["name"], "date": date.today().isoformat()}
 
     @staticmethod
     def _plain_outcomes(py_func, config: LaunchConfig, compiled: Compiled, args: tuple) -> dict[str, np.ndarray]:
@@ -282,6 +299,7 @@ class PreparedLaunch:
         self.cuda, self.compiled, self.config = cuda, compiled, config
         self.args = args
         self.overload = None  # numba's compiled kernel, once compile_for_arguments ran on a GPU
+        self.plain: dict[str, int] = {}  # registers and local memory of the kernel as it is (plain_facts)
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
         n_warps = config.blocks * config.warps_per_block
         self.unsized: list[int] = []  # shared arrays whose shape the host cannot tell before the launch
@@ -404,13 +422,16 @@ class PreparedLaunch:
         )  # fmt: skip
 
     def _kernel_facts(self) -> dict:
-        """Registers and memory of the compiled kernel (the instrumented one: recording adds registers)."""
+        """Registers and memory of the kernel as it is (`registers_per_thread`, `local_bytes_per_thread`,
+        from its plain compile) and of the recorded one (`recorded_registers_per_thread`: recording adds
+        registers, and may be capped to keep the blocks an SM holds)."""
         overload = self.overload
         if overload is None:  # numba's CUDA simulator compiles nothing
             return {}
-        return {"registers_per_thread": overload.regs_per_thread,
-                "shared_bytes_per_block": overload.shared_mem_per_block + self.config.shared_bytes,
-                "local_bytes_per_thread": overload.local_mem_per_thread}  # fmt: skip
+        return {
+            "recorded_registers_per_thread": overload.regs_per_thread,
+            "shared_bytes_per_block": overload.shared_mem_per_block + self.config.shared_bytes,
+        } | self.plain
 
     def _finals(self, snapshots: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[int, np.ndarray]:
         """The arguments' contents after the launch, flat, by trace array position."""

@@ -12,6 +12,8 @@ from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.instrument.rewrite import environment, is_device_function
 
 _plain: dict = {}
+TIMED_LAUNCHES = 5  # after a first launch that compiles and warms the kernel
+LONG_LAUNCH_MS = 100.0  # a first launch this long: one more is timed, not five
 
 
 def plain_kernel(py_func, native):
@@ -45,6 +47,44 @@ def host_copy(cuda, value) -> np.ndarray:
 def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> dict[str, np.ndarray]:
     """The array arguments after one uninstrumented launch on copies of the inputs."""
     cuda = import_numba_cuda()
+    copies, names = _device_copies(cuda, params, args)
+    kernel = plain_kernel(py_func, native)
+    kernel[config.grid, config.block, 0, config.shared_bytes](*copies)
+    cuda.synchronize()
+    arrays = [c for c in copies if hasattr(c, "copy_to_host")]
+    return {f"{name}.plain": array.copy_to_host() for name, array in zip(names, arrays)}
+
+
+def plain_time_ms(py_func, native, config, params: list[str], args: tuple, launches: int = TIMED_LAUNCHES) -> float:
+    """The uninstrumented kernel's time a launch (ms, CUDA events), the median of `launches` launches
+    after a first one that compiles and warms it, each on fresh copies of the inputs (restored on the
+    device between launches, outside the timed part) so that every launch does the same work."""
+    cuda = import_numba_cuda()
+    pristine, _ = _device_copies(cuda, params, args)
+    copies, _ = _device_copies(cuda, params, args)
+    kernel = plain_kernel(py_func, native)[config.grid, config.block, 0, config.shared_bytes]
+    first = _timed(cuda, kernel, copies)
+    times = []
+    for _ in range(launches if first < LONG_LAUNCH_MS else 1):  # a long kernel: one timed launch is enough
+        for copy, source in zip(copies, pristine):
+            if hasattr(copy, "copy_to_device"):
+                copy.copy_to_device(source)
+        times.append(_timed(cuda, kernel, copies))
+    return float(np.median(times))
+
+
+def _timed(cuda, launch, arguments: list) -> float:
+    start, stop = cuda.event(), cuda.event()
+    start.record()
+    launch(*arguments)
+    stop.record()
+    stop.synchronize()
+    return float(start.elapsed_time(stop))
+
+
+def _device_copies(cuda, params: list[str], args: tuple) -> tuple[list, list[str]]:
+    """The arguments with every array copied to new device memory (numbers as they are), and the
+    names of the arrays."""
     copies, names = [], []
     for name, value in zip(params, args):
         if isinstance(value, np.ndarray):
@@ -55,18 +95,22 @@ def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> d
             names.append(name)
         else:
             copies.append(value)
+    return copies, names
+
+
+def plain_facts(py_func, native, device_args: list) -> dict[str, int]:
+    """Registers and local memory a thread of the kernel compiled as it is uses for these arguments
+    ({} where numba cannot compile it as it is)."""
     kernel = plain_kernel(py_func, native)
-    kernel[config.grid, config.block, 0, config.shared_bytes](*copies)
-    cuda.synchronize()
-    arrays = [c for c in copies if hasattr(c, "copy_to_host")]
-    return {f"{name}.plain": array.copy_to_host() for name, array in zip(names, arrays)}
+    try:
+        overload = kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args))
+    except Exception:
+        return {}
+    return {"registers_per_thread": int(overload.regs_per_thread),
+            "local_bytes_per_thread": int(overload.local_mem_per_thread)}  # fmt: skip
 
 
 def plain_registers(py_func, native, device_args: list) -> int | None:
     """Registers a thread of the kernel compiled as it is uses for these arguments (None where numba
     cannot compile it as it is)."""
-    kernel = plain_kernel(py_func, native)
-    try:
-        return int(kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args)).regs_per_thread)
-    except Exception:
-        return None
+    return plain_facts(py_func, native, device_args).get("registers_per_thread")

@@ -27,7 +27,22 @@ def occupancy_lines(report: dict) -> list[str]:
         f"           measured    {percent(seen['occupancy'])}: at most {seen['blocks']} block(s) "
         f"({seen['warps']} warps) on one SM at once" + (f" (schedule {schedule})" if schedule else "")
     )
-    return [first, second + few_blocks(report)]
+    return [first, second + few_blocks(report), f"           {register_words(theory)}"]
+
+
+# Where a thread's register figure comes from, in the words the reports print (core/fidelity.py's labels).
+REGISTER_SOURCES = {"compiled": "as numba compiled the kernel", "compiled with recording":
+                    "of the recorded kernel: the kernel's own compile failed, so more than its own",
+                    "estimated": "estimated from the source (model)"}  # fmt: skip
+
+
+def register_words(theory: dict) -> str:
+    """A thread's registers and local memory, and where the figures come from."""
+    registers, source = theory.get("registers_per_thread"), theory.get("registers_from", "unknown")
+    said = f"registers {registers} per thread, {REGISTER_SOURCES[source]}" if registers else "registers unknown"
+    local = theory.get("local_per_thread", 0)
+    where = "as compiled, spills included" if source.startswith("compiled") else "the kernel's local arrays"
+    return said + (f"; local memory {local:,} bytes per thread ({where})" if local else "")
 
 
 def few_blocks(report: dict) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.core.analysis.registers import estimate_registers, local_array_bytes
 from gpuviz.core.analysis.timeline import block_spans
 from gpuviz.core.dtypes import itemsize_of
 from gpuviz.core.trace.model import Trace
@@ -87,13 +88,35 @@ def _limits(trace: Trace) -> tuple[dict[str, int], list[str]]:
     if shared:
         reserved = RESERVED_SHARED if _capability(facts) >= (8, 0) else 0
         found["shared memory"] = int(shared_sm) // (shared + reserved) if shared_sm is not None else None
-    registers = trace.meta.get("registers_per_thread") or facts.get("registers_per_thread")
-    if registers:  # numba reports them for a kernel compiled for a GPU; the simulator cannot know
+    registers, _ = registers_per_thread(trace)
+    if registers:
         found["registers"] = blocks_by_registers(
             registers, warps, int(facts.get("max_registers_per_sm", REGISTERS_PER_SM))
         )
     limits = {name: blocks for name, blocks in found.items() if blocks is not None}
     return limits, [name for name, blocks in found.items() if blocks is None]
+
+
+def registers_per_thread(trace: Trace) -> tuple[int | None, str]:
+    """A thread's registers and where the figure comes from: "compiled" (numba's compile of the kernel as
+    it is, on a GPU), "compiled with recording" (the recorded kernel's, where the plain compile failed:
+    more than the kernel's own), "estimated" (from the source: core/analysis/registers.py, a model)."""
+    meta = trace.meta
+    if meta.get("registers_per_thread"):
+        return int(meta["registers_per_thread"]), "compiled"
+    if meta.get("recorded_registers_per_thread"):
+        return int(meta["recorded_registers_per_thread"]), "compiled with recording"
+    arrays = {entry["name"]: str(entry["dtype"]) for entry in meta.get("arrays", []) if entry.get("space") == "global"}
+    estimate = estimate_registers(meta["source"], arrays, meta.get("kernel")) if meta.get("source") else None
+    return estimate, "estimated" if estimate else "unknown"
+
+
+def local_bytes_per_thread(trace: Trace) -> int:
+    """Local memory of one thread: as the compiler reported it (GPU: local arrays and spills), else the
+    sum of the kernel's local arrays (the simulator's: ptxas may keep small ones in registers)."""
+    if "local_bytes_per_thread" in trace.meta:
+        return int(trace.meta["local_bytes_per_thread"])
+    return local_array_bytes(trace.meta.get("source", ""), trace.meta.get("kernel"))
 
 
 def theoretical(trace: Trace) -> dict:
@@ -103,11 +126,15 @@ def theoretical(trace: Trace) -> dict:
     warps = -(-int(np.prod(trace.block)) // WARP)
     max_warps = int(sm_facts(trace).get("max_threads_per_sm", 2048)) // WARP
     shared = shared_bytes_per_block(trace)
+    registers, source = registers_per_thread(trace)
+    kernel = {"shared_per_block": shared, "registers_per_thread": registers, "registers_from": source,
+              "local_per_thread": local_bytes_per_thread(trace)}  # fmt: skip
     if "threads" in unknown or "blocks" in unknown:  # without them any other limit says too little
         return {"blocks": None, "warps": None, "occupancy": None, "limiter": "unknown", "limits": limits,
-                "unknown": unknown, "shared_per_block": shared}  # fmt: skip
+                "unknown": unknown} | kernel  # fmt: skip
     blocks = min(limits.values())
-    limiter = " and ".join(name for name, b in limits.items() if b == blocks)
+    names = {"registers": "registers (estimated)"} if source == "estimated" else {}
+    limiter = " and ".join(names.get(name, name) for name, b in limits.items() if b == blocks)
     if blocks == 0:
         limiter += " (the block does not fit on an SM)"
     return {
@@ -117,8 +144,7 @@ def theoretical(trace: Trace) -> dict:
         "limiter": limiter,
         "limits": limits,
         "unknown": unknown,
-        "shared_per_block": shared,
-    }
+    } | kernel
 
 
 def peak_resident_blocks(trace: Trace) -> int:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from gpuviz.core.analysis.fence_order import FenceOrder
 from gpuviz.core.analysis.race_count import A, Found, Layout, P, R, bits, racy_locations
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.launch import format_dims
@@ -119,9 +120,10 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
     if len(trace.accesses["thread"]) == 0:
         return RaceReport(divergence=divergence)
     layout = Layout(trace)
-    racy = racy_locations(layout)
+    order = FenceOrder.of(layout.element, trace.accesses, layout.per_block)
+    racy = racy_locations(layout) if order is None else _less_fence_ordered(layout, racy_locations(layout), order)
     limit = max_locations if count_benign else 2 * max_locations
-    described = list(_describe(layout, racy[:limit]))
+    described = list(_describe(layout, racy[:limit], order))
     races = [race for race, benign in described if count_benign or not benign]
     benign = [race for race, is_benign in described if is_benign and not count_benign]
     undescribed = len(racy) - len(described)
@@ -137,8 +139,28 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
     )
 
 
+def _less_fence_ordered(layout: Layout, found: Found, order: FenceOrder) -> Found:
+    """The racing locations less the pairs a threadfence and an atomic order (fence_order.py): only pairs
+    of two blocks, which the count took as racing, of global arrays."""
+    kind = layout.trace.accesses["kind"]
+    pairs, write_pairs = found.pairs.copy(), found.write_pairs.copy()
+    global_ones = np.flatnonzero(found.copy < 0)
+    spans = _rows_by_element(layout.element, found.rows, np.unique(found.element[global_ones]))
+    for k in global_ones.tolist():
+        rows = spans[int(found.element[k])]
+        ordered = order.ordered(rows)
+        if ordered is None:
+            continue  # too many to compare: left racing (over-reported, never missed)
+        cls = kind[rows]
+        clash = ~(((cls[:, None] == R) & (cls[None, :] == R)) | ((cls[:, None] == A) & (cls[None, :] == A)))
+        pairs[k] -= int((ordered & clash).sum())
+        write_pairs[k] -= int((ordered & (cls[:, None] == P) & (cls[None, :] == P)).sum())
+    keep = pairs > 0
+    return Found(found.element[keep], found.copy[keep], pairs[keep], write_pairs[keep], found.rows)
+
+
 # ---- describing racy locations ------------------------------------------------------------------
-def _describe(layout: Layout, found: Found):
+def _describe(layout: Layout, found: Found, order: FenceOrder | None = None):
     """(Race, benign) for each racing location, from that location's accesses in time order."""
     if len(found) == 0:
         return
@@ -149,7 +171,7 @@ def _describe(layout: Layout, found: Found):
         rows = spans[key]
         if copy >= 0:
             rows = rows[acc["thread"][rows] // layout.per_block == copy]
-        race = _describe_location(layout, rows, None if copy < 0 else copy, pairs, write_pairs)
+        race = _describe_location(layout, rows, None if copy < 0 else copy, pairs, write_pairs, order)
         if race is not None:
             yield race
 
@@ -184,7 +206,8 @@ def _by_element_then_time(element: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return packed & ((1 << row_bits) - 1)
 
 
-def _describe_location(layout: Layout, rows: np.ndarray, shared_block: int | None, pairs: int, write_pairs: int):
+def _describe_location(layout: Layout, rows: np.ndarray, shared_block: int | None, pairs: int, write_pairs: int,
+                       order: FenceOrder | None = None):  # fmt: skip
     trace, acc = layout.trace, layout.trace.accesses
     all_rows = rows
     writes = np.flatnonzero(acc["kind"][rows] != R)
@@ -197,7 +220,8 @@ def _describe_location(layout: Layout, rows: np.ndarray, shared_block: int | Non
     warp = thread // layout.warp_size  # global warp number: equal only within one block
     warp_epochs = layout.warp_epochs(rows)
     warp_epochs = np.zeros(len(rows), np.int32) if warp_epochs is None else warp_epochs
-    pair = _first_pair(cls, block, epoch_field(epoch, "block"), thread, warp, warp_epochs)
+    fenced = None if order is None or shared_block is not None else order.ordered(rows)
+    pair = _first_pair(cls, block, epoch_field(epoch, "block"), thread, warp, warp_epochs, fenced)
     if pair is None:
         return None
     i, j = rows[pair[0]], rows[pair[1]]
@@ -219,9 +243,10 @@ def _one_value_written(acc: dict, rows: np.ndarray) -> bool:
     return len(values) > 0 and bool((values == values[0]).all())
 
 
-def _first_pair(cls, block, epoch, thread, warp, warp_epoch) -> tuple[int, int] | None:
+def _first_pair(cls, block, epoch, thread, warp, warp_epoch, fenced=None) -> tuple[int, int] | None:
     """The first racing pair in time: the earliest event that races with an earlier one. Every
-    racing pair holds a write or an atomic, so the search starts at the first one."""
+    racing pair holds a write or an atomic, so the search starts at the first one. `fenced[i, j]`:
+    a threadfence and an atomic order row i before row j (fence_order.py)."""
     writes = np.flatnonzero(cls != R)
     if len(writes) == 0:
         return None
@@ -230,6 +255,8 @@ def _first_pair(cls, block, epoch, thread, warp, warp_epoch) -> tuple[int, int] 
         earlier = slice(0, j)
         ordered_in_warp = (warp[earlier] == warp[j]) & (warp_epoch[earlier] != warp_epoch[j])
         concurrent = (block[earlier] != block[j]) | ((epoch[earlier] == epoch[j]) & ~ordered_in_warp)
+        if fenced is not None:
+            concurrent &= ~fenced[:j, j]
         other = thread[earlier] != thread[j]
         if cls[j] == P:
             clash = np.ones(j, bool)

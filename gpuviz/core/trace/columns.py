@@ -36,9 +36,13 @@ OPTIONAL_ACCESS_COLUMNS = {"time": np.int64, "imag": np.float64}
 READ, WRITE, ATOMIC = 0, 1, 2
 # "epoch" packs three counters, each kept modulo its width (a wrapped counter makes two accesses look
 # unordered, never ordered: the analysis may then over-report a race, never miss one):
-# block barriers (syncthreads, and grid syncs) in bits 0-15, grid-wide barriers in bits 16-23, and
-# whole-warp syncwarps in bits 24-30. A backend that counts only block barriers writes plain counts.
-EPOCH_FIELDS = {"block": (0, 16), "grid": (16, 8), "warp": (24, 7)}  # name: (first bit, width)
+# block barriers (syncthreads, and grid syncs) in bits 0-15, grid-wide barriers in bits 16-23,
+# whole-warp syncwarps in bits 24-29, and in bit 30 whether the thread had passed a device-wide
+# `threadfence` (or `threadfence_system`): the race analysis orders the accesses before it for a block
+# that later updates the same element atomically (core/analysis/fence_order.py). A backend that counts
+# only block barriers writes plain counts.
+EPOCH_FIELDS = {"block": (0, 16), "grid": (16, 8), "warp": (24, 6), "fence": (30, 1)}  # name: (first bit, width)
+FENCED = 1 << 30
 GRID_EPOCH = 1 << 16
 
 

@@ -119,6 +119,12 @@ def _outcome_meta(v: object) -> bool:
     return _list_of(_whole(-(2**63), 2**63))(seeds) and len(seeds) == v["runs"]
 
 
+def _plain_time_meta(v: object) -> bool:
+    if not (isinstance(v, dict) and _number(v.get("ms")) and _whole(1, 10**6)(v.get("launches"))):
+        return False
+    return v["ms"] >= 0 and _is(str)(v.get("card")) and _is(str)(v.get("date"))
+
+
 WHOLE = _whole(-(2**63), 2**63 - 1)
 # key: (required, check, what is allowed)
 META = {
@@ -147,6 +153,7 @@ META = {
                      "first and last line"),  # fmt: skip
     "device_facts": (False, _is(dict), "a JSON object"),
     "outcomes": (False, _outcome_meta, "a number of runs and one seed for each"),
+    "plain_time": (False, _plain_time_meta, "ms, launches, card and date"),
 }
 
 

@@ -10,7 +10,7 @@ from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.backends.sim.spin import SAMPLE, SpinWatch
 from gpuviz.core.dtypes import dtype_text, to_dtype
-from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, READ, WRITE
+from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, FENCED, READ, WRITE
 from gpuviz.instrument.shared_memory import MAX_LOCAL, MAX_STATIC_SHARED
 
 _FLUSH_EVERY = 1 << 18
@@ -324,11 +324,19 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_atomic_fn": atomic_fn,
         "_gv_this_grid": lambda: GRID_GROUP,
         "_gv_lanemask_lt": lambda t: np.uint32((1 << t.lane) - 1),
+        "_gv_fence": fence,
         "_gv_bdx": bdx, "_gv_bdy": bdy, "_gv_bdz": bdz,
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
         **BIT_FUNCTIONS,
     }  # fmt: skip
+
+
+def fence(t) -> None:
+    """A device-wide threadfence: the thread's later accesses carry the fence flag of its epoch, by which
+    the race analysis orders its earlier ones (core/analysis/fence_order.py). Memory here is already
+    seen by every thread as soon as it is written, so nothing else changes."""
+    t.ep |= FENCED
 
 
 def _count_static_shared(arrays: ArrayTable, shape, dtype: np.dtype) -> None:

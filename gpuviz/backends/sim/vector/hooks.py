@@ -11,6 +11,7 @@ from gpuviz.backends.sim.reference.memory import BIT_FUNCTIONS, grid_hooks
 from gpuviz.backends.sim.vector.lanes import UNSET
 from gpuviz.backends.sim.vector.ops import operation_hooks
 from gpuviz.backends.sim.vector.warp import sync
+from gpuviz.core.trace.columns import FENCED
 
 
 def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial_syncs: list | None = None,
@@ -37,7 +38,13 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
         "_gv_lanemask_lt": lambda t: ((np.int64(1) << t.lane) - 1).astype(np.uint32),
+        "_gv_fence": fence,
     }  # fmt: skip
+
+
+def fence(t) -> None:
+    """A device-wide threadfence of the active lanes (the reference engine's `fence`, lane-wise)."""
+    t.ep = np.where(t.mask, t.ep | FENCED, t.ep).astype(np.int32)  # a new array: the access log keeps the old one
 
 
 def lane_print(errors, t, *values) -> None:

@@ -71,7 +71,7 @@ def _masks(args: tuple, n: int) -> np.ndarray:
 
 def _syncwarp(t, partial_syncs: list) -> None:
     """Order memory among the lanes that meet here: their warp epoch goes up (core/trace/columns.py packs it
-    into bits 24-30). Lanes left out of a warp's sync are kept for the race analysis, as the
+    into bits 24-29). Lanes left out of a warp's sync are kept for the race analysis, as the
     reference engine keeps them, so their accesses are not taken as ordered."""
     mask, live = t.mask, ~t.exited
     ep = t.ep.astype(np.int64)
