@@ -20,8 +20,8 @@ COURSE = ["one-thread", "one-cell-per-thread", "add-arrays", "vector-add-bounds"
           "grid-stride", "grid-3d", "host-and-device", "warps", "sms-and-waves", "the-race", "histogram",
           "segmented-reduction", "missing-syncthreads", "privatised-histogram", "two-level-reduction",
           "library-block-sum", "barrier-divergence", "coalescing", "matmul", "transpose", "occupancy",
-          "divergence-cost", "scan", "mandelbrot", "device-functions", "multi-block-reduction",
-          "warp-votes"]  # fmt: skip
+          "divergence-cost", "scan", "mandelbrot", "block-size", "device-functions", "multi-block-reduction",
+          "warp-votes", "float64-promotion", "cupy-inputs"]  # fmt: skip
 
 
 def test_the_lessons_cover_the_course_in_order():
