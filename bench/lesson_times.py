@@ -5,8 +5,10 @@ as they are (no recording), and launched at a size where a difference shows, whi
 size the lesson simulates: the privatised histogram (also at the lesson's own 4,096 values), coalescing
 and the transpose (with the fix from tests/lesson_fixes), occupancy (48 KiB of shared memory per block
 against 1 KiB), divergence cost (with the steps an argument, and written as a constant, which the compiler
-works out) and the Mandelbrot image (40 trips at most against 2). A version's time is the median of RUNS
-launches timed with CUDA events, after one launch to compile and warm up.
+works out), the Mandelbrot image (40 trips at most against 2), float64 promotion (Horner's rule with
+`acc = 0.0` against `acc = float32(0)`) and CuPy inputs (NumPy arguments against CuPy arrays). A version's
+time is the median of RUNS launches timed with CUDA events, after one launch to compile and warm up; CuPy
+inputs' is the host's time until the GPU is done, numba's copies of host arrays included.
 Prints one line per version, then the figures as JSON: each lesson's sizes with the card, the date and the
 runs, as gpuviz/catalog/lessons/hardware_times.json keeps them. `--json FILE` merges the lessons measured
 into FILE (the others keep their figures and their card); `--only SLUG,SLUG` measures those lessons alone.
@@ -20,7 +22,9 @@ import json
 import re
 import statistics
 import sys
+import time
 import types
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +63,21 @@ def median_ms(kernel, grid, block, *args) -> float:
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def median_wall_ms(kernel, grid, block, *args) -> float:
+    """The median host time of RUNS launches until the GPU is done, in ms: what a launch costs the script,
+    numba's copies of host arrays in and back included (CUDA events on the stream would miss copies that
+    numba makes synchronously)."""
+    kernel[grid, block](*args)
+    cuda.synchronize()
+    times = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        kernel[grid, block](*args)
+        cuda.synchronize()
+        times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times)
 
 
@@ -130,6 +149,32 @@ def mandelbrot(width: int, height: int) -> dict:
                                                       image)}  # fmt: skip
 
 
+def promotion(points: int, degree: int) -> dict:
+    """Horner's rule with `acc = 0.0` (float64) and `acc = float32(0)`, the degree an argument's size."""
+    module = kernels("float64-promotion")
+    x = cuda.to_device(np.linspace(-1, 1, points, dtype=np.float32))
+    coeffs = cuda.to_device(np.random.default_rng(5).uniform(-1, 1, degree).astype(np.float32))
+    out = cuda.device_array(points, np.float32)
+    grid = (points + 255) // 256
+    literal = median_ms(module.horner_start_literal, grid, 256, x, coeffs, out)
+    single = median_ms(module.horner_start_float32, grid, 256, x, coeffs, out)
+    return {"horner_start_literal (acc float64)": literal, "horner_start_float32 (acc float32)": single}
+
+
+def cupy_inputs(n: int) -> dict:
+    """The vector add on NumPy arrays (numba copies a, b and c in and back at every launch) and on CuPy arrays."""
+    import cupy as cp
+
+    module = kernels("cupy-inputs")
+    a, b, c = np.arange(n, dtype=np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
+    grid = (n + 255) // 256
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's "Host array used in CUDA kernel will incur copy overhead"
+        on_host = median_wall_ms(module.vecadd, grid, 256, a, b, c)
+    on_device = median_wall_ms(module.vecadd, grid, 256, cp.asarray(a), cp.asarray(b), cp.asarray(c))
+    return {"vecadd on NumPy arrays (copies included)": on_host, "vecadd on CuPy arrays": on_device}
+
+
 def measure() -> dict:
     """Each lesson's size in words and its versions' times; smoke sizes are tiny."""
     small = SMOKE
@@ -147,6 +192,11 @@ def measure() -> dict:
              divergence(16 if small else 65536, 64, constant=True))],
         "mandelbrot": lambda: [
             ("4,096 x 3,072 pixels, blocks of 16x16", mandelbrot(*((64, 48) if small else (4096, 3072))))],
+        "float64-promotion": lambda: [
+            ("2^24 points, 64 coefficients, blocks of 256", promotion(1 << (12 if small else 24), 64))],
+        "cupy-inputs": lambda: [
+            ("1,000 floats (the lesson's size), blocks of 256", cupy_inputs(1000)),
+            ("2^24 floats, blocks of 256", cupy_inputs(1 << (12 if small else 24)))],
     }  # fmt: skip
     unknown = (chosen or set()) - set(sizes)
     if unknown:

@@ -177,6 +177,17 @@ def test_cupy_arrays_stay_on_the_device():
     trace = _run(source, 2, 32, (a,), "gpu")
     assert (cupy.asnumpy(a) == np.arange(64)).all()
     assert (trace.after("a") == np.arange(64)).all() and (trace.before("a") == 0).all()
+    assert trace.meta["host_copies"] == []  # a CuPy array is passed as it is
+
+
+def test_the_trace_says_what_numba_copied_and_the_type_of_each_local():
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator types nothing")
+    source = ("from numba import cuda\n@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    acc = 0.0\n"
+              "    acc += a[i]\n    out[i] = acc\n")  # fmt: skip
+    trace = _run(source, 2, 32, (np.ones(64, np.float32), np.zeros(64, np.float32)), "gpu")
+    assert trace.meta["host_copies"] == [{"array": "a", "bytes": 256}, {"array": "out", "bytes": 256}]
+    assert trace.meta["local_types"]["acc"] == "float64"  # numba's typing of the kernel it compiled just now
 
 
 def test_threads_level_has_no_access_log():

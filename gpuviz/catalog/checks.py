@@ -35,6 +35,11 @@ One check a line, `[launch N:] [sim:|model:|gpu:] MEASURE OP NUMBER`, e.g.
     blocks_per_sm == 4               the blocks one SM can hold in theory (the smallest of the limits)
     limit(shared memory) == 4        the blocks one SM could hold by one resource: threads, blocks, shared memory
     writes(warp_sums) == 32          writes of an array in the launch
+    copies == 6                      arrays copied between host and device with the launch: numba copies each host
+                                     (NumPy) argument in before it and back after it; a device or CuPy array, never
+    copied_bytes == 24000            the bytes those copies moved, both ways
+    bits(acc) == 64                  the width of the type numba gives a local of the kernel (`acc = 0.0`: float64);
+                                     the simulator's vector engine records it, a GPU where numba kept its typing
 
 OP is one of == != >= <= > <. A check applies to every backend unless marked `sim:` (the simulator
 only), `model:` (the simulator only, and its number is the cost model's: a time, or a race's outcome
@@ -54,8 +59,10 @@ import numpy as np
 from gpuviz.catalog.places import Place, lines_of, place_of
 from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.report import memory_analysis, race_report
+from gpuviz.core.copies import copied_bytes, copies
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.fidelity import EXACT, MEASURED, MODEL
+from gpuviz.core.local_types import bits
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
@@ -326,6 +333,21 @@ def _turns(trace: Trace, at: str, array: str, kind: str | None = None) -> float 
     return float(max(turns)) if turns else None
 
 
+def _copies(trace: Trace) -> float | None:
+    count = copies(trace.meta)
+    return None if count is None else float(count)
+
+
+def _copied_bytes(trace: Trace) -> float | None:
+    count = copied_bytes(trace.meta)
+    return None if count is None else float(count)
+
+
+def _bits(trace: Trace, name: str) -> float | None:
+    width = bits(trace.meta, name)
+    return None if width is None else float(width)
+
+
 def _occupancy(trace: Trace) -> float | None:
     return memory_analysis(trace)["occupancy_theoretical"]
 
@@ -342,7 +364,7 @@ def _limit(trace: Trace, resource: str) -> float | None:
 MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "threads": _threads, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
             "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "warp_sync_divergence": _warp_sync_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
             "conflicts": _conflicts, "turns": _turns, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
-            "writes": _writes}  # fmt: skip
+            "writes": _writes, "copies": _copies, "copied_bytes": _copied_bytes, "bits": _bits}  # fmt: skip
 
 
 def _number(value: float | None) -> str:

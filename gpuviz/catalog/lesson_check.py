@@ -22,7 +22,7 @@ ARGUMENTS = {
     "atomics": (1, 2, 0), "writes": (1, 2, 0), "resident_blocks": (0, 0, None), "sm_blocks": (0, 0, None),
     "barrier_divergence": (0, 0, None), "warp_sync_divergence": (0, 0, None), "errors": (0, 0, None), "lost": (1, 1, 0), "sectors": (2, 3, 1),
     "lanes": (2, 3, 1), "conflicts": (2, 3, 1), "turns": (2, 3, 1), "occupancy": (0, 0, None), "blocks_per_sm": (0, 0, None),
-    "limit": (1, 1, None),
+    "limit": (1, 1, None), "copies": (0, 0, None), "copied_bytes": (0, 0, None), "bits": (1, 1, None),
 }  # fmt: skip
 WORDS = {"cycles": ("max", "min"), "races": ("same warp", "same block", "different blocks"),
          "limit": ("threads", "blocks", "shared memory", "registers")}  # fmt: skip

@@ -15,6 +15,8 @@ every word is checked against the trace. Call-outs are computed from the trace, 
     threads waiting at a barrier             at the cursor, in the replay
     warp of the thread / block of the thread
     slowest threads                          the threads that ran longest, with the fastest for scale
+    copies of NAME                           every element of an array, with what crossed between host and device
+                                             for it with the launch (copied in and back, or not copied)
 
 ELEMENT is `a[3]`, `a[1, 2]`, `a[0] of block 1` or `the element`.
 """
@@ -35,7 +37,8 @@ from gpuviz.core.trace.model import Trace
 KINDS = ("the thread", "the element", "readers of ELEMENT", "writers of ELEMENT",
          "elements of NAME read by the thread", "elements of NAME written by the thread",
          "threads on the line", "threads that wrote nothing [in the thread's block]", "threads with a memory error",
-         "threads waiting at a barrier", "warp of the thread", "block of the thread", "slowest threads")  # fmt: skip
+         "threads waiting at a barrier", "warp of the thread", "block of the thread", "slowest threads",
+         "copies of NAME")  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)  # eq=False: arrays inside; two marks are the same only if they are one object
@@ -94,6 +97,8 @@ def resolve_mark(text: str, trace: Trace, replay: Replay | None, focus: Focus) -
         return _group(trace, _selected(focus, text), text.split()[0])
     if text == "slowest threads":
         return _slowest(trace)
+    if text.startswith("copies of "):
+        return _copies(trace, text.removeprefix("copies of "))
     raise GpuvizError(f"mark {text!r} is not known; marks: {'; '.join(KINDS)}")
 
 
@@ -273,6 +278,23 @@ def _slowest(trace: Trace) -> Mark:
     else:
         label = f"{_threads(len(threads))} take {duration_words(longest, unit)} (the fastest: {number(shortest)})"
     return Mark(label, threads=threads)
+
+
+def _copies(trace: Trace, name: str) -> Mark:
+    """An argument's elements, and whether numba copied it in and back with the launch (core/copies.py)."""
+    names = trace.array_names()
+    if name not in names:
+        raise GpuvizError(f"mark 'copies of {name}': the launch has no array {name!r} (its arrays: {', '.join(names)})")
+    if "host_copies" not in trace.meta:
+        raise GpuvizError(f"mark 'copies of {name}': this trace does not record its copies")
+    copied = {entry["array"]: int(entry["bytes"]) for entry in trace.meta["host_copies"]}
+    if name in copied:
+        label = f"{name}: copied in before the launch and back after it, {number(copied[name])} bytes each way"
+    else:
+        label = f"{name}: in device memory already: not copied"
+    aid = names.index(name)
+    size = int(np.prod(trace.meta["arrays"][aid]["shape"]))
+    return Mark(label, array=aid, elements=np.arange(size, dtype=np.int64))
 
 
 def duration_words(amount: int, unit: str) -> str:

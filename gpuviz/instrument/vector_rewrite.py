@@ -209,11 +209,17 @@ class VectorRewriter(KernelRewriter):
                 out += self._assign_names(element, item)
             return out
         if isinstance(target, ast.Name) and not target.id.startswith("_gv_"):
-            merged = _method("merge", [ast.Name(target.id, ast.Load()), value])
+            # the name, as the trace reports it, lets the engine record the type numba gives the local
+            name = ast.Constant(self._local_name(target.id))
+            merged = _method("merge", [ast.Name(target.id, ast.Load()), value, name])
             return [ast.Assign([ast.Name(target.id, ast.Store())], merged)]
         if isinstance(target, ast.Subscript):  # a store into memory inside a tuple target
             return self._store(target, value, ast.Expr(value, lineno=target.lineno))
         return [ast.Assign([target], value)]
+
+    def _local_name(self, name: str) -> str:
+        """`acc` for a local of the kernel, `warp_sum.v` for one of a device function."""
+        return name if self.is_kernel else f"{self.source.name}.{name}"
 
     # ---- expressions -------------------------------------------------------------------------
     def visit_BinOp(self, node: ast.BinOp) -> ast.expr:

@@ -11,7 +11,7 @@ TILE = 8
 def matmul(A, B, C):
     col, row = cuda.grid(2)
     if row < C.shape[0] and col < C.shape[1]:
-        acc = 0.0
+        acc = float32(0)
         for k in range(A.shape[1]):
             acc += A[row, k] * B[k, col]
         C[row, col] = acc
@@ -24,10 +24,10 @@ def matmul_tiled(A, B, C):
     x, y = cuda.grid(2)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
-    acc = 0.0
+    acc = float32(0)
     for t in range((A.shape[1] + TILE - 1) // TILE):
-        sA[tx, ty] = A[x, t * TILE + ty] if x < A.shape[0] and t * TILE + ty < A.shape[1] else 0.0
-        sB[tx, ty] = B[t * TILE + tx, y] if y < B.shape[1] and t * TILE + tx < B.shape[0] else 0.0
+        sA[tx, ty] = A[x, t * TILE + ty] if x < A.shape[0] and t * TILE + ty < A.shape[1] else float32(0)
+        sB[tx, ty] = B[t * TILE + tx, y] if y < B.shape[1] and t * TILE + tx < B.shape[0] else float32(0)
         cuda.syncthreads()
         for k in range(TILE):
             acc += sA[tx, k] * sB[k, ty]

@@ -22,11 +22,13 @@ import numpy as np
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
+from gpuviz.backends.gpu.local_types import local_types
 from gpuviz.backends.gpu.log import DeviceLog
 from gpuviz.backends.gpu.plain import TIMED_LAUNCHES, host_copy, plain_facts, plain_outcomes, plain_time_ms
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
+from gpuviz.core.copies import implicit_copies
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
@@ -415,6 +417,8 @@ class PreparedLaunch:
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
             truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
             kernel_facts=self._kernel_facts(), warnings=warnings,
+            host_copies=implicit_copies(program.params, self.args),
+            local_types=local_types(self.overload, program.params),
         )  # fmt: skip
 
     def _kernel_facts(self) -> dict:

@@ -12,6 +12,7 @@ from gpuviz.backends.sim.fast.engine import FastDeclined, forget_fast, run_fast
 from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
 from gpuviz.backends.sim.recording import Recording, global_arrays, run_reference, run_vector
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
+from gpuviz.core.copies import implicit_copies
 from gpuviz.core.errors import EngineError, GpuvizError, KernelError, KernelSourceError, LaunchError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count, check_cooperative_fits
@@ -130,6 +131,9 @@ class SimBackend:
         for write in write_back:
             write()
         trace = _trace(program, config, params, host_args, before, recording, device, options, level)
+        trace.meta["host_copies"] = implicit_copies(params, args)  # the script's arguments, as numba would copy them
+        if recording.local_types is not None:
+            trace.meta["local_types"] = recording.local_types
         trace.meta["engine"] = engine
         trace.meta["engine_note"] = note
         trace.meta["time_source"] = TIME_SOURCES[engine]  # known only now: the engine may have fallen back

@@ -52,6 +52,7 @@ class Recording:
     blocks_ran: str = "interleaved"  # the vector engine: "independent" (in groups) or "interleaved: why"
     # warps where lanes of a syncwarp's mask never reached a matching one; None: not judged (reference engine)
     warp_sync_divergence: int | None = None
+    local_types: dict | None = None  # each local's type name (the vector engine's); None: not recorded
 
 
 def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
@@ -124,7 +125,8 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     recorded = log.recorded_blocks() if log is not None else None
     return Recording(arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, recorded, errors,
                      partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None],
-                     "independent" if sharing is not None else "interleaved", diverged)  # fmt: skip
+                     "independent" if sharing is not None else "interleaved", diverged,
+                     {name: dtype.name for name, dtype in memory.local_types.items()})  # fmt: skip
 
 
 def run_reference(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,

@@ -11,7 +11,7 @@ def block_sum(values, sums):
     partial = cuda.shared.array(THREADS, float32)
     t = cuda.threadIdx.x
     i = cuda.grid(1)
-    partial[t] = values[i] if i < values.size else 0.0
+    partial[t] = values[i] if i < values.size else float32(0)
     cuda.syncthreads()
     step = THREADS // 2
     while step > 0:

@@ -13,7 +13,7 @@ def matmul_tiled(A, B, C):
     x, y = cuda.grid(2)  # x: row of C, y: column of C
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
-    acc = 0.0
+    acc = float32(0)
     for t in range((A.shape[1] + TILE - 1) // TILE):
         sA[tx, ty] = 0.0
         sB[tx, ty] = 0.0

@@ -2,16 +2,16 @@
 on a device of 8 SMs."""
 
 import numpy as np
-from numba import cuda
+from numba import cuda, float32
 
 
 @cuda.jit
 def scale(a, out):
     i = cuda.grid(1)
     if i < a.size:
-        acc = 0.0
+        acc = float32(0)
         for k in range(4):  # four reads of a[i] (a GPU's compiler may merge them into one)
-            acc += (k + 1) * a[i]
+            acc += float32(k + 1) * a[i]
         out[i] = acc
 
 

@@ -12,7 +12,7 @@ def segment_sums(values, items, sums):
     partial = cuda.shared.array(THREADS, float32)
     t = cuda.threadIdx.x
     base = cuda.blockIdx.x * THREADS * items
-    total = 0.0
+    total = float32(0)
     for k in range(items):  # each thread first adds its own items
         total += values[base + k * THREADS + t]
     partial[t] = total

@@ -26,7 +26,7 @@ def block_sum(values, sums):
         warp_sums[t // 32] = v
     cuda.syncthreads()
     if t < 32:  # level 2: warp 0 sums the 8 warps' results
-        v = warp_sum(warp_sums[t] if t < WARPS else 0.0)
+        v = warp_sum(warp_sums[t] if t < WARPS else float32(0))
         if t == 0:
             sums[cuda.blockIdx.x] = v
 

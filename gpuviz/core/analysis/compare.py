@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis.report import race_summary
+from gpuviz.core.copies import copies_words
+from gpuviz.core.local_types import float_locals
 from gpuviz.core.marks import duration_words
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
@@ -16,6 +18,8 @@ def compare_launches(this: Trace, other: Trace) -> list[tuple[str, str, str]]:
     rows = [
         ("kernel", this.kernel, other.kernel),
         ("launch", _launch(this), _launch(other)),
+        ("copies host <-> device", copies_words(this.meta), copies_words(other.meta)),
+        ("float locals", float_locals(this.meta), float_locals(other.meta)),
         ("time", _span(this), _span(other)),
         ("races", race_summary(this), race_summary(other)),
         ("memory errors", f"{this.error_count:,}", f"{other.error_count:,}"),

@@ -222,6 +222,8 @@ def new_trace(
     time_source: str | None = None,
     times_inferred: bool = False,
     kernel_facts: dict | None = None,
+    host_copies: list[dict] | None = None,
+    local_types: dict[str, str] | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
@@ -236,7 +238,10 @@ def new_trace(
     `warp_sync_divergence` counts warps where a lane of a syncwarp's mask never reached a matching one (the
     simulator judges it: core/analysis/warp_sync.py; None where a backend cannot see it);
     `kernel_facts` are what the compiler says of the kernel (registers_per_thread,
-    shared_bytes_per_block, local_bytes_per_thread), kept as meta keys for the occupancy analysis.
+    shared_bytes_per_block, local_bytes_per_thread), kept as meta keys for the occupancy analysis;
+    `host_copies` are the host arrays copied in before the launch and back after it (core/copies.py);
+    `local_types` name the type of each local of the kernel (`acc`: "float64"; a device function's as
+    `warp_sum.v`), where the backend knows them.
     """
     meta = {
         "kernel": source.name,
@@ -276,6 +281,10 @@ def new_trace(
         meta["partial_syncwarps"] = partial_syncwarps
     if warp_sync_divergence is not None:
         meta["warp_sync_divergence"] = int(warp_sync_divergence)
+    if host_copies is not None:
+        meta["host_copies"] = [dict(entry) for entry in host_copies]
+    if local_types is not None:
+        meta["local_types"] = dict(local_types)
     return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
 
 

@@ -16,7 +16,7 @@ def block_sum(values, sums):
     cuda.syncthreads()
     step = THREADS // 2
     while step > 0:
-        other = 0.0
+        other = float32(0)
         if t < step:
             other = partial[t + step]
         cuda.syncthreads()

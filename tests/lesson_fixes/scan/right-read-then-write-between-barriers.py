@@ -16,7 +16,7 @@ def inclusive_scan(values, out):
     cuda.syncthreads()
     offset = 1
     while offset < THREADS:
-        other = 0.0
+        other = float32(0)
         if t >= offset:
             other = buffer[t - offset]
         cuda.syncthreads()

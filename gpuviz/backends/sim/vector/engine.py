@@ -150,6 +150,7 @@ class VectorExecutor:
         warps_per_block = -(-tpb // WARP)
         clock = WarpClock(layout["warp_key"], np.repeat(starts, warps_per_block), self.share, warps_per_block)
         t = Lanes(count * tpb, clock)
+        t.local_types = self.memory.local_types
         t.__dict__.update(layout)
         t.blocks, t.config = blocks.astype(np.int64), self.config
         t.first_block = int(blocks[0])  # a batch's blocks are consecutive

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.backends.sim.vector.ops import KernelMisuse
+from gpuviz.backends.sim.vector.ops import KernelMisuse, numba_type
 from gpuviz.instrument.vector_rewrite import VectorUnsupported
 
 LOCKSTEP_LIMIT = 10_000  # iterations of one while loop before the vector engine gives the launch up
@@ -24,6 +24,21 @@ class _Unset:
 
 
 UNSET = _Unset()  # a local variable not assigned yet
+
+
+def _note_type(types: dict[str, np.dtype], name: str, value: object) -> None:
+    """Keep the type a local holds: a lane array's own, a Python scalar's as numba types it (0.0 is a
+    float64); where a local holds two types, the one numba unifies them to (the wider)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        dtype = value.dtype
+    elif isinstance(value, (bool, int, float, complex)):
+        dtype = numba_type(value)
+    else:
+        return  # a tuple or a record: no one number type
+    if dtype.kind not in "biufc":
+        return
+    seen = types.get(name)
+    types[name] = dtype if seen is None or seen == dtype else np.promote_types(seen, dtype)
 
 
 def truth(value: object, n: int) -> np.ndarray:
@@ -48,6 +63,7 @@ class Lanes:
         self.clock = clock  # the cost model's clock, charged per issued instruction (vector/cost.py)
         self.checked_index = None  # the last index array checked for all lanes (vector/memory.py)
         self.stopped = None  # lanes stopped by a memory error (bool per lane), once there is one
+        self.local_types: dict[str, np.dtype] | None = None  # the launch's: each local's type, as numba types it
 
     def __getattr__(self, name: str) -> object:
         """Thread and block indices, computed the first time the kernel asks for them."""
@@ -85,9 +101,12 @@ class Lanes:
         self.set_mask(state[0] & ~self.off)
 
     # ---- values ------------------------------------------------------------------------------
-    def merge(self, old: object, new: object) -> object:
+    def merge(self, old: object, new: object, name: str | None = None) -> object:
         self.charge("alu")
-        return self._blend(old, new)
+        value = self._blend(old, new)
+        if name is not None and self.local_types is not None:
+            _note_type(self.local_types, name, value)
+        return value
 
     def _blend(self, old: object, new: object) -> object:
         """The active lanes take `new`, the others keep `old` (no instruction charged)."""

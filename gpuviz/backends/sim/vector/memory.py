@@ -193,6 +193,7 @@ class VectorMemory:
         self.sharing = None  # BlockSharing while blocks run in groups (vector/independent.py)
         self.errors = None  # the launch's ErrorLog: out-of-bounds lanes of global arrays stop with an error
         self.spin = None  # a SpinWatch (vector/spin.py) where a launch that makes no progress is stopped
+        self.local_types: dict = {}  # each local's type over the launch (vector/lanes.py), for the trace
 
     # ---- where an element lives --------------------------------------------------------------
     def _storage(self, t, array) -> tuple[np.ndarray, np.ndarray | None, int | None, str]:

@@ -45,14 +45,21 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C") -> np.ndarray
     return np.zeros(shape, to_dtype(dtype), order=order)
 
 
-mapped_array = managed_array = pinned_array
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False,
+                 attach_global=True) -> DeviceArray:  # fmt: skip
+    """Host memory the device reads directly: numba passes it as a device array, with no copy."""
+    return pinned_array(shape, dtype, order=order).view(DeviceArray)
+
+
+managed_array = mapped_array
 
 
 def pinned_array_like(ary) -> np.ndarray:
     return np.zeros_like(np.asarray(ary))
 
 
-mapped_array_like = pinned_array_like
+def mapped_array_like(ary, stream=0, portable=False, wc=False) -> DeviceArray:
+    return np.zeros_like(np.asarray(ary)).view(DeviceArray)
 
 
 def as_cuda_array(obj, sync=True) -> DeviceArray:
