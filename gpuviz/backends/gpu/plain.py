@@ -70,3 +70,15 @@ def plain_registers(py_func, native, device_args: list) -> int | None:
         return int(kernel.compile(tuple(kernel.typeof_pyval(a) for a in device_args)).regs_per_thread)
     except Exception:
         return None
+
+
+def forall_block_size(py_func, native, args: tuple, shared_bytes: int = 0) -> int:
+    """The block size numba-cuda's own `forall` launches the kernel as it is with: its ForAll asks the
+    driver (cuOccupancyMaxPotentialBlockSize, up to 1,024 threads) for the compiled kernel. Asked of the
+    plain kernel, not the recorded one, whose extra registers could change the answer."""
+    import_numba_cuda()
+    from numba.cuda.dispatcher import ForAll
+
+    kernel = plain_kernel(py_func, native)
+    specialized = kernel.specialize(*args)
+    return int(ForAll(kernel, 1, tpb=0, stream=0, sharedmem=shared_bytes)._compute_thread_per_block(specialized))
