@@ -24,8 +24,10 @@ COURSE = ["one-thread", "one-cell-per-thread", "add-arrays", "vector-add-bounds"
 
 
 def test_the_lessons_cover_the_course_in_order():
+    """Numbered from 01 without a gap, and these lessons in this order; a new lesson may sit anywhere between
+    them (docs/lessons.md's course map, held to the catalog by tests/test_lesson_course.py, places each)."""
     assert [e.name.split("-")[0] for e in LESSONS] == [f"{n:02d}" for n in range(1, len(LESSONS) + 1)]
-    assert [e.name.split("-", 1)[1] for e in LESSONS] == COURSE
+    assert [slug for slug in (e.name.split("-", 1)[1] for e in LESSONS) if slug in COURSE] == COURSE
     for entry in LESSONS:
         assert entry.title and entry.description, entry.name
         assert {"question", "answer", "explanation"} <= set(entry.sections), entry.name

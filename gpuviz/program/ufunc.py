@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 
 from gpuviz.core.errors import GpuvizError
+from gpuviz.instrument.ufunc_kernel import ufunc_kernel
 from gpuviz.program.kernel import Kernel
-from gpuviz.program.ufunc_kernel import ufunc_kernel
 
 SCALARS = (int, float, complex, np.number)
 

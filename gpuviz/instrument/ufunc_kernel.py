@@ -34,9 +34,24 @@ def ufunc_kernel(scalar, cuda_module) -> object:
     return kernel
 
 
+def is_vectorized(node: ast.FunctionDef) -> bool:
+    """A function decorated `@vectorize(...)` or `@cuda.vectorize(...)` (read from the text: a lesson's
+    checks are held against its ufunc's kernel before anything runs)."""
+    calls = [d.func for d in node.decorator_list if isinstance(d, ast.Call)]
+    names = [f.id if isinstance(f, ast.Name) else getattr(f, "attr", None) for f in calls]
+    return "vectorize" in names
+
+
+def kernel_names(scalar: ast.FunctionDef) -> tuple[str, str]:
+    """The element index's and the output array's names in the kernel of `scalar`: `i` and `out` unless
+    the function uses them already."""
+    used = {n.id for n in ast.walk(scalar) if isinstance(n, ast.Name)} | {a.arg for a in scalar.args.args}
+    return _free("i", used), _free("out", used)
+
+
 def _kernel_node(scalar: ast.FunctionDef) -> ast.FunctionDef:
     used = {n.id for n in ast.walk(scalar) if isinstance(n, ast.Name)} | {a.arg for a in scalar.args.args}
-    index, out = _free("i", used), _free("out", used)
+    index, out = kernel_names(scalar)
     line = scalar.lineno
     params = [a.arg for a in scalar.args.args]
     # the arrays keep the parameters' names (the trace names arrays so); the body's values get their own
