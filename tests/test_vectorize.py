@@ -92,6 +92,21 @@ def test_scalars_broadcast_out_and_shapes_as_numba_gives_them(tmp_path):
     assert len(session.traces) == 3  # no launch for no elements, as numba's forall
 
 
+def test_reduce_halves_on_the_device_as_numba_does(tmp_path):
+    session = run(
+        tmp_path,
+        """
+        @vectorize(["float64(float64, float64)"], target="cuda")
+        def plus(x, y):
+            return x + y
+
+        assert plus.reduce(np.arange(1, 12, dtype=np.float64)) == 66
+    """,
+    )
+    # 11 elements: 10 -> 5 (odd: 4 -> 2 -> 1, then the fifth), then the eleventh
+    assert [t.meta["arrays"][0]["shape"][0] for t in session.traces] == [5, 2, 1, 1, 1]
+
+
 def test_forall_without_a_block_size_uses_the_same_choice(tmp_path):
     session = run(
         tmp_path,

@@ -56,6 +56,25 @@ class CudaUFunc:
             return target.copy_to_host().reshape(outshape)
         return target.reshape(outshape)
 
+    def reduce(self, arg, stream=0):
+        """numba-cuda's `ufunc.reduce` of a 1-D array: calls of the ufunc on halves, in place on the device
+        (each call a launch), an odd element folded in last; the result is the first element."""
+        if self.nin != 2 or getattr(arg, "ndim", 0) != 1 or arg.shape[0] == 0:
+            raise GpuvizError(f"{self.__name__}.reduce takes a non-empty 1-D array, and a ufunc of two arguments")
+        if arg.shape[0] == 1:
+            return arg[0]
+        memory = arg if is_device_array(arg) else self._cuda.to_device(arg, stream=stream)
+        return self._reduce(memory, stream).copy_to_host()[0]
+
+    def _reduce(self, memory, stream):
+        n = memory.shape[0]
+        if n % 2:
+            folded = self._reduce(memory[: n - 1], stream)
+            return self(folded, memory[n - 1 :], out=folded, stream=stream)
+        left, right = memory[: n // 2], memory[n // 2 :]
+        self(left, right, out=left, stream=stream)
+        return left if n // 2 == 1 else self._reduce(left, stream)
+
     def _match(self, values: list) -> tuple[tuple, np.dtype]:
         """The signature whose array types equal the arguments' (casting='no', as numba-cuda); scalars
         match their own type first, else any."""
