@@ -27,7 +27,7 @@ def axpy(a, x, y):
 
 x = np.linspace(0, 1, {n}, dtype=np.float32)
 y = np.ones({n}, np.float32)
-z = axpy(np.float32(2.5), x, y)
+z = axpy({a}, x, y)
 np.save("{out}", z)
 """
 
@@ -36,12 +36,14 @@ def _scalar(a, x, y):
     return a * x + y
 
 
-def test_recorded_ufunc_matches_numbas_own_result_and_launch(tmp_path):
+@pytest.mark.parametrize("a", ["np.full({n}, 2.5, np.float32)", "np.float32(2.5)"], ids=["array", "scalar"])
+def test_recorded_ufunc_matches_numbas_own_result_and_launch(tmp_path, a):
+    """With a scalar, numba passes a one-element device array of stride 0 that every thread reads."""
     from numba import cuda
 
     out = tmp_path / "z.npy"
     path = tmp_path / "script.py"
-    path.write_text(SCRIPT.format(n=N, out=out))
+    path.write_text(SCRIPT.format(n=N, out=out, a=a.format(n=N)))
     session = Session(RunOptions(backend="gpu", level="accesses"), keep_traces=True)
     run_script(path, session)
     (trace,) = session.traces
