@@ -25,5 +25,8 @@ class Backend(Protocol):
     def presets(self) -> dict[str, dict]:
         """The devices this backend can imitate, by name, with their facts (a real GPU imitates none)."""
 
+    def suggested_block_size(self, py_func, args: tuple, options: RunOptions, shared_bytes: int = 0) -> int:
+        """The block size CUDA's occupancy calculator gives this kernel (numba's `forall` launches with it)."""
+
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify) -> Trace:
         """Run the launch and return its trace; `notify` hears its stages and progress."""

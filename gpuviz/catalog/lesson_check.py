@@ -12,6 +12,7 @@ from gpuviz.catalog.checks import PLACED, Check, parse_checks, place
 from gpuviz.catalog.places import lines_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
+from gpuviz.instrument.ufunc_kernel import is_vectorized, kernel_names
 
 RUN_FLAGS = ("race", "host-fix")
 RUN_NUMBERS = ("sms", "launch")
@@ -132,16 +133,29 @@ def launch_calls(source: str) -> tuple[int, bool]:
     except (SyntaxError, ValueError):
         return 1, True  # the run will say what is wrong with the script
     count, repeats = 0, False
+    ufuncs = _ufuncs(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.comprehension)):
-            repeats = repeats or any(_is_launch(inner) for inner in ast.walk(node))
-        count += _is_launch(node)
+            repeats = repeats or any(_is_launch(inner, ufuncs) for inner in ast.walk(node))
+        count += _is_launch(node, ufuncs)
     return count, repeats
 
 
-def _is_launch(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)
-            and isinstance(node.func.slice, ast.Tuple) and len(node.func.slice.elts) >= 2)  # fmt: skip
+def _is_launch(node: ast.AST, ufuncs: dict[str, ast.FunctionDef]) -> bool:
+    """`kernel[grid, block](...)`, or a call of a `@vectorize` function (one launch of its kernel)."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name):
+        return node.func.id in ufuncs
+    return (
+        isinstance(node.func, ast.Subscript)
+        and isinstance(node.func.slice, ast.Tuple)
+        and len(node.func.slice.elts) >= 2
+    )
+
+
+def _ufuncs(tree: ast.AST) -> dict[str, ast.FunctionDef]:
+    return {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and is_vectorized(n)}
 
 
 def _kernels_launched(source: str) -> list[str]:
@@ -150,10 +164,11 @@ def _kernels_launched(source: str) -> list[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
+    ufuncs = _ufuncs(tree)
     calls = sorted(
-        (node for node in ast.walk(tree) if _is_launch(node)), key=lambda node: (node.lineno, node.col_offset)
+        (node for node in ast.walk(tree) if _is_launch(node, ufuncs)), key=lambda node: (node.lineno, node.col_offset)
     )
-    return [ast.unparse(node.func.value) for node in calls]
+    return [node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func.value) for node in calls]
 
 
 def _launch_arrays(source: str, launches: list[str], launch: int) -> set[str] | None:
@@ -168,6 +183,8 @@ def _launch_arrays(source: str, launches: list[str], launch: int) -> set[str] | 
     kernel = kernels[0]
     names = {arg.arg for arg in kernel.args.args + kernel.args.kwonlyargs + kernel.args.posonlyargs}
     names |= {node.id for node in ast.walk(kernel) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    if is_vectorized(kernel):
+        names.add(kernel_names(kernel)[1])  # the output array its kernel writes
     return names | _constant_tables(kernel)
 
 

@@ -32,8 +32,9 @@ ALLOWED_MODULES = ("math", "cmath", "operator", "numpy", "numba", "gpuviz.progra
 
 
 def refusals(function: ast.FunctionDef, env: dict, is_kernel: bool, local_names: set[str]):
-    """(node, message) for each construct numba-cuda would refuse, in source order."""
-    for node in ast.walk(function):
+    """(node, message) for each construct numba-cuda would refuse, in source order (in the body: the
+    decorator is host code, `@vectorize([...], target='cuda')` included)."""
+    for node in (n for stmt in function.body for n in ast.walk(stmt)):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node, "import statements are not supported in CUDA kernels; import at the top of the script"
         elif isinstance(node, ast.Return) and is_kernel and not _returns_nothing(node):

@@ -49,7 +49,11 @@ def parse_file(text: str, filename: str) -> ast.Module:
 
 
 def source_of(func) -> KernelSource:
-    """The KernelSource of a Python function defined in a file or in registered text."""
+    """The KernelSource of a Python function defined in a file or in registered text; a function built
+    from another's lines (the kernel `@vectorize` makes) carries its own as `_gpuviz_source`."""
+    built = getattr(func, "_gpuviz_source", None)
+    if isinstance(built, KernelSource):
+        return built
     code = func.__code__
     filename = code.co_filename
     lines = linecache.getlines(filename, func.__globals__)

@@ -31,9 +31,11 @@ class Kernel:
         shared_bytes = config[3] if len(config) == 4 else 0
         return Launch(self, config[0], config[1], shared_bytes)
 
-    def forall(self, ntasks: int, tpb: int = 0) -> Launch:
-        block = tpb or 128
-        return Launch(self, max(1, -(-int(ntasks) // block)), block)
+    def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem: int = 0) -> ForAll:
+        """numba's 1-D launch of `ntasks` threads, in blocks of `tpb` or of the driver's suggestion."""
+        if ntasks < 0:
+            raise LaunchError(f"forall of {self.py_func.__name__} needs a task count of 0 or more, not {ntasks}")
+        return ForAll(self, int(ntasks), int(tpb), sharedmem)
 
     @property
     def overloads(self) -> _Overloads:
@@ -76,6 +78,27 @@ class Launch:
 
         args = declared_arguments(self.kernel.signatures, args)  # numba passes numbers as the signature says
         current().launch(self.kernel.py_func, self.grid, self.block, args, shared_bytes=self.shared_bytes)
+
+
+class ForAll:
+    """`kernel.forall(n)(*args)`: as numba-cuda's ForAll, no launch for n = 0, and without `tpb` the block
+    size CUDA's occupancy calculator gives for this kernel (cuOccupancyMaxPotentialBlockSize, up to 1,024),
+    which the session's backend works out; the grid is n rounded up to whole blocks."""
+
+    def __init__(self, kernel: Kernel, ntasks: int, tpb: int, shared_bytes: int):
+        self.kernel, self.ntasks, self.tpb, self.shared_bytes = kernel, ntasks, tpb, shared_bytes
+
+    def __call__(self, *args) -> None:
+        from gpuviz.program.launcher import current
+        from gpuviz.program.signatures import declared_arguments
+
+        if self.ntasks == 0:
+            return
+        args = declared_arguments(self.kernel.signatures, args)
+        session = current()
+        block = self.tpb or session.suggested_block_size(self.kernel.py_func, args, self.shared_bytes)
+        grid = -(-self.ntasks // block)
+        session.launch(self.kernel.py_func, grid, block, args, shared_bytes=self.shared_bytes)
 
 
 class DeviceFunction:

@@ -16,6 +16,9 @@ class Launcher(Protocol):
 
     def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0): ...
 
+    def suggested_block_size(self, py_func, args: tuple, shared_bytes: int = 0) -> int:
+        """The block size `forall` launches with (the driver's occupancy calculator's)."""
+
 
 _active: list[Launcher] = []
 _default: list[Callable[[], Launcher]] = []  # registered by gpuviz/__init__.py: a quiet simulator session

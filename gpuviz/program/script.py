@@ -99,12 +99,21 @@ def shims_for(backend_name: str):
     """Route the script's kernels through gpuviz while it runs: on the simulator `numba.cuda` and
     `cupy` are stand-ins; on the GPU, `numba.cuda.jit` is gpuviz's for the time of the run."""
     if backend_name != "sim":
-        with _gpuviz_jit_on_real_cuda():
+        from gpuviz.backends import real_numba_cuda
+
+        with _gpuviz_jit_on_real_cuda(), _gpuviz_vectorize(real_numba_cuda()[0], simulated=False):
             yield
         return
     from gpuviz.program.shims import cuda as cuda_shim
     from gpuviz.program.shims import cupy as cupy_shim
 
+    with _gpuviz_vectorize(cuda_shim, simulated=True), _simulator_modules(cuda_shim, cupy_shim):
+        yield
+
+
+@contextmanager
+def _simulator_modules(cuda_shim, cupy_shim):
+    """numba.cuda and cupy as the simulator's stand-ins while the script runs."""
     replaced = {"numba.cuda": cuda_shim, "numba.cuda.random": cuda_shim.random, "numba.cuda.types": cuda_shim.types,
                 "cupy": cupy_shim, "cupy.cuda": cupy_shim.cuda, **_linked_library_shims()}  # fmt: skip
     numba = _numba_module()
@@ -184,8 +193,11 @@ def _gpuviz_jit_on_real_cuda():
         stay numba's, untraced: what calls jit from inside numba gets numba's jit."""
         caller = sys._getframe(1).f_globals.get("__name__", "")
         if caller.startswith("numba.") or caller.startswith("numba_cuda."):
-            return real(func_or_signature, device=device, **options) if func_or_signature is not None \
+            return (
+                real(func_or_signature, device=device, **options)
+                if func_or_signature is not None
                 else real(device=device, **options)
+            )
         return jit(func_or_signature, device=device, **options)
 
     cuda.jit = jit_for_scripts
@@ -193,6 +205,32 @@ def _gpuviz_jit_on_real_cuda():
         yield
     finally:
         cuda.jit = numba_jit()
+
+
+@contextmanager
+def _gpuviz_vectorize(cuda_module, simulated: bool):
+    """`numba.vectorize(..., target='cuda')` (and numba.cuda's) as gpuviz's while the script runs: its
+    ufunc launches through the session like a kernel. Other targets stay numba's. On the simulator
+    `guvectorize(target='cuda')` is refused in one line; on a GPU it stays numba's own, untraced."""
+    from gpuviz.program.ufunc import guvectorize_for, vectorize_for
+
+    numba = _numba_module()
+    patches = [(numba, "vectorize", vectorize_for(cuda_module, getattr(numba, "vectorize", None), "cpu")),
+               (cuda_module, "vectorize", vectorize_for(cuda_module))]  # fmt: skip
+    if simulated:
+        patches += [(numba, "guvectorize", guvectorize_for(getattr(numba, "guvectorize", None), "cpu")),
+                    (cuda_module, "guvectorize", guvectorize_for())]  # fmt: skip
+    saved = [(owner, name, owner.__dict__.get(name, _MISSING)) for owner, name, _ in patches]
+    for owner, name, value in patches:
+        setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        for owner, name, before in reversed(saved):
+            if before is _MISSING:
+                owner.__dict__.pop(name, None)
+            else:
+                setattr(owner, name, before)
 
 
 def _numba_module() -> types.ModuleType:
@@ -205,5 +243,5 @@ def _numba_module() -> types.ModuleType:
         names = "float16 float32 float64 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool_"
         for name in names.split():
             setattr(stub, name, getattr(np, name))
-        stub.njit = stub.jit = lambda *a, **k: (a[0] if a and callable(a[0]) else (lambda f: f))
+        stub.njit = stub.jit = lambda *a, **k: a[0] if a and callable(a[0]) else (lambda f: f)
         return stub

@@ -74,6 +74,10 @@ class Session:
             self._backend = get_backend(self.options.backend)
         return self._backend
 
+    def suggested_block_size(self, py_func, args: tuple, shared_bytes: int = 0) -> int:
+        """The block size numba's `forall` (and so `@vectorize`) launches this kernel with."""
+        return self.backend.suggested_block_size(py_func, tuple(args), self.options, shared_bytes)
+
     def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0) -> Trace:
         new_grid, new_block = self.overrides.get(len(self.records), (None, None))
         grid, block = new_grid or grid, new_block or block

@@ -24,10 +24,11 @@ from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_threa
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.local_types import local_types
 from gpuviz.backends.gpu.log import DeviceLog
-from gpuviz.backends.gpu.plain import TIMED_LAUNCHES, host_copy, plain_facts, plain_outcomes, plain_time_ms
+from gpuviz.backends.gpu.plain import TIMED_LAUNCHES, forall_block_size, host_copy, plain_facts, plain_outcomes, plain_time_ms
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
+from gpuviz.core.block_size import potential_block_size
 from gpuviz.core.copies import implicit_copies
 from gpuviz.core.dtypes import dtype_text
 from gpuviz.core.errors import GpuvizError, KernelSourceError
@@ -137,6 +138,13 @@ class GpuBackend:
         if overload.regs_per_thread > cap:
             launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap)
             launch.compile_for_arguments()
+
+    def suggested_block_size(self, py_func, args: tuple, options: RunOptions, shared_bytes: int = 0) -> int:
+        """numba's own answer for the kernel as it is (numba's CUDA simulator has no driver to ask: there
+        the occupancy calculator runs on the device's facts)."""
+        if _simulated():
+            return potential_block_size(self.device_facts(options), shared_bytes=shared_bytes)
+        return forall_block_size(py_func, native_globals, args, shared_bytes)
 
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         cuda = import_numba_cuda()

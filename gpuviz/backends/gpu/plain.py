@@ -114,3 +114,15 @@ def plain_registers(py_func, native, device_args: list) -> int | None:
     """Registers a thread of the kernel compiled as it is uses for these arguments (None where numba
     cannot compile it as it is)."""
     return plain_facts(py_func, native, device_args).get("registers_per_thread")
+
+
+def forall_block_size(py_func, native, args: tuple, shared_bytes: int = 0) -> int:
+    """The block size numba-cuda's own `forall` launches the kernel as it is with: its ForAll asks the
+    driver (cuOccupancyMaxPotentialBlockSize, up to 1,024 threads) for the compiled kernel. Asked of the
+    plain kernel, not the recorded one, whose extra registers could change the answer."""
+    import_numba_cuda()
+    from numba.cuda.dispatcher import ForAll
+
+    kernel = plain_kernel(py_func, native)
+    specialized = kernel.specialize(*args)
+    return int(ForAll(kernel, 1, tpb=0, stream=0, sharedmem=shared_bytes)._compute_thread_per_block(specialized))

@@ -12,6 +12,7 @@ from gpuviz.backends.sim.fast.engine import FastDeclined, forget_fast, run_fast
 from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
 from gpuviz.backends.sim.recording import Recording, global_arrays, run_reference, run_vector
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
+from gpuviz.core.block_size import potential_block_size
 from gpuviz.core.copies import implicit_copies
 from gpuviz.core.errors import EngineError, GpuvizError, KernelError, KernelSourceError, LaunchError
 from gpuviz.core.events import Notify, ignore
@@ -71,6 +72,13 @@ class SimBackend:
     def device(self, options: RunOptions) -> VirtualDevice:
         device = preset(options.device)
         return replace(device, sm_count=options.sms) if options.sms else device
+
+    def suggested_block_size(self, py_func, args: tuple, options: RunOptions, shared_bytes_: int = 0) -> int:
+        """The driver's occupancy calculator on this device's limits. The simulator compiles nothing, so
+        registers are taken not to limit (a short kernel needs far fewer than 32 a thread)."""
+        program = program_for(py_func)
+        shared = shared_bytes(program) + shared_bytes_
+        return potential_block_size(self.device_facts(options), registers=None, shared_bytes=shared)
 
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify = ignore) -> Trace:
         program = program_for(py_func)

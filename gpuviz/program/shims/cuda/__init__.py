@@ -8,6 +8,7 @@ docs/simulator.md has the table of every numba.cuda name and what supports it.
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 
 from gpuviz.core.errors import GpuvizError
@@ -208,6 +209,19 @@ class ExternalFunction:
 
 def declare_device(name: str, sig, link=None, **options) -> ExternalFunction:
     return ExternalFunction(name, sig, link, **options)
+
+
+def vectorize(ftylist_or_function=(), target: str = "cuda", **options):
+    """numba.cuda.vectorize: one thread per element, traced like a kernel (program/ufunc.py)."""
+    from gpuviz.program.ufunc import vectorize_for
+
+    return vectorize_for(sys.modules[__name__])(ftylist_or_function, target=target, **options)
+
+
+def guvectorize(*args, **options):
+    from gpuviz.program.ufunc import guvectorize_for
+
+    return guvectorize_for()(*args, **options)
 
 
 def __getattr__(name: str):
