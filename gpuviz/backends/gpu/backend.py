@@ -24,7 +24,14 @@ from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_threa
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.local_types import local_types
 from gpuviz.backends.gpu.log import DeviceLog
-from gpuviz.backends.gpu.plain import TIMED_LAUNCHES, forall_block_size, host_copy, plain_facts, plain_outcomes, plain_time_ms
+from gpuviz.backends.gpu.plain import (
+    TIMED_LAUNCHES,
+    forall_block_size,
+    host_copy,
+    plain_facts,
+    plain_outcomes,
+    plain_time_ms,
+)
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
