@@ -3,8 +3,13 @@ frame shows, the view, its legend) as PNG: what a notebook shows of a trace with
 
 from __future__ import annotations
 
-import numpy as np
+import io
+from dataclasses import replace
 
+import numpy as np
+from PIL import Image
+
+from gpuviz.core.cursor import frame_range
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import REPLAY
 from gpuviz.images.canvas import Look, ViewImage, blank, font, look, png, wrapped, write_at
@@ -56,9 +61,24 @@ def picture_png(scene: Scene, view: str = "grid", size: tuple[int, int] = (960, 
     return png(picture_rgb(scene, view, size, scale, theme))
 
 
-def picture_rgb(scene: Scene, view: str, size: tuple[int, int], scale: float, theme: str) -> np.ndarray:
+def clip_gif(scene: Scene, view: str = "grid", size: tuple[int, int] = (640, 360), theme: str = "dark",
+             fps: float = 8, start=None, stop=None) -> bytes:  # fmt: skip
+    """The animation's frames from `start` to `stop` (indices or fractions) as GIF bytes."""
     check_view(view)
     state = AppState()
+    state.apply(scene)
+    frames = [Image.fromarray(picture_rgb(replace(scene, frame=k), view, size, 1.0, theme, state))
+              for k in frame_range(state.plan.count, start, stop)]  # fmt: skip
+    buffer = io.BytesIO()
+    frames[0].save(buffer, format="GIF", save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0)
+    return buffer.getvalue()
+
+
+def picture_rgb(scene: Scene, view: str, size: tuple[int, int], scale: float, theme: str,
+                state: AppState | None = None) -> np.ndarray:  # fmt: skip
+    """The picture's pixels; `state` may come with the scene's trace applied already (a clip's frames)."""
+    check_view(view)
+    state = state or AppState()
     state.apply(scene)
     width, height = int(size[0] * scale), int(size[1] * scale)
     colours = look(theme)
