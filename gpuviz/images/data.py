@@ -30,11 +30,19 @@ MAX_MARKS = 400  # outlines drawn; past that the colours alone show the thread's
 
 
 def shown_array(state: AppState) -> int:
-    """The array shown: the picked element's, else the first one something wrote, else the first."""
+    """The array shown: the picked element's; in the replay the one written last by the cursor (what the
+    launch is doing now); else the first one something wrote, else the first."""
     trace = state.trace
     if state.element is not None:
         return int(state.element[0])
-    written = trace.accesses["array"][trace.accesses["kind"] != READ] if trace.accesses is not None else []
+    if trace.accesses is None:
+        return 0
+    acc = trace.accesses
+    if state.order == REPLAY and state.frame > 0:
+        written = np.flatnonzero(acc["kind"][: state.frame] != READ)
+        if len(written):
+            return int(acc["array"][written[-1]])
+    written = acc["array"][acc["kind"] != READ]
     return int(written.min()) if len(written) else 0
 
 

@@ -14,7 +14,7 @@ function render({ model, el: root }) {
   const position = el("span", { className: "position" });
   const unit = el("select", { className: "unit", title: "what one step is" });
   const button = (text, name, tip) => el("button", { textContent: text, className: name, title: tip });
-  const first = button("⏮", "first", "to the start");
+  const first = button("|◀", "first", "to the start");
   const back = button("◀", "back", "one step back");
   const play = button("▶", "play", "play / pause");
   const forward = button("▶|", "forward", "one step forward");
