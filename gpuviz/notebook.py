@@ -42,6 +42,7 @@ def picture(
     scene = scene_at(as_trace(trace), at=at, select=select, colour=colour_by, order=order)
     if view in VIEWS and format == "png":
         return picture_png(scene, view, tuple(size), scale, theme)
+    _need_qt(view, format)
     from gpuviz.app.pictures.picture import PictureOptions, picture_bytes  # the app's slides: Qt
     from gpuviz.app.pictures.render import slide_for
 
@@ -62,12 +63,25 @@ def clip(
         return clip_gif(scene, view, tuple(size), theme, fps, start, stop)
     import tempfile
 
+    _need_qt(view, "gif")
     from gpuviz.app.pictures.picture import PictureOptions  # the app's slides: Qt
     from gpuviz.app.pictures.render import render_clip
 
     with tempfile.TemporaryDirectory() as folder:
         options = PictureOptions(tuple(size), 1.0, theme)
         return render_clip(scene, view, Path(folder) / "clip.gif", options, fps, start, stop).read_bytes()
+
+
+def _need_qt(view: str, format: str) -> None:
+    """The app's slides draw the other views and SVG: one line saying so where Qt is missing."""
+    try:
+        import pyqtgraph  # noqa: F401
+        import PySide6  # noqa: F401
+    except ImportError:
+        raise GpuvizError(
+            f"a {format} picture of the {view} view is drawn by the desktop app, which needs PySide6 and "
+            f"pyqtgraph; without them: PNG and GIF of {', '.join(VIEWS)}"
+        ) from None
 
 
 def show(trace: Trace | str | Path, view: str = "grid", at=None, animate: bool = False, **options):
