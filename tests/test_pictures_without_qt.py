@@ -122,3 +122,24 @@ def test_steps_and_one_image_per_visible_view(race):
         model.step("cycle")
     with pytest.raises(GpuvizError, match="views: grid, data, timeline, story"):
         model.click("memory", 0, 0)
+
+
+RECORD_AND_REPLAY = ROOT / "docs" / "notebooks" / "record_and_replay.ipynb"
+
+
+def test_the_record_and_replay_notebook_runs_on_the_simulator(tmp_path):
+    """The docs' notebook, its install cell (tagged `install`) left out: it records on the simulator here,
+    saves, loads and shows the replay widget twice (gpuviz.replay and a trace as a cell's value)."""
+    pytest.importorskip("anywidget", reason="the widget needs the notebook extra (anywidget)")
+    nbformat, nbclient = pytest.importorskip("nbformat"), pytest.importorskip("nbclient")
+    notebook = nbformat.read(RECORD_AND_REPLAY, as_version=4)
+    notebook.cells = [c for c in notebook.cells if "install" not in c.metadata.get("tags", [])]
+    nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    errors = [o for o in outputs if o.output_type == "error" or o.get("name") == "stderr"]
+    assert not errors, errors
+    widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert len(widgets) == 2 and (tmp_path / "race.npz").exists() and (tmp_path / "matmul.npz").exists()
+    text = "".join(o.get("text", "") for o in outputs)
+    assert "recording on sim" in text and "C == A @ B: True" in text
