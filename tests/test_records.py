@@ -38,8 +38,8 @@ def test_threads_of_blocks_whose_accesses_were_not_recorded_say_so():
 
 def test_value_written_colours_blocks_without_recorded_accesses_apart():
     """They wrote values the trace does not hold: neither 'nothing written' nor a value's colour."""
-    from gpuviz.core.grid_colours import replay_colours
     from gpuviz.core.colors import NOT_RECORDED, NOTHING, coloring
+    from gpuviz.core.grid_colours import replay_colours
 
     trace = partly_recorded(100)
     colours = coloring(trace, "value written")
