@@ -143,3 +143,10 @@ def test_the_record_and_replay_notebook_runs_on_the_simulator(tmp_path):
     assert len(widgets) == 2 and (tmp_path / "race.npz").exists() and (tmp_path / "matmul.npz").exists()
     text = "".join(o.get("text", "") for o in outputs)
     assert "recording on sim" in text and "C == A @ B: True" in text
+
+
+def test_the_notebooks_views_without_qt_are_those_the_pictures_draw():
+    from gpuviz.images.picture import VIEWS
+    from gpuviz.notebook import QT_FREE_VIEWS
+
+    assert QT_FREE_VIEWS == tuple(VIEWS)
