@@ -101,15 +101,33 @@ def show(trace: Trace | str | Path, view: str = "grid", at=None, animate: bool =
     return Image(data=data, format="gif" if animate else "png")
 
 
-def replay(trace: Trace | str | Path, views=("grid", "data"), at=None, select: int = -1, colour_by: str = "block"):
+def replay(trace: Trace | str | Path, views=("grid", "data"), at=None, select: int = -1, colour_by: str = "block",
+           lesson: str | None = None):  # fmt: skip
     """The interactive replay of a trace (a widget): one time cursor over the views, play and step, the
-    source at the current line, clicks that select in every view. Needs the `notebook` extra (anywidget)."""
+    source at the current line, clicks that select in every view. `lesson` (a lesson's name, e.g. "the-race"):
+    start on that lesson's evidence frame (its cursor, selection, colours, marks and caption) instead.
+    Needs the `notebook` extra (anywidget)."""
     try:
         from gpuviz.widget.widget import ReplayWidget
     except ImportError as exc:
         raise GpuvizError(f"the replay widget needs anywidget ({exc}): pip install 'gpuviz[notebook]'") from None
     trace = as_trace(trace)
-    return ReplayWidget(trace, views, scene_at(trace, at=at, select=select, colour=colour_by, order=""))
+    scene = scene_at(trace, at=at, select=select, colour=colour_by, order="")
+    if lesson is not None:
+        scene = evidence_scene(trace, lesson)
+        views = tuple(views) if scene.view in views or scene.view not in QT_FREE_VIEWS else (scene.view, *views)
+    return ReplayWidget(trace, views, scene)
+
+
+def evidence_scene(trace: Trace, lesson: str):
+    """A lesson's evidence frame on a trace of its kernel (catalog/evidence.py resolves every word of it)."""
+    from gpuviz.catalog import find
+    from gpuviz.catalog.evidence import resolve
+
+    entry = find(lesson)
+    if entry.evidence is None:
+        raise GpuvizError(f"lesson {entry.name} has no evidence frame to show")
+    return resolve(entry.evidence, trace, launches=(trace,))
 
 
 def grid_png(trace: Trace) -> bytes:

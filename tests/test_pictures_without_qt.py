@@ -149,4 +149,18 @@ def test_the_notebooks_views_without_qt_are_those_the_pictures_draw():
     from gpuviz.images.picture import VIEWS
     from gpuviz.notebook import QT_FREE_VIEWS
 
-    assert QT_FREE_VIEWS == tuple(VIEWS)
+    assert tuple(VIEWS) == QT_FREE_VIEWS
+
+
+def test_a_lesson_starts_the_widget_on_its_evidence_frame(race):
+    pytest.importorskip("anywidget", reason="the widget needs the notebook extra (anywidget)")
+    import gpuviz
+    from gpuviz.catalog import find
+
+    widget = gpuviz.replay(race, lesson="the-race")
+    evidence = find("the-race").evidence
+    assert evidence.view in widget.views and 0 < widget.frame < widget.frames - 1
+    assert widget.caption.endswith(evidence.caption.split("}")[-1]) and widget.model.state.selected >= 0
+    assert widget.model.state.marks and "array[0]" in widget.selection
+    with pytest.raises(gpuviz.GpuvizError, match="no catalog entry 'no-such'"):
+        gpuviz.replay(race, lesson="no-such")

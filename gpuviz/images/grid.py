@@ -8,13 +8,14 @@ import numpy as np
 from gpuviz.core.colors import GRID_COLOURS, NOT_RUN
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.grid_colours import LOOK, replay_colours
-from gpuviz.core.layout import cell_owner, grid_layout
+from gpuviz.core.layout import cell_owner, grid_layout, outline_rects
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING, STATE_NAMES
 from gpuviz.core.thread_record import thread_record
 from gpuviz.images.canvas import Look, ViewImage, fit_cells, outline
 from gpuviz.scene.state import AppState
 
 SELECTED = (255, 255, 255)
+MARK = (255, 214, 64)  # a lesson's marks: the threads its claim is about
 
 
 class GridPicture:
@@ -66,6 +67,7 @@ class GridPicture:
         pixels, lut, words = self.codes(state)
         rgb, cells = fit_cells(pixels, lut, box, look.background, hidden=self._owner < 0)
         first = state.layer * (state.trace.n_threads // state.trace.grid[2])
+        self._draw_marks(state, rgb, cells, first)
         if state.selected >= first and state.selected - first < len(self._cells):
             local = state.selected - first
             x, y = cells.pixel_of(int(self.layout.x[local]), int(self.layout.y[local]))
@@ -86,4 +88,17 @@ class GridPicture:
             return thread_record(trace, gid) if gid >= 0 else ""
 
         legend = [(GRID_COLOURS[NOT_RUN], "not started yet"), *state.coloring.legend]
+        legend += [(MARK, mark.label) for mark in state.marks if mark.threads is not None]
         return ViewImage(rgb, words, legend, pick, hover)
+
+    def _draw_marks(self, state: AppState, rgb: np.ndarray, cells, first: int) -> None:
+        """The threads of the scene's marks (a lesson's evidence) outlined, a few rectangles each
+        (core/layout.py: outline_rects joins runs of cells)."""
+        for mark in state.marks:
+            if mark.threads is None:
+                continue
+            local = mark.threads[(mark.threads >= first) & (mark.threads < first + len(self._cells))] - first
+            for x, y, w, h in outline_rects(self.layout.x[local], self.layout.y[local]):
+                x0, y0 = cells.pixel_of(int(x), int(y))
+                x1, y1 = cells.pixel_of(int(x + w), int(y + h))
+                outline(rgb, x0, y0, max(1, x1 - x0), max(1, y1 - y0), MARK, 1)
