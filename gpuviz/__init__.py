@@ -8,7 +8,7 @@ from gpuviz.core.options import RunOptions  # noqa: E402
 from gpuviz.core.trace.model import Trace  # noqa: E402
 from gpuviz.core.trace.reader import load  # noqa: E402
 from gpuviz.core.version import __version__  # noqa: E402
-from gpuviz.notebook import load_ipython_extension, show  # noqa: E402  (`%load_ext gpuviz`; Qt only when drawing)
+from gpuviz.notebook import load_ipython_extension, replay, show  # noqa: E402  (`%load_ext gpuviz`; no Qt)
 from gpuviz.program.launcher import set_default_factory  # noqa: E402
 from gpuviz.run.api import run, trace  # noqa: E402
 from gpuviz.run.session import Session  # noqa: E402
@@ -19,7 +19,7 @@ set_default_factory(Session)
 
 __all__ = [
     "GpuvizError", "KernelError", "KernelSourceError", "LaunchConfig", "LaunchError",
-    "RunOptions", "Trace", "__version__", "load", "load_ipython_extension", "run", "show", "trace",
+    "RunOptions", "Trace", "__version__", "load", "load_ipython_extension", "replay", "run", "show", "trace",
 ]  # fmt: skip
 
 

@@ -1,8 +1,10 @@
-"""gpuviz in Jupyter: `gpuviz.show(trace, ...)` gives a picture or a clip to show inline, traces show
-themselves (a summary and the grid), and the `%%gpuviz` cell magic (`%load_ext gpuviz`) runs a cell with
+"""gpuviz in Jupyter: `gpuviz.show(trace, ...)` gives a picture or a clip to show inline, `gpuviz.replay(trace)`
+the interactive replay widget (the `notebook` extra), traces show themselves (the widget where it can be
+made, a summary and the grid as well), and the `%%gpuviz` cell magic (`%load_ext gpuviz`) runs a cell with
 its launches traced, showing a picture under each launch.
 
-The pictures are the app's slides (gpuviz.app, imported when one is drawn: Qt starts offscreen).
+The grid, data, timeline and story pictures are drawn without Qt (gpuviz/images); the other views, and SVG,
+are the desktop app's slides (gpuviz.app, imported only when one is drawn: Qt starts offscreen).
 """
 
 from __future__ import annotations
@@ -11,14 +13,27 @@ import argparse
 import shlex
 from pathlib import Path
 
-from gpuviz.app.pictures.export import CLIP_SIZE  # Qt-free: Qt starts only when a picture is drawn
 from gpuviz.core import display
+from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import LEVELS, RunOptions
 from gpuviz.core.trace.model import Trace
+from gpuviz.core.trace.reader import load
 from gpuviz.scene.scene import scene_at
 
-SIZE, THEME = (960, 540), "dark"  # the app's colours
+SIZE, CLIP_SIZE, THEME = (960, 540), (640, 360), "dark"  # the app's colours
+# The views drawn without Qt (gpuviz/images/picture.py VIEWS, imported when a picture is drawn: `import gpuviz`
+# stays light, and loads no psygnal, which the GPU machines' test environment lacks).
+QT_FREE_VIEWS = ("grid", "data", "timeline", "story")
+
+
+def as_trace(trace: Trace | str | Path) -> Trace:
+    """A trace, or a trace file loaded, with its analysis (old files did not store it)."""
+    if not isinstance(trace, Trace):
+        trace = load(trace)
+    if not is_analysed(trace):
+        trace.analysis = analyse(trace)
+    return trace
 
 
 def picture(
@@ -26,14 +41,18 @@ def picture(
     order: str = "logical", size=SIZE, scale: float = 1.0, theme: str = THEME, format: str = "png",
 ) -> bytes:  # fmt: skip
     """One view of a trace drawn with its title, legend and caption, as PNG (or SVG) bytes."""
-    from gpuviz.app.pictures.picture import PictureOptions, picture_bytes
-    from gpuviz.app.pictures.render import as_trace, slide_for
-
-    options = PictureOptions(tuple(size), scale, theme)
     scene = scene_at(as_trace(trace), at=at, select=select, colour=colour_by, order=order)
+    if view in QT_FREE_VIEWS and format == "png":
+        from gpuviz.images.picture import picture_png
+
+        return picture_png(scene, view, tuple(size), scale, theme)
+    _need_qt(view, format)
+    from gpuviz.app.pictures.picture import PictureOptions, picture_bytes  # the app's slides: Qt
+    from gpuviz.app.pictures.render import slide_for
+
     slide = slide_for(scene, view, theme)
     try:
-        return picture_bytes(slide, f".{format}", options)
+        return picture_bytes(slide, f".{format}", PictureOptions(tuple(size), scale, theme))
     finally:
         slide.close()
 
@@ -43,16 +62,32 @@ def clip(
     order: str = "logical", size=CLIP_SIZE, theme: str = THEME,
 ) -> bytes:  # fmt: skip
     """The animation's frames from `start` to `stop` as GIF bytes."""
+    scene = scene_at(as_trace(trace), colour=colour_by, order=order)
+    if view in QT_FREE_VIEWS:
+        from gpuviz.images.picture import clip_gif
+
+        return clip_gif(scene, view, tuple(size), theme, fps, start, stop)
     import tempfile
 
-    from gpuviz.app.pictures.picture import PictureOptions
-    from gpuviz.app.pictures.render import as_trace, render_clip
+    _need_qt(view, "gif")
+    from gpuviz.app.pictures.picture import PictureOptions  # the app's slides: Qt
+    from gpuviz.app.pictures.render import render_clip
 
-    scene = scene_at(as_trace(trace), colour=colour_by, order=order)
     with tempfile.TemporaryDirectory() as folder:
         options = PictureOptions(tuple(size), 1.0, theme)
-        path = render_clip(scene, view, Path(folder) / "clip.gif", options, fps, start, stop)
-        return path.read_bytes()
+        return render_clip(scene, view, Path(folder) / "clip.gif", options, fps, start, stop).read_bytes()
+
+
+def _need_qt(view: str, format: str) -> None:
+    """The app's slides draw the other views and SVG: one line saying so where Qt is missing."""
+    try:
+        import pyqtgraph  # noqa: F401
+        import PySide6  # noqa: F401
+    except ImportError:
+        raise GpuvizError(
+            f"a {format} picture of the {view} view is drawn by the desktop app, which needs PySide6 and "
+            f"pyqtgraph; without them: PNG and GIF of {', '.join(QT_FREE_VIEWS)}"
+        ) from None
 
 
 def show(trace: Trace | str | Path, view: str = "grid", at=None, animate: bool = False, **options):
@@ -66,17 +101,52 @@ def show(trace: Trace | str | Path, view: str = "grid", at=None, animate: bool =
     return Image(data=data, format="gif" if animate else "png")
 
 
-def grid_png(trace: Trace) -> bytes | None:
-    """A trace's grid as PNG bytes, as a notebook shows a trace; None where Qt is missing."""
+def replay(trace: Trace | str | Path, views=("grid", "data"), at=None, select: int = -1, colour_by: str = "block",
+           lesson: str | None = None):  # fmt: skip
+    """The interactive replay of a trace (a widget): one time cursor over the views, play and step, the
+    source at the current line, clicks that select in every view. `lesson` (a lesson's name, e.g. "the-race"):
+    start on that lesson's evidence frame (its cursor, selection, colours, marks and caption) instead.
+    Needs the `notebook` extra (anywidget)."""
     try:
-        return picture(trace, size=(800, 450))
-    except ImportError:
-        return None
+        from gpuviz.widget.widget import ReplayWidget
+    except ImportError as exc:
+        raise GpuvizError(f"the replay widget needs anywidget ({exc}): pip install 'gpuviz[notebook]'") from None
+    trace = as_trace(trace)
+    scene = scene_at(trace, at=at, select=select, colour=colour_by, order="")
+    if lesson is not None:
+        scene = evidence_scene(trace, lesson)
+        views = tuple(views) if scene.view in views or scene.view not in QT_FREE_VIEWS else (scene.view, *views)
+    return ReplayWidget(trace, views, scene)
+
+
+def evidence_scene(trace: Trace, lesson: str):
+    """A lesson's evidence frame on a trace of its kernel (catalog/evidence.py resolves every word of it)."""
+    from gpuviz.catalog import find
+    from gpuviz.catalog.evidence import resolve
+
+    entry = find(lesson)
+    if entry.evidence is None:
+        raise GpuvizError(f"lesson {entry.name} has no evidence frame to show")
+    return resolve(entry.evidence, trace, launches=(trace,))
+
+
+def grid_png(trace: Trace) -> bytes:
+    """A trace's grid as PNG bytes, as a notebook shows a trace (no Qt needed)."""
+    return picture(trace, size=(800, 450))
 
 
 def trace_html(trace: Trace) -> str:
-    """A trace as a notebook shows it: its summary, and its grid below where it can be drawn."""
+    """A trace as a notebook shows it: its summary, and its grid below."""
     return display.summary_html(trace, grid_png(trace))
+
+
+def trace_widget(trace: Trace) -> dict | None:
+    """A trace as a notebook shows it where anywidget is installed: the replay widget (None elsewhere, and
+    the summary and grid show)."""
+    try:
+        return replay(trace)._repr_mimebundle_()
+    except GpuvizError:
+        return None
 
 
 # ---- the %%gpuviz cell magic ------------------------------------------------------------------------
@@ -140,7 +210,8 @@ def gpuviz_magic(line: str, cell: str, namespace: dict):
 
 def load_ipython_extension(ipython) -> None:
     """`%load_ext gpuviz`: registers the %%gpuviz cell magic, and how a trace shows itself as a cell's value
-    (its summary and grid as HTML, its grid as PNG)."""
+    (the replay widget where anywidget is installed; its summary and grid as HTML, its grid as PNG)."""
+    ipython.display_formatter.mimebundle_formatter.for_type(Trace, trace_widget)
     formatters = ipython.display_formatter.formatters
     formatters["text/html"].for_type(Trace, trace_html)
     formatters["image/png"].for_type(Trace, grid_png)

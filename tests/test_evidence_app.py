@@ -120,7 +120,7 @@ def test_an_array_no_thread_writes_is_drawn_by_its_reads(qtbot, window):  # noqa
     import numpy as np
 
     import gpuviz
-    from gpuviz.app.widgets.data_pictures import NOT_READ, READ_HIGH, READ_LOW, read_code
+    from gpuviz.core.data_codes import NOT_READ, READ_HIGH, READ_LOW, read_code
 
     src = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    i = cuda.grid(1)\n    b[i] = a[i % 4] + a[0]\n"
     trace = gpuviz.trace(src, backend="sim")[2, 32](np.arange(8.0), np.zeros(64))

@@ -14,10 +14,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 import gpuviz
 from gpuviz.app.pictures import render as render_module
-from gpuviz.app.pictures.clip import clip_frames, frame_range, write_clip
+from gpuviz.app.pictures.clip import clip_frames, write_clip
 from gpuviz.app.pictures.picture import THEMES, PictureOptions, image_array
 from gpuviz.app.views.table import PICTURE_VIEWS
 from gpuviz.cli import main
+from gpuviz.core.cursor import frame_range
 from gpuviz.scene.scene import scene_at
 
 HISTOGRAM = """

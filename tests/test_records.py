@@ -38,8 +38,8 @@ def test_threads_of_blocks_whose_accesses_were_not_recorded_say_so():
 
 def test_value_written_colours_blocks_without_recorded_accesses_apart():
     """They wrote values the trace does not hold: neither 'nothing written' nor a value's colour."""
-    from gpuviz.app.views.grid_view import _replay_colours
     from gpuviz.core.colors import NOT_RECORDED, NOTHING, coloring
+    from gpuviz.core.grid_colours import replay_colours
 
     trace = partly_recorded(100)
     colours = coloring(trace, "value written")
@@ -47,7 +47,7 @@ def test_value_written_colours_blocks_without_recorded_accesses_apart():
     assert (per_block[1:3] == NOT_RECORDED).all()
     assert (per_block[3, :4] < NOT_RECORDED).all() and (per_block[3, 4:] == NOTHING).all()  # threads 100.. fault
     assert (per_block[0] < NOT_RECORDED).all() and "accesses not recorded" in [text for _, text in colours.legend]
-    small, replay = _replay_colours(colours.codes, colours.lut)  # the replay's 64 levels keep the three apart
+    small, replay = replay_colours(colours.codes, colours.lut)  # the replay's 64 levels keep the three apart
     running = {code: tuple(replay[64 + small[np.flatnonzero(colours.codes == code)[0]], :3]) for code in
                (NOT_RECORDED, NOTHING, int(per_block[3, 3]))}  # fmt: skip
     assert running[NOT_RECORDED] == tuple(colours.lut[NOT_RECORDED, :3])

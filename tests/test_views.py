@@ -305,7 +305,7 @@ def test_a_grid_of_many_blocks_opens_whole_and_zooms_to_a_thread_picked_elsewher
 
 
 def test_a_big_1d_array_is_a_square_picture():
-    from gpuviz.app.widgets.data_pictures import picture_shape
+    from gpuviz.core.data_codes import picture_shape
 
     assert picture_shape((1000,)) == (32, 32) and picture_shape((64,)) == (4, 16)  # small arrays: near square
     assert picture_shape((2**20,)) == (1024, 1024)  # a million elements: a square, not a 64-wide strip
@@ -339,7 +339,7 @@ def test_the_data_view_zooms_to_an_element_picked_elsewhere_in_a_big_array(qtbot
 def test_the_data_view_shows_elements_changed_by_blocks_whose_accesses_were_not_kept(qtbot):
     """With the first and last blocks' accesses only, the elements the other blocks changed are not
     'never written': they have a colour of their own and the caption counts them, in the replay too."""
-    from gpuviz.app.widgets.data_pictures import NEVER, UNRECORDED
+    from gpuviz.core.data_codes import NEVER, UNRECORDED
 
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = i + 1"
     trace = gpuviz.trace(src + "\n", backend="sim", level="accesses", blocks=(0, -1))[4, 32](np.zeros(120))

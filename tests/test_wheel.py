@@ -66,3 +66,8 @@ def test_the_wheel_carries_the_pytest_plugin_and_its_entry_point(wheel):
     assert "gpuviz_pytest/__init__.py" in archive.namelist() and "gpuviz_pytest/checks.py" in archive.namelist()
     entry_points = next(name for name in archive.namelist() if name.endswith(".dist-info/entry_points.txt"))
     assert "[pytest11]\ngpuviz = gpuviz_pytest" in archive.read(entry_points).decode()
+
+
+def test_the_wheel_carries_the_replay_widgets_browser_side(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"gpuviz/widget/replay.js", "gpuviz/widget/replay.css"} <= names

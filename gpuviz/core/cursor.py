@@ -57,3 +57,17 @@ def frame_at(at: str | int | float | None, count: int, what: str = "--at", times
     if not 0 <= value <= last:
         raise GpuvizError(f"{what} {at!r}: this launch has {count} frames, 0 to {last} (or give a fraction like 0.5)")
     return value
+
+
+MAX_CLIP_FRAMES = 300  # a replay has a frame per event: longer stretches are sampled evenly
+
+
+def frame_range(count: int, start=None, stop=None) -> range:
+    """The frames from `start` to `stop`, both included (frame indices or fractions like 0.5), every
+    one of them, or evenly spread ones when there are more than MAX_CLIP_FRAMES."""
+    first = frame_at(start if start is not None else 0, count, "--from")
+    last = frame_at(stop, count, "--to")
+    if last < first:
+        raise GpuvizError(f"--from {start} comes after --to {stop}: the clip would have no frame")
+    step = -(-(last + 1 - first) // MAX_CLIP_FRAMES)
+    return range(first, last + 1, step)

@@ -14,24 +14,11 @@ import numpy as np
 
 from gpuviz.app.pictures.picture import PictureOptions, image_array
 from gpuviz.app.pictures.slide import Slide
-from gpuviz.core.cursor import frame_at
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.files import replaced
 from gpuviz.core.numbers import number
 
 Progress = Callable[[int, int], bool]  # (frames done, frames in all) -> go on?
-MAX_CLIP_FRAMES = 300  # a replay has a frame per event: longer stretches are sampled evenly
-
-
-def frame_range(count: int, start=None, stop=None) -> range:
-    """The frames from `start` to `stop`, both included (frame indices or fractions like 0.5), every
-    one of them, or evenly spread ones when there are more than MAX_CLIP_FRAMES."""
-    first = frame_at(start if start is not None else 0, count, "--from")
-    last = frame_at(stop, count, "--to")
-    if last < first:
-        raise GpuvizError(f"--from {start} comes after --to {stop}: the clip would have no frame")
-    step = -(-(last + 1 - first) // MAX_CLIP_FRAMES)
-    return range(first, last + 1, step)
 
 
 def clip_frames(slide: Slide, frames: range, options: PictureOptions) -> Iterator[np.ndarray]:

@@ -21,10 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.app.pictures.clip import frame_range, write_clip
+from gpuviz.app.pictures.clip import write_clip
 from gpuviz.app.pictures.export import CLIP_SIZE, parse_size
 from gpuviz.app.pictures.picture import PictureOptions, write_picture
 from gpuviz.app.pictures.slide import Slide
+from gpuviz.core.cursor import frame_range
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.theme_colours import THEMES
 from gpuviz.scene.state import AppState

@@ -49,8 +49,9 @@ def render_picture(scene: Scene, view: str, out: str | Path, options=None) -> Pa
 
 def render_clip(scene: Scene, view: str, out: str | Path, options=None, fps: float = 8, start=None, stop=None) -> Path:
     """Write the animation's frames from `start` to `stop` of one view of a scene as a GIF or MP4."""
-    from gpuviz.app.pictures.clip import WRITERS, frame_range, write_clip
+    from gpuviz.app.pictures.clip import WRITERS, write_clip
     from gpuviz.app.pictures.picture import PictureOptions
+    from gpuviz.core.cursor import frame_range
 
     if Path(out).suffix.lower() not in WRITERS:
         raise GpuvizError(f"cannot write a clip to {Path(out).name}: use a .gif or .mp4 file name")

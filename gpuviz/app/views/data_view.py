@@ -20,16 +20,17 @@ from PySide6.QtWidgets import QComboBox, QGraphicsPathItem, QHBoxLayout, QLabel,
 
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.cell_labels import CellLabels
-from gpuviz.app.widgets.data_pictures import (
+from gpuviz.app.widgets.data_pictures import Hatching, cell_lines, hatched_cells
+from gpuviz.app.widgets.mark_outlines import MarkOutlines
+from gpuviz.app.widgets.when_shown import WhenShown
+from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
+from gpuviz.core.data_codes import (
     NEVER,
     NOT_READ,
     SEVERAL,
     UNRECORDED,
-    Hatching,
-    cell_lines,
     element_codes,
     first_writes,
-    hatched_cells,
     lut,
     picture_shape,
     read_code,
@@ -39,9 +40,6 @@ from gpuviz.app.widgets.data_pictures import (
     unrecorded_changes,
     why_empty,
 )
-from gpuviz.app.widgets.mark_outlines import MarkOutlines
-from gpuviz.app.widgets.when_shown import WhenShown
-from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.numbers import number
 from gpuviz.core.theme_colours import badge_html

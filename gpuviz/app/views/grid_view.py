@@ -21,6 +21,7 @@ from gpuviz.app.widgets.mark_outlines import MarkOutlines
 from gpuviz.core.colors import NOT_RUN
 from gpuviz.core.error_report import error_report
 from gpuviz.core.frames import REPLAY
+from gpuviz.core.grid_colours import LOOK, replay_colours
 from gpuviz.core.layout import block_labels, block_name, cell_owner, grid_layout, one_column
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING
 from gpuviz.core.thread_record import thread_record
@@ -32,10 +33,6 @@ MIN_MARK_PIXELS = 40  # marks smaller than this with the whole grid shown are zo
 SCALED = ("start time", "duration", "value written", "value read")  # modes whose colours the call-out explains
 MAX_CALLOUT_SCALE = 8
 MIN_CELL_PIXELS = 3.0  # a thread selected elsewhere in cells smaller than this is zoomed to
-# The replay draws a cell's colour (64 levels) in one of four looks, one per thread state, so a frame
-# is still one image: code = look * 64 + colour.
-LOOK = np.zeros(4, np.uint8)
-LOOK[NOT_STARTED], LOOK[RUNNING], LOOK[AT_BARRIER], LOOK[FINISHED] = 0, 64, 128, 192
 
 
 class GridView(QWidget, View):
@@ -157,7 +154,7 @@ class GridView(QWidget, View):
         colours = self._drawn_coloring = self.state.coloring
         self._codes = colours.codes[self.layer_threads().start : self.layer_threads().stop]
         self.image.setLookupTable(colours.lut)
-        self._replay_codes, self._replay_lut = _replay_colours(self._codes, colours.lut)
+        self._replay_codes, self._replay_lut = replay_colours(self._codes, colours.lut)
 
     def _on_coloring_changed(self, colours) -> None:
         if self.state.trace is not None and self._owner is not None and colours is not self._drawn_coloring:
@@ -382,24 +379,3 @@ def _within(low: float, high: float, limit: float) -> tuple[float, float]:
         return (limit - span) / 2, (limit + span) / 2
     low = min(max(low, 0.0), limit - span)
     return low, low + span
-
-
-def _replay_colours(codes: np.ndarray, lut: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The colours in 64 levels, and a lookup table with the four looks of the thread states:
-    not started dark, running as is, waiting at a barrier near white, finished dimmed."""
-    wide = int(codes.max(initial=0)) > 63
-    levels = np.arange(256)
-    if wide:  # a ramp (codes 1..253) in 61 levels; its two special codes (not recorded, nothing) kept apart
-        to_small = np.concatenate([[0], 1 + (levels[1:254] - 1) * 60 // 252, [62, 63]])
-        source = np.concatenate([[0], 1 + (np.arange(1, 62) - 1) * 252 // 60, [254, 255]])
-    else:
-        to_small, source = levels.clip(0, 63), np.arange(64)
-    small = to_small.astype(np.uint8)[codes]  # one lookup per thread, no wide temporaries
-    base = lut[source].astype(np.float64)
-    replay = np.zeros((256, 4), np.uint8)
-    replay[:, 3] = 255
-    replay[0:64] = lut[0]  # not started: the not-yet-run colour
-    replay[64:128] = base
-    replay[128:192, :3] = base[:, :3] * 0.15 + 255 * 0.85  # near white: no palette colour is
-    replay[192:256, :3] = base[:, :3] * 0.4 + 10
-    return small, replay

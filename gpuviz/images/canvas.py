@@ -1,0 +1,166 @@
+"""Pixels without Qt: colour codes to RGB through a lookup table, a picture of cells fitted to a box (one
+cell a block of pixels, or cells strided down to one a pixel, never an average of codes), text, PNG."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from gpuviz.core.theme_colours import THEMES
+
+Pick = tuple[str, object] | None  # what a click on a picture picks: ("thread", gid), ("element", (...)), ("event", k)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A picture of cells placed in a box: `first` is the first cell shown, each cell `size` pixels wide
+    (below 1: cells strided down, `step` cells a pixel), drawn from pixel `origin`."""
+
+    origin: tuple[int, int]  # where the cells start in the box (x, y) in pixels
+    first: tuple[int, int]  # (x, y) of the first cell shown
+    size: int  # pixels a cell (1 where strided)
+    step: int  # cells a pixel (1 where enlarged)
+    shape: tuple[int, int]  # (rows, columns) of cells shown
+
+    def cell_at(self, x: float, y: float) -> tuple[int, int] | None:
+        """The cell (column, row) under pixel (x, y) of the box, None off the cells."""
+        column = int((x - self.origin[0]) // self.size)
+        row = int((y - self.origin[1]) // self.size)
+        if not (0 <= row < self.shape[0] and 0 <= column < self.shape[1]):
+            return None
+        return self.first[0] + column * self.step, self.first[1] + row * self.step
+
+    def pixel_of(self, column: int, row: int) -> tuple[int, int]:
+        """The top left pixel of a cell (one shown, or the pixel a strided-over cell falls in)."""
+        return (self.origin[0] + (column - self.first[0]) // self.step * self.size,
+                self.origin[1] + (row - self.first[1]) // self.step * self.size)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Look:
+    """A theme's colours for pictures (core/theme_colours.py)."""
+
+    background: tuple[int, int, int]
+    text: tuple[int, int, int]
+    muted: tuple[int, int, int]
+
+
+def look(theme: str) -> Look:
+    """The pictures' colours of a theme: "dark" or "light"."""
+    if theme not in THEMES:
+        raise ValueError(f"unknown theme {theme!r}; themes: {', '.join(THEMES)}")
+    colours = THEMES[theme]
+    return Look(rgb_of(colours.picture), rgb_of(colours.text), rgb_of(colours.muted))
+
+
+@dataclass
+class ViewImage:
+    """One view drawn: its pixels, a line that says what it shows, its legend, and what a click picks."""
+
+    rgb: np.ndarray  # (height, width, 3) uint8
+    caption: str = ""
+    legend: list[tuple[tuple[int, int, int], str]] | None = None
+    pick: Callable[[float, float], Pick] = lambda _x, _y: None
+    hover: Callable[[float, float], str] = lambda _x, _y: ""
+
+
+def blank(box: tuple[int, int], colour: tuple[int, int, int]) -> np.ndarray:
+    width, height = box
+    rgb = np.empty((max(1, height), max(1, width), 3), np.uint8)
+    rgb[:] = colour
+    return rgb
+
+
+def fit_cells(codes: np.ndarray, lut: np.ndarray, box: tuple[int, int], background,
+              hidden: np.ndarray | None = None) -> tuple[np.ndarray, Cells]:  # fmt: skip
+    """Codes (rows, columns) painted through `lut` and centred in a box (width, height) of pixels: whole
+    pixels a cell where they fit, else every `step`-th cell (the app's grid shows the nearest cell too).
+    `hidden` cells (the gaps between blocks) take the background's colour."""
+    rows, columns = codes.shape
+    width, height = box
+    size = max(1, min(width // max(columns, 1), height // max(rows, 1)))
+    step = 1 if size > 1 or (columns <= width and rows <= height) else -(-max(columns / width, rows / height) // 1)
+    step = int(step)
+    shown = codes[::step, ::step]
+    rgb = lut[shown][..., :3]
+    if hidden is not None:
+        rgb[hidden[::step, ::step]] = background
+    if size > 1:
+        rgb = rgb.repeat(size, axis=0).repeat(size, axis=1)
+    out = blank(box, background)
+    x0, y0 = (width - rgb.shape[1]) // 2, (height - rgb.shape[0]) // 2
+    out[y0 : y0 + rgb.shape[0], x0 : x0 + rgb.shape[1]] = rgb
+    return out, Cells((x0, y0), (0, 0), size, step, shown.shape)
+
+
+def outline(rgb: np.ndarray, x: int, y: int, w: int, h: int, colour, width: int = 2) -> None:
+    """A rectangle's outline drawn into the pixels (clipped to them)."""
+    height, full = rgb.shape[:2]
+    x0, y0, x1, y1 = max(0, x - width), max(0, y - width), min(full, x + w + width), min(height, y + h + width)
+    if x1 <= x0 or y1 <= y0:
+        return
+    rgb[y0 : min(y1, y0 + width), x0:x1] = colour
+    rgb[max(y0, y1 - width) : y1, x0:x1] = colour
+    rgb[y0:y1, x0 : min(x1, x0 + width)] = colour
+    rgb[y0:y1, max(x0, x1 - width) : x1] = colour
+
+
+@lru_cache(maxsize=8)
+def font(size: int) -> ImageFont.FreeTypeFont:
+    """Pillow's own font (no system font needed), at a size in pixels."""
+    return ImageFont.load_default(size)
+
+
+def write(rgb: np.ndarray, lines: list[tuple[str, tuple[int, int, int]]], at: tuple[int, int], size: int = 14,
+          background: tuple[int, int, int] | None = None) -> np.ndarray:  # fmt: skip
+    """Lines of text (each with its colour) drawn from pixel `at` down, one line `size * 1.35` apart."""
+    image = Image.fromarray(rgb)
+    draw = ImageDraw.Draw(image)
+    x, y = at
+    for text, colour in lines:
+        if background is not None:
+            left, top, right, bottom = draw.textbbox((x, y), text, font=font(size))
+            draw.rectangle((left - 2, top - 1, right + 2, bottom + 1), fill=background)
+        draw.text((x, y), text, fill=colour, font=font(size))
+        y += int(size * 1.35)
+    return np.asarray(image).copy()
+
+
+def write_at(rgb: np.ndarray, items: list[tuple[str, tuple[int, int, int], tuple[int, int]]], size: int = 12) -> None:
+    """Texts each at its own pixel (x, y), drawn into the pixels in place."""
+    image = Image.fromarray(rgb)
+    draw = ImageDraw.Draw(image)
+    for text, colour, at in items:
+        draw.text(at, text, fill=colour, font=font(size))
+    rgb[:] = np.asarray(image)
+
+
+def wrapped(text: str, width: int, size: int) -> list[str]:
+    """Words of a text in lines no wider than `width` pixels."""
+    lines, line = [], ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        if line and font(size).getlength(trial) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return [*lines, line] if line else lines
+
+
+def png(rgb: np.ndarray) -> bytes:
+    """The pixels as PNG bytes."""
+    buffer = io.BytesIO()
+    Image.fromarray(rgb).save(buffer, format="PNG", optimize=False, compress_level=3)
+    return buffer.getvalue()
+
+
+def rgb_of(hex_colour: str) -> tuple[int, int, int]:
+    """'#1b1c24' as (27, 28, 36)."""
+    value = hex_colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)

@@ -1,0 +1,166 @@
+"""Pictures and the replay widget without Qt: in a process where PySide6 and pyqtgraph cannot be imported,
+the grid, data, timeline and story are drawn, gpuviz.show and a trace's notebook display work, and the
+widget steps and selects. The widget's Python side (ReplayModel) is tested directly as well."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).parent.parent
+RACE = """
+from numba import cuda
+
+@cuda.jit
+def add_half(array):
+    for i in range(array.size):
+        array[i] += 0.5
+"""
+
+WITHOUT_QT = textwrap.dedent(
+    """
+    import sys
+
+    class NoQt:  # what an environment without the desktop app's libraries does on import
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("PySide6", "pyqtgraph"):
+                raise ImportError(f"No module named {name!r} (refused: no Qt here)")
+
+    sys.meta_path.insert(0, NoQt())
+    import numpy as np
+    import gpuviz
+    from gpuviz.notebook import picture, trace_html
+
+    trace = gpuviz.trace(RACE, backend="sim", sms=4)[4, 64](np.zeros(2, np.float32))
+    for view in ("grid", "data", "timeline", "story"):
+        assert picture(trace, view, at=0.5, size=(400, 240)).startswith(b"\\x89PNG"), view
+    assert gpuviz.show(trace, animate=True, size=(200, 120)).data.startswith(b"GIF8")
+    assert "base64," in trace_html(trace)
+    widget = gpuviz.replay(trace, views=("grid", "data", "timeline", "story"))
+    start = dict(widget.images)
+    widget.frame = 0
+    assert all(widget.images[v] != start[v] for v in ("grid", "data")), "the cursor moved the pictures"
+    widget._on_message(widget, {"kind": "step", "unit": "event", "direction": 1}, [])
+    assert widget.frame == 1
+    try:
+        picture(trace, "memory")
+    except gpuviz.GpuvizError as exc:
+        print(exc)
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph"))
+    assert not loaded, loaded
+    print("ok without Qt")
+    """
+).replace("RACE", repr(RACE))
+
+
+def test_pictures_and_the_widget_work_with_qt_refused(tmp_path):
+    pytest.importorskip("anywidget", reason="the widget needs the notebook extra (anywidget)")
+    done = subprocess.run([sys.executable, "-c", WITHOUT_QT], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ok without Qt" in done.stdout and "the memory view is drawn by the desktop app" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def race():
+    import gpuviz
+
+    return gpuviz.trace(RACE, backend="sim", sms=4)[4, 64](np.zeros(2, np.float32))
+
+
+def test_the_grid_picture_has_the_app_states_colours_and_layout(race):
+    from gpuviz.core.layout import grid_layout
+    from gpuviz.images.grid import GridPicture
+    from gpuviz.scene.scene import scene_at
+    from gpuviz.scene.state import AppState
+
+    state = AppState()
+    state.apply(scene_at(race, order="logical"))
+    codes, lut, _words = GridPicture().codes(state)
+    layout = grid_layout(race.grid, race.block)
+    assert codes.shape == (layout.height, layout.width)
+    np.testing.assert_array_equal(codes[layout.y, layout.x], state.coloring.codes)  # the last frame: all lit
+    state.set_frame(0)
+    lit = GridPicture().codes(state)[0][layout.y, layout.x] != 0
+    assert 0 < lit.sum() < race.n_threads  # the first frame lights the first warp only
+
+
+def test_a_click_picks_in_each_view_and_selects_in_all(race):
+    from gpuviz.widget.replay import ReplayModel
+
+    model = ReplayModel(race)
+    box = model.pictures.draw("grid", model.box)
+    hits = {box.pick(x, y) for y in range(0, model.box[1], 3) for x in range(0, model.box[0], 3)} - {None}
+    assert {kind for kind, _ in hits} == {"thread"} and len(hits) > 100
+    x, y = next((x, y) for y in range(model.box[1]) for x in range(model.box[0]) if box.pick(x, y) == ("thread", 77))
+    assert model.click("grid", x, y) and model.state.selected == 77
+    data = model.pictures.draw("data", model.box)
+    x, y = next((x, y) for y in range(model.box[1]) for x in range(model.box[0]) if data.pick(x, y) is not None)
+    said = model.click("data", x, y)
+    assert said.startswith("array[") and model.state.element[0] == 0 and model.state.selected >= 0
+    story = model.pictures.draw("story", model.box)
+    row = next(y for y in range(model.box[1]) if story.pick(10, y) is not None)
+    position, thread = story.pick(10, row)[1]
+    model.click("story", 10, row)
+    assert model.state.frame == position and model.state.selected == thread
+
+
+def test_steps_and_one_image_per_visible_view(race):
+    from gpuviz.core.errors import GpuvizError
+    from gpuviz.widget.replay import ReplayModel
+
+    model = ReplayModel(race)
+    assert model.steps == ("event", "barrier", "wave") and model.frames == len(race.accesses["thread"]) + 1
+    model.set_frame(0)
+    assert model.step("event") == 1 and model.step("event", -1) == 0
+    assert model.line() == 0 and model.source()[model.step("event") and model.line() - 1].strip().startswith("array")
+    assert set(model.images(["grid", "story"])) == {"grid", "story"}
+    with pytest.raises(GpuvizError, match="steps for this trace: event, barrier, wave"):
+        model.step("cycle")
+    with pytest.raises(GpuvizError, match="views: grid, data, timeline, story"):
+        model.click("memory", 0, 0)
+
+
+RECORD_AND_REPLAY = ROOT / "docs" / "notebooks" / "record_and_replay.ipynb"
+
+
+def test_the_record_and_replay_notebook_runs_on_the_simulator(tmp_path):
+    """The docs' notebook, its install cell (tagged `install`) left out: it records on the simulator here,
+    saves, loads and shows the replay widget twice (gpuviz.replay and a trace as a cell's value)."""
+    pytest.importorskip("anywidget", reason="the widget needs the notebook extra (anywidget)")
+    nbformat, nbclient = pytest.importorskip("nbformat"), pytest.importorskip("nbclient")
+    notebook = nbformat.read(RECORD_AND_REPLAY, as_version=4)
+    notebook.cells = [c for c in notebook.cells if "install" not in c.metadata.get("tags", [])]
+    nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    errors = [o for o in outputs if o.output_type == "error" or o.get("name") == "stderr"]
+    assert not errors, errors
+    widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert len(widgets) == 2 and (tmp_path / "race.npz").exists() and (tmp_path / "matmul.npz").exists()
+    text = "".join(o.get("text", "") for o in outputs)
+    assert "recording on sim" in text and "C == A @ B: True" in text
+
+
+def test_the_notebooks_views_without_qt_are_those_the_pictures_draw():
+    from gpuviz.images.picture import VIEWS
+    from gpuviz.notebook import QT_FREE_VIEWS
+
+    assert tuple(VIEWS) == QT_FREE_VIEWS
+
+
+def test_a_lesson_starts_the_widget_on_its_evidence_frame(race):
+    pytest.importorskip("anywidget", reason="the widget needs the notebook extra (anywidget)")
+    import gpuviz
+    from gpuviz.catalog import find
+
+    widget = gpuviz.replay(race, lesson="the-race")
+    evidence = find("the-race").evidence
+    assert evidence.view in widget.views and 0 < widget.frame < widget.frames - 1
+    assert widget.caption.endswith(evidence.caption.split("}")[-1]) and widget.model.state.selected >= 0
+    assert widget.model.state.marks and "array[0]" in widget.selection
+    with pytest.raises(gpuviz.GpuvizError, match="no catalog entry 'no-such'"):
+        gpuviz.replay(race, lesson="no-such")
