@@ -1,7 +1,8 @@
 """The GPU flavour of the kernel rewrite: numba compiles the result.
 
 Intrinsics stay native (numba implements them); what changes is that every access to a known array
-calls a logging hook with the array's id, barriers (block, grid and warp) count epochs, the kernel records its start,
+calls a logging hook with the array's id, barriers (block, grid and warp) count epochs, device-wide fences set
+the epoch's fence flag, the kernel records its start,
 SM and end, and device functions receive the thread context and the ids of their array arguments.
 """
 
@@ -27,6 +28,7 @@ MAX_DIMS = 3
 # nvmath-python's device matmul MM.execute(alpha, a, b, beta, c) reads A and B (and C unless beta is 0)
 # and writes C.
 LOGGED_LIBRARY_CALLS = {("nvmath.device", "Matmul", "execute"): ((1, 2), (4,))}
+FENCES = {"threadfence", "threadfence_system"}  # device-wide: core/analysis/fence_order.py orders by them
 BLOCK_THREAD = ("(_gv_cuda.threadIdx.x + _gv_cuda.blockDim.x * (_gv_cuda.threadIdx.y + _gv_cuda.blockDim.y * "
                 "_gv_cuda.threadIdx.z))")  # fmt: skip
 BLOCK_THREADS = "(_gv_cuda.blockDim.x * _gv_cuda.blockDim.y * _gv_cuda.blockDim.z)"
@@ -125,6 +127,9 @@ class GpuRewriter(KernelRewriter):
             self.cooperative = True
             return [node, ast.copy_location(ast.Expr(self._thread_call("_gv_grid_epoch", [])), node)]
         path = self.path(value.func)
+        if path in FENCES:  # the fence, then its mark: the accesses before it are the ones it orders
+            mark = ast.Expr(self._thread_call("_gv_fence_mark", []))
+            return [self.generic_visit(node), ast.copy_location(mark, node)]
         if path == "syncwarp":  # the hook syncs with the mask, then marks it (the mask is evaluated once)
             mask = self.visit(value.args[0]) if value.args else ast.Constant(0xFFFFFFFF)
             return ast.copy_location(ast.Expr(self._thread_call("_gv_syncwarp", [mask])), node)
@@ -251,7 +256,7 @@ class GpuRewriter(KernelRewriter):
         if aid is None or not self._one_element(args[0], parts):
             return node
         hook = f"_gv_at_{op}{len(parts)}"
-        site = ast.Constant(self.sites.access_site(node.lineno, 2))
+        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=op == "add" and _positive(args[2])))
         call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], site])
         return ast.copy_location(call, node)
 
@@ -308,6 +313,11 @@ class GpuRewriter(KernelRewriter):
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
         return args, [*prologue, *body, *epilogue]
+
+
+def _positive(operand: ast.expr) -> bool:
+    """Whether an atomic's operand is a positive number written in the source (`atomic.add(c, 0, 1)`)."""
+    return isinstance(operand, ast.Constant) and type(operand.value) in (int, float) and operand.value > 0
 
 
 def _dims_of(shape: ast.expr, names: dict) -> int | None:
