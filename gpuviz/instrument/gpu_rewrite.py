@@ -13,6 +13,8 @@ import hashlib
 import os
 from pathlib import Path
 
+import numpy as np
+
 from gpuviz.instrument.rewrite import ARRAY_DECLARATIONS, BARRIERS, KernelRewriter, is_device_function
 from gpuviz.instrument.shared_sites import MAX_ARRAY_IDS, MAX_PARAM_IDS, CallSite, SharedSites
 from gpuviz.instrument.source import KernelSource
@@ -146,12 +148,29 @@ class GpuRewriter(KernelRewriter):
             if path == "shared.array":
                 self._register_shared(targets[0].id, value)
             aliased = value.args[0] if path == "const.array_like" and value.args else value
+            if path == "const.array_like" and self._register_constant(targets[0].id, aliased):
+                return super().visit_Assign(node)
             aid = self.aid_of(aliased)  # `c = cuda.const.array_like(a)` or `b = a`: the same array
             if aid is not None and path != "shared.array":
                 self.aliases[targets[0].id] = aid
                 if isinstance(aliased, ast.Name) and aliased.id in self.ndims:
                     self.ndims[targets[0].id] = self.ndims[aliased.id]
         return super().visit_Assign(node)
+
+    def _register_constant(self, name: str, table: ast.expr) -> bool:
+        """`c = cuda.const.array_like(TABLE)` of a module array: c's reads are logged as TABLE's, a constant
+        array whose values the host has."""
+        if not isinstance(table, ast.Name) or table.id in self.params or table.id in self.locals:
+            return False
+        array = self.env.get(table.id)
+        if not isinstance(array, np.ndarray):
+            return False
+        aid = self.sites.add_constant(table.id, array)
+        if aid is None:
+            return False
+        self.aliases[name] = ast.Constant(aid)
+        self.ndims[name] = array.ndim
+        return True
 
     def _register_shared(self, name: str, call: ast.Call) -> None:
         given = dict(zip(("shape", "dtype"), call.args))

@@ -53,6 +53,7 @@ class SharedSites:
     sites: list[SharedSite] = field(default_factory=list)
     accesses: list[tuple[int, int]] = field(default_factory=list)
     calls: dict[str, list[CallSite]] = field(default_factory=dict)  # by callee
+    constants: dict[int, tuple[str, object]] = field(default_factory=dict)  # id: (name, module array)
     counting: set[int] = field(default_factory=set)  # lines with an atomic that adds a positive constant
     not_counting: set[int] = field(default_factory=set)  # lines with another atomic
 
@@ -78,10 +79,22 @@ class SharedSites:
         return table
 
     def add(self, name: str, shape: str, dtype: str, env: dict, function: str = "") -> int | None:
-        aid = MAX_PARAM_IDS + len(self.sites)
+        aid = MAX_PARAM_IDS + len(self.sites) + len(self.constants)
         if aid >= MAX_ARRAY_IDS:
             return None
         self.sites.append(SharedSite(aid, name, shape, dtype, env, function))
+        return aid
+
+    def add_constant(self, name: str, array) -> int | None:
+        """An id for a module array that `cuda.const.array_like` copies (one per array, however many
+        functions copy it): the log keeps its reads, and the host has its values."""
+        for aid, (_, known) in self.constants.items():
+            if known is array:
+                return aid
+        aid = MAX_PARAM_IDS + len(self.sites) + len(self.constants)
+        if aid >= MAX_ARRAY_IDS:
+            return None
+        self.constants[aid] = (name, array)
         return aid
 
     def add_call(self, callee: str, call: CallSite) -> None:

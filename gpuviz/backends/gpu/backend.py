@@ -336,7 +336,8 @@ class PreparedLaunch:
         program = self.compiled.program
         arrays = {name: value.ndim for name, value in zip(program.params, self.args) if hasattr(value, "ndim")}
         read_only = read_only_params(program.kernel.source.node, arrays) - _sharing_memory(program.params, self.args)
-        mask = sum(1 << k for k in range(MAX_PARAM_IDS, MAX_ARRAY_IDS))
+        constants = self.compiled.sites.constants  # read-only too: the host has their values
+        mask = sum(1 << k for k in range(MAX_PARAM_IDS, MAX_ARRAY_IDS) if k not in constants)
         for k, name in enumerate(program.params[:MAX_PARAM_IDS]):
             if name not in read_only:
                 mask |= 1 << k
@@ -452,6 +453,7 @@ class PreparedLaunch:
         params = self.compiled.program.params
         initial = {k: self.before[name].ravel() for k, name in enumerate(params[:MAX_PARAM_IDS])
                    if name in self.before and not (logged >> k) & 1}  # fmt: skip
+        initial |= {aid: array.ravel() for aid, (_, array) in self.compiled.sites.constants.items()}
         sites = np.array(self.compiled.sites.site_table(), np.int64)
         records, truncated = self.log.records(start_units, warp_of_thread)
         partial = partial_syncwarps(records["syncwarps"], self.config.threads_per_block)
@@ -472,6 +474,10 @@ class PreparedLaunch:
             if shape is None or not int(np.prod(shape)):  # sized after the launch, by its accesses
                 self.unsized.append(len(entries))
             entries.append({"name": site.name, "space": "shared", "dtype": dtype, "shape": list(shape or (0,))})
+        for aid, (name, array) in self.compiled.sites.constants.items():
+            remap[aid] = len(entries)
+            entries.append({"name": name, "space": "const", "dtype": dtype_text(array.dtype),
+                            "shape": list(array.shape)})  # fmt: skip
         return entries, remap
 
 
