@@ -53,8 +53,7 @@ def _run(source, grid, block, args, backend, level="accesses"):
 
 
 def _access_set(trace):
-    """The accesses as a set; epochs compared by their block and grid barriers (the GPU recorder does
-    not count syncwarps: docs/gpu.md)."""
+    """The accesses as a set; epochs compared by their block and grid barriers."""
     a = trace.accesses
     barriers = (a["epoch"] & ((1 << 24) - 1)).tolist()
     rows = zip(a["thread"].tolist(), a["array"].tolist(), a["index"].tolist(), a["kind"].tolist(),
