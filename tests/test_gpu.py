@@ -512,5 +512,5 @@ def test_the_multi_block_reductions_fixes_are_judged_on_the_gpu_as_on_the_simula
     passes = first == "# expect: pass" or not first.startswith("# expect:")
     result = check_fix(entry, case, tmp_path, backend="gpu")
     assert result.passed is passes, "\n".join(result.lines())
-    if not passes:
+    if not passes and result.ran:  # numba-cuda may refuse a case (atomic.exch of a float32) before it runs
         assert result.reason.startswith(first.removeprefix("# expect: fail: ")), result.reason
