@@ -66,3 +66,40 @@ def test_the_fence_flag_is_set_on_the_accesses_after_the_fence_only(engine):
     parts = (acc["kind"] == 1) & (acc["line"] == 9)  # partials[...] = ...
     assert parts.sum() == 8 and not fenced[parts].any()  # no part is written after its fence
     assert not fenced[acc["thread"] % 64 != 0].any()  # threads that did not fence
+
+
+def last_two_tickets_logged_the_other_way(trace):
+    """The trace with the last ticket's atomic logged just before the one before it, as a GPU's timer
+    readings (taken on different SMs after each atomic returned) can order them; each thread keeps its order."""
+    acc = trace.accesses
+    tickets = np.flatnonzero(acc["kind"] == 2)
+    by_value = tickets[np.argsort(acc["value"][tickets])]
+    last, before = int(by_value[-1]), int(by_value[-2])
+    own = np.flatnonzero(acc["thread"] == acc["thread"][last])
+    assert last > before and own[own < last].max() < before  # its thread did nothing in between
+    order = np.r_[np.arange(before), last, np.arange(before, last), np.arange(last + 1, len(acc["kind"]))]
+    trace.accesses = {name: column[order] for name, column in acc.items()}
+    return trace
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tickets_logged_out_of_order_are_ordered_by_the_values_they_left_on_counting_lines(engine):
+    trace = last_two_tickets_logged_the_other_way(run(engine, before="cuda.threadfence()"))
+    assert find_races(trace).locations == 1  # taken in the log's order, one block's part seems to race
+    trace.meta["counting_lines"] = [11]  # ticket = cuda.atomic.add(count, 0, 1)
+    assert find_races(trace).locations == 0
+    trace.meta["counting_lines"] = [12]  # not the ticket's line: the log's order again
+    assert find_races(trace).locations == 1
+
+
+def test_update_ranks_follow_values_only_where_every_update_counts_and_no_value_repeats():
+    from gpuviz.core.analysis.fence_order import update_rank
+
+    element = np.array([5, 5, 9, 5, 9, 7, 7])
+    kind = np.array([2, 2, 2, 2, 2, 2, 0])
+    value = np.array([2.0, 1.0, 4.0, 3.0, 4.0, 1.0, 0.0])
+    counting = np.ones(7, bool)
+    # element 5: values 2, 1, 3 at rows 0, 1, 3 -> row 1 takes place 0, row 0 place 1; 9 repeats a value
+    assert update_rank(element, kind, value, counting).tolist() == [1, 0, 2, 3, 4, 5, 6]
+    counting[3] = False
+    assert update_rank(element, kind, value, counting).tolist() == list(range(7))

@@ -6,6 +6,7 @@ simulator (NUMBA_ENABLE_CUDASIM=1) the backend's logic runs too, except warp int
 
 import importlib.util
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,8 +30,10 @@ NOT_COMPARABLE = {"bit_intrinsics"}
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 RACY_EXAMPLES = {"racy_counter.py"}
 # Examples that call linked library code, and the module each needs (gpuviz[nvmath], gpuviz[cccl]).
-LINKED_EXAMPLES = {"gtc25_segmented_matmul.py": "nvmath.device",
-                   "cccl_block_sum.py": "cuda.cccl.cooperative.experimental"}
+LINKED_EXAMPLES = {
+    "gtc25_segmented_matmul.py": "nvmath.device",
+    "cccl_block_sum.py": "cuda.cccl.cooperative.experimental",
+}
 
 
 def _skip_without_library(script) -> None:
@@ -50,8 +53,7 @@ def _run(source, grid, block, args, backend, level="accesses"):
 
 
 def _access_set(trace):
-    """The accesses as a set; epochs compared by their block and grid barriers (the GPU recorder does
-    not count syncwarps: docs/gpu.md)."""
+    """The accesses as a set; epochs compared by their block and grid barriers."""
     a = trace.accesses
     barriers = (a["epoch"] & ((1 << 24) - 1)).tolist()
     rows = zip(a["thread"].tolist(), a["array"].tolist(), a["index"].tolist(), a["kind"].tolist(),
@@ -64,8 +66,10 @@ def test_gpu_matches_simulator(name):
     if SIMULATED and name in WARP_LEVEL:
         pytest.skip("numba's CUDA simulator has no warp intrinsics")
     if name in ORDER_DEPENDENT:
-        pytest.skip("a CAS chain's end depends on the order its lanes land (seen to vary on an H100 and under "
-                    "numba's CUDA simulator): compared on the simulator only")
+        pytest.skip(
+            "a CAS chain's end depends on the order its lanes land (seen to vary on an H100 and under "
+            "numba's CUDA simulator): compared on the simulator only"
+        )
     source, grid, block, make, check = CASES[name]
     gpu_args, sim_args = make(), make()
     gpu = _run(source, grid, block, gpu_args, "gpu")
@@ -400,3 +404,124 @@ def test_recording_keeps_the_blocks_an_sm_holds(name, level):
     assert blocks_by_registers(recorded, 32) >= held, f"{recorded} registers recorded, {overload.regs_per_thread} plain"
     assert trace.meta["registers_per_thread"] == overload.regs_per_thread  # the kernel's own, not the recorder's
     assert trace.meta["local_bytes_per_thread"] == overload.local_mem_per_thread
+
+
+TICKETS = """from numba import cuda, int32
+
+@cuda.jit
+def k(values, partials, count, total):
+    last = cuda.shared.array(1, int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        partials[cuda.blockIdx.x] = values[cuda.blockIdx.x]
+        FENCE
+        ticket = cuda.atomic.add(count, 0, 1)
+        last[0] = ticket == cuda.gridDim.x - 1
+    cuda.syncthreads()
+    if last[0] and t == 5:
+        s = 0.0
+        for b in range(cuda.gridDim.x):
+            s += partials[b]
+        total[0] = s
+"""
+
+
+FENCES = ["cuda.threadfence()", "cuda.threadfence_system()", "cuda.threadfence_block()", "pass"]
+
+
+@pytest.mark.parametrize("fence", FENCES)
+def test_a_fence_before_the_ticket_orders_the_parts_on_the_gpu_as_on_the_simulator(fence):
+    """The GPU trace carries the fence flag and the tickets' order: the last block's reads of the other
+    blocks' parts race only without a device-wide fence before the ticket, on both backends."""
+    source = TICKETS.replace("FENCE", fence)
+    reports = {}
+    for backend in ("gpu", "sim"):
+        args = (np.arange(1, 9, dtype=np.float64), np.zeros(8), np.zeros(1, np.int32), np.zeros(1))
+        trace = gpuviz.trace(source, name="k", backend=backend, level="accesses")[8, 64](*args)
+        assert args[3][0] == 36
+        reports[backend] = find_races(trace)
+    assert reports["gpu"].locations == reports["sim"].locations == (7 if "block" in fence or fence == "pass" else 0)
+    assert reports["gpu"].arrays() == reports["sim"].arrays()
+
+
+CONSTANT_TABLE = """import numpy as np
+from numba import cuda
+
+GAINS = np.linspace(0.5, 2.0, 32).astype(np.float32)
+
+@cuda.jit
+def k(x, out):
+    gains = cuda.const.array_like(GAINS)
+    i = cuda.grid(1)
+    out[i] = x[i] * gains[INDEX]
+"""
+
+
+@pytest.mark.parametrize("index, turns", [("i // 32", 1), ("i % 32", 32)])
+def test_reads_of_a_constant_table_are_logged_with_its_values_and_turns(index, turns):
+    from gpuviz.catalog.checks import check_launches, parse_check
+
+    source = CONSTANT_TABLE.replace("INDEX", index)
+    x = np.arange(64, dtype=np.float32)
+    trace = gpuviz.trace(source, name="k", backend="gpu", level="accesses")[2, 32](x, np.zeros(64, np.float32))
+    (entry,) = [a for a in trace.meta["arrays"] if a["name"] == "GAINS"]
+    assert entry["space"] == "const" and entry["shape"] == [32] and entry["dtype"] == "float32"
+    acc = trace.accesses
+    reads = acc["array"] == trace.meta["arrays"].index(entry)
+    assert reads.sum() == 64 and (acc["kind"][reads] == 0).all()
+    gains = np.linspace(0.5, 2.0, 32).astype(np.float32)
+    np.testing.assert_array_equal(acc["value"][reads], gains[acc["index"][reads]])
+    i = acc["thread"][reads]
+    np.testing.assert_array_equal(acc["index"][reads], i // 32 if "//" in index else i % 32)
+    (outcome,) = check_launches([parse_check(f"turns(k, GAINS) == {turns}")], [trace], "gpu")
+    assert outcome.passed, str(outcome)
+
+
+HALF_WARP = """from numba import cuda, float32
+
+@cuda.jit
+def k(out):
+    s = cuda.shared.array(32, float32)
+    t = cuda.threadIdx.x
+    if t < 16:
+        s[t] = t
+        cuda.syncwarp(0xFFFF)
+        out[t] = s[15 - t]
+    OTHERS
+"""
+
+
+@pytest.mark.parametrize("others, racy", [("", False), ("else:\n        s[t] = t", True)])
+def test_a_syncwarp_of_half_a_warp_orders_its_lanes_on_the_gpu_as_on_the_simulator(others, racy):
+    """Lanes 0-15 exchange values through a syncwarp with mask 0xFFFF. With lanes 16-31 idle the exchange
+    is ordered; when they write at the warp epoch they had then, the warp's epochs are not trusted on
+    either backend (an over-report both make alike)."""
+    if SIMULATED:
+        pytest.skip("numba's CUDA simulator has no warp intrinsics")
+    source = HALF_WARP.replace("    OTHERS", f"    {others}" if others else "")
+    traces = {b: gpuviz.trace(source, name="k", backend=b, level="accesses")[1, 32](np.zeros(32, np.float32))
+              for b in ("gpu", "sim")}  # fmt: skip
+    reports = {b: find_races(t) for b, t in traces.items()}
+    assert reports["gpu"].racy is reports["sim"].racy is racy
+    assert reports["gpu"].locations == reports["sim"].locations
+    assert bool(traces["gpu"].meta.get("partial_syncwarps")) and bool(traces["sim"].meta.get("partial_syncwarps"))
+
+
+MULTI_BLOCK_FIXES = sorted((Path(__file__).parent / "lesson_fixes").glob("multi-block-reduction*/*.py"))
+
+
+@pytest.mark.parametrize("case", MULTI_BLOCK_FIXES + [MULTI_BLOCK_FIXES[0].parent.with_suffix(".py")],
+                         ids=lambda p: p.stem)  # fmt: skip
+def test_the_multi_block_reductions_fixes_are_judged_on_the_gpu_as_on_the_simulator(case, tmp_path):
+    """The fence is in the GPU's trace: the fixed last-block sum lists no race there either."""
+    from gpuviz.run.fix_check import check_fix
+
+    if SIMULATED:
+        pytest.skip("4,096 threads: too slow for numba's CUDA simulator")
+    (entry,) = [entry for entry in lessons() if entry.slug == "multi-block-reduction"]
+    first = case.read_text().splitlines()[0]
+    passes = first == "# expect: pass" or not first.startswith("# expect:")
+    result = check_fix(entry, case, tmp_path, backend="gpu")
+    assert result.passed is passes, "\n".join(result.lines())
+    if not passes and result.ran:  # numba-cuda may refuse a case (atomic.exch of a float32) before it runs
+        assert result.reason.startswith(first.removeprefix("# expect: fail: ")), result.reason

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gpuviz.backends.gpu.decode import PoolLog, SlotLog, accesses_of, decode_records, place_in_time, thread_times
-from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, GRID_MARK, SAME, TIME_MARK, WARP_MARK
+from gpuviz.backends.gpu.hooks import BARRIER, FENCE_MARK, FIRST_SITE, GRID_MARK, SAME, TIME_MARK, WARP_MARK
 from gpuviz.core.trace.columns import epoch_field
 
 
@@ -112,25 +112,29 @@ def test_barrier_marks_count_into_epochs_in_the_slots_and_in_the_pool():
     assert rec["time"].tolist() == [1, 3, 5, 6]
 
 
-def _fields(epochs) -> list[tuple[int, int, int]]:
-    return [tuple(int(epoch_field(e, f)) for f in ("block", "grid", "warp")) for e in epochs]
+def _fields(epochs) -> list[tuple[int, int, int, int]]:
+    return [tuple(int(epoch_field(e, f)) for f in ("block", "grid", "warp", "fence")) for e in epochs]
 
 
-def test_grid_syncs_and_whole_warp_syncwarps_fill_their_epoch_fields():
-    """A grid sync moves the block's and the grid's counters (as the simulator counts it); a syncwarp
-    the warp's, when its mask covers the warp's lanes (here thread 1's warp has 16); one of part of
-    the warp moves nothing."""
+def test_grid_syncs_syncwarps_and_fences_fill_their_epoch_fields():
+    """A grid sync moves the block's and the grid's counters (as the simulator counts it); every syncwarp
+    the warp's, whatever its mask (each lane that met counts it, as on the simulator); a device-wide
+    fence sets the fence flag, which stays set."""
     access = (_code(FIRST_SITE, 0), 1, 5, 0.0)
+    fence = (_code(BARRIER, FENCE_MARK, same=True), 4, None, None)
     full, low16 = 0xFFFFFFFF, 0xFFFF
     thread0 = [access, (_code(BARRIER, GRID_MARK, same=True), 2, None, None), access,
-               (_code(BARRIER, WARP_MARK), 3, full, None), access, (_code(BARRIER, WARP_MARK), 4, 0x3, None), access]
-    thread1 = [access, (_code(BARRIER, WARP_MARK), 2, low16, None), access,
-               (_code(BARRIER, 0, same=True), 3, None, None), access]  # fmt: skip
-    rec = decode_records(_slots([thread0, thread1]), _empty_pool(), start_units=np.zeros(2, np.int64),
-                         whole_warp=np.array([full, low16]))  # fmt: skip
+               (_code(BARRIER, WARP_MARK), 3, full, None), access, (_code(BARRIER, WARP_MARK), 4, 0x3, None),
+               access]  # fmt: skip
+    thread1 = [access, (_code(BARRIER, WARP_MARK), 2, low16, None), access, fence, access,
+               (_code(BARRIER, 0, same=True), 3, None, None), fence, access]  # fmt: skip
+    rec = decode_records(_slots([thread0, thread1]), _empty_pool(), start_units=np.zeros(2, np.int64))
     epochs = {t: _fields(rec["epoch"][rec["thread"] == t]) for t in (0, 1)}
-    assert epochs[0] == [(0, 0, 0), (1, 1, 0), (1, 1, 1), (1, 1, 1)]
-    assert epochs[1] == [(0, 0, 0), (0, 0, 1), (1, 0, 1)]
+    assert epochs[0] == [(0, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0), (1, 1, 2, 0)]
+    assert epochs[1] == [(0, 0, 0, 0), (0, 0, 1, 0), (0, 0, 1, 1), (1, 0, 1, 1)]
+    marks = rec["syncwarps"]
+    assert marks["thread"].tolist() == [0, 0, 1] and marks["mask"].tolist() == [full, 0x3, low16]
+    assert _fields(marks["epoch"]) == [(1, 1, 0, 0), (1, 1, 1, 0), (0, 0, 0, 0)]  # each before its mark
 
 
 def test_the_pool_counts_grid_and_warp_marks_as_the_slots_do():
@@ -139,7 +143,8 @@ def test_the_pool_counts_grid_and_warp_marks_as_the_slots_do():
                    np.array([0, 7, 0xFFFFFFFF, 8], np.uint32), np.zeros(4, np.float32), rank=np.arange(4))  # fmt: skip
     slots = _slots([[(_code(BARRIER, GRID_MARK), 0, None, None)]])
     rec = decode_records(slots, pool, start_units=np.zeros(1, np.int64))
-    assert _fields(rec["epoch"]) == [(2, 2, 0), (2, 2, 1)]
+    assert _fields(rec["epoch"]) == [(2, 2, 0, 0), (2, 2, 1, 0)]
+    assert rec["syncwarps"]["mask"].tolist() == [0xFFFFFFFF] and _fields(rec["syncwarps"]["epoch"]) == [(2, 2, 0, 0)]
 
 
 def test_pool_records_follow_their_threads_order_not_the_pools():

@@ -38,3 +38,26 @@ def test_level_threads_keeps_them_native():
     program = build_program(synced, GpuRewriter, accesses=False, sites=SharedSites(), ndims={"a": 1})
     names = names_called(program.kernel.code)
     assert "_gv_syncwarp" not in names and "_gv_grid_epoch" not in names and names.count("syncwarp") == 2
+
+
+def fenced(a, count):
+    a[0] = 1
+    cuda.threadfence()
+    cuda.atomic.add(count, 0, 1)
+    cuda.threadfence_block()
+    cuda.threadfence_system()
+    cuda.atomic.add(count, 0, -1)
+    cuda.atomic.max(a, 1, 3.0)
+
+
+def test_device_wide_fences_leave_a_mark_and_counting_atomics_are_named():
+    """threadfence and threadfence_system set the fence flag (threadfence_block orders nothing for another
+    block); the line that adds a positive constant is the one whose updates the values order."""
+    sites = SharedSites()
+    program = build_program(fenced, GpuRewriter, accesses=True, sites=sites, ndims={"a": 1, "count": 1})
+    names = names_called(program.kernel.code)
+    assert names.count("_gv_fence_mark") == 2 and names.count("threadfence") == 1
+    first = fenced.__code__.co_firstlineno
+    assert sites.counting_lines() == [first + 3]
+    plain = build_program(fenced, GpuRewriter, accesses=False, sites=SharedSites(), ndims={"a": 1, "count": 1})
+    assert "_gv_fence_mark" not in names_called(plain.kernel.code)

@@ -1,7 +1,8 @@
 """The GPU flavour of the kernel rewrite: numba compiles the result.
 
 Intrinsics stay native (numba implements them); what changes is that every access to a known array
-calls a logging hook with the array's id, barriers (block, grid and warp) count epochs, the kernel records its start,
+calls a logging hook with the array's id, barriers (block, grid and warp) count epochs, device-wide fences set
+the epoch's fence flag, the kernel records its start,
 SM and end, and device functions receive the thread context and the ids of their array arguments.
 """
 
@@ -11,6 +12,8 @@ import ast
 import hashlib
 import os
 from pathlib import Path
+
+import numpy as np
 
 from gpuviz.instrument.rewrite import ARRAY_DECLARATIONS, BARRIERS, KernelRewriter, is_device_function
 from gpuviz.instrument.shared_sites import MAX_ARRAY_IDS, MAX_PARAM_IDS, CallSite, SharedSites
@@ -27,6 +30,7 @@ MAX_DIMS = 3
 # nvmath-python's device matmul MM.execute(alpha, a, b, beta, c) reads A and B (and C unless beta is 0)
 # and writes C.
 LOGGED_LIBRARY_CALLS = {("nvmath.device", "Matmul", "execute"): ((1, 2), (4,))}
+FENCES = {"threadfence", "threadfence_system"}  # device-wide: core/analysis/fence_order.py orders by them
 BLOCK_THREAD = ("(_gv_cuda.threadIdx.x + _gv_cuda.blockDim.x * (_gv_cuda.threadIdx.y + _gv_cuda.blockDim.y * "
                 "_gv_cuda.threadIdx.z))")  # fmt: skip
 BLOCK_THREADS = "(_gv_cuda.blockDim.x * _gv_cuda.blockDim.y * _gv_cuda.blockDim.z)"
@@ -125,6 +129,9 @@ class GpuRewriter(KernelRewriter):
             self.cooperative = True
             return [node, ast.copy_location(ast.Expr(self._thread_call("_gv_grid_epoch", [])), node)]
         path = self.path(value.func)
+        if path in FENCES:  # the fence, then its mark: the accesses before it are the ones it orders
+            mark = ast.Expr(self._thread_call("_gv_fence_mark", []))
+            return [self.generic_visit(node), ast.copy_location(mark, node)]
         if path == "syncwarp":  # the hook syncs with the mask, then marks it (the mask is evaluated once)
             mask = self.visit(value.args[0]) if value.args else ast.Constant(0xFFFFFFFF)
             return ast.copy_location(ast.Expr(self._thread_call("_gv_syncwarp", [mask])), node)
@@ -141,12 +148,29 @@ class GpuRewriter(KernelRewriter):
             if path == "shared.array":
                 self._register_shared(targets[0].id, value)
             aliased = value.args[0] if path == "const.array_like" and value.args else value
+            if path == "const.array_like" and self._register_constant(targets[0].id, aliased):
+                return super().visit_Assign(node)
             aid = self.aid_of(aliased)  # `c = cuda.const.array_like(a)` or `b = a`: the same array
             if aid is not None and path != "shared.array":
                 self.aliases[targets[0].id] = aid
                 if isinstance(aliased, ast.Name) and aliased.id in self.ndims:
                     self.ndims[targets[0].id] = self.ndims[aliased.id]
         return super().visit_Assign(node)
+
+    def _register_constant(self, name: str, table: ast.expr) -> bool:
+        """`c = cuda.const.array_like(TABLE)` of a module array: c's reads are logged as TABLE's, a constant
+        array whose values the host has."""
+        if not isinstance(table, ast.Name) or table.id in self.params or table.id in self.locals:
+            return False
+        array = self.env.get(table.id)
+        if not isinstance(array, np.ndarray):
+            return False
+        aid = self.sites.add_constant(table.id, array)
+        if aid is None:
+            return False
+        self.aliases[name] = ast.Constant(aid)
+        self.ndims[name] = array.ndim
+        return True
 
     def _register_shared(self, name: str, call: ast.Call) -> None:
         given = dict(zip(("shape", "dtype"), call.args))
@@ -251,7 +275,7 @@ class GpuRewriter(KernelRewriter):
         if aid is None or not self._one_element(args[0], parts):
             return node
         hook = f"_gv_at_{op}{len(parts)}"
-        site = ast.Constant(self.sites.access_site(node.lineno, 2))
+        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=op == "add" and _positive(args[2])))
         call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], site])
         return ast.copy_location(call, node)
 
@@ -308,6 +332,11 @@ class GpuRewriter(KernelRewriter):
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
         return args, [*prologue, *body, *epilogue]
+
+
+def _positive(operand: ast.expr) -> bool:
+    """Whether an atomic's operand is a positive number written in the source (`atomic.add(c, 0, 1)`)."""
+    return isinstance(operand, ast.Constant) and type(operand.value) in (int, float) and operand.value > 0
 
 
 def _dims_of(shape: ast.expr, names: dict) -> int | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from gpuviz.core.trace.columns import ATOMIC
+
 MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shared-array declarations
 MAX_ARRAY_IDS = 64
 FIRST_SITE, MAX_SITE = 2, 511  # as the GPU hooks number sites (ids 0 and 1 are their marks)
@@ -51,12 +53,22 @@ class SharedSites:
     sites: list[SharedSite] = field(default_factory=list)
     accesses: list[tuple[int, int]] = field(default_factory=list)
     calls: dict[str, list[CallSite]] = field(default_factory=dict)  # by callee
+    constants: dict[int, tuple[str, object]] = field(default_factory=dict)  # id: (name, module array)
+    counting: set[int] = field(default_factory=set)  # lines with an atomic that adds a positive constant
+    not_counting: set[int] = field(default_factory=set)  # lines with another atomic
 
-    def access_site(self, line: int, kind: int) -> int:
+    def access_site(self, line: int, kind: int, counting: bool = False) -> int:
+        if kind == ATOMIC:
+            (self.counting if counting else self.not_counting).add(line)
         if FIRST_SITE + len(self.accesses) < MAX_SITE - 2:
             self.accesses.append((line, kind))
             return FIRST_SITE + len(self.accesses) - 1
         return MAX_SITE - 2 + kind  # too many sites: the line is lost, the kind is kept
+
+    def counting_lines(self) -> list[int]:
+        """Lines whose every atomic adds a positive constant: their updates of an element leave increasing
+        values (core/analysis/fence_order.py orders them by those)."""
+        return sorted(self.counting - self.not_counting)
 
     def site_table(self) -> list[tuple[int, int]]:
         """(line, kind) by site id (marks and unused ids have line 0); the many-sites ids have line 0."""
@@ -67,10 +79,22 @@ class SharedSites:
         return table
 
     def add(self, name: str, shape: str, dtype: str, env: dict, function: str = "") -> int | None:
-        aid = MAX_PARAM_IDS + len(self.sites)
+        aid = MAX_PARAM_IDS + len(self.sites) + len(self.constants)
         if aid >= MAX_ARRAY_IDS:
             return None
         self.sites.append(SharedSite(aid, name, shape, dtype, env, function))
+        return aid
+
+    def add_constant(self, name: str, array) -> int | None:
+        """An id for a module array that `cuda.const.array_like` copies (one per array, however many
+        functions copy it): the log keeps its reads, and the host has its values."""
+        for aid, (_, known) in self.constants.items():
+            if known is array:
+                return aid
+        aid = MAX_PARAM_IDS + len(self.sites) + len(self.constants)
+        if aid >= MAX_ARRAY_IDS:
+            return None
+        self.constants[aid] = (name, array)
         return aid
 
     def add_call(self, callee: str, call: CallSite) -> None:

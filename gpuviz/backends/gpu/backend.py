@@ -24,6 +24,7 @@ from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_threa
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.local_types import local_types
 from gpuviz.backends.gpu.log import DeviceLog
+from gpuviz.backends.gpu.meetings import partial_syncwarps
 from gpuviz.backends.gpu.plain import (
     TIMED_LAUNCHES,
     forall_block_size,
@@ -352,7 +353,8 @@ class PreparedLaunch:
         program = self.compiled.program
         arrays = {name: value.ndim for name, value in zip(program.params, self.args) if hasattr(value, "ndim")}
         read_only = read_only_params(program.kernel.source.node, arrays) - _sharing_memory(program.params, self.args)
-        mask = sum(1 << k for k in range(MAX_PARAM_IDS, MAX_ARRAY_IDS))
+        constants = self.compiled.sites.constants  # read-only too: the host has their values
+        mask = sum(1 << k for k in range(MAX_PARAM_IDS, MAX_ARRAY_IDS) if k not in constants)
         for k, name in enumerate(program.params[:MAX_PARAM_IDS]):
             if name not in read_only:
                 mask |= 1 << k
@@ -414,13 +416,13 @@ class PreparedLaunch:
         threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
                    "sm": np.repeat(self.block_sm.copy_to_host().astype(np.int32), per_block),
                    "t_start": t_start, "t_end": t_end}  # fmt: skip
-        accesses, truncated = None, False
+        accesses, truncated, partial = None, False, None
         snapshots = self._snapshots()
         if timed:
             warps = np.arange(config.blocks * config.warps_per_block, dtype=np.int64)
             warp_of_thread = per_thread(warps, per_block)
             start_units = per_thread(warp_start.astype(np.int64) >> UNIT_SHIFT, per_block)
-            accesses, truncated = self._accesses(start_units, warp_of_thread)
+            accesses, truncated, partial = self._accesses(start_units, warp_of_thread)
             accesses = final_writes_last(place_in_time(accesses, t_start, first), self._finals(snapshots))
         program = self.compiled.program
         errors, error_count = recorded_out_of_bounds(accesses, self.entries)
@@ -431,9 +433,10 @@ class PreparedLaunch:
             param_names=program.params, values=self.args, snapshots=snapshots, arrays=self.entries,
             threads=threads, accesses=accesses, level=self.compiled.level, schedule="hardware",
             truncated=truncated, seconds=seconds, errors=errors, error_count=error_count, time_source="globaltimer",
-            kernel_facts=self._kernel_facts(), warnings=warnings,
+            kernel_facts=self._kernel_facts(), warnings=warnings, partial_syncwarps=partial,
             host_copies=implicit_copies(program.params, self.args),
             local_types=local_types(self.overload, program.params),
+            counting_lines=self.compiled.sites.counting_lines(),
         )  # fmt: skip
 
     def _kernel_facts(self) -> dict:
@@ -462,14 +465,18 @@ class PreparedLaunch:
                 after[name] = host_copy(self.cuda, value)
         return {name: (self.before[name], after[name]) for name in self.before}
 
-    def _accesses(self, start_units: np.ndarray, warp_of_thread: np.ndarray) -> tuple[dict[str, np.ndarray], bool]:
+    def _accesses(self, start_units: np.ndarray, warp_of_thread: np.ndarray) -> tuple[dict[str, np.ndarray], bool,
+                                                                                      list | str | None]:  # fmt: skip
+        """The access columns, whether records were dropped, and the syncwarps that left lanes out."""
         logged = self.log.logged
         params = self.compiled.program.params
         initial = {k: self.before[name].ravel() for k, name in enumerate(params[:MAX_PARAM_IDS])
                    if name in self.before and not (logged >> k) & 1}  # fmt: skip
+        initial |= {aid: array.ravel() for aid, (_, array) in self.compiled.sites.constants.items()}
         sites = np.array(self.compiled.sites.site_table(), np.int64)
         records, truncated = self.log.records(start_units, warp_of_thread)
-        return accesses_of(records, self.remap, sites, initial), truncated
+        partial = partial_syncwarps(records["syncwarps"], self.config.threads_per_block)
+        return accesses_of(records, self.remap, sites, initial), truncated, partial
 
     def _array_table(self):
         """Trace array entries, and a map from the kernel's static array ids to their positions."""
@@ -486,6 +493,10 @@ class PreparedLaunch:
             if shape is None or not int(np.prod(shape)):  # sized after the launch, by its accesses
                 self.unsized.append(len(entries))
             entries.append({"name": site.name, "space": "shared", "dtype": dtype, "shape": list(shape or (0,))})
+        for aid, (name, array) in self.compiled.sites.constants.items():
+            remap[aid] = len(entries)
+            entries.append({"name": name, "space": "const", "dtype": dtype_text(array.dtype),
+                            "shape": list(array.shape)})  # fmt: skip
         return entries, remap
 
 

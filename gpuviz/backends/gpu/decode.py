@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.backends.gpu.hooks import BARRIER, FIRST_SITE, GRID_MARK, SAME, TIME_MARK, UNIT_SHIFT, WARP_MARK
+from gpuviz.backends.gpu.hooks import (
+    BARRIER,
+    BLOCK_MARK,
+    FENCE_MARK,
+    FIRST_SITE,
+    GRID_MARK,
+    SAME,
+    TIME_MARK,
+    UNIT_SHIFT,
+    WARP_MARK,
+)
 from gpuviz.core.trace.columns import EPOCH_FIELDS
 
 
@@ -65,21 +75,20 @@ class PoolLog:
 HALF16, HALF32 = 1 << 15, 1 << 31
 
 
-def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray,
-                   whole_warp: np.ndarray | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray) -> dict[str, np.ndarray]:
     """Every access the log holds, thread by thread in the order each issued them (slot rows first,
     then the pool): thread, code (array id | site << 6), element, value, time (units) and epoch (the
     barriers the thread passed before it, packed as core/trace/columns.py's EPOCH_FIELDS). `start_units`
     is each thread's warp's start reading in units: a thread's first record follows it by less than
-    GUARD_NS, as each record follows the last. `whole_warp` is, per thread, the mask of the lanes its
-    warp has (default: all 32); a syncwarp whose mask covers them orders the warp's lanes."""
+    GUARD_NS, as each record follows the last. Also the syncwarp marks, as `syncwarps`: thread, epoch
+    before it and mask of each, in each thread's order (backends/gpu/meetings.py finds the lanes each
+    left out)."""
     n = slots.count.size
-    whole = np.full(n, 0xFFFFFFFF, np.int64) if whole_warp is None else whole_warp.astype(np.int64)
     count = slots.count.astype(np.int64)
     previous = np.arange(n, dtype=np.int64)  # a thread's previous element starts as its global id
     now = start_units.astype(np.int64).copy()
     epoch = np.zeros(n, np.int32)
-    rows = []
+    rows, syncs = [], []
     for k in range(slots.code.shape[0]):
         live = np.flatnonzero(count > k)
         code = slots.code[k, live].astype(np.int64)
@@ -90,12 +99,30 @@ def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray,
         element = np.where(code[access] & SAME, previous[who], slots.element[k, who])
         previous[who] = element
         rows.append((who, code[access] & (SAME - 1), element, slots.value[k, who], now[who], epoch[who]))
-        marks = live[site == BARRIER]
-        passed = barriers_passed(code[site == BARRIER], slots.element[k, marks], whole[marks])
+        barrier = site == BARRIER
+        marks = live[barrier]
+        syncs.append(_syncwarp_marks(marks, code[barrier], slots.element[k, marks], epoch[marks], k))
+        passed = barriers_passed(code[barrier])
         epoch[marks] = advance(epoch[marks], passed)
-    rows.append(_pool_rows(pool, now, epoch, whole))
+    pool_rows, pool_syncs = _pool_rows(pool, now, epoch)
+    rows.append(pool_rows)
+    syncs.append(pool_syncs)
     names = ("thread", "code", "element", "value", "time", "epoch")
-    return {name: np.concatenate([row[i] for row in rows]) for i, name in enumerate(names)}
+    decoded = {name: np.concatenate([row[i] for row in rows]) for i, name in enumerate(names)}
+    return decoded | {"syncwarps": _in_thread_order(syncs)}
+
+
+def _syncwarp_marks(thread: np.ndarray, code: np.ndarray, mask: np.ndarray, epoch: np.ndarray, order) -> tuple:
+    """The syncwarp marks among some barrier marks: (thread, epoch before, mask, order within the thread)."""
+    warp = (code.astype(np.int64) & 63) == WARP_MARK
+    order = np.broadcast_to(np.asarray(order, np.int64), thread.shape)
+    return (thread[warp].astype(np.int64), epoch[warp].astype(np.int64), mask[warp].astype(np.int64), order[warp])
+
+
+def _in_thread_order(syncs: list[tuple]) -> dict[str, np.ndarray]:
+    thread, epoch, mask, order = (np.concatenate([s[i] for s in syncs]) for i in range(4))
+    by = np.lexsort((order, thread))
+    return {"thread": thread[by], "epoch": epoch[by], "mask": mask[by]}
 
 
 def _restore_time(before: np.ndarray, low: np.ndarray, site: np.ndarray, element: np.ndarray) -> np.ndarray:
@@ -113,29 +140,34 @@ def _restore_time(before: np.ndarray, low: np.ndarray, site: np.ndarray, element
     return full
 
 
-def barriers_passed(code: np.ndarray, word: np.ndarray, whole: np.ndarray) -> dict[str, np.ndarray]:
-    """Per barrier mark, which epoch counters it moves on (0 or 1 each): a block barrier the block's;
-    a grid sync the grid's and the block's (as the simulator counts it); a syncwarp the warp's, when
-    its mask (`word`) covers the lanes its warp has (`whole`). A syncwarp of part of a warp moves
-    nothing: the lanes it orders stay unordered in the trace (a race may be over-reported, none missed)."""
+def barriers_passed(code: np.ndarray) -> dict[str, np.ndarray]:
+    """Per barrier mark, which epoch fields it moves on (0 or 1 each): a block barrier the block's
+    counter; a grid sync the grid's and the block's (as the simulator counts it); a syncwarp the warp's,
+    whatever its mask (each lane that meets counts it, as on the simulator; the lanes a mask leaves out
+    are found by backends/gpu/meetings.py); a device-wide fence sets the fence flag."""
     kind = code.astype(np.int64) & 63
-    whole_warp = (kind == WARP_MARK) & ((word.astype(np.int64) & whole) == whole)
-    return {"block": (kind != WARP_MARK).astype(np.int64), "grid": (kind == GRID_MARK).astype(np.int64),
-            "warp": whole_warp.astype(np.int64)}  # fmt: skip
+    return {"block": ((kind == BLOCK_MARK) | (kind == GRID_MARK)).astype(np.int64),
+            "grid": (kind == GRID_MARK).astype(np.int64), "warp": (kind == WARP_MARK).astype(np.int64),
+            "fence": (kind == FENCE_MARK).astype(np.int64)}  # fmt: skip
 
 
 def advance(epoch: np.ndarray, passed: dict[str, np.ndarray]) -> np.ndarray:
-    """Packed epochs with each counter moved on by `passed[name]`, each wrapping within its field."""
+    """Packed epochs with each counter moved on by `passed[name]`, each wrapping within its field; the
+    fence flag is set (once set, it stays)."""
     out = epoch.astype(np.int64)
     for name, steps in passed.items():
         shift, width = EPOCH_FIELDS[name]
+        if name == "fence":
+            out |= (np.asarray(steps) > 0).astype(np.int64) << shift
+            continue
         field_mask = ((1 << width) - 1) << shift
         out = (out & ~field_mask) | ((out + (steps << shift)) & field_mask)
     return out.astype(np.int32)
 
 
-def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray, whole: np.ndarray) -> tuple:
-    """The pool's accesses, after each thread's slot records; its barrier marks still count."""
+def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray) -> tuple[tuple, tuple]:
+    """The pool's accesses, after each thread's slot records; its barrier marks still count. Also its
+    syncwarp marks (as _syncwarp_marks gives them, after every slot record)."""
     thread = pool.thread.astype(np.int64)
     order = np.lexsort((pool.rank, thread))
     thread, code = thread[order], pool.code[order].astype(np.int64)
@@ -143,7 +175,7 @@ def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray, whole: np.ndar
     low = pool.time[order].astype(np.int64)
     time = now[thread] + ((low - now[thread] + HALF32) & 0xFFFFFFFF) - HALF32
     barrier = site == BARRIER
-    steps = barriers_passed(code, pool.element[order], whole[thread])
+    steps = barriers_passed(code)
     first_of_thread = np.searchsorted(thread, thread)
     before = {}
     for name, step in steps.items():
@@ -152,8 +184,10 @@ def _pool_rows(pool: PoolLog, now: np.ndarray, epoch: np.ndarray, whole: np.ndar
         before[name] = total - total[first_of_thread]  # ... less those of the threads before it
     passed = advance(epoch[thread], before)
     access = site >= FIRST_SITE
+    syncs = _syncwarp_marks(thread[barrier], code[barrier], pool.element[order][barrier], passed[barrier],
+                            1 << 40 | np.flatnonzero(barrier))  # fmt: skip
     return (thread[access], code[access], pool.element[order][access].astype(np.int64),
-            pool.value[order][access], time[access], passed[access])  # fmt: skip
+            pool.value[order][access], time[access], passed[access]), syncs  # fmt: skip
 
 
 def accesses_of(records: dict[str, np.ndarray], remap: np.ndarray, sites: np.ndarray,

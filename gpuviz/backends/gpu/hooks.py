@@ -16,8 +16,8 @@ What they store (the overhead bars depend on it; measured figures in docs/perfor
   nothing), and the value (not written for arrays the kernel never writes: the host reads those
   from the inputs). The host restores a thread's times from its warp's start, record after record:
   a record more than GUARD_NS after the thread's previous one is preceded by a time mark holding the
-  high bits. Barriers leave a mark too (the host counts them into epochs): block barriers, grid syncs
-  and syncwarps, each with its own mark (a syncwarp's holds its mask).
+  high bits. Barriers leave a mark too (the host counts them into epochs): block barriers, grid syncs,
+  syncwarps and device-wide threadfences, each with its own mark (a syncwarp's holds its mask).
 - a thread's records past its K slots go to an overflow pool (thread, code, 32-bit time, element,
   value), reserved one record at a time with an atomic on one of COUNTERS counters picked by warp,
   each owning a region of the pool (a full region spills into the next); when the pool is full the
@@ -35,8 +35,9 @@ COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
 SAME = 1 << 15  # code bit: the element is the thread's previous one
 BARRIER, TIME_MARK, FIRST_SITE, MAX_SITE = 0, 1, 2, 511  # site ids: two marks, then the kernel's access sites
 # A barrier mark's array-id bits say which barrier: a block's (syncthreads), the grid's
-# (this_grid().sync()) or a warp's (syncwarp, whose mask the mark's element holds).
-BLOCK_MARK, GRID_MARK, WARP_MARK = 0, 1, 2
+# (this_grid().sync()), a warp's (syncwarp, whose mask the mark's element holds) or a device-wide fence
+# (threadfence, threadfence_system: the epoch's fence flag).
+BLOCK_MARK, GRID_MARK, WARP_MARK, FENCE_MARK = 0, 1, 2, 3
 GUARD_NS = 1 << 19  # a record this long after the thread's previous one is preceded by a time mark
 UNIT_SHIFT = 5  # times are stored in units of 32 ns (the H100's %globaltimer moves in 32 ns steps)
 
@@ -159,9 +160,12 @@ def _gv_bar(t, value):
 def _gv_grid_epoch(t):
     _gv_log(t, (BARRIER << 6) | GRID_MARK, t[2][1], 0, False)
 
+def _gv_fence_mark(t):
+    _gv_log(t, (BARRIER << 6) | FENCE_MARK, t[2][1], 0, False)
+
 def _gv_syncwarp(t, mask):
-    # The mark keeps the mask (in the element column): only a syncwarp of the whole warp orders its
-    # lanes in the trace. The thread's previous element stays as it was.
+    # The mark keeps the mask (in the element column): the host finds which lanes met from it
+    # (backends/gpu/meetings.py). The thread's previous element stays as it was.
     _gv_cuda.syncwarp(mask)
     s = t[2]
     k = s[0]
@@ -228,7 +232,7 @@ def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
 def hook_source() -> str:
     constants = {"COUNTERS": COUNTERS, "STRIDE": COUNTER_STRIDE, "SAME": SAME, "BARRIER": BARRIER,
                  "TIME_MARK": TIME_MARK, "GUARD": GUARD_NS, "UNIT": UNIT_SHIFT, "GRID_MARK": GRID_MARK,
-                 "WARP_MARK": WARP_MARK}  # fmt: skip
+                 "WARP_MARK": WARP_MARK, "FENCE_MARK": FENCE_MARK}  # fmt: skip
     core = _CORE
     for name, value in constants.items():
         core = re.sub(rf"\b{name}\b", str(value), core)

@@ -80,9 +80,7 @@ class DeviceLog:
                         slot_column(self.value), count)  # fmt: skip
         counters = self.counters.copy_to_host()
         pool = self._pool(counters, warp_of_thread)
-        lanes = np.bincount(warp_of_thread)[warp_of_thread]  # lanes of each thread's warp
-        whole_warp = (np.int64(1) << lanes.astype(np.int64)) - 1
-        return decode_records(slots, pool, start_units, whole_warp), bool(counters[-1])
+        return decode_records(slots, pool, start_units), bool(counters[-1])
 
     def _pool(self, counters: np.ndarray, warp_of_thread: np.ndarray) -> PoolLog:
         """The pool's filled records, and each one's rank in its thread's order: a thread starts at

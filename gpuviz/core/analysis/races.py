@@ -120,7 +120,7 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
     if len(trace.accesses["thread"]) == 0:
         return RaceReport(divergence=divergence)
     layout = Layout(trace)
-    order = FenceOrder.of(layout.element, trace.accesses, layout.per_block)
+    order = FenceOrder.of(layout.element, trace.accesses, layout.per_block, trace.meta.get("counting_lines"))
     racy = racy_locations(layout) if order is None else _less_fence_ordered(layout, racy_locations(layout), order)
     limit = max_locations if count_benign else 2 * max_locations
     described = list(_describe(layout, racy[:limit], order))
@@ -285,14 +285,12 @@ def _block_coords(trace: Trace, block: int) -> tuple[int, int, int]:
     return (block % gx, (block // gx) % gy, block // (gx * gy))
 
 
-
-
 # ---- the readable report ------------------------------------------------------------------------
 def format_report(report: RaceReport, kernel: str) -> str:
     """One line per group of neighbouring locations that race the same way."""
     if not report.racy and not report.benign and not report.divergence:
         return f"{kernel}: no races found"
-    lines = [f"{kernel}: {report.summary()[len('races: '):] if report.racy else 'no races found'}"]
+    lines = [f"{kernel}: {report.summary()[len('races: ') :] if report.racy else 'no races found'}"]
     lines += [f"  {line}" for line in _grouped_lines(report.races)]
     if report.truncated:
         lines.append(f"  ... {report.locations - len(report.races)} more racing locations not described")

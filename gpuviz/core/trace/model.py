@@ -218,6 +218,7 @@ def new_trace(
     unrecorded: list[str] | None = None,
     modelled: list[dict] | None = None,
     partial_syncwarps: list | str | None = None,
+    counting_lines: list[int] | None = None,
     warp_sync_divergence: int | None = None,
     time_source: str | None = None,
     times_inferred: bool = False,
@@ -235,6 +236,8 @@ def new_trace(
     `modelled` lists the library calls that ran as gpuviz's models ({"line", "call", "model"} each);
     `partial_syncwarps` lists syncwarps of part of a warp ([first thread of the warp, block epoch,
     [[lane, warp epoch] of each live lane left out]]), or "too many", for the race analysis;
+    `counting_lines` names the lines whose atomics add a positive constant, where the log's order of two
+    atomics of one element is not theirs (a GPU's): the race analysis orders such updates by their values;
     `warp_sync_divergence` counts warps where a lane of a syncwarp's mask never reached a matching one (the
     simulator judges it: core/analysis/warp_sync.py; None where a backend cannot see it);
     `kernel_facts` are what the compiler says of the kernel (registers_per_thread,
@@ -279,6 +282,8 @@ def new_trace(
         meta["modelled"] = [dict(call) for call in modelled]
     if partial_syncwarps:
         meta["partial_syncwarps"] = partial_syncwarps
+    if counting_lines:
+        meta["counting_lines"] = [int(line) for line in counting_lines]
     if warp_sync_divergence is not None:
         meta["warp_sync_divergence"] = int(warp_sync_divergence)
     if host_copies is not None:

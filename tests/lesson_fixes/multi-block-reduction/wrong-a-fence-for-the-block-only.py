@@ -1,4 +1,4 @@
-# expect: fail: sim: races == 0 does not hold
+# expect: fail: races == 0 does not hold
 """Sum 4,096 values with 16 blocks of 256 threads: each block sums its part in shared memory and writes
 it to `partials`; the block that takes the last ticket adds the 16 parts."""
 
