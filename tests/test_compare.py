@@ -52,6 +52,13 @@ def test_the_compare_view_shows_both_at_one_cursor(qtbot, histogram):
     assert view.mirrors[0].frame == 0 and view.mirrors[1].frame == 0
     state.set_frame(state.plan.count - 1)
     assert view.mirrors[1].frame == view.mirrors[1].plan.count - 1  # both at the end of their runs
+    differing = view.differing_rows()  # drawn bold on the highlight: exactly the rows whose values differ
+    assert differing == [row[0] for row in view.rows() if row[0] != "kernel" and row[1] != row[2]]
+    assert "races" in differing and "launch" not in differing
+    from gpuviz.app.views.compare_view import differing
+
+    assert not differing(["kernel", "histogram_racy", "histogram_atomic"])  # two kernels are two names
+    assert not differing(["races", "none", "none"]) and differing(["races", "3", "none"])
 
 
 def test_two_launches_on_one_colour_scale():

@@ -4,6 +4,7 @@ table of what differs."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -36,6 +37,9 @@ class CompareView(QWidget, View):
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["", "this launch", "the other"])
         self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(True)  # a long value wraps onto a second line rather than ending in "..."
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self._lay_out()
         self.other.currentIndexChanged.connect(lambda *_: self._show())
@@ -111,8 +115,16 @@ class CompareView(QWidget, View):
         rows = compare_launches(trace, other)
         self.table.setRowCount(len(rows))
         for r, cells in enumerate(rows):
+            differs = differing(cells)
             for c, text in enumerate(cells):
-                self.table.setItem(r, c, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                if differs:  # what differs stands out from the back of the room, not only in its words
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                    item.setBackground(self.palette().highlight())
+                    item.setForeground(self.palette().highlightedText())
+                self.table.setItem(r, c, item)
         self._on_frame_changed(self.state.frame)
 
     def _on_colour_mode_changed(self, mode: str) -> None:
@@ -129,6 +141,19 @@ class CompareView(QWidget, View):
             if mirror.trace is not None:
                 mirror.set_frame(round(fraction * (mirror.plan.count - 1)))
 
+    def differing_rows(self) -> list[str]:
+        """The names of the rows drawn as differing."""
+        names = [self.table.item(r, 0) for r in range(self.table.rowCount())]
+        return [name.text() for name in names if name.font().bold()]
+
     def rows(self) -> list[list[str]]:
         """The table as text (for tests and pictures)."""
         return [[self.table.item(r, c).text() for c in range(3)] for r in range(self.table.rowCount())]
+
+
+SAME_BY_NATURE = {"kernel"}  # two launches are two kernels (or one kernel twice): its name says nothing
+
+
+def differing(cells: list[str]) -> bool:
+    """Whether a row of the table tells the two launches apart (its two values differ)."""
+    return len(cells) == 3 and cells[0] not in SAME_BY_NATURE and cells[1] != cells[2]
