@@ -25,5 +25,8 @@ class Backend(Protocol):
     def presets(self) -> dict[str, dict]:
         """The devices this backend can imitate, by name, with their facts (a real GPU imitates none)."""
 
+    def new_timeline(self):
+        """A run's timeline of copies, launches and events per stream (core/streams.py's Timeline)."""
+
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify) -> Trace:
         """Run the launch and return its trace; `notify` hears its stages and progress."""

@@ -23,6 +23,7 @@ from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_threa
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.log import DeviceLog
 from gpuviz.backends.gpu.plain import host_copy, plain_outcomes, plain_registers
+from gpuviz.backends.gpu.stream_timer import EventTimer, MeasuredTimeline
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
@@ -31,6 +32,7 @@ from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count, check_cooperative_fits
 from gpuviz.core.options import RunOptions
+from gpuviz.core.streams import COPY_IN, COPY_OUT, KERNEL
 from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
 from gpuviz.instrument.arguments import check_arguments
@@ -89,6 +91,9 @@ class GpuBackend:
 
     def presets(self) -> dict[str, dict]:
         return {}  # a real GPU is the device it is
+
+    def new_timeline(self) -> MeasuredTimeline:
+        return MeasuredTimeline(self.device_facts()["name"])
 
     def device_facts(self, options: RunOptions | None = None) -> dict:
         """The real device's facts (the same keys as the simulator's)."""
@@ -159,6 +164,7 @@ class GpuBackend:
             check_cooperative_fits(compiled.program.name, config, int(fits))
         seconds = launch.run_timed()
         trace = launch.collect(facts, options, seconds)
+        trace.meta["launch_times"] = launch.timer.pieces  # the session's timeline takes them (stream_timer.py)
         trace.outcomes.update(_written(plain, trace))
         return trace
 
@@ -279,6 +285,7 @@ class PreparedLaunch:
     def __init__(self, cuda, compiled: Compiled, config: LaunchConfig, args: tuple, cap: int):
         self.cuda, self.compiled, self.config = cuda, compiled, config
         self.args = args
+        self.timer = EventTimer(cuda)  # the implicit copies and the kernel, for the run's stream timeline
         self.overload = None  # numba's compiled kernel, once compile_for_arguments ran on a GPU
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
         n_warps = config.blocks * config.warps_per_block
@@ -300,8 +307,12 @@ class PreparedLaunch:
         for name, value in zip(params, args):
             if isinstance(value, np.ndarray):
                 before[name] = value.copy()
-                on_device = cuda.to_device(value)
-                copy_back.append(lambda d=on_device, host=value: d.copy_to_host(host))
+                on_device = self.timer.timed(COPY_IN, name, value.nbytes, lambda v=value: cuda.to_device(v))
+                copy_back.append(
+                    lambda d=on_device, host=value, name=name: self.timer.timed(
+                        COPY_OUT, name, host.nbytes, lambda: d.copy_to_host(host)
+                    )
+                )
                 device_args.append(on_device)
             elif hasattr(value, "__cuda_array_interface__"):
                 before[name] = host_copy(cuda, value)
@@ -364,7 +375,9 @@ class PreparedLaunch:
         self.launch()
         stop.record()
         stop.synchronize()
-        return start.elapsed_time(stop) / 1000.0
+        ms = start.elapsed_time(stop)
+        self.timer.pieces.append([KERNEL, self.compiled.program.name, 0, float(ms)])
+        return ms / 1000.0
 
     def collect(self, facts: dict, options: RunOptions, seconds: float) -> Trace:
         for copy in self._copy_back:

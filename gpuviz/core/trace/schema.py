@@ -147,6 +147,8 @@ META = {
                      "first and last line"),  # fmt: skip
     "device_facts": (False, _is(dict), "a JSON object"),
     "outcomes": (False, _outcome_meta, "a number of runs and one seed for each"),
+    "streams": (False, lambda v: isinstance(v, dict) and isinstance(v.get("spans"), list),
+                "a stream timeline: fidelity, device and a list of spans"),  # fmt: skip
 }
 
 

@@ -8,7 +8,9 @@ import numpy as np
 
 
 class ndarray(np.ndarray):  # noqa: N801  (CuPy's own name)
-    """A host array with CuPy's transfer methods."""
+    """A host array with CuPy's transfer methods; a kernel takes it as device memory (no copies)."""
+
+    _gpuviz_device_array = True
 
     def get(self, stream=None, order="C", out=None) -> np.ndarray:
         if out is not None:
