@@ -47,16 +47,18 @@ class StreamTimeline:
     fidelity: str  # MODEL (the simulator) or MEASURED (CUDA events on a GPU)
     device: str = ""  # the card and the day, for measured spans
     date: str = ""
+    elapsed: tuple[float, ...] = ()  # ms: each `elapsed_time` the script read of two events, in order
 
     def to_json(self) -> dict:
         return {"fidelity": self.fidelity, "device": self.device, "date": self.date,
-                "spans": [s.to_json() for s in self.spans]}  # fmt: skip
+                "spans": [s.to_json() for s in self.spans], "elapsed": [round(e, 6) for e in self.elapsed]}  # fmt: skip
 
     @staticmethod
     def from_json(data: dict) -> StreamTimeline:
         spans = tuple(Span.from_json(row) for row in data.get("spans", []))
         fidelity, device, date = (str(data.get(k, d)) for k, d in (("fidelity", MODEL), ("device", ""), ("date", "")))
-        return StreamTimeline(spans, fidelity, device, date)
+        elapsed = tuple(float(e) for e in data.get("elapsed", []))
+        return StreamTimeline(spans, fidelity, device, date, elapsed)
 
 
 class Timeline(Protocol):
@@ -97,6 +99,10 @@ def _union(spans: list[Span]) -> list[tuple[float, float]]:
     return [(a, b) for a, b in merged]
 
 
+def _work(timeline: StreamTimeline) -> list[Span]:
+    return [s for s in timeline.spans if s.kind in (COPY_IN, COPY_OUT, KERNEL)]
+
+
 def _span(spans: list[Span]) -> float:
     """From the first copy or kernel's start to the last one's end: the GPU's part of the run."""
     return max(s.end_us for s in spans) - min(s.start_us for s in spans) if spans else 0.0
@@ -110,17 +116,22 @@ MEASURES = {  # `timeline(NAME)` in a lesson's checks: microseconds, or a count,
     "copies": lambda t: _busy([s for s in t.spans if s.kind in (COPY_IN, COPY_OUT)]),
     "kernels": lambda t: _busy([s for s in t.spans if s.kind == KERNEL]),
     "compile": lambda t: sum(s.us for s in t.spans if s.kind == COMPILE),
-    "span": lambda t: _span([s for s in t.spans if s.kind in (COPY_IN, COPY_OUT, KERNEL)]),
+    "span": lambda t: _span(_work(t)),
     "overlap": lambda t: overlap_us(t.spans),
     "streams": lambda t: len({s.stream for s in t.spans if s.kind in (COPY_IN, COPY_OUT, KERNEL)}),
-    "kernel share": lambda t: 100.0 * MEASURES["kernels"](t) / max(MEASURES["span"](t), 1e-9),
+    # of the time the GPU was busy copying or computing, the share a kernel ran in
+    "kernel share": lambda t: 100.0 * MEASURES["kernels"](t) / max(_busy(_work(t)), 1e-9),
 }
 TIMED = ("copies", "kernels", "compile", "span", "overlap", "kernel share")  # model on the simulator
 
 
-def measure(timeline: StreamTimeline, name: str) -> float:
+def measure(timeline: StreamTimeline, name: str) -> float | None:
+    """A measure of MEASURES, or `elapsed N`: the N-th event time the script read, in ms (None: not read)."""
+    if name.startswith("elapsed "):
+        index = int(name.removeprefix("elapsed "))
+        return timeline.elapsed[index] if index < len(timeline.elapsed) else None
     if name not in MEASURES:
-        raise ValueError(f"timeline({name}): unknown; known: {', '.join(MEASURES)}")
+        raise ValueError(f"timeline({name}): unknown; known: {', '.join(MEASURES)}, elapsed N")
     return float(MEASURES[name](timeline))
 
 

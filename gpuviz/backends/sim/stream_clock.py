@@ -36,6 +36,7 @@ class StreamClock:
         self.compiled: set[str] = set()
         self.pinned_ranges: list[tuple[int, int]] = []  # arrays in a `cuda.pinned(...)` block
         self.streams = 0
+        self.elapsed: list[float] = []  # ms, each event time the script read
 
     def new_stream(self) -> int:
         self.streams += 1
@@ -112,7 +113,7 @@ class StreamClock:
             self.copy(COPY_OUT, array, stream, name)
 
     def snapshot(self) -> StreamTimeline:
-        return StreamTimeline(tuple(self.spans), MODEL)
+        return StreamTimeline(tuple(self.spans), MODEL, elapsed=tuple(self.elapsed))
 
 
 def _implicit(value) -> bool:

@@ -163,7 +163,9 @@ class _Event:
         return self._us is not None and clock().host >= self._us
 
     def elapsed_time(self, later: _Event) -> float:
-        return (later._time() - self._time()) / 1000.0
+        ms = (later._time() - self._time()) / 1000.0
+        clock().elapsed.append(ms)
+        return ms
 
     def _time(self) -> float:
         if self._us is None:
