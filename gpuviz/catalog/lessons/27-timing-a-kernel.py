@@ -19,7 +19,7 @@ d_a = cuda.to_device(a)
 d_out = cuda.device_array_like(d_a)
 start, end = cuda.event(), cuda.event()
 times = []
-for trial in range(3):
+for _ in range(3):
     start.record()
     scale[N // 256, 256](d_a, d_out, np.float32(2.0))
     end.record()

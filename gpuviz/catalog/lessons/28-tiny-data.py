@@ -18,7 +18,7 @@ rng = np.random.default_rng(0)
 a = rng.random(N, dtype=np.float32)
 b = rng.random(N, dtype=np.float32)
 out = np.zeros_like(a)
-for launch in range(2):  # the second launch finds the kernel compiled
+for _ in range(2):  # the second launch finds the kernel compiled
     add[(N + 255) // 256, 256](a, b, out)
 np.testing.assert_array_equal(out, a + b)  # the CPU's sum, with NumPy
 print("the GPU's sum matches NumPy's for", N, "values")
