@@ -117,12 +117,12 @@ MEASURES = {  # `timeline(NAME)` in a lesson's checks: microseconds, or a count,
     "kernels": lambda t: _busy([s for s in t.spans if s.kind == KERNEL]),
     "compile": lambda t: sum(s.us for s in t.spans if s.kind == COMPILE),
     "span": lambda t: _span(_work(t)),
+    "busy": lambda t: _busy(_work(t)),  # copying, computing or both
     "overlap": lambda t: overlap_us(t.spans),
     "streams": lambda t: len({s.stream for s in t.spans if s.kind in (COPY_IN, COPY_OUT, KERNEL)}),
     # of the time the GPU was busy copying or computing, the share a kernel ran in
     "kernel share": lambda t: 100.0 * MEASURES["kernels"](t) / max(_busy(_work(t)), 1e-9),
 }
-TIMED = ("copies", "kernels", "compile", "span", "overlap", "kernel share")  # model on the simulator
 
 
 def measure(timeline: StreamTimeline, name: str) -> float | None:

@@ -35,16 +35,20 @@ class StreamsView(QWidget, View):
         layout_ = QVBoxLayout(self)
         layout_.addWidget(self.caption)
         layout_.addWidget(self.plot, 1)
+        self.detail = QLabel("Click a bar: what it moved or ran, and for how long.")
+        layout_.addWidget(self.detail)
         self.timeline: StreamTimeline | None = None
         self.placed: StreamLayout | None = None
         self._items: list = []
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         state.trace_changed.connect(self._on_trace_changed)
         state.streams_changed.connect(self._on_streams_changed)
         state.marks_changed.connect(lambda *_: self._draw())
 
     def set_compact(self, compact: bool) -> None:
         self.caption.setVisible(not compact)
+        self.detail.setVisible(not compact)
 
     def headline(self) -> str:
         return self.caption.text()
@@ -146,18 +150,32 @@ class StreamsView(QWidget, View):
         self.plot.setXRange(0, self._total(), padding=0.02)
         self.plot.setLabel("bottom", f"time, µs {label_of(self.timeline)}")
 
-    def _on_mouse_moved(self, scene_pos) -> None:
+    def span_at(self, scene_pos) -> int:
+        """The span drawn under a point of the plot's scene, -1 for none."""
         if self.timeline is None:
-            return
+            return -1
         point = self.plot.plotItem.vb.mapSceneToView(scene_pos)
-        for i, span in enumerate(self.timeline.spans):
+        for i in range(len(self.timeline.spans)):
             x0, width, row = self._box(i)
-            if row == round(point.y()) and x0 <= point.x() <= x0 + width:
-                size = f", {span.nbytes:,} bytes{' pinned' if span.pinned else ''}" if span.nbytes else ""
-                self.plot.setToolTip(f"{WORDS.get(span.kind, span.kind)} {span.label}{size}: "
-                                     f"{time_words(span.us)} {label_of(self.timeline)}")  # fmt: skip
-                return
-        self.plot.setToolTip("")
+            if row >= 0 and row == round(point.y()) and x0 <= point.x() <= x0 + width:
+                return i
+        return -1
+
+    def describe(self, index: int) -> str:
+        span = self.timeline.spans[index]
+        memory = "pinned" if span.pinned else "pageable"
+        size = f", {span.nbytes:,} bytes from {memory} memory" if span.kind in (COPY_IN, COPY_OUT) else ""
+        where = "the host" if span.stream < 0 else "the default stream" if span.stream == 0 else f"stream {span.stream}"
+        return f"{WORDS[span.kind]} {span.label} on {where}{size}: {time_words(span.us)} {label_of(self.timeline)}"
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        index = self.span_at(scene_pos)
+        self.plot.setToolTip(self.describe(index) if index >= 0 else "")
+
+    def _on_mouse_clicked(self, event) -> None:
+        index = self.span_at(event.scenePos())
+        if index >= 0:
+            self.detail.setText(self.describe(index))
 
 
 def _summary(timeline: StreamTimeline | None) -> str:
