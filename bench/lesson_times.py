@@ -256,8 +256,8 @@ TIME_LESSONS = {  # the lessons about time outside kernels: slug -> its sizes an
     "timing-a-kernel": lambda: [("2^16 floats, 256 blocks of 256", timing(1 << 16)),
                                 ("2^26 floats, 262,144 blocks of 256", bandwidth(1 << (12 if SMOKE else 26)))],
     "tiny-data": lambda: [("1,000 values", tiny(1000)), ("2^24 values", tiny(1 << (12 if SMOKE else 24)))],
-    "streams-overlap": lambda: [("4 chunks of 2^22 floats, steps = 4,096",
-                                 streams(1 << (10 if SMOKE else 22), 4 if SMOKE else 4096))],
+    "streams-overlap": lambda: [("4 chunks of 2^22 floats, steps = 256",
+                                 streams(1 << (10 if SMOKE else 22), 4 if SMOKE else 256))],
 }  # fmt: skip
 
 

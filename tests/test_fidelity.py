@@ -73,10 +73,11 @@ def test_the_stored_hardware_figures_are_stated_labelled_in_their_lesson(slug):
             assert f"{number(ms)}" in text, f"{slug}: {version}'s {number(ms)} ms is not in the text"
 
 
-def test_the_six_speed_lessons_have_hardware_figures_for_both_versions():
+def test_the_lessons_about_speed_and_time_have_hardware_figures_for_both_versions():
     speed = {"privatised-histogram", "coalescing", "transpose", "occupancy", "divergence-cost", "mandelbrot"}
-    assert set(HARDWARE["lessons"]) == speed and HARDWARE["card"].startswith("NVIDIA")
-    assert all(len(size["ms"]) >= 2 for sizes in HARDWARE["lessons"].values() for size in sizes)
+    time = {"timing-a-kernel", "tiny-data", "streams-overlap"}
+    assert speed | time <= set(HARDWARE["lessons"]) and HARDWARE["card"].startswith("NVIDIA")
+    assert all(len(sizes[0]["ms"]) >= 2 for sizes in HARDWARE["lessons"].values())  # two versions to compare
 
 
 def test_a_verdict_labels_the_models_numbers(tmp_path):

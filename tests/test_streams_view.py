@@ -47,7 +47,7 @@ def test_marks_on_spans_are_outlined_with_their_call_out(qtbot, tmp_path):
     state.marks = (mark,)
     state.marks_changed.emit(state.marks)
     assert len(view._items) == items + 2  # the outlines (one item) and the call-out
-    assert mark.label == "12 copies: 112 µs in all (model)"
+    assert mark.label == "12 copies: 364.4 µs in all (model)"
 
 
 def pg_point(x, y):

@@ -28,6 +28,17 @@ class StreamLayout:
     row_of: tuple[int, ...]  # each span's row (-1: an event, drawn across its stream's rows)
     cuts: tuple[Cut, ...]
 
+    def time_at(self, x: float) -> float:
+        """The clock's time drawn at `x` (the inverse of `x`)."""
+        shift = 0.0
+        for cut in self.cuts:
+            if x <= cut.at:
+                break
+            if x < cut.at + cut.width:
+                return cut.start_us + (x - cut.at) / cut.width * (cut.end_us - cut.start_us)
+            shift += (cut.end_us - cut.start_us) - cut.width
+        return x + shift
+
     def x(self, us: float) -> float:
         """Where a time is drawn: the clock, less what the cuts before it leave out."""
         shift = 0.0

@@ -21,6 +21,7 @@ WORDS = {COPY_IN: "copy in (host to device)", COPY_OUT: "copy out (device to hos
          COMPILE: "numba compiling"}  # fmt: skip
 MARK_PEN = (255, 255, 255)
 MAX_LABELS = 40  # span labels drawn at most; beyond that the tooltip says each span
+TOP = -1.4  # where the call-outs start, over the first row (rows are at 0, 1, ...)
 
 
 class StreamsView(QWidget, View):
@@ -29,7 +30,7 @@ class StreamsView(QWidget, View):
         self.state = state
         self.caption = QLabel("No run yet.")
         self.caption.setWordWrap(True)
-        self.plot = pg.PlotWidget(background=(24, 24, 30))
+        self.plot = pg.PlotWidget(background=(24, 24, 30), axisItems={"bottom": ClockAxis(self)})
         self.plot.invertY(True)
         self.plot.setMouseEnabled(x=True, y=False)
         layout_ = QVBoxLayout(self)
@@ -83,6 +84,7 @@ class StreamsView(QWidget, View):
         self._draw_bars()
         self._draw_cuts()
         self._draw_marks()
+        self._draw_key()
         self._axes()
 
     def _add(self, item) -> None:
@@ -112,7 +114,7 @@ class StreamsView(QWidget, View):
         labelled = [i for i, s in enumerate(spans) if s.kind != EVENT][:MAX_LABELS]
         for i in labelled:
             x0, width, row = self._box(i)
-            if width > self._total() * 0.04:  # words only where the bar can hold them
+            if width > self._total() * 0.06:  # words only where the bar can hold them
                 text = pg.TextItem(time_words(spans[i].us), color=(20, 20, 20), anchor=(0.5, 0.5))
                 text.setPos(x0 + width / 2, row)
                 self._add(text)
@@ -126,9 +128,9 @@ class StreamsView(QWidget, View):
         for cut in self.placed.cuts:
             band = pg.LinearRegionItem((cut.at, cut.at + cut.width), movable=False, brush=pg.mkBrush(90, 90, 100, 90))
             self._add(band)
-            text = pg.TextItem(f"{time_words(cut.end_us - cut.start_us)} {label_of(self.timeline)}, cut short",
-                               color=(230, 230, 230), anchor=(0.5, 1.0))  # fmt: skip
-            text.setPos(cut.at + cut.width / 2, rows - 0.45)
+            text = pg.TextItem(f"{time_words(cut.end_us - cut.start_us)} idle {label_of(self.timeline)}, cut short",
+                               color=(230, 230, 230), anchor=(0, 0.5))  # fmt: skip
+            text.setPos(cut.at + cut.width, 0 if rows == 1 else -0.5)  # beside the band, over the first row
             self._add(text)
 
     def _draw_marks(self) -> None:
@@ -138,15 +140,23 @@ class StreamsView(QWidget, View):
             self._add(pg.BarGraphItem(x0=[b[0] for b in boxes], width=[b[1] for b in boxes],
                                       y0=[b[2] - 0.45 for b in boxes], height=0.9, brush=None,
                                       pen=pg.mkPen(*MARK_PEN, width=3)))  # fmt: skip
-            text = pg.TextItem(mark.label, color=MARK_PEN, anchor=(0, 1))
-            x0, _, row = boxes[0]
-            text.setPos(x0, row - 0.45 - 0.3 * k)
+            text = pg.TextItem(mark.label, color=MARK_PEN, anchor=(0, 0.5))
+            text.setPos(0, TOP + 0.4 * k)  # the call-outs stacked over the rows, top left
             self._add(text)
+
+    def _draw_key(self) -> None:
+        """What the colours mean, top right (a picture of the view carries its key)."""
+        words = "&nbsp;&nbsp;".join(f'<span style="color: rgb{colour}">&#9632;</span> {words}'
+                                    for colour, words in self.legend_items())  # fmt: skip
+        key = pg.TextItem(html=f'<span style="color: rgb(230, 230, 230)">{words}</span>', anchor=(1, 0.5))
+        key.setPos(self._total(), TOP - 0.45)
+        self._add(key)
 
     def _axes(self) -> None:
         rows = self.placed.rows
         self.plot.getAxis("left").setTicks([[(k, name) for k, name in enumerate(rows)], []])
-        self.plot.setYRange(-1.2, len(rows) - 0.4, padding=0)
+        marks = sum(1 for m in self.state.marks if m.spans is not None)
+        self.plot.setYRange(TOP - 0.8, max(len(rows), marks) - 0.4, padding=0)
         self.plot.setXRange(0, self._total(), padding=0.02)
         self.plot.setLabel("bottom", f"time, µs {label_of(self.timeline)}")
 
@@ -176,6 +186,20 @@ class StreamsView(QWidget, View):
         index = self.span_at(event.scenePos())
         if index >= 0:
             self.detail.setText(self.describe(index))
+
+
+class ClockAxis(pg.AxisItem):
+    """The time axis: ticks where the picture puts them, labelled with the clock's time (a cut gap shifts it)."""
+
+    def __init__(self, view: StreamsView) -> None:
+        super().__init__("bottom")
+        self.view = view
+
+    def tickStrings(self, values, scale, spacing) -> list[str]:  # noqa: N802  (pyqtgraph's name)
+        placed = self.view.placed
+        if placed is None:
+            return super().tickStrings(values, scale, spacing)
+        return [f"{placed.time_at(v):,.0f}" for v in values]
 
 
 def _summary(timeline: StreamTimeline | None) -> str:

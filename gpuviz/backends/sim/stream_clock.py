@@ -14,14 +14,16 @@ import numpy as np
 from gpuviz.core.fidelity import MODEL
 from gpuviz.core.streams import COMPILE, COPY_IN, COPY_OUT, DEFAULT, EVENT, HOST, KERNEL, Span, StreamTimeline
 
+# Measured on the lent H200 (NVIDIA H200, 2026-11-26) by bench/lesson_times.py ("stream model"); docs/simulator.md.
 CLOCK_GHZ = 1.98  # model cycles per nanosecond: the H100 SXM's boost clock, 1,980 MHz
-KERNEL_MIN_US = 2.0  # the shortest a kernel lasts between its events, however little it does
-LAUNCH_US = 12.0  # host time numba spends to launch a kernel (Python dispatch + cuLaunchKernel)
-ISSUE_US = 4.0  # host time to queue an asynchronous copy or record an event
-COPY_LATENCY_US = 9.0  # a copy's fixed cost before its first byte moves
-PINNED_GBPS = 50.0  # host <-> device bandwidth from page-locked memory (PCIe 5 x16)
-PAGEABLE_GBPS = 12.0  # from ordinary (pageable) memory, staged through a pinned buffer
-COMPILE_US = 250_000.0  # numba compiling a small kernel at its first launch
+LAUNCH_US = 18.7  # host time numba spends on a launch (median, host clock)
+ISSUE_US = 4.0  # host time to queue an asynchronous copy or record an event (not measured: a few µs)
+KERNEL_MIN_US = 3.1  # an empty kernel's 25.8 µs between events, less the launch and the event's issue
+COPY_LATENCY_US = 30.0  # a copy's fixed cost: a launch on three NumPy arrays of 1,000 floats took 226 µs
+PINNED_GBPS = {COPY_IN: 50.8, COPY_OUT: 53.5}  # host <-> device from page-locked memory, 64 MiB copies
+PAGEABLE_GBPS = {COPY_IN: 8.6, COPY_OUT: 14.5}  # from ordinary memory, staged through a pinned buffer
+FIRST_COMPILE_US = 896_000.0  # numba's first compile in a process (its compiler loads)
+COMPILE_US = 55_000.0  # each later kernel's compile
 
 
 class StreamClock:
@@ -63,7 +65,7 @@ class StreamClock:
         """A copy of `array`'s bytes in or out; pinned memory on a stream of the script's does not
         hold the host, anything else does."""
         pinned = self.is_pinned(array)
-        gbps = PINNED_GBPS if pinned else PAGEABLE_GBPS
+        gbps = (PINNED_GBPS if pinned else PAGEABLE_GBPS)[kind]
         nbytes = int(np.asarray(array).nbytes)
         span = self._place(kind, stream, COPY_LATENCY_US + nbytes / (gbps * 1e3), label, nbytes, pinned)
         self.host = span.end_us if (stream == DEFAULT or not pinned) else self.host + ISSUE_US
@@ -71,9 +73,10 @@ class StreamClock:
 
     def kernel(self, name: str, cycles: float, stream: int = DEFAULT) -> Span:
         if name not in self.compiled:  # numba compiles a kernel at its first launch, on the host
+            us = COMPILE_US if self.compiled else FIRST_COMPILE_US
             self.compiled.add(name)
-            self.spans.append(Span(COMPILE, HOST, self.host, self.host + COMPILE_US, name))
-            self.host += COMPILE_US
+            self.spans.append(Span(COMPILE, HOST, self.host, self.host + us, name))
+            self.host += us
         self.host += LAUNCH_US
         return self._place(KERNEL, stream, KERNEL_MIN_US + cycles / (CLOCK_GHZ * 1e3), name)
 

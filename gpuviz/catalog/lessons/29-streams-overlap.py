@@ -6,7 +6,7 @@ from numba import cuda
 
 CHUNKS = 4
 M = 1 << 14  # values per chunk
-STEPS = 1024
+STEPS = 2048
 
 
 @cuda.jit
