@@ -1,13 +1,18 @@
 """The Streams view draws a run's copies and kernels per stream; a click on a bar says what it was."""
 
-from PySide6.QtCore import Qt
+import pytest
 
-from gpuviz.app.views.table import make_view
-from gpuviz.catalog import find
-from gpuviz.core.marks import Focus, resolve_mark
-from gpuviz.core.streams import COPY_IN, KERNEL
-from gpuviz.run.demo import run_demo
-from gpuviz.scene.state import AppState
+pytest.importorskip("PySide6", reason="the app's tests need PySide6")
+pytest.importorskip("pyqtgraph", reason="the app's tests need pyqtgraph")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from gpuviz.app.views.table import make_view  # noqa: E402
+from gpuviz.catalog import find  # noqa: E402
+from gpuviz.core.marks import Focus, resolve_mark  # noqa: E402
+from gpuviz.core.streams import COPY_IN, KERNEL  # noqa: E402
+from gpuviz.run.demo import run_demo  # noqa: E402
+from gpuviz.scene.state import AppState  # noqa: E402
 
 
 def test_the_view_shows_each_stream_and_a_click_names_the_bar(qtbot, tmp_path):
