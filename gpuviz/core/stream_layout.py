@@ -39,6 +39,10 @@ class StreamLayout:
             shift += (cut.end_us - cut.start_us) - cut.width
         return x + shift
 
+    def in_cut(self, x: float) -> bool:
+        """Whether `x` is drawn inside a cut (its clock time means little there)."""
+        return any(cut.at < x < cut.at + cut.width for cut in self.cuts)
+
     def x(self, us: float) -> float:
         """Where a time is drawn: the clock, less what the cuts before it leave out."""
         shift = 0.0
@@ -71,7 +75,7 @@ def layout(timeline: StreamTimeline) -> StreamLayout:
 
 def _cuts(spans: tuple[Span, ...]) -> tuple[Cut, ...]:
     """The idle gaps between the GPU's work longer than GAP_US, each drawn BREAK_SHARE of the busy time wide."""
-    work = sorted((s.start_us, s.end_us) for s in spans if s.kind in (COPY_IN, COPY_OUT, KERNEL))
+    work = sorted((s.start_us, s.end_us) for s in spans if s.kind in (COPY_IN, COPY_OUT, KERNEL, EVENT))
     if not work:
         return ()
     merged = [list(work[0])]

@@ -11,15 +11,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpuviz.app.views.base import View
+from gpuviz.app.widgets.plot_theme import colours_of, follow
 from gpuviz.core.stream_layout import StreamLayout, layout
 from gpuviz.core.stream_marks import time_words
 from gpuviz.core.streams import COMPILE, COPY_IN, COPY_OUT, EVENT, KERNEL, StreamTimeline, label_of, measure
+from gpuviz.core.theme_colours import rgb
 from gpuviz.scene.state import AppState
 
 COLOURS = {COPY_IN: (80, 150, 240), COPY_OUT: (90, 200, 120), KERNEL: (245, 160, 50), COMPILE: (150, 150, 160)}
 WORDS = {COPY_IN: "copy in (host to device)", COPY_OUT: "copy out (device to host)", KERNEL: "kernel",
          COMPILE: "numba compiling"}  # fmt: skip
-MARK_PEN = (255, 255, 255)
+EVENT_COLOUR = (240, 220, 90)  # events: dashed lines across the rows
+KEY_WORDS = {COPY_IN: "copy in (to the device)", COPY_OUT: "copy out", KERNEL: "kernel", COMPILE: "compile"}
 MAX_LABELS = 40  # span labels drawn at most; beyond that the tooltip says each span
 TOP = -1.4  # where the call-outs start, over the first row (rows are at 0, 1, ...)
 
@@ -61,7 +64,8 @@ class StreamsView(QWidget, View):
         if self.timeline is None:
             return []
         kinds = {s.kind for s in self.timeline.spans}
-        return [(COLOURS[k], WORDS[k]) for k in COLOURS if k in kinds]
+        events = [(EVENT_COLOUR, "event (dashed)")] if EVENT in kinds else []
+        return [(COLOURS[k], KEY_WORDS[k]) for k in COLOURS if k in kinds] + events
 
     def _on_trace_changed(self, _trace) -> None:
         self._show(self.state.stream_timeline())
@@ -114,11 +118,11 @@ class StreamsView(QWidget, View):
         labelled = [i for i, s in enumerate(spans) if s.kind != EVENT][:MAX_LABELS]
         for i in labelled:
             x0, width, row = self._box(i)
-            if width > self._total() * 0.06:  # words only where the bar can hold them
+            if width > self._total() * 0.08:  # words only where the bar can hold them
                 text = pg.TextItem(time_words(spans[i].us), color=(20, 20, 20), anchor=(0.5, 0.5))
                 text.setPos(x0 + width / 2, row)
                 self._add(text)
-        dotted = pg.mkPen(220, 220, 220, width=1, style=Qt.PenStyle.DotLine)
+        dotted = pg.mkPen(*EVENT_COLOUR, width=2, style=Qt.PenStyle.DashLine)
         for s in (s for s in spans if s.kind == EVENT):
             self._add(pg.InfiniteLine(pos=self.placed.x(s.start_us), angle=90, pen=dotted))
 
@@ -129,34 +133,38 @@ class StreamsView(QWidget, View):
             band = pg.LinearRegionItem((cut.at, cut.at + cut.width), movable=False, brush=pg.mkBrush(90, 90, 100, 90))
             self._add(band)
             text = pg.TextItem(f"{time_words(cut.end_us - cut.start_us)} idle {label_of(self.timeline)}, cut short",
-                               color=(230, 230, 230), anchor=(0, 0.5))  # fmt: skip
+                               anchor=(0, 0.5))  # fmt: skip
             text.setPos(cut.at + cut.width, 0 if rows == 1 else -0.5)  # beside the band, over the first row
             self._add(text)
+            follow(text)
 
     def _draw_marks(self) -> None:
         marks = [m for m in self.state.marks if m.spans is not None]
+        pen = rgb(colours_of(self.plot.plotItem).text)  # outlines in the theme's text colour: seen on either
         for k, mark in enumerate(marks):
             boxes = [self._box(i) for i in mark.spans if self.placed.row_of[i] >= 0]
             self._add(pg.BarGraphItem(x0=[b[0] for b in boxes], width=[b[1] for b in boxes],
                                       y0=[b[2] - 0.45 for b in boxes], height=0.9, brush=None,
-                                      pen=pg.mkPen(*MARK_PEN, width=3)))  # fmt: skip
-            text = pg.TextItem(mark.label, color=MARK_PEN, anchor=(0, 0.5))
+                                      pen=pg.mkPen(pen, width=3)))  # fmt: skip
+            text = pg.TextItem(mark.label, anchor=(0, 0.5))
             text.setPos(0, TOP + 0.4 * k)  # the call-outs stacked over the rows, top left
             self._add(text)
+            follow(text)
 
     def _draw_key(self) -> None:
         """What the colours mean, top right (a picture of the view carries its key)."""
         words = "&nbsp;&nbsp;".join(f'<span style="color: rgb{colour}">&#9632;</span> {words}'
                                     for colour, words in self.legend_items())  # fmt: skip
-        key = pg.TextItem(html=f'<span style="color: rgb(230, 230, 230)">{words}</span>', anchor=(1, 0.5))
-        key.setPos(self._total(), TOP - 0.45)
+        r, g, b = (int(c) for c in rgb(colours_of(self.plot.plotItem).text))
+        key = pg.TextItem(html=f'<span style="color: rgb({r}, {g}, {b})">{words}</span>', anchor=(1, 0.5))
+        key.setPos(self._total(), TOP - 0.6)
         self._add(key)
 
     def _axes(self) -> None:
         rows = self.placed.rows
         self.plot.getAxis("left").setTicks([[(k, name) for k, name in enumerate(rows)], []])
         marks = sum(1 for m in self.state.marks if m.spans is not None)
-        self.plot.setYRange(TOP - 0.8, max(len(rows), marks) - 0.4, padding=0)
+        self.plot.setYRange(TOP - 0.95, max(len(rows), marks) - 0.4, padding=0)
         self.plot.setXRange(0, self._total(), padding=0.02)
         self.plot.setLabel("bottom", f"time, µs {label_of(self.timeline)}")
 
@@ -199,7 +207,7 @@ class ClockAxis(pg.AxisItem):
         placed = self.view.placed
         if placed is None:
             return super().tickStrings(values, scale, spacing)
-        return [f"{placed.time_at(v):,.0f}" for v in values]
+        return ["" if placed.in_cut(v) else f"{placed.time_at(v):,.0f}" for v in values]
 
 
 def _summary(timeline: StreamTimeline | None) -> str:
