@@ -9,6 +9,11 @@ works out), the Mandelbrot image (40 trips at most against 2), float64 promotion
 `acc = 0.0` against `acc = float32(0)`) and CuPy inputs (NumPy arguments against CuPy arrays). A version's
 time is the median of RUNS launches timed with CUDA events, after one launch to compile and warm up; CuPy
 inputs' is the host's time until the GPU is done, numba's copies of host arrays included.
+The lessons about time outside kernels: timing a kernel (its first launch, the compile included, against
+later ones; bandwidth at 2^26 floats), tiny data (NumPy on the CPU against the kernel alone and against a
+launch on NumPy arrays, host clock, at 1,000 values and at 2^24), and streams (four chunks one after
+another on the default stream against four streams, pinned and pageable, host clock); with any of them
+the simulator's stream constants are measured too ("stream model", a key of its own in the JSON).
 Prints one line per version, then the figures as JSON: each lesson's sizes with the card, the date and the
 runs, as gpuviz/catalog/lessons/hardware_times.json keeps them. `--json FILE` merges the lessons measured
 into FILE (the others keep their figures and their card); `--only SLUG,SLUG` measures those lessons alone.
@@ -38,6 +43,7 @@ cuda = import_numba_cuda()  # numba-cuda 0.30 needs np.row_stack, gone from NumP
 SMOKE = "--smoke" in sys.argv  # tests/test_bench_smoke.py: the same code at tiny sizes
 RUNS = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else (3 if SMOKE else 21)
 FIXES = Path(__file__).resolve().parent.parent / "tests" / "lesson_fixes"
+ONLY = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
 
 
 def kernels(slug: str, fixed: bool = False, **constants: int):
@@ -175,6 +181,124 @@ def cupy_inputs(n: int) -> dict:
     return {"vecadd on NumPy arrays (copies included)": on_host, "vecadd on CuPy arrays": on_device}
 
 
+def host_ms(work) -> float:
+    """The median host time of RUNS calls of `work`, the GPU idle before and after each, in ms."""
+    times = []
+    for _ in range(RUNS):
+        cuda.synchronize()
+        started = time.perf_counter()
+        work()
+        cuda.synchronize()
+        times.append((time.perf_counter() - started) * 1000.0)
+    return statistics.median(times)
+
+
+def event_ms(work) -> float:
+    """One call of `work` between two CUDA events on the default stream, in ms."""
+    start, end = cuda.event(), cuda.event()
+    start.record()
+    work()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def timing(n: int) -> dict:
+    """The lesson's own loop: the first launch (numba compiles it) and the median of later ones."""
+    module = kernels("timing-a-kernel")
+    d_a = cuda.to_device(np.arange(n, dtype=np.float32))
+    d_out = cuda.device_array_like(d_a)
+    launch = lambda: module.scale[n // 256, 256](d_a, d_out, np.float32(2.0))  # noqa: E731
+    first = event_ms(launch)
+    return {"scale, first launch (compile included)": first,
+            "scale, later launches": statistics.median(event_ms(launch) for _ in range(RUNS))}  # fmt: skip
+
+
+def bandwidth(n: int) -> dict:
+    module = kernels("timing-a-kernel")
+    d_a = cuda.to_device(np.arange(n, dtype=np.float32))
+    d_out = cuda.device_array_like(d_a)
+    return {"scale (reads and writes 2 x 4 bytes a value)": median_ms(module.scale, n // 256, 256, d_a, d_out,
+                                                                      np.float32(2.0))}  # fmt: skip
+
+
+def tiny(n: int) -> dict:
+    """NumPy on the CPU, the kernel alone on device arrays, and a launch on NumPy arrays (numba copies)."""
+    module = kernels("tiny-data")
+    rng = np.random.default_rng(0)
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.zeros_like(a)
+    d_a, d_b, d_out = cuda.to_device(a), cuda.to_device(b), cuda.to_device(out)
+    grid = (n + 255) // 256
+    module.add[grid, 256](a, b, out)  # compiled for NumPy arguments and device ones alike
+    return {"NumPy a + b on the CPU": host_ms(lambda: np.add(a, b, out=out)),
+            "add on device arrays, kernel alone": median_ms(module.add, grid, 256, d_a, d_b, d_out),
+            "add on NumPy arrays, copies included": host_ms(lambda: module.add[grid, 256](a, b, out))}  # fmt: skip
+
+
+def streams(chunk: int, steps: int, chunks: int = 4) -> dict:
+    """The lesson's four chunks: on the default stream one after another, and on four streams (pinned and
+    pageable host memory); the host's clock from the first copy to the last."""
+    module = kernels("streams-overlap")
+    pinned_in, pinned_out = (cuda.pinned_array((chunks, chunk), np.float32) for _ in range(2))
+    pinned_in[:] = 1.0
+    pageable_in, pageable_out = np.ones((chunks, chunk), np.float32), np.zeros((chunks, chunk), np.float32)
+    d_in = [cuda.device_array(chunk, np.float32) for _ in range(chunks)]
+    d_out = [cuda.device_array(chunk, np.float32) for _ in range(chunks)]
+    many = [cuda.stream() for _ in range(chunks)]
+
+    def run(host_in, host_out, on) -> None:
+        for k in range(chunks):
+            stream = on[k]
+            d_in[k].copy_to_device(host_in[k], stream=stream)
+            module.smooth[chunk // 256, 256, stream](d_in[k], d_out[k], steps)
+            d_out[k].copy_to_host(host_out[k], stream=stream)
+
+    zero = cuda.default_stream()
+    run(pinned_in, pinned_out, [zero] * chunks)  # compiles
+    return {"one stream (the default), pinned": host_ms(lambda: run(pinned_in, pinned_out, [zero] * chunks)),
+            "four streams, pinned": host_ms(lambda: run(pinned_in, pinned_out, many)),
+            "four streams, pageable": host_ms(lambda: run(pageable_in, pageable_out, many))}  # fmt: skip
+
+
+def stream_model(big: int) -> dict:
+    """What the simulator's stream clock (backends/sim/stream_clock.py) takes from hardware: a copy's fixed
+    cost, pinned and pageable bandwidth, a launch's host time, the shortest kernel, numba's compile."""
+    small = np.zeros(1, np.float32)
+    d_small = cuda.to_device(small)
+    pageable, pinned = np.ones(big, np.float32), cuda.pinned_array(big, np.float32)
+    d_big = cuda.device_array(big, np.float32)
+    source = "from numba import cuda\n\n@cuda.jit\ndef nothing(a):\n    pass\n"
+    module = types.ModuleType("nothing")
+    exec(compile(source, "nothing", "exec"), module.__dict__)  # noqa: S102  (a kernel compiled fresh)
+    started = time.perf_counter()
+    module.nothing[1, 32](d_small)
+    cuda.synchronize()
+    compile_ms = (time.perf_counter() - started) * 1000.0
+    gb = big * 4 / 1e9
+
+    def runs(work) -> float:
+        return statistics.median(work() for _ in range(RUNS))
+
+    return {"copy of 4 bytes in, pageable (us)": 1000 * runs(lambda: event_ms(lambda: d_small.copy_to_device(small))),
+            "copy in, pinned (GB/s)": gb / runs(lambda: event_ms(lambda: d_big.copy_to_device(pinned))) * 1000,
+            "copy in, pageable (GB/s)": gb / runs(lambda: event_ms(lambda: d_big.copy_to_device(pageable))) * 1000,
+            "copy out, pinned (GB/s)": gb / runs(lambda: event_ms(lambda: d_big.copy_to_host(pinned))) * 1000,
+            "copy out, pageable (GB/s)": gb / runs(lambda: event_ms(lambda: d_big.copy_to_host(pageable))) * 1000,
+            "launch, host time (us)": 1000 * runs(lambda: _launch_only(module.nothing, d_small)),
+            "empty kernel between events (us)": 1000 * runs(lambda: event_ms(lambda: module.nothing[1, 32](d_small))),
+            "first launch, numba compiling (ms)": compile_ms}  # fmt: skip
+
+
+def _launch_only(kernel, arg) -> float:
+    cuda.synchronize()
+    started = time.perf_counter()
+    kernel[1, 32](arg)
+    ms = (time.perf_counter() - started) * 1000.0
+    cuda.synchronize()
+    return ms
+
+
 def measure() -> dict:
     """Each lesson's size in words and its versions' times; smoke sizes are tiny."""
     small = SMOKE
@@ -197,17 +321,38 @@ def measure() -> dict:
         "cupy-inputs": lambda: [
             ("1,000 floats (the lesson's size), blocks of 256", cupy_inputs(1000)),
             ("2^24 floats, blocks of 256", cupy_inputs(1 << (12 if small else 24)))],
-    }  # fmt: skip
+    } | TIME_LESSONS  # fmt: skip
     unknown = (chosen or set()) - set(sizes)
     if unknown:
         raise SystemExit(f"--only {','.join(sorted(unknown))}: no such speed lesson; give some of {', '.join(sizes)}")
     return {slug: measured() for slug, measured in sizes.items() if chosen is None or slug in chosen}
 
 
+TIME_LESSONS = {  # the lessons about time outside kernels: slug -> its sizes and times
+    "timing-a-kernel": lambda: [("2^16 floats, 256 blocks of 256", timing(1 << 16)),
+                                ("2^26 floats, 262,144 blocks of 256", bandwidth(1 << (12 if SMOKE else 26)))],
+    "tiny-data": lambda: [("1,000 values", tiny(1000)), ("2^24 values", tiny(1 << (12 if SMOKE else 24)))],
+    "streams-overlap": lambda: [("4 chunks of 2^22 floats, steps = 256",
+                                 streams(1 << (10 if SMOKE else 22), 4 if SMOKE else 256))],
+}  # fmt: skip
+
+
+def chosen_any(lessons: dict) -> bool:
+    """Whether this run measures any of these lessons (all of them without --only)."""
+    return ONLY is None or bool(set(ONLY) & set(lessons))
+
+
 def main() -> None:
     name = getattr(cuda.get_current_device(), "name", "numba's CUDA simulator")
     name = name.decode() if isinstance(name, bytes) else str(name)
     today, figures = datetime.date.today().isoformat(), {}
+    if chosen_any(TIME_LESSONS):  # what the simulator's stream clock takes from hardware
+        model = {k: round(v, 3) for k, v in stream_model(1 << (12 if SMOKE else 24)).items()}
+        for what, value in model.items():
+            print(f"{'stream model':22s} {what:60s} {value:10.3f}")
+        stream_figures = {"card": name, "date": today, "runs": RUNS, "figures": model}
+    else:
+        stream_figures = None
     for slug, sizes in measure().items():
         figures[slug] = {"card": name, "date": today, "runs": RUNS,
                          "sizes": [{"size": size, "ms": {k: round(v, 4) for k, v in times.items()}}
@@ -219,6 +364,8 @@ def main() -> None:
         path = Path(sys.argv[sys.argv.index("--json") + 1])
         kept = json.loads(path.read_text()) if path.is_file() else {"lessons": {}}
         kept["lessons"].update(figures)
+        if stream_figures is not None:
+            kept["stream model"] = stream_figures
         path.write_text(json.dumps(kept, indent=1) + "\n")
     print(json.dumps({"lessons": figures}, indent=1))
     print(f"lesson_times card={name} runs={RUNS} lessons={len(figures)}")

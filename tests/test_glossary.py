@@ -60,7 +60,8 @@ CRAFT = ["WAR", "RAW", "WAW", "resident", "wave", "waves", "warp", "lane", "bank
          "divergence", "contention", "privatising", "reduction", "prefix sum", "scan", "lockstep", "in step", "mask",
          "row-major", "global", "shared memory", "host", "device", "asynchronous", "grid-stride", "bounds check",
          "cycles", "cost model", "load imbalance", "Volta", "request", "transactions", "lost update",
-         "race"]  # fmt: skip
+         "race", "stream", "pinned", "pageable", "event", "bandwidth", "copy engine", "JIT compile",
+         "overhead"]  # fmt: skip
 
 
 def _forms() -> set[str]:

@@ -28,5 +28,8 @@ class Backend(Protocol):
     def suggested_block_size(self, py_func, args: tuple, options: RunOptions, shared_bytes: int = 0) -> int:
         """The block size CUDA's occupancy calculator gives this kernel (numba's `forall` launches with it)."""
 
+    def new_timeline(self):
+        """A run's timeline of copies, launches and events per stream (core/streams.py's Timeline)."""
+
     def run(self, py_func, config: LaunchConfig, args: tuple, options: RunOptions, notify: Notify) -> Trace:
         """Run the launch and return its trace; `notify` hears its stages and progress."""

@@ -64,6 +64,7 @@ from gpuviz.core.errors import GpuvizError
 from gpuviz.core.fidelity import EXACT, MEASURED, MODEL
 from gpuviz.core.local_types import bits
 from gpuviz.core.numbers import number
+from gpuviz.core.streams import measure, timeline_of
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 
@@ -89,7 +90,7 @@ class Check:
     def fidelity(self, backend: str = "sim") -> str:
         """How far the number a run gives for this check can be trusted (core/fidelity.py): a time is the
         model's on the simulator and measured on a GPU; a `model:` check's number is the model's."""
-        if self.measure == "cycles" or self.modelled:
+        if self.measure in ("cycles", "timeline") or self.modelled:
             return MEASURED if backend == "gpu" else MODEL
         return EXACT
 
@@ -348,6 +349,12 @@ def _bits(trace: Trace, name: str) -> float | None:
     return None if width is None else float(width)
 
 
+def _timeline(trace: Trace, what: str) -> float | None:
+    """The stream timeline's copies, kernels, overlap, ... (core/streams.py); µs, a count or a percentage."""
+    timeline = timeline_of(trace)
+    return None if timeline is None else measure(timeline, what)
+
+
 def _occupancy(trace: Trace) -> float | None:
     return memory_analysis(trace)["occupancy_theoretical"]
 
@@ -364,7 +371,7 @@ def _limit(trace: Trace, resource: str) -> float | None:
 MEASURES = {"element": _element, "sum": _sum, "max": _max, "min": _min, "cycles": _cycles, "blocks": _blocks, "threads": _threads, "warps": _warps, "races": _races, "reads": _reads, "atomics": _atomics, "resident_blocks": _resident_blocks,
             "sm_blocks": _sm_blocks, "barrier_divergence": _barrier_divergence, "warp_sync_divergence": _warp_sync_divergence, "errors": _errors, "lost": _lost, "sectors": _sectors, "lanes": _lanes,
             "conflicts": _conflicts, "turns": _turns, "occupancy": _occupancy, "blocks_per_sm": _blocks_per_sm, "limit": _limit,
-            "writes": _writes, "copies": _copies, "copied_bytes": _copied_bytes, "bits": _bits}  # fmt: skip
+            "writes": _writes, "copies": _copies, "copied_bytes": _copied_bytes, "bits": _bits, "timeline": _timeline}  # fmt: skip
 
 
 def _number(value: float | None) -> str:

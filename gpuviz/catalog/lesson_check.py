@@ -6,12 +6,14 @@ and what is wrong (LessonProblem); the catalog skips that lesson and loads every
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from gpuviz.catalog.checks import PLACED, Check, parse_checks, place
 from gpuviz.catalog.places import lines_of
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
+from gpuviz.core.streams import MEASURES as TIMELINE
 from gpuviz.instrument.ufunc_kernel import is_vectorized, kernel_names
 
 RUN_FLAGS = ("race", "host-fix")
@@ -23,7 +25,7 @@ ARGUMENTS = {
     "atomics": (1, 2, 0), "writes": (1, 2, 0), "resident_blocks": (0, 0, None), "sm_blocks": (0, 0, None),
     "barrier_divergence": (0, 0, None), "warp_sync_divergence": (0, 0, None), "errors": (0, 0, None), "lost": (1, 1, 0), "sectors": (2, 3, 1),
     "lanes": (2, 3, 1), "conflicts": (2, 3, 1), "turns": (2, 3, 1), "occupancy": (0, 0, None), "blocks_per_sm": (0, 0, None),
-    "limit": (1, 1, None), "copies": (0, 0, None), "copied_bytes": (0, 0, None), "bits": (1, 1, None),
+    "limit": (1, 1, None), "copies": (0, 0, None), "copied_bytes": (0, 0, None), "bits": (1, 1, None), "timeline": (1, 1, None),
 }  # fmt: skip
 WORDS = {"cycles": ("max", "min"), "races": ("same warp", "same block", "different blocks"),
          "limit": ("threads", "blocks", "shared memory", "registers")}  # fmt: skip
@@ -90,6 +92,8 @@ def _check_arguments(check: Check, where: str) -> None:
         raise LessonProblem(f"{where}: {check.text!r}: the index must be whole numbers, e.g. a[0] or a[1, 2]")
     if check.measure in WORDS and args and args[0] not in WORDS[check.measure]:
         raise LessonProblem(f"{where}: {check.text!r}: use one of {', '.join(WORDS[check.measure])}")
+    if check.measure == "timeline" and args[0] not in TIMELINE and re.fullmatch(r"elapsed \d+", args[0]) is None:
+        raise LessonProblem(f"{where}: {check.text!r}: use one of {', '.join(TIMELINE)}, or elapsed N")
     if check.measure in ("reads", "writes", "atomics") and len(args) == 2 and not args[1].isdigit():
         raise LessonProblem(f"{where}: {check.text!r}: the thread is a whole number (its global index)")
     if check.measure in PLACED:

@@ -17,6 +17,7 @@ every word is checked against the trace. Call-outs are computed from the trace, 
     slowest threads                          the threads that ran longest, with the fastest for scale
     copies of NAME                           every element of an array, with what crossed between host and device
                                              for it with the launch (copied in and back, or not copied)
+    copies, kernels, the compile, overlap    spans of the stream timeline (core/stream_marks.py)
 
 ELEMENT is `a[3]`, `a[1, 2]`, `a[0] of block 1` or `the element`.
 """
@@ -27,10 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core import moments
+from gpuviz.core import moments, stream_marks
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.numbers import number
 from gpuviz.core.replay import AT_BARRIER, Replay
+from gpuviz.core.streams import timeline_of
 from gpuviz.core.trace.columns import READ
 from gpuviz.core.trace.model import Trace
 
@@ -51,10 +53,12 @@ class Mark:
     array: int = -1
     elements: np.ndarray | None = None
     block: int | None = None
+    spans: tuple[int, ...] | None = None  # spans of the stream timeline (core/stream_marks.py)
 
     @property
     def count(self) -> int:
         ids = self.threads if self.threads is not None else self.elements
+        ids = self.spans if ids is None else ids
         return 0 if ids is None else len(ids)
 
 
@@ -99,7 +103,10 @@ def resolve_mark(text: str, trace: Trace, replay: Replay | None, focus: Focus) -
         return _slowest(trace)
     if text.startswith("copies of "):
         return _copies(trace, text.removeprefix("copies of "))
-    raise GpuvizError(f"mark {text!r} is not known; marks: {'; '.join(KINDS)}")
+    if text in stream_marks.KINDS:
+        spans, callout = stream_marks.resolve_spans(text, timeline_of(trace))
+        return Mark(callout, spans=spans)
+    raise GpuvizError(f"mark {text!r} is not known; marks: {'; '.join(KINDS + stream_marks.KINDS)}")
 
 
 def thread_name(trace: Trace, gid: int) -> str:

@@ -29,7 +29,8 @@ class Kernel:
                 f"stream and shared-memory size after block"
             )
         shared_bytes = config[3] if len(config) == 4 else 0
-        return Launch(self, config[0], config[1], shared_bytes)
+        stream = config[2] if len(config) >= 3 else 0
+        return Launch(self, config[0], config[1], shared_bytes, int(getattr(stream, "_gpuviz_stream", 0) or 0))
 
     def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem: int = 0) -> ForAll:
         """numba's 1-D launch of `ntasks` threads, in blocks of `tpb` or of the driver's suggestion."""
@@ -69,15 +70,18 @@ class _Overloads:
 
 
 class Launch:
-    def __init__(self, kernel: Kernel, grid, block, shared_bytes: int = 0):
+    def __init__(self, kernel: Kernel, grid, block, shared_bytes: int = 0, stream: int = 0):
         self.kernel, self.grid, self.block, self.shared_bytes = kernel, grid, block, shared_bytes
+        self.stream = stream  # the timeline's number of the stream it was launched on (0: the default)
 
     def __call__(self, *args) -> None:
         from gpuviz.program.launcher import current
         from gpuviz.program.signatures import declared_arguments
 
         args = declared_arguments(self.kernel.signatures, args)  # numba passes numbers as the signature says
-        current().launch(self.kernel.py_func, self.grid, self.block, args, shared_bytes=self.shared_bytes)
+        current().launch(
+            self.kernel.py_func, self.grid, self.block, args, shared_bytes=self.shared_bytes, stream=self.stream
+        )
 
 
 class ForAll:

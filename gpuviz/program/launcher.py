@@ -13,8 +13,12 @@ class Launcher(Protocol):
 
     backend: object
     options: object
+    timeline: object  # core/streams.py's Timeline: copies, launches and events per stream
 
-    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0): ...
+    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0, stream: int = 0): ...
+
+    def finish(self) -> None:
+        """The script has ended: the last launch's trace gets the whole run's timeline."""
 
     def suggested_block_size(self, py_func, args: tuple, shared_bytes: int = 0) -> int:
         """The block size `forall` launches with (the driver's occupancy calculator's)."""

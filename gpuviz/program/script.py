@@ -51,6 +51,7 @@ def run_script(path: str | Path, session: Launcher, argv: list[str] | None = Non
     try:
         with activated(session), shims_for(session.backend.name):
             runpy.run_path(str(path), run_name="__main__")
+        session.finish()
     except LaunchError as exc:
         raise _at_launch_line(exc, path) from None
     except GpuvizError:

@@ -2,6 +2,7 @@
 
 Small frozen dataclasses, all picklable. The worker sends the run's events (core/events.py: Stage,
 Progress, LogLine) and what the script prints (ScriptOutput) as they happen, TraceReady per launch,
+StreamsReady once the script has ended,
 RunFailed on an error, and RunFinished last, always. The app gets a launch's trace before its
 analysis (TraceReady, then AnalysisReady), so it can show the launch while the worker analyses it.
 (A student's fix is checked by run/fix_check.py, in a worker of its own that answers in JSON.)
@@ -45,6 +46,14 @@ class AnalysisReady:
 
 
 @dataclass(frozen=True)
+class StreamsReady:
+    """The whole run's stream timeline (core/streams.py's StreamTimeline as JSON), once the script has
+    ended: the copies and events after its last launch are in it too."""
+
+    timeline: dict
+
+
+@dataclass(frozen=True)
 class ScriptOutput:
     """What the script printed (stdout and stderr), as it printed it."""
 
@@ -62,4 +71,6 @@ class RunFinished:
     ok: bool  # False after RunFailed
 
 
-Message = Stage | Progress | LogLine | ScriptOutput | TraceReady | AnalysisReady | RunFailed | RunFinished
+Message = (
+    Stage | Progress | LogLine | ScriptOutput | TraceReady | AnalysisReady | StreamsReady | RunFailed | RunFinished
+)

@@ -93,9 +93,9 @@ def report_launches(session, script: str | Path, say: Callable[[str], None]) -> 
     """Tell the parent each launch as it starts: its number, kernel and the script's line that made it."""
     launch, path = session.launch, str(Path(script).resolve())
 
-    def launching(py_func, grid, block, args, shared_bytes=0):
+    def launching(py_func, grid, block, args, shared_bytes=0, stream=0):
         say(f"launch {len(session.records)} ({py_func.__name__}, line {_line_in(path)} of {Path(path).name})")
-        return launch(py_func, grid, block, args, shared_bytes=shared_bytes)
+        return launch(py_func, grid, block, args, shared_bytes=shared_bytes, stream=stream)
 
     session.launch = launching
 

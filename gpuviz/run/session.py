@@ -66,6 +66,7 @@ class Session:
         self.records: list[LaunchRecord] = []
         self.traces: list[Trace] = []
         self._backend = None
+        self._timeline = None
         self.running: tuple[str, float] | None = None  # (kernel, perf_counter at its start) while one runs
 
     @property
@@ -78,7 +79,19 @@ class Session:
         """The block size numba's `forall` (and so `@vectorize`) launches this kernel with."""
         return self.backend.suggested_block_size(py_func, tuple(args), self.options, shared_bytes)
 
-    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0) -> Trace:
+    @property
+    def timeline(self):
+        """The run's copies, launches and events per stream (core/streams.py), modelled or measured."""
+        if self._timeline is None:
+            self._timeline = self.backend.new_timeline()
+        return self._timeline
+
+    def finish(self) -> None:
+        """The script has ended: the last launch's trace (in memory) carries the whole run's timeline."""
+        if self.traces and self._timeline is not None:
+            self.traces[-1].meta["streams"] = self._timeline.snapshot().to_json()
+
+    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0, stream: int = 0) -> Trace:
         new_grid, new_block = self.overrides.get(len(self.records), (None, None))
         grid, block = new_grid or grid, new_block or block
         config = LaunchConfig.of(grid, block, shared_bytes)
@@ -95,6 +108,8 @@ class Session:
             self.running = None
         index = len(self.records)
         trace.meta["launch"] = index
+        self.timeline.add_launch(trace, tuple(args), stream)
+        trace.meta["streams"] = self.timeline.snapshot().to_json()  # up to the end of this launch
         unanalysed, partly = None, None
         if self.on_unanalysed is not None and self.out_dir is not None:
             # Not synced: the file is written again (synced) with its analysis below; the app reads

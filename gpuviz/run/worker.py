@@ -25,6 +25,7 @@ from gpuviz.run.messages import (
     RunFinished,
     RunRequest,
     ScriptOutput,
+    StreamsReady,
     TraceReady,
 )
 
@@ -62,6 +63,7 @@ def execute(request: RunRequest, send: Callable[[Message], None],
             run_script(request.script, session)
         if session.records:
             ok = True
+            send(StreamsReady(session.timeline.snapshot().to_json()))
         else:
             send(RunFailed("the script launched no kernel"))
     except GpuvizError as exc:

@@ -14,6 +14,7 @@ from gpuviz.core.colors import BY_ELEMENT, DEFAULT_PALETTE, MODES, Coloring, col
 from gpuviz.core.frames import EMPTY_PLAN, ORDERS, REPLAY, FramePlan, frame_plan
 from gpuviz.core.marks import Mark
 from gpuviz.core.replay import Replay, ThreadStates
+from gpuviz.core.streams import StreamTimeline, timeline_of
 from gpuviz.core.trace.model import Trace
 from gpuviz.scene.scene import Scene, natural_order
 
@@ -41,6 +42,7 @@ class AppState:
     launch_refused = Signal(int, str)  # a launch asked for that cannot be shown, and why
     caption_changed = Signal(str)  # what the views show now, in a sentence (a lesson's evidence), "" for none
     marks_changed = Signal(object)  # tuple[Mark, ...]: the threads and elements outlined (a lesson's evidence)
+    streams_changed = Signal(object)  # StreamTimeline: the whole run's, once its script has ended
 
     def __init__(self) -> None:
         self.trace: Trace | None = None
@@ -70,6 +72,7 @@ class AppState:
         self.runs_started = 0
         self._run_lessons: dict[int, object] = {}  # each run's lesson (CatalogEntry), or None for a script
         self.analysis_pending = False  # the trace shown is being analysed; its analysis follows
+        self._streams: tuple[int, StreamTimeline] | None = None  # (run, its whole stream timeline)
 
     # ---- the scene: everything the views show, applied in one place ---------------------------------
     def scene(self) -> Scene:
@@ -164,6 +167,18 @@ class AppState:
         self.runs_started += 1
         self._run_lessons[self.runs_started] = self.entry
         return self.runs_started
+
+    def set_streams(self, run: int, timeline: StreamTimeline) -> None:
+        """The stream timeline of a whole run (the copies after its last launch too), once it has ended."""
+        self._streams = (run, timeline)
+        self.streams_changed.emit(timeline)
+
+    def stream_timeline(self) -> StreamTimeline | None:
+        """The run's whole timeline when the launch shown is of that run; else what the launch's trace carries
+        (up to the end of that launch)."""
+        if self._streams is not None and self.run and self._streams[0] == self.run:
+            return self._streams[1]
+        return timeline_of(self.trace)
 
     def lesson_of_run(self, run: int):
         """The lesson a run was started for (None: a script of the user's, a file, or no such run)."""

@@ -18,6 +18,7 @@ from gpuviz.app.window.settings import data_dir
 from gpuviz.core.analysis.report import is_analysed
 from gpuviz.core.error_report import error_report, run_summary
 from gpuviz.core.options import RunOptions
+from gpuviz.core.streams import StreamTimeline
 from gpuviz.run.messages import RunRequest
 from gpuviz.scene.state import AppState
 
@@ -50,6 +51,7 @@ class RunController(QObject):
         self.runs.stage.connect(lambda stage: self.status.emit(stage.detail or stage.stage, False))
         self.runs.trace_ready.connect(self._on_trace_ready)
         self.runs.analysis_ready.connect(self._on_analysis_ready)
+        self.runs.streams_ready.connect(self._on_streams_ready)
         self.runs.output.connect(lambda text: state.set_output(state.output + text))
         self.runs.log.connect(lambda line: state.set_output(state.output + line + "\n"))
         self.runs.failed.connect(self._on_failed)
@@ -155,6 +157,10 @@ class RunController(QObject):
             self._pending.add(ready.path)
         self.shown = len(self.paths) - 1  # each new launch is shown as it arrives
         self.loader.request(self.paths, self.shown, frozenset(self._pending))
+
+    def _on_streams_ready(self, ready) -> None:
+        if self.run_number:  # not a forgotten run's
+            self.state.set_streams(self.run_number, StreamTimeline.from_json(ready.timeline))
 
     def _on_analysis_ready(self, ready) -> None:
         self._pending.discard(ready.path)

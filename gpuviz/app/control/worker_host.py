@@ -17,6 +17,7 @@ from gpuviz.run.messages import (
     RunFinished,
     RunRequest,
     ScriptOutput,
+    StreamsReady,
     TraceReady,
 )
 from gpuviz.run.worker import waiting_worker_main, worker_main
@@ -38,6 +39,7 @@ class WorkerHost(QObject):
     output = Signal(str)  # what the script printed
     trace_ready = Signal(object)  # TraceReady
     analysis_ready = Signal(object)  # AnalysisReady: a launch's analysis, after its trace
+    streams_ready = Signal(object)  # StreamsReady: the run's stream timeline, once the script has ended
     failed = Signal(str, int)  # message, line (0 when unknown)
     finished = Signal(bool)  # True when the run completed, False when it failed or was stopped
 
@@ -144,6 +146,8 @@ class WorkerHost(QObject):
             self.trace_ready.emit(message)
         elif isinstance(message, AnalysisReady):
             self.analysis_ready.emit(message)
+        elif isinstance(message, StreamsReady):
+            self.streams_ready.emit(message)
         elif isinstance(message, RunFailed):
             self.failed.emit(message.message, message.line)
         return False

@@ -27,6 +27,7 @@ VIEWS = (
     ViewSpec("timeline", "gpuviz.app.views.timeline_view:TimelineView", "SM timeline", "tab", True),
     ViewSpec("compare", "gpuviz.app.views.compare_view:CompareView", "Compare", "tab", True),
     ViewSpec("memory", "gpuviz.app.views.memory_view:MemoryView", "Memory", "tab", True),
+    ViewSpec("streams", "gpuviz.app.views.streams_view:StreamsView", "Streams", "tab", True),
     ViewSpec("lesson", "gpuviz.app.views.lesson_view:LessonView", "Lesson", "right", False),
     ViewSpec("races", "gpuviz.app.views.race_view:RaceView", "Races", "right", True),
     ViewSpec("story", "gpuviz.app.views.story_view:StoryView", "Element story", "right", True),

@@ -32,7 +32,7 @@ from gpuviz.core.display import code_as_html
 from gpuviz.core.theme_colours import badge_html
 
 KEYS = (("1", "grid"), ("2", "data"), ("3", "timeline"), ("4", "story"), ("5", "memory"), ("6", "races"),
-        ("7", "compare"))  # fmt: skip
+        ("7", "compare"), ("8", "streams"))  # fmt: skip
 DOCKED_PICTURES = ("story", "races")  # picture views that live in panels; on the stage they are tabs
 LESSON_SHARE = 0.4  # of the window's width, while the lesson text is shown on the stage
 

@@ -33,6 +33,7 @@ from gpuviz.backends.gpu.plain import (
     plain_outcomes,
     plain_time_ms,
 )
+from gpuviz.backends.gpu.stream_timer import EventTimer, MeasuredTimeline
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
 from gpuviz.core.analysis.memcheck import recorded_out_of_bounds, within_bounds
 from gpuviz.core.analysis.occupancy import REGISTERS_PER_SM, register_cap
@@ -43,6 +44,7 @@ from gpuviz.core.errors import GpuvizError, KernelSourceError
 from gpuviz.core.events import Notify, Stage, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count, check_cooperative_fits
 from gpuviz.core.options import RunOptions
+from gpuviz.core.streams import COPY_IN, COPY_OUT, KERNEL
 from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
 from gpuviz.instrument.arguments import check_arguments
@@ -101,6 +103,9 @@ class GpuBackend:
 
     def presets(self) -> dict[str, dict]:
         return {}  # a real GPU is the device it is
+
+    def new_timeline(self) -> MeasuredTimeline:
+        return MeasuredTimeline(self.device_facts()["name"])
 
     def device_facts(self, options: RunOptions | None = None) -> dict:
         """The real device's facts (the same keys as the simulator's)."""
@@ -179,6 +184,7 @@ class GpuBackend:
             check_cooperative_fits(compiled.program.name, config, int(fits))
         seconds = launch.run_timed()
         trace = launch.collect(facts, options, seconds)
+        trace.meta["launch_times"] = launch.timer.pieces  # the session's timeline takes them (stream_timer.py)
         trace.outcomes.update(_written(plain, trace))
         if plain_time is not None:
             trace.meta["plain_time"] = plain_time
@@ -314,6 +320,7 @@ class PreparedLaunch:
     def __init__(self, cuda, compiled: Compiled, config: LaunchConfig, args: tuple, cap: int):
         self.cuda, self.compiled, self.config = cuda, compiled, config
         self.args = args
+        self.timer = EventTimer(cuda)  # the implicit copies and the kernel, for the run's stream timeline
         self.overload = None  # numba's compiled kernel, once compile_for_arguments ran on a GPU
         self.plain: dict[str, int] = {}  # registers and local memory of the kernel as it is (plain_facts)
         self.device_args, self.before, self._copy_back = self._device_arguments(args)
@@ -336,8 +343,12 @@ class PreparedLaunch:
         for name, value in zip(params, args):
             if isinstance(value, np.ndarray):
                 before[name] = value.copy()
-                on_device = cuda.to_device(value)
-                copy_back.append(lambda d=on_device, host=value: d.copy_to_host(host))
+                on_device = self.timer.timed(COPY_IN, name, value.nbytes, lambda v=value: cuda.to_device(v))
+                copy_back.append(
+                    lambda d=on_device, host=value, name=name: self.timer.timed(
+                        COPY_OUT, name, host.nbytes, lambda: d.copy_to_host(host)
+                    )
+                )
                 device_args.append(on_device)
             elif hasattr(value, "__cuda_array_interface__"):
                 before[name] = host_copy(cuda, value)
@@ -401,7 +412,9 @@ class PreparedLaunch:
         self.launch()
         stop.record()
         stop.synchronize()
-        return start.elapsed_time(stop) / 1000.0
+        ms = start.elapsed_time(stop)
+        self.timer.pieces.append([KERNEL, self.compiled.program.name, 0, float(ms)])
+        return ms / 1000.0
 
     def collect(self, facts: dict, options: RunOptions, seconds: float) -> Trace:
         for copy in self._copy_back:

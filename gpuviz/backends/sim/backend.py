@@ -11,6 +11,7 @@ from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, p
 from gpuviz.backends.sim.fast.engine import FastDeclined, forget_fast, run_fast
 from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
 from gpuviz.backends.sim.recording import Recording, global_arrays, run_reference, run_vector
+from gpuviz.backends.sim.stream_clock import StreamClock
 from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
 from gpuviz.core.block_size import potential_block_size
 from gpuviz.core.copies import implicit_copies
@@ -63,6 +64,9 @@ class SimBackend:
 
     def device_facts(self, options: RunOptions) -> dict:
         return self.device(options).describe()
+
+    def new_timeline(self) -> StreamClock:
+        return StreamClock()
 
     def presets(self) -> dict[str, dict]:
         """Every device the simulator imitates, the default first."""

@@ -154,6 +154,8 @@ META = {
     "device_facts": (False, _is(dict), "a JSON object"),
     "outcomes": (False, _outcome_meta, "a number of runs and one seed for each"),
     "plain_time": (False, _plain_time_meta, "ms, launches, card and date"),
+    "streams": (False, lambda v: isinstance(v, dict) and isinstance(v.get("spans"), list),
+                "a stream timeline: fidelity, device and a list of spans"),  # fmt: skip
 }
 
 

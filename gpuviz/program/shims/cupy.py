@@ -8,7 +8,7 @@ import numpy as np
 
 
 class ndarray(np.ndarray):  # noqa: N801  (CuPy's own name)
-    """A host array with CuPy's transfer methods, that a launch passes as a device array (no copies)."""
+    """A host array with CuPy's transfer methods; a kernel takes it as device memory (no copies)."""
 
     _gpuviz_device_array = True
 

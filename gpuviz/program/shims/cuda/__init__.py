@@ -17,6 +17,7 @@ from gpuviz.program.shims.cuda import random  # noqa: F401  (numba.cuda.random)
 from gpuviz.program.shims.cuda.arrays import (  # noqa: F401  (numba.cuda's array helpers)
     DeviceArray,
     as_cuda_array,
+    clock,
     device_array,
     device_array_like,
     is_cuda_array,
@@ -25,6 +26,7 @@ from gpuviz.program.shims.cuda.arrays import (  # noqa: F401  (numba.cuda's arra
     mapped_array_like,
     pinned_array,
     pinned_array_like,
+    stream_number,
     to_device,
 )
 from gpuviz.program.shims.cuda.reduction import Reduce, reduce  # noqa: F401
@@ -68,7 +70,8 @@ Out = InOut = In
 
 
 def synchronize() -> None:
-    """Simulated launches finish before they return."""
+    """The host waits for every stream (on the model clock: the kernels themselves ran at their launch)."""
+    clock().synchronize()
 
 
 def is_available() -> bool:
@@ -113,13 +116,20 @@ def close() -> None:
 
 
 class _Stream:
+    """A stream: its copies and kernels run in order on the model clock (backends/sim/stream_clock.py)."""
+
     handle = None
 
-    def synchronize(self) -> None:
-        pass
+    def __init__(self, number: int) -> None:
+        self._gpuviz_stream = number
 
+    def synchronize(self) -> None:
+        clock().synchronize(self._gpuviz_stream)
+
+    @contextmanager
     def auto_synchronize(self):
-        return self
+        yield self
+        self.synchronize()
 
     def __enter__(self):
         return self
@@ -127,36 +137,56 @@ class _Stream:
     def __exit__(self, *exc) -> None:
         pass
 
+    def __int__(self) -> int:
+        return self._gpuviz_stream
+
+    def __repr__(self) -> str:
+        return f"<gpuviz stream {self._gpuviz_stream}>"
+
 
 class _Event:
-    def record(self, stream=0) -> None:
-        import time
+    """An event: the model time at which its stream's earlier work is done; elapsed times are in ms, as
+    CUDA's, and modelled."""
 
-        self._t = time.perf_counter()
+    def __init__(self) -> None:
+        self._us: float | None = None
+
+    def record(self, stream=0) -> None:
+        self._us = clock().event(stream_number(stream))
 
     def synchronize(self) -> None:
-        pass
+        clock().wait_until(self._time())
 
     def wait(self, stream=0) -> None:
-        pass
+        pass  # later work on the stream would wait for it; the model orders streams at records only
+
+    def query(self) -> bool:
+        return self._us is not None and clock().host >= self._us
 
     def elapsed_time(self, later: _Event) -> float:
-        return (later._t - self._t) * 1000.0
+        ms = (later._time() - self._time()) / 1000.0
+        clock().elapsed.append(ms)
+        return ms
+
+    def _time(self) -> float:
+        if self._us is None:
+            raise GpuvizError("this event was never recorded: call event.record() first")
+        return self._us
 
 
 def stream() -> _Stream:
-    return _Stream()
+    return _Stream(clock().new_stream())
 
 
 def default_stream() -> _Stream:
-    return _Stream()
+    return _Stream(0)
 
 
 legacy_default_stream = per_thread_default_stream = default_stream
 
 
 def external_stream(ptr) -> _Stream:
-    return _Stream()
+    return _Stream(clock().new_stream())
 
 
 @contextmanager
@@ -164,7 +194,19 @@ def _nothing(*args, **kwargs):
     yield args[0] if args else None
 
 
-pinned = mapped = defer_cleanup = profiling = _nothing
+@contextmanager
+def pinned(*arrays):
+    """`cuda.pinned(a, b)`: the arrays are page-locked inside the block, so their copies are faster."""
+    for array in arrays:
+        clock().pin(array, True)
+    try:
+        yield
+    finally:
+        for array in arrays:
+            clock().pin(array, False)
+
+
+mapped = defer_cleanup = profiling = _nothing
 
 
 def profile_start() -> None:
