@@ -54,7 +54,7 @@ class PlainBeside(Session):
         super().__init__(RunOptions(backend="gpu", level=level), keep_traces=True)
         self.plain: list[dict[str, np.ndarray]] = []
 
-    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0):
+    def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0, stream: int = 0):
         from gpuviz.backends.gpu.backend import native_globals
         from gpuviz.backends.gpu.plain import plain_outcomes
 
@@ -62,7 +62,7 @@ class PlainBeside(Session):
         code = py_func.__code__
         params = list(code.co_varnames[: code.co_argcount])
         self.plain.append(plain_outcomes(py_func, native_globals, config, params, tuple(args)))
-        return super().launch(py_func, grid, block, args, shared_bytes)
+        return super().launch(py_func, grid, block, args, shared_bytes, stream)
 
 
 def _importable(module: str) -> bool:
