@@ -10,6 +10,7 @@ pytest.importorskip("anywidget", reason="the widget needs the notebook extra (an
 pytest.importorskip("tornado", reason="the page's server needs tornado (the test extra brings it with ipykernel)")
 
 from tests import widget_browser as wb  # noqa: E402  (after the skips: it imports tornado)
+
 if wb.chromium() is None and not wb.in_ci():
     pytest.skip("no chromium on this machine (apt-get install chromium)", allow_module_level=True)
 
