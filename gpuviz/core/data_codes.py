@@ -32,6 +32,11 @@ def picture_shape(shape: tuple) -> tuple[int, int]:
     return shape[1], shape[2]
 
 
+def array_words(entry: dict) -> str:
+    """An array as the data view's list names it: `C (global, float32(16, 16))`."""
+    return f"{entry['name']} ({entry['space']}, {entry['dtype']}{tuple(entry['shape'])})"
+
+
 def why_empty(trace, entry) -> str:
     if trace is None:
         return "No trace yet."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -13,6 +13,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from gpuviz.core.theme_colours import THEMES
 
+BORDERED = 6  # pixels a cell from which cells get borders: smaller, a border would hide the colour
+HATCH = (0, 0, 0)  # the race's hatching, as the app's (black diagonals)
 Pick = tuple[str, object] | None  # what a click on a picture picks: ("thread", gid), ("element", (...)), ("event", k)
 
 
@@ -60,13 +62,16 @@ def look(theme: str) -> Look:
 
 @dataclass
 class ViewImage:
-    """One view drawn: its pixels, a line that says what it shows, its legend, and what a click picks."""
+    """One view drawn: its pixels, its title (what it shows and what its colour means), a line on the frame
+    at the cursor, its legend (filled swatches) and outlines (hollow ones), and what a click picks."""
 
     rgb: np.ndarray  # (height, width, 3) uint8
     caption: str = ""
     legend: list[tuple[tuple[int, int, int], str]] | None = None
     pick: Callable[[float, float], Pick] = lambda _x, _y: None
     hover: Callable[[float, float], str] = lambda _x, _y: ""
+    title: str = ""
+    outlines: list[tuple[tuple[int, int, int], str]] = field(default_factory=list)
 
 
 def blank(box: tuple[int, int], colour: tuple[int, int, int]) -> np.ndarray:
@@ -77,10 +82,12 @@ def blank(box: tuple[int, int], colour: tuple[int, int, int]) -> np.ndarray:
 
 
 def fit_cells(codes: np.ndarray, lut: np.ndarray, box: tuple[int, int], background,
-              hidden: np.ndarray | None = None) -> tuple[np.ndarray, Cells]:  # fmt: skip
+              hidden: np.ndarray | None = None, hatched: int | None = None) -> tuple[np.ndarray, Cells]:  # fmt: skip
     """Codes (rows, columns) painted through `lut` and centred in a box (width, height) of pixels: whole
     pixels a cell where they fit, else every `step`-th cell (the app's grid shows the nearest cell too).
-    `hidden` cells (the gaps between blocks) take the background's colour."""
+    `hidden` cells (the gaps between blocks) take the background's colour; cells of code `hatched` are
+    hatched (never told by colour alone); cells of BORDERED pixels or more get a border of the background's
+    colour, so that each thread or element is a cell of its own."""
     rows, columns = codes.shape
     width, height = box
     size = max(1, min(width // max(columns, 1), height // max(rows, 1)))
@@ -92,10 +99,23 @@ def fit_cells(codes: np.ndarray, lut: np.ndarray, box: tuple[int, int], backgrou
         rgb[hidden[::step, ::step]] = background
     if size > 1:
         rgb = rgb.repeat(size, axis=0).repeat(size, axis=1)
+    if hatched is not None:
+        hatch(rgb, (shown == hatched).repeat(size, axis=0).repeat(size, axis=1))
+    if size >= BORDERED:
+        rgb[::size, :] = background
+        rgb[:, ::size] = background
     out = blank(box, background)
     x0, y0 = (width - rgb.shape[1]) // 2, (height - rgb.shape[0]) // 2
     out[y0 : y0 + rgb.shape[0], x0 : x0 + rgb.shape[1]] = rgb
     return out, Cells((x0, y0), (0, 0), size, step, shown.shape)
+
+
+def hatch(rgb: np.ndarray, where: np.ndarray, spacing: int = 5) -> None:
+    """Diagonal lines (bottom left to top right, as the app's) over the pixels `where` is true."""
+    if not where.any():
+        return
+    rows, columns = np.indices(where.shape, sparse=True)
+    rgb[where & ((rows + columns) % spacing == 0)] = HATCH
 
 
 def outline(rgb: np.ndarray, x: int, y: int, w: int, h: int, colour, width: int = 2) -> None:
@@ -137,6 +157,17 @@ def write_at(rgb: np.ndarray, items: list[tuple[str, tuple[int, int, int], tuple
     draw = ImageDraw.Draw(image)
     for text, colour, at in items:
         draw.text(at, text, fill=colour, font=font(size))
+    rgb[:] = np.asarray(image)
+
+
+def write_boxed(rgb: np.ndarray, items: list[tuple[str, tuple[int, int]]], size: int = 11) -> None:
+    """White words on black boxes (the app's block labels), each at its own pixel, in place."""
+    image = Image.fromarray(rgb)
+    draw = ImageDraw.Draw(image)
+    for text, at in items:
+        left, top, right, bottom = draw.textbbox(at, text, font=font(size))
+        draw.rectangle((left - 2, top - 1, right + 2, bottom + 1), fill=(0, 0, 0))
+        draw.text(at, text, fill=(255, 255, 255), font=font(size))
     rgb[:] = np.asarray(image)
 
 

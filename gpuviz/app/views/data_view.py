@@ -31,6 +31,7 @@ from gpuviz.core.data_codes import (
     READS,
     SEVERAL,
     UNRECORDED,
+    array_words,
     data_legend,
     element_codes,
     first_writes,
@@ -154,7 +155,7 @@ class DataView(QWidget, View):
         self.array.blockSignals(True)
         self.array.clear()
         for aid, entry in enumerate(trace.meta.get("arrays", []) if trace is not None else []):
-            self.array.addItem(f"{entry['name']} ({entry['space']}, {entry['dtype']}{tuple(entry['shape'])})", aid)
+            self.array.addItem(array_words(entry), aid)
         if trace is not None and trace.accesses is not None:  # start on the first array something wrote
             written = trace.accesses["array"][trace.accesses["kind"] != READ]
             if len(written):
