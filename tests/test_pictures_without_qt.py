@@ -92,16 +92,16 @@ def test_a_click_picks_in_each_view_and_selects_in_all(race):
     from gpuviz.widget.replay import ReplayModel
 
     model = ReplayModel(race)
-    box = model.pictures.draw("grid", model.box)
+    box = model.picture("grid")
     hits = {box.pick(x, y) for y in range(0, model.box[1], 3) for x in range(0, model.box[0], 3)} - {None}
     assert {kind for kind, _ in hits} == {"thread"} and len(hits) > 100
     x, y = next((x, y) for y in range(model.box[1]) for x in range(model.box[0]) if box.pick(x, y) == ("thread", 77))
     assert model.click("grid", x, y) and model.state.selected == 77
-    data = model.pictures.draw("data", model.box)
+    data = model.picture("data")
     x, y = next((x, y) for y in range(model.box[1]) for x in range(model.box[0]) if data.pick(x, y) is not None)
     said = model.click("data", x, y)
     assert said.startswith("array[") and model.state.element[0] == 0 and model.state.selected >= 0
-    story = model.pictures.draw("story", model.box)
+    story = model.picture("story")
     row = next(y for y in range(model.box[1]) if story.pick(10, y) is not None)
     position, thread = story.pick(10, row)[1]
     model.click("story", 10, row)

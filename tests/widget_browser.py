@@ -210,7 +210,7 @@ def open_widget(widget, browser: Browser) -> WidgetServer:
 def click_on(browser: Browser, widget, view: str, wanted) -> None:
     """Click a view's picture in the middle of what picks `wanted` (("thread", 70)) in the picture Python drew:
     the browser rounds mouse positions to whole pixels, so an edge pixel could miss."""
-    image = widget.model.pictures.draw(view, widget.model.box)
+    image = widget.model.picture(view)
     width, height = widget.model.box
     hits = [(x, y) for y in range(height) for x in range(width) if image.pick(x, y) == wanted]
     assert hits, f"nothing in the {view} picture picks {wanted}"

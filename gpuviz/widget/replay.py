@@ -101,8 +101,10 @@ class ReplayModel:
         names = self.arrays()
         if name not in names:
             raise GpuvizError(f"unknown array {name!r}; arrays: {', '.join(names)}")
-        self.pictures.data().array = None if name == FOLLOW else names.index(name) - 1
-        if self.state.element is not None:  # a picked element would keep its own array on screen
+        chosen = None if name == FOLLOW else names.index(name) - 1
+        self.pictures.data().array = chosen
+        element = self.state.element
+        if chosen is not None and element is not None and element[0] != chosen:  # it would keep its array shown
             self.state.select_element(None)
 
     def _last_writer(self, element) -> int:
