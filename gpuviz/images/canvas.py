@@ -136,58 +136,69 @@ def font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(size)
 
 
-def write(rgb: np.ndarray, lines: list[tuple[str, tuple[int, int, int]]], at: tuple[int, int], size: int = 14,
-          background: tuple[int, int, int] | None = None) -> np.ndarray:  # fmt: skip
-    """Lines of text (each with its colour) drawn from pixel `at` down, one line `size * 1.35` apart."""
-    image = Image.fromarray(rgb)
-    draw = ImageDraw.Draw(image)
-    x, y = at
-    for text, colour in lines:
-        if background is not None:
-            left, top, right, bottom = draw.textbbox((x, y), text, font=font(size))
-            draw.rectangle((left - 2, top - 1, right + 2, bottom + 1), fill=background)
-        draw.text((x, y), text, fill=colour, font=font(size))
-        y += int(size * 1.35)
-    return np.asarray(image).copy()
+@lru_cache(maxsize=4096)
+def _text_mask(words: str, size: int) -> tuple[np.ndarray, int, int]:
+    """The words' coverage (0-255) and where it starts from the pen: legends, titles and labels repeat
+    frame to frame, so each is rendered once (a move of the cursor draws a hundred of them)."""
+    left, top, right, bottom = font(size).getbbox(words)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)))
+    ImageDraw.Draw(mask).text((-left, -top), words, fill=255, font=font(size))
+    return np.asarray(mask), left, top
+
+
+def put_text(rgb: np.ndarray, words: str, at: tuple[int, int], colour, size: int = 12) -> None:
+    """Words drawn into the pixels at pen position `at` (clipped to them), antialiased over what is there."""
+    if not words:
+        return
+    mask, left, top = _text_mask(words, size)
+    x, y = int(at[0]) + left, int(at[1]) + top
+    height, width = rgb.shape[:2]
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(width, x + mask.shape[1]), min(height, y + mask.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    alpha = mask[y0 - y : y1 - y, x0 - x : x1 - x, None].astype(np.float32) / 255
+    under = rgb[y0:y1, x0:x1]
+    under[:] = (under * (1 - alpha) + np.asarray(colour, np.float32) * alpha).astype(np.uint8)
 
 
 def write_at(rgb: np.ndarray, items: list[tuple[str, tuple[int, int, int], tuple[int, int]]], size: int = 12) -> None:
     """Texts each at its own pixel (x, y), drawn into the pixels in place."""
-    image = Image.fromarray(rgb)
-    draw = ImageDraw.Draw(image)
     for text, colour, at in items:
-        draw.text(at, text, fill=colour, font=font(size))
-    rgb[:] = np.asarray(image)
+        put_text(rgb, text, at, colour, size)
 
 
 def write_boxed(rgb: np.ndarray, items: list[tuple[str, tuple[int, int]]], size: int = 11) -> None:
     """White words on black boxes (the app's block labels), each at its own pixel, in place."""
-    image = Image.fromarray(rgb)
-    draw = ImageDraw.Draw(image)
-    for text, at in items:
-        left, top, right, bottom = draw.textbbox(at, text, font=font(size))
-        draw.rectangle((left - 2, top - 1, right + 2, bottom + 1), fill=(0, 0, 0))
-        draw.text(at, text, fill=(255, 255, 255), font=font(size))
-    rgb[:] = np.asarray(image)
+    for text, (x, y) in items:
+        mask, left, top = _text_mask(text, size)
+        x0, y0 = max(0, x + left - 2), max(0, y + top - 1)
+        rgb[y0 : max(y0, y + top + mask.shape[0] + 1), x0 : max(x0, x + left + mask.shape[1] + 2)] = 0
+        put_text(rgb, text, (x, y), (255, 255, 255), size)
+
+
+@lru_cache(maxsize=8192)
+def text_width(words: str, size: int) -> float:
+    return font(size).getlength(words)
 
 
 def wrapped(text: str, width: int, size: int) -> list[str]:
     """Words of a text in lines no wider than `width` pixels."""
-    lines, line = [], ""
+    lines, line, used = [], "", 0.0
+    space = text_width(" ", size)
     for word in text.split():
-        trial = f"{line} {word}".strip()
-        if line and font(size).getlength(trial) > width:
+        room = text_width(word, size)  # words measured once each (kerning across a space is left out)
+        if line and used + space + room > width:
             lines.append(line)
-            line = word
+            line, used = word, room
         else:
-            line = trial
+            line, used = (f"{line} {word}", used + space + room) if line else (word, room)
     return [*lines, line] if line else lines
 
 
 def png(rgb: np.ndarray) -> bytes:
     """The pixels as PNG bytes."""
     buffer = io.BytesIO()
-    Image.fromarray(rgb).save(buffer, format="PNG", optimize=False, compress_level=3)
+    Image.fromarray(rgb).save(buffer, format="PNG", optimize=False, compress_level=1)  # speed over bytes
     return buffer.getvalue()
 
 

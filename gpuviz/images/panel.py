@@ -9,10 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from PIL import Image, ImageDraw
 
 from gpuviz.core.colors import RACE, legend_groups
-from gpuviz.images.canvas import Look, ViewImage, blank, font, hatch, wrapped
+from gpuviz.images.canvas import Look, ViewImage, blank, hatch, outline, put_text, text_width, wrapped
 
 PAD = 6  # pixels around the drawing and the words
 WORD_LINES, LEGEND_ROWS = 4, 3  # lines kept for the title and the frame's words, and for the legend
@@ -49,21 +48,19 @@ def panel(draw: Callable[[tuple[int, int]], ViewImage], size: tuple[int, int], l
     rgb[y0 : y0 + height, x0 : x0 + width] = image.rgb[:height, :width]
     pieces = legend_pieces(image.legend or [], image.outlines, layout, size[0])
     _fill_swatches(rgb, pieces, text - 2)
-    picture = Image.fromarray(rgb)
-    pen = ImageDraw.Draw(picture)
     y = PAD
     for words in lead:
-        pen.text((PAD, y), words, fill=look.muted, font=font(text))
+        put_text(rgb, words, (PAD, y), look.muted, text)
         y += layout.line
     title = wrapped(image.title, size[0] - 2 * PAD, text)[:2]  # the frame's words take the lines left
     caption = wrapped(image.caption, size[0] - 2 * PAD, text)[: WORD_LINES - len(title)]
     for i, words in enumerate(title):
-        _bold(pen, (PAD, y + layout.line * i), words, look.text, text)
+        _bold(rgb, (PAD, y + layout.line * i), words, look.text, text)
     for i, words in enumerate(caption):
-        pen.text((PAD, y + layout.line * (len(title) + i)), words, fill=look.muted, font=font(text))
+        put_text(rgb, words, (PAD, y + layout.line * (len(title) + i)), look.muted, text)
     for piece in pieces:
-        piece.draw(pen, look, text)
-    return ViewImage(np.asarray(picture).copy(), image.caption, image.legend,
+        piece.draw(rgb, look, text)
+    return ViewImage(rgb, image.caption, image.legend,
                      lambda x, y: image.pick(x - x0, y - y0), lambda x, y: image.hover(x - x0, y - y0),
                      image.title, image.outlines)  # fmt: skip
 
@@ -78,14 +75,14 @@ class Piece:
     rgb: tuple[int, int, int] | None = None
     hollow: bool = False
 
-    def draw(self, pen: ImageDraw.ImageDraw, look: Look, text: int) -> None:
+    def draw(self, rgb: np.ndarray, look: Look, text: int) -> None:
         if self.rgb is None:
-            pen.text((self.x, self.y), self.words, fill=look.muted, font=font(text))
+            put_text(rgb, self.words, (self.x, self.y), look.muted, text)
             return
         side = text - 2
         if self.hollow:  # an outline in the drawing: a hollow square (filled ones are in the pixels already)
-            pen.rectangle((self.x, self.y + 2, self.x + side - 1, self.y + 1 + side), outline=self.rgb, width=2)
-        pen.text((self.x + side + 5, self.y), self.words, fill=look.text, font=font(text))
+            outline(rgb, self.x + 2, self.y + 4, side - 4, side - 4, self.rgb, 2)
+        put_text(rgb, self.words, (self.x + side + 5, self.y), look.text, text)
 
 
 def legend_pieces(legend: list, outlines: list, layout: PanelLayout, width: int) -> list[Piece]:
@@ -99,7 +96,7 @@ def legend_pieces(legend: list, outlines: list, layout: PanelLayout, width: int)
     x, row, pieces = PAD, 0, []
     top = layout.origin[1] + layout.box[1] + PAD // 2
     for rgb, words, hollow in wanted:
-        room = int(font(text).getlength(words)) + (0 if rgb is None else text + 3)
+        room = int(text_width(words, text)) + (0 if rgb is None else text + 3)
         if x > PAD and x + room > width - PAD:
             x, row = PAD, row + 1
         if row >= LEGEND_ROWS:
@@ -115,11 +112,11 @@ def _fill_swatches(rgb: np.ndarray, pieces: list[Piece], side: int) -> None:
         if piece.rgb is not None and not piece.hollow:
             swatch = rgb[piece.y + 2 : piece.y + 2 + side, piece.x : piece.x + side]
             swatch[:] = piece.rgb
-            if piece.rgb == RACE:
+            if piece.rgb == RACE and "hatched" in piece.words:  # as its cells are (a story's row is not)
                 hatch(swatch, np.ones(swatch.shape[:2], bool), spacing=4)
 
 
-def _bold(pen: ImageDraw.ImageDraw, at: tuple[int, int], words: str, colour, text: int) -> None:
+def _bold(rgb: np.ndarray, at: tuple[int, int], words: str, colour, text: int) -> None:
     """Words drawn twice a pixel apart: bold from Pillow's one built-in font."""
     for dx in (0, 1):
-        pen.text((at[0] + dx, at[1]), words, fill=colour, font=font(text))
+        put_text(rgb, words, (at[0] + dx, at[1]), colour, text)
