@@ -24,7 +24,7 @@ def matmul_tiled(A, B, C):
     x, y = cuda.grid(2)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
-    acc = 0.0
+    acc = float32(0)  # float32 throughout: 0.0 would make it a float64
     for t in range((A.shape[1] + TILE - 1) // TILE):
         sA[tx, ty] = A[x, t * TILE + ty]
         sB[tx, ty] = B[t * TILE + tx, y]

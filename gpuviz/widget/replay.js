@@ -85,7 +85,12 @@ function render({ model, el: root }) {
       source.append(row);
     });
     const current = source.querySelector(".here");
-    if (current) current.scrollIntoView({ block: "nearest" });
+    if (current) {  // scroll the source pane only, never the notebook's page under the student
+      const above = current.offsetTop - source.offsetTop, below = above + current.offsetHeight;
+      if (above < source.scrollTop || below > source.scrollTop + source.clientHeight) {
+        source.scrollTop = above - source.clientHeight / 2;
+      }
+    }
   }
 
   function drawCursor() {
