@@ -164,3 +164,80 @@ def test_a_lesson_starts_the_widget_on_its_evidence_frame(race):
     assert widget.model.state.marks and "array[0]" in widget.selection
     with pytest.raises(gpuviz.GpuvizError, match="no catalog entry 'no-such'"):
         gpuviz.replay(race, lesson="no-such")
+
+
+WHAT_THEY_SHOW = textwrap.dedent(
+    """
+    import json, sys
+
+    class NoQt:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("PySide6", "pyqtgraph"):
+                raise ImportError(f"No module named {name!r} (refused: no Qt here)")
+
+    sys.meta_path.insert(0, NoQt())
+    import numpy as np
+    import gpuviz
+    from gpuviz.core.colors import RACE
+    from gpuviz.images.canvas import HATCH
+    from gpuviz.widget.replay import ReplayModel
+
+    trace = gpuviz.trace(RACE_SOURCE, backend="sim", sms=4)[4, 64](np.zeros(2, np.float32))
+    model = ReplayModel(trace)
+    model.state.select(70)
+    said = {}
+    for view in ("grid", "data", "timeline", "story"):
+        image = model.picture(view)
+        said[view] = {"title": image.title, "caption": image.caption, "legend": [w for _, w in image.legend or []],
+                      "outlines": [w for _, w in image.outlines], "shape": list(image.rgb.shape)}
+    data = model.picture("data").rgb
+    said["data"]["race pixels"] = int((data == RACE).all(axis=2).sum())
+    said["data"]["hatch pixels"] = int((data == HATCH).all(axis=2).sum())
+    said["grid"]["blocks named"] = model.pictures._drawers["grid"].labelled
+    model.set_data_mode("times read")
+    reads = model.picture("data")
+    said["reads"] = {"title": reads.title, "legend": [w for _, w in reads.legend]}
+    try:
+        model.set_data_mode("colour by magic")
+    except gpuviz.GpuvizError as exc:
+        said["bad mode"] = str(exc)
+    print(json.dumps(said))
+    """
+).replace("RACE_SOURCE", repr(RACE))
+
+
+def test_each_picture_says_what_it_shows_with_qt_refused(tmp_path):
+    """Each view's picture reads alone: its title says what it shows and what the colour means, its legend
+    the colours shown (the app's words, core/data_codes.py and core/colors.py), outlines what is selected."""
+    import json
+
+    done = subprocess.run([sys.executable, "-c", WHAT_THEY_SHOW], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    grid, data, timeline, story = (said[v] for v in ("grid", "data", "timeline", "story"))
+    assert grid["title"].startswith("Threads: 256 in 4 blocks of 64") and "coloured by block" in grid["title"]
+    assert grid["legend"][:2] == ["not started yet", "block 0"] and "finished (dimmed)" in grid["legend"]
+    assert grid["outlines"] == ["the selected thread"] and grid["blocks named"] == [f"block {b}" for b in range(4)]
+    assert data["title"] == "array (global, float32(2,)): coloured by the block that last wrote each element"
+    assert data["legend"][-2:] == ["written by several threads (hatched)", "never written"]
+    assert data["race pixels"] > 0 and data["hatch pixels"] > 0, "both elements raced: red and hatched"
+    assert "read by the selected thread" in data["outlines"] and "written by the selected thread" in data["outlines"]
+    assert "2 of 2 elements written" in data["caption"] and "2 by several threads" in data["caption"]
+    assert timeline["title"].startswith("SM timeline") and timeline["legend"][0] == "wave 0"
+    assert "cycles (model)" in timeline["caption"] and timeline["outlines"] == ["the selected thread's block"]
+    assert story["title"] == "Element story: who read and wrote array[0], in order"
+    assert said["reads"]["title"].endswith("coloured by how many times each is read")
+    assert said["reads"]["legend"][0] == "never read" and said["reads"]["legend"][-1].startswith("read ")
+    assert said["bad mode"] == ("unknown data colour 'colour by magic'; colours: writer's block, writer's warp, "
+                                "writer's thread, times read")  # fmt: skip
+    assert {tuple(said[v]["shape"]) for v in ("grid", "data", "timeline", "story")} == {(380, 400, 3)}
+
+
+def test_the_time_axis_ticks_are_round_and_within_the_span():
+    from gpuviz.core.analysis.timeline import time_axis_words
+    from gpuviz.images.timeline import round_ticks
+
+    assert round_ticks(45, 3595, 5) == [1000, 2000, 3000]
+    assert round_ticks(0, 100, 4) == [0, 50, 100]
+    assert time_axis_words("tick") == "time in cycles (model)" and time_axis_words("ns") == "time in ns (measured)"

@@ -95,5 +95,12 @@ def test_a_click_selects_in_every_view_and_the_cursor_moves_the_pictures_in_chro
         line = widget.model.line()
         assert browser.evaluate("document.querySelector('.source .here').textContent").startswith(f"{line:>3}")
 
+        before = pictures(browser)["data"]  # the data view's colours picked in the page: times read
+        browser.evaluate("(() => { const s = document.querySelector('select.data-mode'); s.value = 'times read';"
+                         " s.dispatchEvent(new Event('change')); })()")  # fmt: skip
+        replies = settle(browser, replies)
+        assert widget.data_mode == "times read" and pictures(browser)["data"] != before
+        assert widget.model.picture("data").legend[0][1] == "never read"
+
     finally:
         server.close()

@@ -121,6 +121,7 @@ class GridPicture:
         gx, gy, gz = trace.grid
         pixels = cells.size / cells.step  # a cell's pixels
         widest = font(LABEL_SIZE).getlength(block_name(gx * gy - 1, gx, gy, state.layer, gz)) + 4
+        self.labelled: list[str] = []  # the blocks named in the last picture
         if gx * gy > MAX_LABELLED_BLOCKS or pixels * layout.tile_w < widest or pixels * layout.tile_h < LABEL_SIZE + 4:
             return
         visible = (0, layout.width, 0, layout.height)
@@ -129,6 +130,7 @@ class GridPicture:
             x, y = cells.pixel_of(int(label.x), 0)[0], cells.origin[1] + int(label.y * pixels)
             items.append((label.text, (x + 2, y - LABEL_SIZE // 2 - 1)))
         write_boxed(rgb, items, LABEL_SIZE)
+        self.labelled = [text for text, _ in items]
 
     def _draw_marks(self, state: AppState, rgb: np.ndarray, cells, first: int) -> None:
         """The threads of the scene's marks (a lesson's evidence) outlined, a few rectangles each
