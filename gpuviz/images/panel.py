@@ -80,8 +80,9 @@ class Piece:
             put_text(rgb, self.words, (self.x, self.y), look.muted, text)
             return
         side = text - 2
-        if self.hollow:  # an outline in the drawing: a hollow square (filled ones are in the pixels already)
-            outline(rgb, self.x + 2, self.y + 4, side - 4, side - 4, self.rgb, 2)
+        if self.hollow:  # an outline in the drawing: a hollow square (filled ones are in the pixels already),
+            outline(rgb, self.x + 1, self.y + 3, side - 2, side - 2, look.muted, 1)  # rimmed: white on a light theme
+            outline(rgb, self.x + 2, self.y + 4, side - 4, side - 4, self.rgb, 1)
         put_text(rgb, self.words, (self.x + side + 5, self.y), look.text, text)
 
 
