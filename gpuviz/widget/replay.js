@@ -55,9 +55,12 @@ function render({ model, el: root }) {
     }
   }
 
+  const pictured = el("div", { className: "pictured" });  // the views' pictures; the source pane stays put
+  panes.append(pictured, el("div", { className: "view" }, [el("b", { textContent: "source" }), source]));
+
   function drawViews() {
     const pictures = model.get("images");
-    panes.replaceChildren();
+    pictured.replaceChildren();
     for (const view of model.get("views")) {
       if (!(view in pictures)) continue;
       let img = images[view];
@@ -70,9 +73,8 @@ function render({ model, el: root }) {
         });
       }
       img.src = pictures[view];
-      panes.append(el("div", { className: "view" }, [img]));
+      pictured.append(el("div", { className: "view" }, [img]));
     }
-    panes.append(el("div", { className: "view" }, [el("b", { textContent: "source" }), source]));
   }
 
   function drawSource() {
