@@ -70,7 +70,7 @@ class StoryPicture:
             if group.lost:
                 rgb[y - 2 : y + ROW - 3, 4 : box[0] - 4] = rgb_of(LOST.background)
             if g == now:
-                rgb[y - 2 : y + ROW - 3, 0:4] = (255, 255, 255)
+                rgb[y - 2 : y + ROW - 3, 0:4] = text  # the theme's text colour: seen on both themes
             items += [(cell, rgb_of(LOST.text) if group.lost else text, (8 + x, y))
                       for cell, (_name, x) in zip(self._cells(group, per_block), COLUMNS)]  # fmt: skip
         write_at(rgb, items, SIZE)
@@ -81,7 +81,7 @@ class StoryPicture:
             return ("event", (groups[g].last.position, groups[g].last.thread)) if g >= 0 else None
 
         legend = [(rgb_of(LOST.background), "update lost: the final value does not carry it"),
-                  ((255, 255, 255), "the accesses the cursor has reached last")]  # fmt: skip
+                  (text, "the accesses the cursor has reached last")]  # fmt: skip
         title = f"Element story: who read and wrote {element_name(trace, tuple(element))}, in order"
         return ViewImage(rgb, "", legend, pick, title=title)
 
