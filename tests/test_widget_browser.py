@@ -26,7 +26,7 @@ def matmul_tiled(A, B, C):
     x, y = cuda.grid(2)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
-    acc = 0.0
+    acc = float32(0)  # float32 throughout: 0.0 would make it a float64
     for t in range((A.shape[1] + TILE - 1) // TILE):
         sA[tx, ty] = A[x, t * TILE + ty]
         sB[tx, ty] = B[t * TILE + tx, y]
@@ -96,6 +96,13 @@ def test_a_click_selects_in_every_view_and_the_cursor_moves_the_pictures_in_chro
         assert pictures(browser)["grid"] != start["grid"]
         line = widget.model.line()
         assert browser.evaluate("document.querySelector('.source .here').textContent").startswith(f"{line:>3}")
+
+        before = pictures(browser)["data"]  # the data view's colours picked in the page: times read
+        browser.evaluate("(() => { const s = document.querySelector('select.data-mode'); s.value = 'times read';"
+                         " s.dispatchEvent(new Event('change')); })()")  # fmt: skip
+        replies = settle(browser, replies)
+        assert widget.data_mode == "times read" and pictures(browser)["data"] != before
+        assert widget.model.picture("data").legend[0][1] == "never read"
 
     finally:
         server.close()

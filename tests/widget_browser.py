@@ -146,6 +146,8 @@ class Browser:
 
         self.socket = self.loop.run_until_complete(connect())
         self.calls = 0
+        # the page gets the whole window: headless Chromium's window keeps some of it for itself otherwise
+        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
 
     def call(self, method: str, **params) -> dict:
         async def ask():
@@ -183,9 +185,12 @@ class Browser:
                             f" return [r.left + r.width / 2, r.top + r.height / 2]; }})()")  # fmt: skip
         self.click(*box)
 
-    def screenshot(self, path: Path) -> None:
+    def screenshot(self, path: Path, most: tuple[int, int] | None = None) -> None:
+        """The widget's picture; at most `most` (width, height) pixels of it (a screen's worth), from its top left."""
         height = self.evaluate("document.querySelector('.gpuviz-replay').getBoundingClientRect().bottom + 8")
         width = self.evaluate("document.querySelector('.gpuviz-replay').getBoundingClientRect().right + 8")
+        if most is not None:
+            width, height = min(width, most[0]), min(height, most[1])
         shot = self.call("Page.captureScreenshot", format="png",
                          clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})  # fmt: skip
         Path(path).write_bytes(base64.b64decode(shot["data"]))
@@ -210,7 +215,7 @@ def open_widget(widget, browser: Browser) -> WidgetServer:
 def click_on(browser: Browser, widget, view: str, wanted) -> None:
     """Click a view's picture in the middle of what picks `wanted` (("thread", 70)) in the picture Python drew:
     the browser rounds mouse positions to whole pixels, so an edge pixel could miss."""
-    image = widget.model.pictures.draw(view, widget.model.box)
+    image = widget.model.picture(view)
     width, height = widget.model.box
     hits = [(x, y) for y in range(height) for x in range(width) if image.pick(x, y) == wanted]
     assert hits, f"nothing in the {view} picture picks {wanted}"

@@ -14,6 +14,9 @@ from gpuviz.core.trace.columns import READ
 
 NEVER, SEVERAL, UNRECORDED = 0, 13, 14  # UNRECORDED: changed by the launch, its writer's accesses not kept
 NOT_READ, READ_LOW, READ_HIGH = 15, 16, 254  # times read: never, then a ramp from once to the most
+MODES = ("writer's block", "writer's warp", "writer's thread", "times read")  # what an element's colour says
+READS = MODES[-1]  # an array no thread writes (a matrix read by a matmul) is always drawn by its reads
+LEGEND_COUNTS = 6  # up to this many reads the legend names each count; above, the ramp's ends
 
 
 def picture_shape(shape: tuple) -> tuple[int, int]:
@@ -27,6 +30,11 @@ def picture_shape(shape: tuple) -> tuple[int, int]:
     if len(shape) == 2:
         return shape[0], shape[1]
     return shape[1], shape[2]
+
+
+def array_words(entry: dict) -> str:
+    """An array as the data view's list names it: `C (global, float32(16, 16))`."""
+    return f"{entry['name']} ({entry['space']}, {entry['dtype']}{tuple(entry['shape'])})"
 
 
 def why_empty(trace, entry) -> str:
@@ -125,3 +133,35 @@ def lut(palette: np.ndarray) -> np.ndarray:
         np.uint8)  # fmt: skip
     lut[255, :3] = (24, 24, 30)
     return lut
+
+
+Legend = list[tuple[tuple[int, int, int], str]]
+
+
+def data_legend(trace, palette: np.ndarray, mode: str, most_reads: int = 0) -> Legend:
+    """What the data view's colours mean in a mode (MODES), in the app's and the notebook's words."""
+    table = lut(palette)
+    rgb = lambda code: tuple(int(c) for c in table[code, :3])  # noqa: E731
+    if mode == READS:
+        return [(rgb(NOT_READ), "never read"),
+                *((rgb(read_code(n, most_reads)), times_read(n)) for n in counts_shown(most_reads))]  # fmt: skip
+    who = mode.removeprefix("writer's ")
+    per_block = int(np.prod(trace.block))
+    count = {"block": trace.n_threads // per_block, "warp": trace.n_threads // per_block * ((per_block + 31) // 32),
+             "thread": trace.n_threads}[who]  # fmt: skip
+    again = f" (and every {len(palette)}th after)" if count > len(palette) else ""
+    shown = min(count, len(palette))
+    writers = [(rgb(k + 1), f"last written by {who} {k}{again if k == 0 else ''}") for k in range(shown)]
+    unknown = [(rgb(UNRECORDED), "changed; its writer's accesses not recorded")] if trace.meta.get(
+        "recorded_blocks") is not None else []  # fmt: skip
+    return [*writers, (rgb(SEVERAL), "written by several threads (hatched)"), (rgb(NEVER), "never written"), *unknown]
+
+
+def counts_shown(most: int) -> list[int]:
+    """The read counts a legend names: each from once to the most when they are few (a replay passes
+    through every count below an element's final one), else the ramp's two ends."""
+    return list(range(1, most + 1)) if most <= LEGEND_COUNTS else [1, most]
+
+
+def times_read(n: int) -> str:
+    return {1: "read once", 2: "read twice"}.get(n, f"read {n:,} times")

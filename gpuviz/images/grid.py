@@ -8,14 +8,16 @@ import numpy as np
 from gpuviz.core.colors import GRID_COLOURS, NOT_RUN
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.grid_colours import LOOK, replay_colours
-from gpuviz.core.layout import cell_owner, grid_layout, outline_rects
+from gpuviz.core.layout import block_labels, block_name, cell_owner, grid_layout, outline_rects
 from gpuviz.core.replay import AT_BARRIER, FINISHED, NOT_STARTED, RUNNING, STATE_NAMES
 from gpuviz.core.thread_record import thread_record
-from gpuviz.images.canvas import Look, ViewImage, fit_cells, outline
+from gpuviz.images.canvas import Look, ViewImage, fit_cells, font, outline, write_boxed
 from gpuviz.scene.state import AppState
 
 SELECTED = (255, 255, 255)
 MARK = (255, 214, 64)  # a lesson's marks: the threads its claim is about
+LABEL_SIZE = 11  # pixels of a block's label
+MAX_LABELLED_BLOCKS = 256  # more blocks than this are too small to name in a notebook's picture
 
 
 class GridPicture:
@@ -36,7 +38,8 @@ class GridPicture:
             self._key = key
 
     def codes(self, state: AppState) -> tuple[np.ndarray, np.ndarray, str]:
-        """The cells' colour codes at the cursor, their lookup table, and what the frame shows in words."""
+        """The cells' colour codes at the cursor, their lookup table, and what the frame shows in words
+        (the app's grid view's words)."""
         self._prepare(state)
         per_layer = state.trace.n_threads // state.trace.grid[2]
         layer = slice(state.layer * per_layer, (state.layer + 1) * per_layer)
@@ -87,9 +90,47 @@ class GridPicture:
             gid = thread_at(px, py)
             return thread_record(trace, gid) if gid >= 0 else ""
 
+        self._label_blocks(state, rgb, cells)
+        outlines = [(MARK, mark.label) for mark in state.marks if mark.threads is not None]
+        if state.selected >= 0:
+            outlines.append((SELECTED, "the selected thread"))
+        return ViewImage(rgb, words, self._legend(state, lut), pick, hover, self._title(state), outlines)
+
+    @staticmethod
+    def _title(state: AppState) -> str:
+        trace = state.trace
+        gx, gy, gz = trace.grid
+        layer = f", layer z={state.layer} of {gz}" if gz > 1 else ""
+        return (f"Threads: {trace.n_threads:,} in {gx * gy * gz:,} blocks of {int(np.prod(trace.block)):,}{layer}, "
+                f"a cell each, coloured by {state.colour_mode}")  # fmt: skip
+
+    @staticmethod
+    def _legend(state: AppState, lut: np.ndarray) -> list:
+        """What the colours mean: the colour mode's legend, and in the replay the looks of the thread states."""
         legend = [(GRID_COLOURS[NOT_RUN], "not started yet"), *state.coloring.legend]
-        legend += [(MARK, mark.label) for mark in state.marks if mark.threads is not None]
-        return ViewImage(rgb, words, legend, pick, hover)
+        if state.order == REPLAY and state.thread_states() is not None:
+            first = int(state.coloring.codes[0]) if len(state.coloring.codes) else 1
+            look = lambda kind: tuple(int(c) for c in lut[LOOK[kind] + min(first, 63), :3])  # noqa: E731
+            legend += [(look(AT_BARRIER), "waiting at a barrier (near white)"), (look(FINISHED), "finished (dimmed)")]
+        return legend
+
+    def _label_blocks(self, state: AppState, rgb: np.ndarray, cells) -> None:
+        """blockIdx at each block's top left (core/layout.py: block_labels), as the app labels them, once
+        the widest name fits a block's width and a line of text its height."""
+        trace, layout = state.trace, self.layout
+        gx, gy, gz = trace.grid
+        pixels = cells.size / cells.step  # a cell's pixels
+        widest = font(LABEL_SIZE).getlength(block_name(gx * gy - 1, gx, gy, state.layer, gz)) + 4
+        self.labelled: list[str] = []  # the blocks named in the last picture
+        if gx * gy > MAX_LABELLED_BLOCKS or pixels * layout.tile_w < widest or pixels * layout.tile_h < LABEL_SIZE + 4:
+            return
+        visible = (0, layout.width, 0, layout.height)
+        items = []
+        for label in block_labels(layout, trace.grid, state.layer, visible, (LABEL_SIZE + 4) / pixels):
+            x, y = cells.pixel_of(int(label.x), 0)[0], cells.origin[1] + int(label.y * pixels)
+            items.append((label.text, (x + 2, y - LABEL_SIZE // 2 - 1)))
+        write_boxed(rgb, items, LABEL_SIZE)
+        self.labelled = [text for text, _ in items]
 
     def _draw_marks(self, state: AppState, rgb: np.ndarray, cells, first: int) -> None:
         """The threads of the scene's marks (a lesson's evidence) outlined, a few rectangles each

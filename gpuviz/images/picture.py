@@ -1,5 +1,5 @@
-"""Views of an app state drawn on demand, one image a view, and a whole picture of a Scene (title, what the
-frame shows, the view, its legend) as PNG: what a notebook shows of a trace without Qt."""
+"""Views of an app state drawn on demand, one image a view, each with its title, words and legend (panel.py),
+and a whole picture of a Scene as PNG: what a notebook shows of a trace without Qt."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from PIL import Image
 from gpuviz.core.cursor import frame_range
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import REPLAY
-from gpuviz.images.canvas import Look, ViewImage, blank, font, look, png, wrapped, write_at
+from gpuviz.images.canvas import ViewImage, blank, look, png, wrapped
 from gpuviz.images.data import DataPicture
 from gpuviz.images.grid import GridPicture
+from gpuviz.images.panel import panel
 from gpuviz.images.story import StoryPicture
 from gpuviz.images.timeline import TimelinePicture
 from gpuviz.scene.scene import Scene
@@ -44,6 +45,18 @@ class Pictures:
         if self.state.trace is None:
             return ViewImage(blank(box, colours.background), "no trace")
         return self._drawers[view].draw(self.state, box, colours)
+
+    def panel(self, view: str, size: tuple[int, int], theme: str = "dark", text: int = 13,
+              lead: tuple[str, ...] = ()) -> ViewImage:  # fmt: skip
+        """One view with its title, words and legend around it, in (width, height) pixels: a picture that
+        reads alone; a click at one of its pixels picks what the view has there."""
+        return panel(lambda box: self.draw(view, box, theme), size, look(theme), text, lead)
+
+    def data(self) -> DataPicture:
+        """The data view's drawer (its colour mode and array are the widget's choices)."""
+        if "data" not in self._drawers:
+            self._drawers["data"] = DataPicture()
+        return self._drawers["data"]
 
     def frame_words(self) -> str:
         """What the cursor shows, in a sentence: the replay's event, else how far the animation is."""
@@ -80,35 +93,10 @@ def picture_rgb(scene: Scene, view: str, size: tuple[int, int], scale: float, th
     check_view(view)
     state = state or AppState()
     state.apply(scene)
-    width, height = int(size[0] * scale), int(size[1] * scale)
-    colours = look(theme)
-    text_size = max(9, int(14 * scale))
-    line = int(text_size * 1.35)
-    trace = scene.trace
+    size = (int(size[0] * scale), int(size[1] * scale))
     pictures = Pictures(state)
-    words = scene.caption or pictures.frame_words()
-    title = f"{trace.kernel}: {view}" if trace is not None else view
-    lines = [(title, colours.text)] + [(w, colours.muted) for w in wrapped(words, width - 16, text_size)[:2]]
-    top = 6 + line * len(lines) + 4
-    legend_rows = 1
-    box = (width - 16, max(1, height - top - line * legend_rows - 10))
-    image = pictures.draw(view, box, theme)
-    rgb = blank((width, height), colours.background)
-    rgb[top : top + box[1], 8 : 8 + box[0]] = image.rgb[: box[1], : box[0]]
-    texts = [(text, colour, (8, 6 + i * line)) for i, (text, colour) in enumerate(lines)]
-    texts += _legend(rgb, image.legend or [], height - line - 4, text_size, colours)
-    write_at(rgb, texts, text_size)
-    return rgb
-
-
-def _legend(rgb: np.ndarray, legend: list, y: int, size: int, colours: Look) -> list:
-    """Swatches along one line at the bottom (as many as fit); the texts to write beside them."""
-    x, texts = 8, []
-    for colour, words in legend:
-        room = size + 6 + int(font(size).getlength(words)) + 16
-        if x + room > rgb.shape[1]:
-            break
-        rgb[y + 2 : y + 2 + size, x : x + size] = colour
-        texts.append((words, colours.muted, (x + size + 6, y)))
-        x += room
-    return texts
+    trace = scene.trace
+    text = max(9, int(13 * scale))
+    words = wrapped(scene.caption or pictures.frame_words(), size[0] - 12, text)[:2]
+    lead = (f"{trace.kernel}: {view}" if trace is not None else view, *words, *[""] * (2 - len(words)))
+    return pictures.panel(view, size, theme, text, lead).rgb  # two lines of words always: clips keep still

@@ -8,6 +8,7 @@ import numpy as np
 
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.element_story import ElementStory, element_story
+from gpuviz.core.marks import element_name
 from gpuviz.core.numbers import number
 from gpuviz.core.theme_colours import BADGES
 from gpuviz.images.canvas import Look, ViewImage, blank, rgb_of, wrapped, write_at
@@ -47,7 +48,7 @@ class StoryPicture:
         if element is None:
             why = ("Accesses were not recorded for this launch (level threads)." if trace.accesses is None
                    else "Click an element in the data view to see who read and wrote it.")  # fmt: skip
-            return ViewImage(rgb, why)
+            return ViewImage(rgb, why, title="Element story")
         key = (id(trace), tuple(element))
         if key != self._key:
             times = state.replay.times if state.replay is not None else None
@@ -69,7 +70,7 @@ class StoryPicture:
             if group.lost:
                 rgb[y - 2 : y + ROW - 3, 4 : box[0] - 4] = rgb_of(LOST.background)
             if g == now:
-                rgb[y - 2 : y + ROW - 3, 0:4] = (255, 255, 255)
+                rgb[y - 2 : y + ROW - 3, 0:4] = text  # the theme's text colour: seen on both themes
             items += [(cell, rgb_of(LOST.text) if group.lost else text, (8 + x, y))
                       for cell, (_name, x) in zip(self._cells(group, per_block), COLUMNS)]  # fmt: skip
         write_at(rgb, items, SIZE)
@@ -79,7 +80,10 @@ class StoryPicture:
             g = next((i for i, y in enumerate(tops) if y - 2 <= py < y + ROW - 2), -1)
             return ("event", (groups[g].last.position, groups[g].last.thread)) if g >= 0 else None
 
-        return ViewImage(rgb, story.summary(), None, pick)
+        legend = [(rgb_of(LOST.background), "update lost: the final value does not carry it"),
+                  (text, "the accesses the cursor has reached last")]  # fmt: skip
+        title = f"Element story: who read and wrote {element_name(trace, tuple(element))}, in order"
+        return ViewImage(rgb, "", legend, pick, title=title)
 
     def _group_at(self, frame: int) -> int:
         """The last group of accesses the cursor has reached (-1: none yet)."""

@@ -23,10 +23,12 @@ function render({ model, el: root }) {
   const selection = el("div", { className: "selection" });
   const hover = el("div", { className: "caption hover" });
   const shown = el("span", { className: "shown" });
+  const dataMode = el("select", { className: "data-mode", title: "what the data view's colours say" });
+  const dataArray = el("select", { className: "data-array", title: "the array the data view shows" });
   const panes = el("div", { className: "panes" });
   const source = el("pre", { className: "source" });
   box.append(title, el("div", { className: "bar" }, [first, back, play, forward, unit, barrier, slider, position]),
-             caption, el("div", { className: "bar" }, ["views: ", shown]), panes, selection, hover);
+             caption, el("div", { className: "bar" }, ["views: ", shown, " data coloured by ", dataMode, " array ", dataArray]), panes, selection, hover);
   root.append(box);
 
   const images = {};
@@ -53,9 +55,12 @@ function render({ model, el: root }) {
     }
   }
 
+  const pictured = el("div", { className: "pictured" });  // the views' pictures; the source pane stays put
+  panes.append(pictured, el("div", { className: "view" }, [el("b", { textContent: "source" }), source]));
+
   function drawViews() {
     const pictures = model.get("images");
-    panes.replaceChildren();
+    pictured.replaceChildren();
     for (const view of model.get("views")) {
       if (!(view in pictures)) continue;
       let img = images[view];
@@ -68,9 +73,8 @@ function render({ model, el: root }) {
         });
       }
       img.src = pictures[view];
-      panes.append(el("div", { className: "view" }, [el("b", { textContent: view }), img]));
+      pictured.append(el("div", { className: "view" }, [img]));
     }
-    panes.append(el("div", { className: "view" }, [el("b", { textContent: "source" }), source]));
   }
 
   function drawSource() {
@@ -83,7 +87,12 @@ function render({ model, el: root }) {
       source.append(row);
     });
     const current = source.querySelector(".here");
-    if (current) current.scrollIntoView({ block: "nearest" });
+    if (current) {  // scroll the source pane only, never the notebook's page under the student
+      const above = current.offsetTop - source.offsetTop, below = above + current.offsetHeight;
+      if (above < source.scrollTop || below > source.scrollTop + source.clientHeight) {
+        source.scrollTop = above - source.clientHeight / 2;
+      }
+    }
   }
 
   function drawCursor() {
@@ -94,6 +103,18 @@ function render({ model, el: root }) {
     caption.textContent = model.get("caption");
     selection.textContent = model.get("selection") ? "selected: " + model.get("selection") : "";
     title.textContent = model.get("title");
+  }
+
+  function choices(select, options, chosen) {  // a select's options from Python, the chosen one selected
+    select.replaceChildren(...model.get(options).map((s) => el("option", { value: s, textContent: s })));
+    select.value = model.get(chosen);
+  }
+  function drawDataChoices() {
+    choices(dataMode, "data_modes", "data_mode");
+    choices(dataArray, "arrays", "data_array");
+  }
+  for (const [select, name] of [[dataMode, "data_mode"], [dataArray, "data_array"]]) {
+    select.addEventListener("change", () => { model.set(name, select.value); model.save_changes(); });
   }
 
   function drawSteps() {
@@ -131,9 +152,11 @@ function render({ model, el: root }) {
   model.on("change:source", drawSource);
   model.on("change:steps", drawSteps);
   model.on("change:views", buildViews);
+  for (const name of ["data_modes", "data_mode", "arrays", "data_array"]) model.on("change:" + name, drawDataChoices);
   model.on("change:hover_text", () => { hover.textContent = model.get("hover_text"); });
   model.on("change:said", () => { hover.textContent = model.get("said"); });
   buildViews();
+  drawDataChoices();
   drawSteps();
   drawCursor();
   drawSource();

@@ -8,18 +8,20 @@ import base64
 
 import numpy as np
 
+from gpuviz.core.data_codes import MODES
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.frames import REPLAY
 from gpuviz.core.marks import element_name, thread_name
 from gpuviz.core.replay import AT_BARRIER, RUNNING
 from gpuviz.core.trace.model import Trace
-from gpuviz.images.canvas import png
+from gpuviz.images.canvas import ViewImage, png
 from gpuviz.images.picture import VIEWS, Pictures, check_view
 from gpuviz.scene.scene import Scene, scene_at
 from gpuviz.scene.state import AppState
 
 REPLAY_STEPS = ("event", "barrier", "wave")
-BOX = (480, 300)  # pixels of one view's picture
+BOX = (400, 380)  # pixels of one view's picture: its title, words, drawing and legend (three fit 1280 pixels)
+FOLLOW = "the cursor's"  # the data view's array: the one the cursor's last write was to
 
 
 class ReplayModel:
@@ -59,7 +61,7 @@ class ReplayModel:
     def click(self, view: str, x: float, y: float) -> str:
         """A click at pixel (x, y) of a view's picture: selects the thread or element there (or moves the
         cursor to a story's row); what it picked, in words ("" for nothing)."""
-        picked = self.pictures.draw(check_view(view), self.box, self.theme).pick(x, y)
+        picked = self.picture(check_view(view)).pick(x, y)
         if picked is None:
             return ""
         kind, what = picked
@@ -78,7 +80,32 @@ class ReplayModel:
         return f"event {position:,}"
 
     def hover(self, view: str, x: float, y: float) -> str:
-        return self.pictures.draw(check_view(view), self.box, self.theme).hover(x, y)
+        return self.picture(check_view(view)).hover(x, y)
+
+    def picture(self, view: str) -> ViewImage:
+        """A view as the widget shows it: drawn at the cursor with its title, words and legend."""
+        return self.pictures.panel(view, self.box, self.theme)
+
+    def data_modes(self) -> list[str]:
+        return list(MODES)
+
+    def set_data_mode(self, mode: str) -> None:
+        """What the data view's colours say: the last writer's block, warp or thread, or the times read."""
+        self.pictures.data().set_mode(mode)
+
+    def arrays(self) -> list[str]:
+        """The choices of the data view's array: the cursor's (the one it last wrote), then each by name."""
+        return [FOLLOW, *self.state.trace.array_names()]
+
+    def set_data_array(self, name: str) -> None:
+        names = self.arrays()
+        if name not in names:
+            raise GpuvizError(f"unknown array {name!r}; arrays: {', '.join(names)}")
+        chosen = None if name == FOLLOW else names.index(name) - 1
+        self.pictures.data().array = chosen
+        element = self.state.element
+        if chosen is not None and element is not None and element[0] != chosen:  # it would keep its array shown
+            self.state.select_element(None)
 
     def _last_writer(self, element) -> int:
         """The thread that last wrote an element (-1: none), so that a click on data selects in the grid too."""
@@ -92,7 +119,7 @@ class ReplayModel:
                 if view in VIEWS}  # fmt: skip
 
     def png(self, view: str) -> bytes:
-        return png(self.pictures.draw(view, self.box, self.theme).rgb)
+        return png(self.picture(view).rgb)
 
     def caption(self) -> str:
         return self.state.caption or self.pictures.frame_words()

@@ -37,6 +37,10 @@ class ReplayWidget(anywidget.AnyWidget):
     selection = traitlets.Unicode("").tag(sync=True)
     hover_text = traitlets.Unicode("").tag(sync=True)
     said = traitlets.Unicode("").tag(sync=True)  # what went wrong with the last request, in one line
+    data_modes = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    data_mode = traitlets.Unicode("").tag(sync=True)  # what the data view's colours say
+    arrays = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    data_array = traitlets.Unicode("").tag(sync=True)  # the data view's array (or the cursor's)
 
     def __init__(self, trace: Trace, views=("grid", "data"), scene: Scene | None = None, box=BOX,
                  theme: str = "dark") -> None:  # fmt: skip
@@ -45,7 +49,9 @@ class ReplayWidget(anywidget.AnyWidget):
             raise GpuvizError(f"unknown view {unknown[0]!r}; views: {', '.join(VIEWS)}")
         self.model = ReplayModel(trace, scene, theme, box)
         super().__init__(views=list(views), frames=self.model.frames, steps=list(self.model.steps),
-                         title=f"{trace.kernel}: {trace.n_threads:,} threads")  # fmt: skip
+                         title=f"{trace.kernel}: {trace.n_threads:,} threads", data_modes=self.model.data_modes(),
+                         data_mode=self.model.data_modes()[0], arrays=self.model.arrays(),
+                         data_array=self.model.arrays()[0])  # fmt: skip
         self.frame = self.model.state.frame
         self._refresh()
         self.on_msg(self._on_message)
@@ -60,6 +66,21 @@ class ReplayWidget(anywidget.AnyWidget):
     def _on_views(self, _change) -> None:
         if hasattr(self, "model"):
             self._refresh()
+
+    @traitlets.observe("data_mode", "data_array")
+    def _on_data_choice(self, change) -> None:
+        """The data view's colours or array, picked in the browser (or set from Python)."""
+        if not hasattr(self, "model"):
+            return
+        try:
+            if change["name"] == "data_mode":
+                self.model.set_data_mode(change["new"])
+            else:
+                self.model.set_data_array(change["new"])
+        except GpuvizError as exc:
+            self.said = f"error: {exc}"
+            return
+        self._refresh()
 
     def _on_message(self, _widget, content: dict, _buffers) -> None:
         """What the user did in the browser: a step, a click or a hover over a view."""

@@ -25,15 +25,18 @@ from gpuviz.app.widgets.mark_outlines import MarkOutlines
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.links import elements_on_line, thread_accesses, writers
 from gpuviz.core.data_codes import (
+    MODES,
     NEVER,
     NOT_READ,
+    READS,
     SEVERAL,
     UNRECORDED,
+    array_words,
+    data_legend,
     element_codes,
     first_writes,
     lut,
     picture_shape,
-    read_code,
     read_codes,
     read_rows,
     short,
@@ -46,9 +49,6 @@ from gpuviz.core.theme_colours import badge_html
 from gpuviz.core.trace.columns import READ
 from gpuviz.scene.state import AppState
 
-LEGEND_COUNTS = 6  # up to this many reads the legend names each count; above, the ramp's ends
-MODES = ("writer's block", "writer's warp", "writer's thread", "times read")
-READS = MODES[-1]  # an array no thread writes (a matrix read by a matmul) is always drawn by its reads
 MAX_MARKS = 4000
 MIN_CELL_PIXELS = 3.0  # an element picked elsewhere in cells smaller than this is zoomed to ...
 ZOOMED_CELLS = 16  # ... with this many cells across (values show in the cells)
@@ -155,7 +155,7 @@ class DataView(QWidget, View):
         self.array.blockSignals(True)
         self.array.clear()
         for aid, entry in enumerate(trace.meta.get("arrays", []) if trace is not None else []):
-            self.array.addItem(f"{entry['name']} ({entry['space']}, {entry['dtype']}{tuple(entry['shape'])})", aid)
+            self.array.addItem(array_words(entry), aid)
         if trace is not None and trace.accesses is not None:  # start on the first array something wrote
             written = trace.accesses["array"][trace.accesses["kind"] != READ]
             if len(written):
@@ -168,32 +168,10 @@ class DataView(QWidget, View):
 
     def legend_items(self) -> list[tuple[tuple[int, int, int], str]]:
         """What the colours mean (pictures put it beside the view)."""
-        trace, palette, mode = self.state.trace, self.state.palette_colours(), self.mode.currentText()
-        mode = mode.removeprefix("writer's ")
-        if trace is None:
+        if self.state.trace is None:
             return []
-        table = lut(palette)
-        if self._by_reads:
-            rgb = lambda code: tuple(int(c) for c in table[code, :3])
-            return [(rgb(NOT_READ), "never read"),
-                    *((rgb(read_code(n, self._most_reads)), _times_read(n)) for n in self._counts_shown())]  # fmt: skip
-        per_block = int(np.prod(trace.block))
-        count = {"block": trace.n_threads // per_block, "warp": trace.n_threads // per_block * ((per_block + 31) // 32),
-                 "thread": trace.n_threads}[mode]  # fmt: skip
-        shown = min(count, len(palette))
-        again = f" (and every {len(palette)}th after)" if count > len(palette) else ""
-        rgb = lambda code: tuple(int(c) for c in table[code, :3])
-        writers = [(rgb(k + 1), f"last written by {mode} {k}{again if k == 0 else ''}") for k in range(shown)]
-        unknown = [(rgb(UNRECORDED), "changed; its writer's accesses not recorded")] if trace.meta.get(
-            "recorded_blocks") is not None else []  # fmt: skip
-        several = (rgb(SEVERAL), "written by several threads (hatched)")
-        return [*writers, several, (rgb(NEVER), "never written"), *unknown]
-
-    def _counts_shown(self) -> list[int]:
-        """The read counts the legend names: each from once to the most when they are few (a replay passes
-        through every count below an element's final one), else the ramp's two ends."""
-        most = self._most_reads
-        return list(range(1, most + 1)) if most <= LEGEND_COUNTS else [1, most]
+        mode = READS if self._by_reads else self.mode.currentText()
+        return data_legend(self.state.trace, self.state.palette_colours(), mode, self._most_reads)
 
     def _entry(self):
         return self.state.trace.meta["arrays"][self.current_array()]
@@ -473,7 +451,3 @@ class DataView(QWidget, View):
         x, y = local % self._shape[1] + 0.5, local // self._shape[1] + 0.5
         self.view.setRange(xRange=(x - ZOOMED_CELLS / 2, x + ZOOMED_CELLS / 2),
                            yRange=(y - ZOOMED_CELLS / 4, y + ZOOMED_CELLS / 4), padding=0)  # fmt: skip
-
-
-def _times_read(n: int) -> str:
-    return {1: "read once", 2: "read twice"}.get(n, f"read {n:,} times")

@@ -15,7 +15,14 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 from gpuviz.app.views.base import View
 from gpuviz.app.widgets.when_shown import WhenShown
 from gpuviz.core.analysis.residency import residency_note
-from gpuviz.core.analysis.timeline import block_slots, block_spans, block_waves
+from gpuviz.core.analysis.timeline import (
+    bar_legend,
+    block_slots,
+    block_spans,
+    block_waves,
+    most_at_once,
+    time_axis_words,
+)
 from gpuviz.scene.state import AppState
 
 MODES = ("wave", "block")
@@ -87,9 +94,9 @@ class TimelineView(QWidget, View):
         self._label_rows(trace)
         self._draw()
         sm, start, end = self.spans
-        at_once = _most_at_once(sm, start, end)
+        at_once = most_at_once(sm, start, end)
         unit = trace.meta.get("time_unit", "tick")
-        self.plot.setLabel("bottom", f"time ({unit})")
+        self.plot.setLabel("bottom", time_axis_words(unit))
         self.caption.setText(
             f"<b>{len(sm):,} blocks on {len(self.used_sms)} SMs</b> in <b>{int(self.waves.max()) + 1} "
             f"wave(s)</b>; up to {at_once} blocks on one SM at once. A bar spans a block's first start to last end."
@@ -126,10 +133,7 @@ class TimelineView(QWidget, View):
             return []
         mode = self.mode.currentText()
         count = int(self.waves.max()) + 1 if mode == "wave" else len(self.spans[0])
-        palette = self.state.palette_colours()
-        items = [(tuple(int(c) for c in palette[k]), f"{mode} {k}") for k in range(min(count, len(palette)))]
-        repeat = f" (colours repeat every {len(palette)} {mode}s)" if count > len(palette) else ""
-        return [*items[:-1], (items[-1][0], items[-1][1] + repeat)]
+        return bar_legend(count, self.state.palette_colours(), mode)
 
     def block_at(self, scene_pos) -> int:
         if self.spans is None:
@@ -183,13 +187,3 @@ def _idle_note(used: int, total: int) -> str:
     if total <= used:
         return ""
     return f"<br>{total - used} of the device's {total} SMs ran no block of this launch (not drawn)."
-
-
-def _most_at_once(sm: np.ndarray, start: np.ndarray, end: np.ndarray) -> int:
-    most = 1
-    for s in np.unique(sm):
-        mine = sm == s
-        begins, ends = np.sort(start[mine]), np.sort(end[mine])
-        running = np.arange(1, len(begins) + 1) - np.searchsorted(ends, begins, side="right")
-        most = max(most, int(running.max()))
-    return most

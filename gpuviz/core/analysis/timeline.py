@@ -45,3 +45,27 @@ def block_slots(sm: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarra
             rows_end[free] = int(end[block])
             slots[block] = free
     return slots
+
+
+def most_at_once(sm: np.ndarray, start: np.ndarray, end: np.ndarray) -> int:
+    """The most blocks that ran on one SM at the same time."""
+    most = 1
+    for s in np.unique(sm):
+        mine = sm == s
+        begins, ends = np.sort(start[mine]), np.sort(end[mine])
+        running = np.arange(1, len(begins) + 1) - np.searchsorted(ends, begins, side="right")
+        most = max(most, int(running.max()))
+    return most
+
+
+def bar_legend(count: int, palette: np.ndarray, mode: str = "wave") -> list[tuple[tuple[int, int, int], str]]:
+    """What the bars' colours mean: a palette colour per wave (or block), said once each."""
+    items = [(tuple(int(c) for c in palette[k]), f"{mode} {k}") for k in range(min(count, len(palette)))]
+    repeat = f" (colours repeat every {len(palette)} {mode}s)" if count > len(palette) else ""
+    return [*items[:-1], (items[-1][0], items[-1][1] + repeat)] if items else []
+
+
+def time_axis_words(unit: str) -> str:
+    """The time axis's label with where the times come from (core/fidelity.py): the simulator's ticks are
+    its model's cycles, a GPU's times are measured."""
+    return "time in cycles (model)" if unit == "tick" else f"time in {unit} (measured)"
