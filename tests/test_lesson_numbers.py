@@ -14,6 +14,7 @@ from gpuviz.core.errors import GpuvizError
 from gpuviz.run.demo import lesson_checks, run_demo
 from gpuviz.run.fix_check import check_fix
 from tests import full_size
+from tests.optional_libraries import missing_library
 
 LESSONS = lessons()
 FIXES = Path(__file__).parent / "lesson_fixes"
@@ -55,6 +56,9 @@ def test_every_number_a_lesson_gives_for_hardware_holds_on_the_gpu(entry, tmp_pa
     """The checks not marked `sim:` (numbers that follow from the code, and measured hardware figures)."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         pytest.skip("lessons launch up to 16.8 million threads: too slow for numba's CUDA simulator")
+    missing = missing_library(entry.path)
+    if missing:
+        pytest.skip(f"the lesson imports {missing}, which is not installed here (gpuviz[nvmath] / gpuviz[cccl])")
     outcomes = lesson_checks(entry, run_demo(entry, tmp_path, backend="gpu"))
     failed = [str(outcome) for outcome in outcomes if not outcome.passed]
     assert not failed, f"{entry.name} on the GPU: " + "; ".join(failed)
