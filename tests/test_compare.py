@@ -80,3 +80,16 @@ def test_two_launches_on_one_colour_scale():
     alone = [set(coloring(t, "duration").codes.tolist()) for t in (slow, fast)]
     assert alone[0] == alone[1]  # each on its own scale, the two would look the same
     assert shared_span([slow, fast], "block") is None
+
+
+def test_launches_without_an_access_log_compare_without_memory_rows():
+    """At level threads the memory report has no rows (None): the table says 'not measured', and the app's first
+    frame, drawn before any report, does not fail on it."""
+    import numpy as np
+
+    import gpuviz
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
+    traces = [gpuviz.trace(src, backend="sim", level="threads")[2, 32](np.zeros(64)) for _ in range(2)]
+    rows = {what: (this, other) for what, this, other in compare_launches(*traces)}
+    assert rows["global sectors per request"] == ("not measured", "not measured")

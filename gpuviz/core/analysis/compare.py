@@ -43,7 +43,8 @@ def _span(trace: Trace) -> str:
 
 
 def _memory_lines(trace: Trace) -> list[dict]:
-    return [row for row in (trace.analysis.get("memory") or {}).get("lines", []) if isinstance(row, dict)]
+    """The memory report's rows; none while it is still to be computed (a first frame shows before it)."""
+    return [row for row in (trace.analysis.get("memory") or {}).get("lines") or [] if isinstance(row, dict)]
 
 
 def _sectors(trace: Trace) -> str:
