@@ -115,7 +115,12 @@ def global_warp(trace: Trace, thread: np.ndarray) -> np.ndarray:
 
 
 def group_requests(trace: Trace, rows: np.ndarray | None = None) -> Requests:
-    """The warp requests of the access log, or of the given rows of it (e.g. one warp's rows)."""
+    """The warp requests of the access log, or of the given rows of it (e.g. one warp's rows): as the
+    engine numbered them while it logged (Trace.requests) where it did, else grouped from the rows."""
+    logged = logged_requests(trace)
+    mine = logged if logged is None or rows is None else logged[rows]
+    if mine is not None and len(mine):
+        return _numbered(trace, mine, rows)
     acc = trace.accesses
     rows = np.arange(len(acc["thread"])) if rows is None else rows
     thread = acc["thread"][rows]
@@ -146,3 +151,28 @@ def _occurrence(thread: np.ndarray, site: np.ndarray) -> np.ndarray:
     occurrence = np.empty(len(key), np.int64)
     occurrence[order] = np.arange(len(key)) - run_start
     return occurrence
+
+
+def logged_requests(trace: Trace) -> np.ndarray | None:
+    """The engine's request of every access-log row, if it handed one over for this log."""
+    logged, acc = trace.requests, trace.accesses
+    return logged if logged is not None and acc is not None and len(logged) == len(acc["thread"]) else None
+
+
+def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None) -> Requests:
+    """Requests from the engine's numbers, renumbered in group_requests' order (by warp, site, and the
+    k-th execution, which is the order of their first rows) so both give the very same Requests."""
+    acc, n = trace.accesses, len(logged)
+    first = np.full(int(logged.max()) + 1, -1, np.int64)
+    first[logged[::-1]] = np.arange(n - 1, -1, -1)  # the last write wins: each request's first row
+    present = np.flatnonzero(first >= 0)
+    first = first[present]
+    source = first if rows is None else rows[first]
+    warp = global_warp(trace, acc["thread"][source])
+    line, array, kind = (acc[name][source].astype(np.int64) for name in ("line", "array", "kind"))
+    order = np.lexsort((first, kind, array, line, warp))
+    rank = np.zeros(int(present[-1]) + 1, np.int64)
+    rank[present[order]] = np.arange(len(order))
+    of_row = rank[logged]
+    return Requests(of_row=of_row, warp=warp[order], line=line[order], array=array[order], kind=kind[order],
+                    lanes=np.bincount(of_row, minlength=len(order)))  # fmt: skip
