@@ -39,12 +39,15 @@ def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> Request
     starts wherever the request or the address's sector, line or element changes."""
     n = len(requests)
     size = itemsizes(trace)[requests.array]
-    one_size = n > 0 and bool((size == size[0]).all())
-    byte = index.astype(np.int64) * (size[0] if one_size else size[requests.of_row])
-    request, byte = _by_request(requests.of_row, byte)
-    if len(request) == 0:
+    one_size = int(size[0]) if n and bool((size == size[0]).all()) else None
+    byte = index.astype(np.int64) * (one_size or size[requests.of_row])
+    if len(byte) == 0:
         empty = np.zeros(n, np.int64)
         return RequestCost(sectors=empty, lines=empty, ideal=empty)
+    consecutive = _consecutive(requests.of_row, byte, n, one_size)
+    if consecutive is not None:
+        return consecutive
+    request, byte = _by_request(requests.of_row, byte, n)
     runs = np.flatnonzero(np.concatenate([[True], request[1:] != request[:-1]]))
     of_run = request[runs]
 
@@ -60,7 +63,26 @@ def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> Request
                        ideal=-(-(elements * size) // SECTOR))  # fmt: skip
 
 
-def _by_request(request: np.ndarray, byte: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _consecutive(request: np.ndarray, byte: np.ndarray, n: int, size: int | None) -> RequestCost | None:
+    """The cost where every request's rows are together and ask for consecutive elements, ascending
+    (a coalesced access as the simulator logs it): its sectors and lines run from its first element's
+    to its last's. None for any other log, or elements wider than a sector."""
+    if size is None or size > SECTOR:
+        return None
+    new = request[1:] != request[:-1]
+    ends = np.append(np.flatnonzero(new), len(request) - 1)  # each run's last row
+    if len(ends) != n or not bool(((byte[1:] - byte[:-1] == size) | new).all()):
+        return None  # n runs of n requests, each with a row: each request is one run
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    first, last, of_run = byte[starts], byte[ends], request[starts]
+    out = [np.zeros(n, np.int64) for _ in range(3)]
+    out[0][of_run] = last // SECTOR - first // SECTOR + 1
+    out[1][of_run] = last // CACHE_LINE - first // CACHE_LINE + 1
+    out[2][of_run] = -(-(ends - starts + 1) * size // SECTOR)
+    return RequestCost(sectors=out[0], lines=out[1], ideal=out[2])
+
+
+def _by_request(request: np.ndarray, byte: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The rows ordered by (request, byte address). A log that holds each request's rows together
     (the simulator's does) needs no sort when their addresses ascend, or one within each request when
     its requests have equally many rows; any other log is sorted whole."""
@@ -68,7 +90,7 @@ def _by_request(request: np.ndarray, byte: np.ndarray) -> tuple[np.ndarray, np.n
         return request, byte
     new = request[1:] != request[:-1]
     runs = np.flatnonzero(new) + 1
-    together = len(runs) + 1 == len(np.unique(request[np.concatenate([[0], runs])]))
+    together = len(runs) + 1 == n  # n runs of n requests, each with a row: each request is one run
     if together and bool(((byte[1:] >= byte[:-1]) | new).all()):
         return request, byte
     lengths = np.diff(np.concatenate([[0], runs, [len(request)]]))

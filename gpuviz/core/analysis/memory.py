@@ -51,22 +51,23 @@ def _line_rows(trace: Trace) -> tuple[list[dict], list]:
         mine = None if spaces == {space} else space_rows(trace, space)  # one space: every row, no copies
         if mine is not None and len(mine) == 0:
             continue
-        requests = group_requests(trace, mine)
+        requests = group_requests(trace, mine, ordered=False)  # the rows below sum over requests: any order
         grouped.append((mine, requests))
         index = acc["index"] if mine is None else acc["index"][mine]
         if space == "const":
             rows += _const_rows(trace, requests, constant.request_turns(requests, index))
-            continue
-        cost = coalescing.request_cost(trace, requests, index)
-        lane = (acc["thread"] if mine is None else acc["thread"][mine]) % 32
-        shared = banks.bank_cost(trace, requests, index, lane) if space == "shared" else None
-        rows += _summarise(trace, space, requests, cost, shared)
+        elif space == "shared":
+            lane = (acc["thread"] if mine is None else acc["thread"][mine]) % 32
+            rows += _summarise(trace, space, requests, None, banks.bank_cost(trace, requests, index, lane))
+        else:
+            rows += _summarise(trace, space, requests, coalescing.request_cost(trace, requests, index), None)
     covered = sum(len(requests.of_row) for _, requests in grouped) == len(acc["thread"])
     return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), grouped if covered else []
 
 
 def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
-    """`shared`: banks.bank_cost's (degree, wavefronts, ideal wavefronts) per request, or None (global)."""
+    """`cost`: coalescing.request_cost's sectors (global), or None; `shared`: banks.bank_cost's (degree,
+    wavefronts, ideal wavefronts) per request (shared), or None."""
     site, first = dense_ids(requests.line, requests.array, requests.kind)
     count = np.bincount(site, minlength=len(first))
 
@@ -79,9 +80,10 @@ def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
     degree = None if shared is None else shared[0]
     if degree is None:
         sector_total = total(cost.sectors)
+        sectors, ideal, lines = mean(cost.sectors), mean(cost.ideal), mean(cost.lines)
     else:
         wavefront_total, conflict_total = total(shared[1]), total(shared[1] - shared[2])
-    sectors, ideal, lines, lanes = mean(cost.sectors), mean(cost.ideal), mean(cost.lines), mean(requests.lanes)
+    lanes = mean(requests.lanes)
     worst = np.zeros(len(first), np.int64)
     if degree is not None:
         np.maximum.at(worst, site, degree)
