@@ -103,12 +103,13 @@ def racy_locations(layout: Layout) -> Found:
     reads, atomics = (runs.per_thread(count, cls == c) for c in (R, A))
     total = runs.per_thread(count)
     writes = total - reads - atomics
-    pairs = runs.pairs(total) - runs.pairs(reads) - runs.pairs(atomics)
+    pairs = runs.pairs(total) - runs.pairs(reads) - (runs.pairs(atomics) if atomics.any() else 0)
     racy = pairs > 0
     first = runs.location_rows[racy]
     element, block = runs.element_and_block(first)
     copy = np.where(layout.shared[element_keys[element] >> layout.array_shift], block, -1)
-    return Found(element_keys[element], copy, pairs[racy], runs.pairs(writes)[racy], rows)
+    write_pairs = runs.pairs(writes)[racy] if racy.any() else np.zeros(0, np.int64)  # no race: nothing to count
+    return Found(element_keys[element], copy, pairs[racy], write_pairs, rows)
 
 
 def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
@@ -244,7 +245,8 @@ class _Runs:
         self.threads = np.flatnonzero(self._starts(6))
         self._thread_rows = None
         self.levels = []  # (rows of thread runs starting a group, groups starting a location, sign)
-        for fields, sign in ((3, 1), (4, -1), (5, 1)):
+        # With one warp epoch (no syncwarp), the groups of warps and of warp epochs are the same and cancel.
+        for fields, sign in ((3, 1),) if widths[4] == 0 else ((3, 1), (4, -1), (5, 1)):
             groups = self._starts(fields)
             self.levels.append((np.flatnonzero(groups[self.threads]),
                                 np.flatnonzero(location[np.flatnonzero(groups)]), sign))  # fmt: skip
