@@ -1,6 +1,7 @@
 """The vector engine's warp requests (numbered as it logs) equal the ones grouped from the log's rows,
 and the memory report is the same either way, on the race suite, the bench kernels and kernels whose
-lanes skip executions of a site (where the engine hands no numbering over)."""
+lanes skip executions of a site (where the engine hands no numbering over); the analyses' shortcuts
+(consecutive elements, one-word banks, shared rows that cannot pair) give what their general paths give."""
 
 import dataclasses
 from pathlib import Path
@@ -9,8 +10,10 @@ import numpy as np
 import pytest
 
 import gpuviz
+from gpuviz.core.analysis import banks, coalescing, race_count
 from gpuviz.core.analysis.memory import memory_report
-from gpuviz.core.analysis.requests import global_warp, group_requests
+from gpuviz.core.analysis.races import find_races
+from gpuviz.core.analysis.requests import Requests, global_warp, group_requests
 
 from .race_suite import CASES
 
@@ -38,6 +41,19 @@ def k(a):
 """
 
 
+def _same_races(trace) -> None:
+    """The race report without dropping the shared rows that cannot pair is the same."""
+    if trace.accesses is None or len(trace.accesses["thread"]) == 0:
+        return
+    shortcut = race_count._shared_candidates
+    try:
+        race_count._shared_candidates = lambda layout, rows, element_id, keys: (rows, element_id)
+        every_row = find_races(trace, count_benign=True).to_json()
+    finally:
+        race_count._shared_candidates = shortcut
+    assert find_races(trace, count_benign=True).to_json() == every_row
+
+
 def _same_requests(trace, rows=None) -> None:
     grouped = group_requests(trace, rows)
     plain = group_requests(dataclasses.replace(trace, requests=None), rows)
@@ -48,6 +64,7 @@ def _same_requests(trace, rows=None) -> None:
 
 def _check(trace, handed_over: bool | None = None) -> None:
     assert trace.meta["engine"] == "vector", trace.meta.get("engine_note")
+    _same_races(trace)
     if handed_over is not None:
         assert (trace.requests is not None) is handed_over
     if trace.requests is None or len(trace.accesses["thread"]) == 0:
@@ -78,3 +95,45 @@ def test_lanes_that_skipped_an_execution_get_requests_from_the_rows(source):
     trace = gpuviz.trace(source, name="k", backend="sim", level="accesses")[2, 48](np.zeros(96))
     _check(trace, handed_over=False)
     assert memory_report(trace)["lines"]  # grouped from the rows
+
+
+def _shuffled(requests: Requests, index: np.ndarray, seed: int) -> tuple[Requests, np.ndarray]:
+    """The same requests with their rows in another order (no request's rows together any more)."""
+    order = np.random.default_rng(seed).permutation(len(index))
+    return dataclasses.replace(requests, of_row=requests.of_row[order]), index[order]
+
+
+STRIDED = """from numba import cuda
+
+@cuda.jit
+def k(a, stride):
+    i = cuda.grid(1)
+    a[(i * stride) % a.size] += 1.0
+"""
+
+
+SKIPPING_STRIDED = SKIPPING.replace("def k(a)", "def k(a, stride)").replace("a[i]", "a[(i * stride) % a.size]")
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3, 8, 33])
+@pytest.mark.parametrize("source", [STRIDED, SKIPPING_STRIDED], ids=["strided", "skipping"])
+def test_costs_by_shortcut_equal_the_general_ones(source, stride, monkeypatch):
+    trace = gpuviz.trace(source, name="k", backend="sim", level="accesses")[2, 48](np.zeros(96, np.float32), stride)
+    requests = group_requests(trace, ordered=False)
+    index = trace.accesses["index"]
+    lane = trace.accesses["thread"] % 32
+    cost, bank = coalescing.request_cost(trace, requests, index), banks.bank_cost(trace, requests, index, lane)
+    shuffled, shuffled_index = _shuffled(requests, index, stride)
+    general = coalescing.request_cost(trace, shuffled, shuffled_index)
+    for name in ("sectors", "lines", "ideal"):
+        assert np.array_equal(getattr(cost, name), getattr(general, name)), name
+    monkeypatch.setattr(banks, "_one_word_cost", lambda requests, index: None)
+    for mine, theirs in zip(bank, banks.bank_cost(trace, requests, index, lane)):
+        assert np.array_equal(mine, theirs)
+
+
+def test_the_shortcuts_are_taken_where_they_apply():
+    trace = gpuviz.trace(STRIDED, name="k", backend="sim", level="accesses")[2, 48](np.zeros(96, np.float32), 1)
+    requests, index = group_requests(trace, ordered=False), trace.accesses["index"]
+    assert coalescing._consecutive(requests.of_row, index * 4, len(requests), 4) is not None
+    assert banks._one_word_cost(requests, index) is not None
