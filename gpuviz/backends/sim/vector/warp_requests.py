@@ -24,7 +24,7 @@ class RequestNumbering:
         self.n_blocks, self.per_block = n_blocks, per_block
         self.warps_per_block = -(-per_block // WARP)
         self.agrees, self.count = True, 0
-        self._full: tuple | None = None  # a batch's gid array, its lanes' warps and requests in a full entry
+        self._full: tuple | None = None  # a full entry's request of each lane, and how many requests it makes
         # Per site with an entry that lacked lanes: executions per thread and per warp (_check).
         self._executions: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -35,10 +35,10 @@ class RequestNumbering:
     def entry(self, gid: np.ndarray, lanes: np.ndarray | None, n: int, site: tuple) -> np.ndarray:
         """The request of each of an entry's n events (lanes of one warp are adjacent in a batch)."""
         if lanes is None and n == len(gid):
-            warp, local, requests = self._full_entry(gid)
+            local, requests = self._full_entry(len(gid))
             ids = local + self.count
             if self.agrees and site in self._executions:
-                self._check(site, gid, warp, None)
+                self._check(site, gid, self.warp_of(gid), None)
         else:
             threads = gid[:n] if lanes is None else gid[lanes[:n]]
             warp = self.warp_of(threads)
@@ -50,13 +50,15 @@ class RequestNumbering:
         self.count += requests
         return ids
 
-    def _full_entry(self, gid: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        """Every lane of a batch: one request per warp, the same for every such entry of the batch."""
-        if self._full is None or self._full[0] is not gid:  # a batch's gid array is never changed in place
-            warp = self.warp_of(gid)
-            local = np.cumsum(np.concatenate([[False], warp[1:] != warp[:-1]]))
-            self._full = (gid, warp, local, int(local[-1]) + 1 if len(local) else 0)
-        return self._full[1:]
+    def _full_entry(self, lanes: int) -> tuple[np.ndarray, int]:
+        """Every lane of a batch: one request per warp, numbered by position alone (a batch is whole
+        blocks, one after another, each thread by thread: vector/engine.py), the same for every batch
+        of that many lanes."""
+        if self._full is None or len(self._full[0]) != lanes:
+            position = np.arange(lanes)
+            local = (position // self.per_block) * self.warps_per_block + (position % self.per_block) // WARP
+            self._full = (local, int(local[-1]) + 1 if lanes else 0)
+        return self._full
 
     def _check(self, site: tuple, threads: np.ndarray, warp: np.ndarray, changes: np.ndarray | None) -> None:
         """Every lane of the entry executed the site as often as its warp did before; then counts the
