@@ -290,5 +290,5 @@ def _trace(program, config, params, host_args, before, recording: Recording, dev
         truncated=recording.truncated, warnings=schedule.warnings, seconds=recording.seconds,
         errors=errors.errors, error_count=errors.count, printed=errors.printed, unrecorded=program.unrecorded,
         modelled=program.modelled, partial_syncwarps=syncs if None not in syncs else "too many",
-        warp_sync_divergence=recording.warp_sync_divergence,
+        warp_sync_divergence=recording.warp_sync_divergence, requests=recording.requests,
     )  # fmt: skip

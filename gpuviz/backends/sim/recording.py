@@ -53,6 +53,7 @@ class Recording:
     # warps where lanes of a syncwarp's mask never reached a matching one; None: not judged (reference engine)
     warp_sync_divergence: int | None = None
     local_types: dict | None = None  # each local's type name (the vector engine's); None: not recorded
+    requests: np.ndarray | None = None  # each access's warp request, where the vector engine knew them
 
 
 def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
@@ -126,7 +127,8 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     return Recording(arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, recorded, errors,
                      partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None],
                      "independent" if sharing is not None else "interleaved", diverged,
-                     {name: dtype.name for name, dtype in memory.local_types.items()})  # fmt: skip
+                     {name: dtype.name for name, dtype in memory.local_types.items()},
+                     log.requests if log is not None else None)  # fmt: skip
 
 
 def run_reference(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,

@@ -41,6 +41,10 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
     n = len(requests)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if (itemsizes(trace)[requests.array] == WORD).all():
+        one_word = _one_word_cost(requests, index)
+        if one_word is not None:
+            return one_word
     row, word, bank, phase = lane_words(trace, requests.array[requests.of_row], index, lane)
     request = requests.of_row[row]
     phases = int(phase.max()) + 1
@@ -55,3 +59,24 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
     wavefronts = np.bincount(request_of_phase, weights=per_phase, minlength=n).astype(np.int64)
     ideal = np.bincount(request_of_phase, minlength=n).astype(np.int64)
     return degree, wavefronts, ideal
+
+
+def _one_word_cost(requests: Requests, index: np.ndarray):
+    """bank_cost where every element is one 4-byte word: a request is one phase of 32 lanes, its degree
+    (and wavefronts) the most distinct words of one bank, from one sort of (request, bank, word) keys.
+    None where those keys need over 62 bits."""
+    n, word = len(requests), index.astype(np.int64)
+    low = int(word.min())
+    span = int(word.max()) - low + 1
+    if (n * BANKS * span).bit_length() > 62:
+        return None
+    key = np.sort((requests.of_row * BANKS + word % BANKS) * span + (word - low))
+    distinct = key[np.concatenate([[True], key[1:] != key[:-1]])]  # one per (request, bank, word)
+    slot = distinct // span  # request * BANKS + bank, ascending
+    starts = np.flatnonzero(np.concatenate([[True], slot[1:] != slot[:-1]]))
+    words = np.diff(np.append(starts, len(slot)))  # distinct words per (request, bank)
+    request = slot[starts] // BANKS
+    first = np.flatnonzero(np.concatenate([[True], request[1:] != request[:-1]]))
+    degree = np.zeros(n, np.int64)
+    degree[request[first]] = np.maximum.reduceat(words, first)
+    return degree, degree.copy(), (degree > 0).astype(np.int64)

@@ -35,28 +35,74 @@ def itemsizes(trace: Trace) -> np.ndarray:
 def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> RequestCost:
     """Sectors, lines and ideal sectors of every request; `index` is the element of every row.
 
-    One sort of (request, byte address) serves all three counts: along it, a new sector, line or
-    element starts wherever the request or the address's sector, line or element changes."""
+    With each request's rows together and their byte addresses ascending, a new sector, line or element
+    starts wherever the request or the address's sector, line or element changes."""
     n = len(requests)
     size = itemsizes(trace)[requests.array]
-    byte = index.astype(np.int64) * size[requests.of_row]
-    key = pack(requests.of_row, byte)
-    if key is None:
-        order = np.lexsort((byte, requests.of_row))
-        request, byte = requests.of_row[order], byte[order]
-    else:
-        span = int(byte.max()) - int(byte.min()) + 1
-        ordered = np.sort(key)
-        request, byte = ordered // span, ordered % span + int(byte.min())
-    new_request = np.concatenate([[True], request[1:] != request[:-1]])
+    one_size = int(size[0]) if n and bool((size == size[0]).all()) else None
+    byte = index.astype(np.int64) * (one_size or size[requests.of_row])
+    if len(byte) == 0:
+        empty = np.zeros(n, np.int64)
+        return RequestCost(sectors=empty, lines=empty, ideal=empty)
+    consecutive = _consecutive(requests.of_row, byte, n, one_size)
+    if consecutive is not None:
+        return consecutive
+    request, byte = _by_request(requests.of_row, byte, n)
+    runs = np.flatnonzero(np.concatenate([[True], request[1:] != request[:-1]]))
+    of_run = request[runs]
 
     def count(unit: np.ndarray) -> np.ndarray:
-        starts = new_request | np.concatenate([[True], unit[1:] != unit[:-1]])
-        return np.bincount(request, weights=starts, minlength=n).astype(np.int64)
+        starts = np.concatenate([[True], unit[1:] != unit[:-1]])
+        starts[runs] = True
+        out = np.zeros(n, np.int64)
+        out[of_run] = np.add.reduceat(starts.view(np.int8), runs)  # int8: a request has at most 32 rows
+        return out
 
     elements = count(byte)
     return RequestCost(sectors=count(byte // SECTOR), lines=count(byte // CACHE_LINE),
                        ideal=-(-(elements * size) // SECTOR))  # fmt: skip
+
+
+def _consecutive(request: np.ndarray, byte: np.ndarray, n: int, size: int | None) -> RequestCost | None:
+    """The cost where every request's rows are together and ask for consecutive elements, ascending
+    (a coalesced access as the simulator logs it): its sectors and lines run from its first element's
+    to its last's. None for any other log, or elements wider than a sector."""
+    if size is None or size > SECTOR:
+        return None
+    new = request[1:] != request[:-1]
+    ends = np.append(np.flatnonzero(new), len(request) - 1)  # each run's last row
+    if len(ends) != n or not bool(((byte[1:] - byte[:-1] == size) | new).all()):
+        return None  # n runs of n requests, each with a row: each request is one run
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    first, last, of_run = byte[starts], byte[ends], request[starts]
+    out = [np.zeros(n, np.int64) for _ in range(3)]
+    out[0][of_run] = last // SECTOR - first // SECTOR + 1
+    out[1][of_run] = last // CACHE_LINE - first // CACHE_LINE + 1
+    out[2][of_run] = -(-(ends - starts + 1) * size // SECTOR)
+    return RequestCost(sectors=out[0], lines=out[1], ideal=out[2])
+
+
+def _by_request(request: np.ndarray, byte: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ordered by (request, byte address). A log that holds each request's rows together
+    (the simulator's does) needs no sort when their addresses ascend, or one within each request when
+    its requests have equally many rows; any other log is sorted whole."""
+    if len(request) < 2:
+        return request, byte
+    new = request[1:] != request[:-1]
+    runs = np.flatnonzero(new) + 1
+    together = len(runs) + 1 == n  # n runs of n requests, each with a row: each request is one run
+    if together and bool(((byte[1:] >= byte[:-1]) | new).all()):
+        return request, byte
+    lengths = np.diff(np.concatenate([[0], runs, [len(request)]]))
+    if together and bool((lengths == lengths[0]).all()):
+        return request, np.sort(byte.reshape(-1, int(lengths[0])), axis=1).reshape(-1)
+    key = pack(request, byte)
+    if key is None:
+        order = np.lexsort((byte, request))
+        return request[order], byte[order]
+    span = int(byte.max()) - int(byte.min()) + 1
+    ordered = np.sort(key)
+    return ordered // span, ordered % span + int(byte.min())
 
 
 def lane_sectors(trace: Trace, array: int, index: np.ndarray) -> np.ndarray:

@@ -8,9 +8,11 @@ engine's cost model: this module says which warps split and into how many groups
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from gpuviz.core.analysis.requests import WARP, dense_ids, distinct_per_group, global_warp
+from gpuviz.core.analysis.requests import WARP, Requests, dense_ids, distinct_per_group, global_warp
 from gpuviz.core.thread_record import named_blocks
 from gpuviz.core.trace.model import Trace
 
@@ -29,9 +31,12 @@ def lanes_per_warp(trace: Trace) -> np.ndarray:
     return np.tile(in_block, int(np.prod(trace.grid)))
 
 
-def line_counts(trace: Trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(thread, line, how many accesses) of every (thread, line) pair in the log, in that order."""
+def line_counts(trace: Trace, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(thread, line, how many accesses) of every (thread, line) pair in the log (or in its given
+    rows), in that order."""
     thread, line = trace.accesses["thread"], trace.accesses["line"]
+    if rows is not None:
+        thread, line = thread[rows], line[rows]
     pair, first = dense_ids(thread, line)  # pairs numbered in (thread, line) order
     return thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair, minlength=len(first))
 
@@ -76,12 +81,20 @@ def _ranks(sizes: np.ndarray) -> np.ndarray:
     return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - sizes, sizes)
 
 
-def divergence(trace: Trace) -> dict:
+def divergence(trace: Trace, grouped: Sequence[tuple[np.ndarray | None, Requests]] = ()) -> dict:
     """Per warp, the groups of lanes that took different paths; per line, the warps in which only
-    some lanes (or lanes a different number of times) executed it."""
-    pairs = line_counts(trace)
+    some lanes (or lanes a different number of times) executed it.
+
+    `grouped`: the log's rows (None: all) and their warp requests, in parts that hold every row once,
+    where the caller has them: a warp all of whose requests hold all its lanes took one path and split
+    no line, so only the other warps' rows are counted lane by lane."""
+    if grouped:
+        rows, whole = _partial_warp_rows(trace, grouped)
+        pairs = line_counts(trace, rows)
+    else:
+        pairs, whole = line_counts(trace), (np.zeros(0, np.int64), np.zeros(0, np.int64))
     paths = warp_paths(trace, pairs)
-    split_lines = _split_lines(trace, pairs)
+    split_lines = _split_lines(trace, pairs, whole)
     paths, scope = _recorded_only(trace, paths)
     histogram = np.bincount(paths) if len(paths) else np.zeros(1, np.int64)
     return {
@@ -106,11 +119,29 @@ def _recorded_only(trace: Trace, paths: np.ndarray) -> tuple[np.ndarray, str]:
     return paths.reshape(blocks, -1)[recorded].reshape(-1), f" whose accesses were recorded ({named_blocks(recorded)})"
 
 
-def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[dict]:
+def _partial_warp_rows(trace: Trace, grouped) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """(the rows of warps with a request that lacks some of their lanes; the distinct (warp, line)
+    pairs of the other warps, whose every request holds all their lanes)."""
+    warp = np.concatenate([requests.warp for _, requests in grouped])
+    line = np.concatenate([requests.line for _, requests in grouped])
+    lanes = np.concatenate([requests.lanes for _, requests in grouped])
+    partial = np.unique(warp[lanes < lanes_per_warp(trace)[warp]])
+    rows = []
+    for part_rows, requests in grouped:
+        mine = np.isin(requests.warp, partial)[requests.of_row]
+        rows.append(np.flatnonzero(mine) if part_rows is None else part_rows[mine])
+    whole = ~np.isin(warp, partial)
+    _, first = dense_ids(warp[whole], line[whole])
+    return np.concatenate(rows), (warp[whole][first], line[whole][first])
+
+
+def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 whole: tuple[np.ndarray, np.ndarray]) -> list[dict]:  # fmt: skip
     """For each line: warps that executed it, and warps where its lanes did not all execute it
-    equally often (lanes that skipped it count as executing it 0 times)."""
+    equally often (lanes that skipped it count as executing it 0 times). `whole`: (warp, line) pairs
+    of warps not in `pairs` whose lanes all executed the line equally often."""
     pair_thread, pair_line, counts = pairs
-    if len(pair_thread) == 0:
+    if len(pair_thread) + len(whole[0]) == 0:
         return []
     pair_warp = global_warp(trace, pair_thread)
     wl, wl_first = dense_ids(pair_warp, pair_line)
@@ -120,7 +151,8 @@ def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray])
     np.minimum.at(low, wl, counts)
     np.maximum.at(high, wl, counts)
     split = (lanes_seen < lanes_per_warp(trace)[pair_warp[wl_first]]) | (low != high)
-    lines = pair_line[wl_first]
+    lines = np.concatenate([pair_line[wl_first], whole[1]])
+    split = np.concatenate([split, np.zeros(len(whole[1]), bool)])
     result = []
     for value in np.unique(lines):
         mine = lines == value

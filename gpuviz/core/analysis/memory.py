@@ -25,13 +25,13 @@ def memory_report(trace: Trace) -> dict:
     if trace.accesses is None:
         return {**report, "lines": None, "arrays": None, "divergence": None,
                 "counts": None, "skipped": "level threads: no access log to group into warp requests"}  # fmt: skip
-    lines = _line_rows(trace)
+    lines, grouped = _line_rows(trace)
     return {
         **report,
         "lines": lines,
         "arrays": _array_rows(lines),
         "counts": memory_counts(lines),
-        "divergence": divergence.divergence(trace),
+        "divergence": divergence.divergence(trace, grouped),
         "truncated": trace.truncated,
     }
 
@@ -42,26 +42,32 @@ def space_rows(trace: Trace, space: str) -> np.ndarray:
     return np.flatnonzero(spaces[trace.accesses["array"]])
 
 
-def _line_rows(trace: Trace) -> list[dict]:
-    """One row per (source line, array, kind): requests and their cost."""
-    acc, rows = trace.accesses, []
+def _line_rows(trace: Trace) -> tuple[list[dict], list]:
+    """(one row per (source line, array, kind): requests and their cost; the rows of each space with
+    their requests, for divergence.py, or nothing when some rows are in no space of the three)."""
+    acc, rows, grouped = trace.accesses, [], []
+    spaces = {a["space"] for a in trace.meta.get("arrays", [])}
     for space in ("global", "shared", "const"):
-        mine = space_rows(trace, space)
-        if len(mine) == 0:
+        mine = None if spaces == {space} else space_rows(trace, space)  # one space: every row, no copies
+        if mine is not None and len(mine) == 0:
             continue
-        requests = group_requests(trace, mine)
-        index = acc["index"][mine]
+        requests = group_requests(trace, mine, ordered=False)  # the rows below sum over requests: any order
+        grouped.append((mine, requests))
+        index = acc["index"] if mine is None else acc["index"][mine]
         if space == "const":
             rows += _const_rows(trace, requests, constant.request_turns(requests, index))
-            continue
-        cost = coalescing.request_cost(trace, requests, index)
-        shared = banks.bank_cost(trace, requests, index, acc["thread"][mine] % 32) if space == "shared" else None
-        rows += _summarise(trace, space, requests, cost, shared)
-    return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"]))
+        elif space == "shared":
+            lane = (acc["thread"] if mine is None else acc["thread"][mine]) % 32
+            rows += _summarise(trace, space, requests, None, banks.bank_cost(trace, requests, index, lane))
+        else:
+            rows += _summarise(trace, space, requests, coalescing.request_cost(trace, requests, index), None)
+    covered = sum(len(requests.of_row) for _, requests in grouped) == len(acc["thread"])
+    return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), grouped if covered else []
 
 
 def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
-    """`shared`: banks.bank_cost's (degree, wavefronts, ideal wavefronts) per request, or None (global)."""
+    """`cost`: coalescing.request_cost's sectors (global), or None; `shared`: banks.bank_cost's (degree,
+    wavefronts, ideal wavefronts) per request (shared), or None."""
     site, first = dense_ids(requests.line, requests.array, requests.kind)
     count = np.bincount(site, minlength=len(first))
 
@@ -74,9 +80,10 @@ def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
     degree = None if shared is None else shared[0]
     if degree is None:
         sector_total = total(cost.sectors)
+        sectors, ideal, lines = mean(cost.sectors), mean(cost.ideal), mean(cost.lines)
     else:
         wavefront_total, conflict_total = total(shared[1]), total(shared[1] - shared[2])
-    sectors, ideal, lines, lanes = mean(cost.sectors), mean(cost.ideal), mean(cost.lines), mean(requests.lanes)
+    lanes = mean(requests.lanes)
     worst = np.zeros(len(first), np.int64)
     if degree is not None:
         np.maximum.at(worst, site, degree)

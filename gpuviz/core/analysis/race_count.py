@@ -92,10 +92,11 @@ FIELDS = ("element", "block", "epoch", "warp", "warp_epoch", "lane", "class")
 def racy_locations(layout: Layout) -> Found:
     """Every location with at least one racing pair, with its pair counts, sorted by element key."""
     rows, element_id, element_keys = _candidates(layout)
+    counted, counted_id = _shared_candidates(layout, rows, element_id, element_keys)
     empty = np.zeros(0, np.int64)
-    if len(rows) == 0:
+    if len(counted) == 0:
         return Found(empty, empty, empty, empty, rows)
-    key, lows, widths = _pack(_fields(layout, rows, element_id))
+    key, lows, widths = _pack(_fields(layout, counted, counted_id))
     distinct, count = _distinct(key, 1 << sum(widths))
     del key
     runs = _Runs(distinct, lows, widths, layout.shared[element_keys >> layout.array_shift])
@@ -103,12 +104,13 @@ def racy_locations(layout: Layout) -> Found:
     reads, atomics = (runs.per_thread(count, cls == c) for c in (R, A))
     total = runs.per_thread(count)
     writes = total - reads - atomics
-    pairs = runs.pairs(total) - runs.pairs(reads) - runs.pairs(atomics)
+    pairs = runs.pairs(total) - runs.pairs(reads) - (runs.pairs(atomics) if atomics.any() else 0)
     racy = pairs > 0
     first = runs.location_rows[racy]
     element, block = runs.element_and_block(first)
     copy = np.where(layout.shared[element_keys[element] >> layout.array_shift], block, -1)
-    return Found(element_keys[element], copy, pairs[racy], runs.pairs(writes)[racy], rows)
+    write_pairs = runs.pairs(writes)[racy] if racy.any() else np.zeros(0, np.int64)  # no race: nothing to count
+    return Found(element_keys[element], copy, pairs[racy], write_pairs, rows)
 
 
 def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
@@ -142,6 +144,27 @@ def _candidates(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = np.flatnonzero(candidate[ids])
     renumbered = np.cumsum(candidate) - 1
     return rows, renumbered[ids[rows]], keys[candidate]
+
+
+def _shared_candidates(layout: Layout, rows: np.ndarray, element_id: np.ndarray, element_keys: np.ndarray):
+    """(rows, element ids) of the candidates less the rows of shared arrays that cannot pair: a pair in
+    shared memory needs one block and one block epoch, so a (element, block, block epoch) group that two
+    threads do not touch, or that nobody writes, adds no pair (its location's count stays the same).
+    A shared-memory kernel with barriers between its writes and reads (a tiled matmul) keeps none."""
+    shared = layout.shared[element_keys[element_id] >> layout.array_shift]
+    if not shared.any():
+        return rows, element_id
+    acc, mine = layout.trace.accesses, rows[shared]
+    thread = acc["thread"][mine]
+    epoch = epoch_field(acc["epoch"][mine], "block") if layout.any_epochs else np.zeros(len(mine), np.int32)
+    group, first = dense_ids(element_id[shared], thread // layout.per_block, epoch)
+    touched_by_two = np.zeros(len(first), bool)
+    touched_by_two[group[thread != thread[first][group]]] = True
+    written = np.zeros(len(first), bool)
+    written[group[acc["kind"][mine] != R]] = True
+    keep = ~shared
+    keep[shared] = (touched_by_two & written)[group]
+    return rows[keep], element_id[keep]
 
 
 def _element_ids(element: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -244,7 +267,8 @@ class _Runs:
         self.threads = np.flatnonzero(self._starts(6))
         self._thread_rows = None
         self.levels = []  # (rows of thread runs starting a group, groups starting a location, sign)
-        for fields, sign in ((3, 1), (4, -1), (5, 1)):
+        # With one warp epoch (no syncwarp), the groups of warps and of warp epochs are the same and cancel.
+        for fields, sign in ((3, 1),) if widths[4] == 0 else ((3, 1), (4, -1), (5, 1)):
             groups = self._starts(fields)
             self.levels.append((np.flatnonzero(groups[self.threads]),
                                 np.flatnonzero(location[np.flatnonzero(groups)]), sign))  # fmt: skip

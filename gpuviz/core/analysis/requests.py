@@ -114,8 +114,14 @@ def global_warp(trace: Trace, thread: np.ndarray) -> np.ndarray:
     return (thread // per_block) * warps_per_block + (thread % per_block) // WARP
 
 
-def group_requests(trace: Trace, rows: np.ndarray | None = None) -> Requests:
-    """The warp requests of the access log, or of the given rows of it (e.g. one warp's rows)."""
+def group_requests(trace: Trace, rows: np.ndarray | None = None, ordered: bool = True) -> Requests:
+    """The warp requests of the access log, or of the given rows of it (e.g. one warp's rows): as the
+    engine numbered them while it logged (Trace.requests) where it did, else grouped from the rows.
+    Numbered by (warp, site, k-th execution); `ordered=False`: in any order (the same requests)."""
+    logged = logged_requests(trace)
+    mine = logged if logged is None or rows is None else logged[rows]
+    if mine is not None and len(mine):
+        return _numbered(trace, mine, rows, ordered)
     acc = trace.accesses
     rows = np.arange(len(acc["thread"])) if rows is None else rows
     thread = acc["thread"][rows]
@@ -146,3 +152,34 @@ def _occurrence(thread: np.ndarray, site: np.ndarray) -> np.ndarray:
     occurrence = np.empty(len(key), np.int64)
     occurrence[order] = np.arange(len(key)) - run_start
     return occurrence
+
+
+def logged_requests(trace: Trace) -> np.ndarray | None:
+    """The engine's request of every access-log row, if it handed one over for this log."""
+    logged, acc = trace.requests, trace.accesses
+    return logged if logged is not None and acc is not None and len(logged) == len(acc["thread"]) else None
+
+
+def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered: bool) -> Requests:
+    """Requests from the engine's numbers; `ordered`: renumbered in group_requests' order (by warp, site,
+    and the k-th execution, which is the order of their first rows), so both give the very same Requests."""
+    acc, n = trace.accesses, len(logged)
+    first = np.full(int(logged.max()) + 1, -1, np.int64)
+    first[logged[::-1]] = np.arange(n - 1, -1, -1)  # the last write wins: each request's first row
+    dense = rows is None and bool((first >= 0).all())  # a whole log's requests: numbered 0, 1, 2, ...
+    if not dense:
+        present = np.flatnonzero(first >= 0)
+        first = first[present]
+    source = first if rows is None else rows[first]
+    warp = global_warp(trace, acc["thread"][source])
+    line, array, kind = (acc[name][source].astype(np.int64) for name in ("line", "array", "kind"))
+    if not ordered and dense:
+        of_row = logged.astype(np.int64)
+        return Requests(of_row=of_row, warp=warp, line=line, array=array, kind=kind,
+                        lanes=np.bincount(of_row, minlength=len(first)))  # fmt: skip
+    order = np.lexsort((first, kind, array, line, warp)) if ordered else np.arange(len(first))
+    rank = np.zeros(int(logged.max()) + 1, np.int64)
+    rank[(np.arange(len(first)) if dense else present)[order]] = np.arange(len(order))
+    of_row = rank[logged]
+    return Requests(of_row=of_row, warp=warp[order], line=line[order], array=array[order], kind=kind[order],
+                    lanes=np.bincount(of_row, minlength=len(order)))  # fmt: skip

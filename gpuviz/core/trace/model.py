@@ -34,6 +34,9 @@ class Trace:
     # Memory errors (out-of-bounds, uninitialised shared reads, barrier divergence), the first ones in
     # full: {"kind", "thread" (global id), "line", "array", "element"}; meta["error_count"] counts all.
     errors: list[dict] = field(default_factory=list)
+    # The warp request (core/analysis/requests.py) of every access-log row, where the engine that logged
+    # them knew it (the vector engine). Derived, never saved: without it the analysis groups the rows.
+    requests: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def error_count(self) -> int:
@@ -225,6 +228,7 @@ def new_trace(
     kernel_facts: dict | None = None,
     host_copies: list[dict] | None = None,
     local_types: dict[str, str] | None = None,
+    requests: np.ndarray | None = None,
 ) -> Trace:
     """The one place a trace's meta is written, whichever backend ran the launch.
 
@@ -244,7 +248,8 @@ def new_trace(
     shared_bytes_per_block, local_bytes_per_thread), kept as meta keys for the occupancy analysis;
     `host_copies` are the host arrays copied in before the launch and back after it (core/copies.py);
     `local_types` name the type of each local of the kernel (`acc`: "float64"; a device function's as
-    `warp_sum.v`), where the backend knows them.
+    `warp_sum.v`), where the backend knows them; `requests` the warp request of every access, where
+    the engine knew them (Trace.requests).
     """
     meta = {
         "kernel": source.name,
@@ -290,7 +295,8 @@ def new_trace(
         meta["host_copies"] = [dict(entry) for entry in host_copies]
     if local_types is not None:
         meta["local_types"] = dict(local_types)
-    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []))
+    return Trace(meta=meta, threads=threads, args=snapshots, accesses=accesses, errors=list(errors or []),
+                 requests=requests)  # fmt: skip
 
 
 def _real_scalar(value):

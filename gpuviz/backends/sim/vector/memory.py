@@ -15,6 +15,7 @@ import numpy as np
 
 from gpuviz.backends.sim.reference.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
 from gpuviz.backends.sim.vector.sharing import BlocksShareMemory
+from gpuviz.backends.sim.vector.warp_requests import RequestNumbering
 from gpuviz.core.dtypes import to_dtype
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, READ, WRITE
 from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupported
@@ -82,6 +83,7 @@ class VectorLog:
         self.n_blocks, self.per_block = n_blocks, per_block
         self.chosen = block_mask(blocks, n_blocks) if blocks else None  # blocks whose accesses are kept
         self.narrowed = False  # the budget made the log keep the first and last blocks only
+        self.requests: np.ndarray | None = None  # set by columns(): each row's warp request (warp_requests.py)
 
     def add(self, t, lanes, aid: int, index, kind: int, line: int, value) -> None:
         n = t.n if lanes is None else len(lanes)
@@ -138,8 +140,12 @@ class VectorLog:
             out["time"] = out["time"][order]
             rows = np.empty_like(order)
             rows[order] = np.arange(len(order))
+        numbering = RequestNumbering(self.n_blocks, self.per_block)
+        request = np.empty(self.count, np.int32 if self.count < 2**31 else np.int64)
         for (n, lanes, gid, ep, aid, index, kind, line, value, _clock), at in zip(self.entries, spans):
             span = slice(at, at + n) if rows is None else rows[at : at + n]
+            if numbering.agrees:
+                request[span] = numbering.entry(gid, lanes, n, (aid, kind, line))
             pick = (lambda a, n=n: a[:n]) if lanes is None else (lambda a, lanes=lanes, n=n: a[lanes[:n]])
             out["thread"][span] = pick(gid)
             out["epoch"][span] = pick(ep)
@@ -147,6 +153,7 @@ class VectorLog:
             out["index"][span] = index[:n] if np.ndim(index) else index
             out["value"][span] = _real(np.asarray(value))[:n] if np.ndim(value) else _real(np.asarray(value))
         self.entries = []
+        self.requests = request if numbering.agrees else None
         return out
 
     def _times(self, out: dict, spans: list[int], block_starts: np.ndarray | None) -> None:
