@@ -149,3 +149,27 @@ def test_an_array_no_thread_writes_is_drawn_by_its_reads(qtbot, window):  # noqa
     data.array.setCurrentIndex(data.array.findData(1))  # b, written
     qtbot.waitUntil(lambda: not data.busy(), timeout=RUN_TIMEOUT)
     assert data.mode.currentText() == "writer's block"
+
+
+def test_a_mark_too_small_to_see_gets_a_ring_until_zoomed_in(qtbot):
+    """One cell of a big grid is a few pixels: its mark gets a ring RING_PIXELS wide around it, to be found from
+    the back of a room; zoomed in so the cell itself is large, the ring goes."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from gpuviz.app.widgets.mark_outlines import RING_PIXELS, MarkOutlines
+
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    widget.resize(640, 480)
+    view = widget.addViewBox()
+    marks = MarkOutlines(view)
+    widget.show()
+    qtbot.waitExposed(widget)
+    view.disableAutoRange()
+    view.setRange(pg.QtCore.QRectF(0, 0, 1024, 768), padding=0)  # a cell is under a pixel
+    marks.show([("one thread", np.array([10]), np.array([20])), ("a block", np.arange(64), np.zeros(64, int))])
+    assert marks.ringed() == 1  # the one cell, not the 64-cell row
+    view.setRange(pg.QtCore.QRectF(0, 0, 8, 6), padding=0)  # a cell now spans far more than RING_PIXELS
+    qtbot.waitUntil(lambda: marks.ringed() == 0, timeout=2000)
+    assert view.width() / 8 > RING_PIXELS

@@ -20,6 +20,8 @@ from gpuviz.core.layout import outline_rects
 # far from the dark halo under it.
 MARK_COLOURS = ((255, 255, 255), (240, 228, 66), (86, 180, 233))
 CALLOUT_PIXELS = 15  # the call-out's type at font scale 1: read from the back of a room
+SMALL_CELLS = 4  # marks of at most this many cells may be too small to see: they are checked for a ring
+RING_PIXELS = 40  # a mark smaller than this on screen gets a ring this wide around it, to be found from afar
 
 
 class MarkOutlines:
@@ -27,6 +29,9 @@ class MarkOutlines:
         self.view = view
         self.halo = _path_item(view, QColor(0, 0, 0, 200), 6, z=6)
         self.lines = [_path_item(view, QColor(*rgb), 3, z=7) for rgb in MARK_COLOURS]
+        self.ring_halo = _path_item(view, QColor(0, 0, 0, 200), 8, z=6)
+        self.rings = [_path_item(view, QColor(*rgb), 4, z=7) for rgb in MARK_COLOURS]
+        self._small: list[tuple[int, QRectF]] = []  # (colour, rect) of marks too small to see: ringed
         self.callout = pg.TextItem(anchor=(0, 0), fill=(16, 16, 22, 225), border=pg.mkPen((200, 200, 210), width=1))
         self.callout.setZValue(20)
         self.callout.setVisible(False)
@@ -44,6 +49,7 @@ class MarkOutlines:
         paths = [QPainterPath() for _ in self.lines]
         self._rects = 0
         self._bounds = QRectF()
+        self._small = []
         rows = []
         for k, (label, xs, ys) in enumerate(marks):
             colour = min(k, len(self.lines) - 1)
@@ -53,6 +59,8 @@ class MarkOutlines:
                 halo.addRect(rect)
                 self._bounds = self._bounds.united(rect)
                 self._rects += 1
+                if w * h <= SMALL_CELLS:
+                    self._small.append((colour, rect))
             r, g, b = MARK_COLOURS[colour]
             shown = "" if len(xs) else " (not on this picture)"
             rows.append(f"<span style='color:rgb({r},{g},{b})'>&#9633;</span> {html.escape(label)}{shown}")
@@ -62,6 +70,7 @@ class MarkOutlines:
         self.halo.setPath(halo)
         for item, path in zip(self.lines, paths):
             item.setPath(path)
+        self._draw_rings()
         self.callout.setVisible(bool(rows))
         if rows:
             font = QFont()
@@ -102,9 +111,35 @@ class MarkOutlines:
     def callout_text(self) -> str:
         return self.callout.textItem.toPlainText() if self.callout.isVisible() else ""
 
+    def ringed(self) -> int:
+        """How many marks are ringed because they are too small on screen to be seen (for tests)."""
+        return len(self._visible_small())
+
     def _place_callout(self) -> None:
         (x0, _x1), (y0, _y1) = self.view.viewRange()
         self.callout.setPos(x0, y0)  # the view's top-left corner, wherever it is panned
+        self._draw_rings()
+
+    def _visible_small(self) -> list[tuple[int, QRectF, float, float]]:
+        """The marks under RING_PIXELS on screen at this zoom, with the ring's radii in view units."""
+        px, py = self.view.viewPixelSize() if self.view.width() > 0 else (0.0, 0.0)
+        if px <= 0 or py <= 0:
+            return []
+        radius_x, radius_y = RING_PIXELS / 2 * px, RING_PIXELS / 2 * py
+        return [(colour, rect, radius_x, radius_y) for colour, rect in self._small
+                if rect.width() / px < RING_PIXELS and rect.height() / py < RING_PIXELS]  # fmt: skip
+
+    def _draw_rings(self) -> None:
+        """A ring of RING_PIXELS around each mark too small to see from the back of a room (one cell of a
+        million-thread grid), in its mark's colour over the halo; none once the view is zoomed in."""
+        halo = QPainterPath()
+        paths = [QPainterPath() for _ in self.rings]
+        for colour, rect, radius_x, radius_y in self._visible_small():
+            paths[colour].addEllipse(rect.center(), radius_x, radius_y)
+            halo.addEllipse(rect.center(), radius_x, radius_y)
+        self.ring_halo.setPath(halo)
+        for item, path in zip(self.rings, paths):
+            item.setPath(path)
 
 
 def _path_item(view: pg.ViewBox, colour: QColor, width: float, z: float) -> QGraphicsPathItem:
