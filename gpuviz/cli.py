@@ -402,7 +402,8 @@ def _print_demo_json(entry, records, reference, races, outcomes, passed, exit_, 
 def _render(args: argparse.Namespace) -> int:
     from gpuviz.app.pictures.export import CLIP_SIZE, PICTURE_SIZE, parse_size
     from gpuviz.app.pictures.picture import PictureOptions
-    from gpuviz.app.pictures.render import as_trace, render_clip, render_picture
+    from gpuviz.app.pictures.render import render_clip, render_picture
+    from gpuviz.core.analysis.report import as_trace
     from gpuviz.scene.scene import scene_at
 
     size = parse_size(args.size) if args.size is not None else CLIP_SIZE if args.animate else PICTURE_SIZE

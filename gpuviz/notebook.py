@@ -14,26 +14,16 @@ import shlex
 from pathlib import Path
 
 from gpuviz.core import display
-from gpuviz.core.analysis.report import analyse, is_analysed
+from gpuviz.core.analysis.report import as_trace
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import LEVELS, RunOptions
 from gpuviz.core.trace.model import Trace
-from gpuviz.core.trace.reader import load
 from gpuviz.scene.scene import scene_at
 
 SIZE, CLIP_SIZE, THEME = (960, 540), (640, 360), "dark"  # the app's colours
 # The views drawn without Qt (gpuviz/images/picture.py VIEWS, imported when a picture is drawn: `import gpuviz`
 # stays light, and loads no psygnal, which the GPU machines' test environment lacks).
 QT_FREE_VIEWS = ("grid", "data", "timeline", "story")
-
-
-def as_trace(trace: Trace | str | Path) -> Trace:
-    """A trace, or a trace file loaded, with its analysis (old files did not store it)."""
-    if not isinstance(trace, Trace):
-        trace = load(trace)
-    if not is_analysed(trace):
-        trace.analysis = analyse(trace)
-    return trace
 
 
 def picture(

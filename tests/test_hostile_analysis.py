@@ -112,8 +112,8 @@ def test_memory_json_works_the_analysis_out_again(tmp_path, columns, capsys):
 
 def test_the_memory_view_shows_a_trace_whose_analysis_was_damaged(qtbot, tmp_path, columns):
     pytest.importorskip("PySide6", reason="the app's tests need PySide6")
-    from gpuviz.app.pictures.render import as_trace
     from gpuviz.app.views.table import make_view
+    from gpuviz.core.analysis.report import as_trace
     from gpuviz.scene.state import AppState
 
     load_with(tmp_path, columns, {"memory": {"occupancy": {"theoretical": {}}}})

@@ -18,6 +18,7 @@ from gpuviz.app.pictures.clip import clip_frames, write_clip
 from gpuviz.app.pictures.picture import THEMES, PictureOptions, image_array
 from gpuviz.app.views.table import PICTURE_VIEWS
 from gpuviz.cli import main
+from gpuviz.core.analysis.report import as_trace
 from gpuviz.core.cursor import frame_range
 from gpuviz.scene.scene import scene_at
 
@@ -41,7 +42,7 @@ def trace_path(tmp_path_factory):
 
 def slide_for(trace_path, view, cursor=None, theme="dark"):
     """A slide of a trace file's scene: its cursor, selection, colours and order as `gpuviz render` takes them."""
-    return render_module.slide_for(scene_at(render_module.as_trace(trace_path), **(cursor or {})), view, theme)
+    return render_module.slide_for(scene_at(as_trace(trace_path), **(cursor or {})), view, theme)
 
 
 def render(trace_path, out, *options):
@@ -288,7 +289,7 @@ def test_what_the_call_out_over_a_lessons_marks_says_the_legend_does_not_say_aga
     from gpuviz.catalog.evidence import parse_evidence, resolve
     from gpuviz.core.replay import Replay
 
-    trace = render_module.as_trace(trace_path)
+    trace = as_trace(trace_path)
     evidence = parse_evidence("view: grid\nat: lost update of bins[0]\nthread: lost update of bins[0]\n"
                               "element: bins[0]\ncolour: value read\nmark: readers of the element\ncaption: {value}")
     slide = render_module.slide_for(resolve(evidence, trace, Replay(trace)), "grid")

@@ -1,25 +1,13 @@
 """Draw a scene without a window: what `gpuviz render` and the notebook show (a picture of one view at a
 frame of the animation, with a thread selected, in chosen colours). The caller builds the Scene
-(scene/scene.py: scene_at) from a trace loaded with `as_trace`."""
+(scene/scene.py: scene_at) from a trace loaded with `as_trace` (core/analysis/report.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from gpuviz.core.analysis.report import analyse, is_analysed
 from gpuviz.core.errors import GpuvizError
-from gpuviz.core.trace.model import Trace
-from gpuviz.core.trace.reader import load
 from gpuviz.scene.scene import Scene
-
-
-def as_trace(trace: Trace | str | Path) -> Trace:
-    """A trace, or a trace file loaded, with its analysis (old files did not store it)."""
-    if not isinstance(trace, Trace):
-        trace = load(trace)
-    if not is_analysed(trace):
-        trace.analysis = analyse(trace)
-    return trace
 
 
 def slide_for(scene: Scene, view: str, theme: str = "dark"):

@@ -6,9 +6,12 @@ the way (a big launch's race search takes seconds, and the app must never do it 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gpuviz.core.analysis import races
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.trace.model import Trace
+from gpuviz.core.trace.reader import load
 
 
 def analyse(trace: Trace) -> dict:
@@ -55,3 +58,12 @@ def race_summary(trace: Trace) -> str:
     if trace.accesses is None:
         return "races: not checked (level threads)"
     return "races: not analysed"
+
+
+def as_trace(trace: Trace | str | Path) -> Trace:
+    """A trace, or a trace file loaded, with its analysis (old files did not store it)."""
+    if not isinstance(trace, Trace):
+        trace = load(trace)
+    if not is_analysed(trace):
+        trace.analysis = analyse(trace)
+    return trace
