@@ -12,7 +12,6 @@ class Clock:
 
     def __init__(self) -> None:
         self.ms = 0.0
-        self.running: set = set()  # events whose work is not done yet
 
     def event(self, timing: bool = True):
         return Event(self, timing)
@@ -25,11 +24,8 @@ class Event:
     def record(self, stream=0) -> None:
         self.at, self.stream = self.clock.ms, stream
 
-    def query(self) -> bool:
-        return self not in self.clock.running
-
     def synchronize(self) -> None:
-        self.clock.running.discard(self)
+        pass
 
     def elapsed_time(self, other) -> float:
         if not (self.timing and other.timing):
@@ -50,7 +46,7 @@ def launch_trace(pieces: list) -> SimpleNamespace:
 
 def test_spans_take_their_events_times_from_the_origin_on_their_own_streams():
     clock = Clock()
-    clock.ms = 5.0  # the origin is recorded at the first piece: times count from there
+    clock.ms = 5.0  # the origin is recorded when the timeline is made: times count from there
     timeline = MeasuredTimeline(clock, "card")
     a, b = timeline.new_stream("s1"), timeline.new_stream("s2")
     timeline.timed(COPY_IN, a, "to_device", 400, True, advance(clock, 1.0))
@@ -61,44 +57,62 @@ def test_spans_take_their_events_times_from_the_origin_on_their_own_streams():
     assert timeline.snapshot().device == "card"
 
 
-def test_work_still_running_waits_for_a_later_snapshot_unless_asked_to_wait():
-    clock = Clock()
-    timeline = MeasuredTimeline(clock, "card")
-    timeline.timed(COPY_OUT, 0, "copy_to_host", 8, False, advance(clock, 1.0))
-    clock.running.add(timeline.pending[-1].stop)
-    assert timeline.snapshot().spans == ()
-    assert [s.kind for s in timeline.snapshot(wait=True).spans] == [COPY_OUT]
-    assert timeline.pending == []
+def fake_twin(clock: Clock, queued: list, ms: float = 3.0):
+    """A twin kernel of `ms` that, once queued on a stream, runs from the clock's time then."""
+
+    def prepare(stream):
+        def queue():
+            start, stop = clock.event(), clock.event()
+            start.record(stream)
+            stop.record(stream)
+            stop.at = start.at + ms
+            queued.append(stream)
+            return start, stop, ["copies"]
+
+        return queue
+
+    return prepare
 
 
-def test_a_launch_on_a_script_stream_is_timed_by_its_twin_there_and_overlaps_the_copy_beside_it():
-    clock = Clock()
-    queued = []
-
-    def twin(stream):  # the kernel queued on the stream: 3 ms from now
-        start, stop = clock.event(), clock.event()
-        start.record(stream)
-        stop.record(stream)
-        stop.at = start.at + 3.0
-        queued.append(stream)
-        return start, stop, ["copies"]
-
-    timeline = MeasuredTimeline(clock, "card", twin)
+def test_a_launch_on_a_script_stream_is_timed_by_its_twin_queued_at_the_next_call_and_overlaps_that_copy():
+    clock, queued = Clock(), []
+    timeline = MeasuredTimeline(clock, "card", fake_twin(clock, queued))
     one, two = timeline.new_stream("s1"), timeline.new_stream("s2")
     recorded = [KERNEL, "k", 0, 9.0, clock.event(), clock.event()]  # the recorded kernel: not its span
+    clock.ms = 4.0
     timeline.add_launch(launch_trace([recorded]), (), one)
+    assert queued == [] and timeline.snapshot().spans == ()  # not yet queued: the script has not gone on
+    clock.ms = 10.0  # gpuviz's own work after the launch: not between the kernel and the next copy
     timeline.timed(COPY_IN, two, "to_device", 4, True, advance(clock, 2.0))  # runs while the kernel does
-    timeline_now = timeline.snapshot()
+    spans = timeline.snapshot().spans
     assert queued == ["s1"]
-    assert [(s.kind, s.stream, s.start_us, s.end_us) for s in timeline_now.spans] == [
-        (COPY_IN, 2, 0.0, 2000.0), (KERNEL, 1, 0.0, 3000.0)]  # fmt: skip
-    assert measure(timeline_now, "overlap") == 2000.0
+    assert [(s.kind, s.stream, s.start_us, s.end_us) for s in spans] == [
+        (COPY_IN, 2, 10000.0, 12000.0), (KERNEL, 1, 10000.0, 13000.0)]  # fmt: skip
+    assert measure(timeline.snapshot(), "overlap") == 2000.0
+
+
+def test_the_run_s_end_queues_a_twin_still_waiting():
+    clock, queued = Clock(), []
+    timeline = MeasuredTimeline(clock, "card", fake_twin(clock, queued))
+    timeline.add_launch(launch_trace([[KERNEL, "k", 0, 1.0, clock.event(), clock.event()]]), (),
+                        timeline.new_stream("s1"))  # fmt: skip
+    assert [(s.kind, s.stream) for s in timeline.snapshot(wait=True).spans] == [(KERNEL, 1)]
+
+
+def test_a_launch_on_the_default_stream_keeps_its_recorded_pieces_and_queues_no_twin():
+    clock, queued = Clock(), []
+    timeline = MeasuredTimeline(clock, "card", fake_twin(clock, queued))
+    start, stop = clock.event(), clock.event()
+    start.record()
+    clock.ms += 2.0
+    stop.record()
+    timeline.add_launch(launch_trace([[KERNEL, "k", 0, 2.0, start, stop]]), (), 0)
+    assert queued == [] and [(s.stream, s.us) for s in timeline.snapshot(wait=True).spans] == [(0, 2000.0)]
 
 
 def test_a_launch_with_implicit_copies_keeps_the_recorded_pieces_on_its_stream():
     clock = Clock()
     timeline = MeasuredTimeline(clock, "card", twin=lambda stream: None)
-    timeline.start()
     pieces = []
     for kind, ms in ((COPY_IN, 1.0), (KERNEL, 2.0), (COPY_OUT, 1.0)):
         start, stop = clock.event(), clock.event()
@@ -115,7 +129,6 @@ def test_a_launch_with_implicit_copies_keeps_the_recorded_pieces_on_its_stream()
 def test_events_are_points_and_an_event_without_timing_is_left_out():
     clock = Clock()
     timeline = MeasuredTimeline(clock, "card")
-    timeline.start()
     clock.ms = 2.5
     timed, untimed = clock.event(), clock.event(timing=False)
     timed.record()

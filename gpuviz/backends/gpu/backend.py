@@ -32,7 +32,7 @@ from gpuviz.backends.gpu.plain import (
     plain_facts,
     plain_outcomes,
     plain_time_ms,
-    queue_twin,
+    twin_launch,
 )
 from gpuviz.backends.gpu.stream_timer import EventTimer, MeasuredTimeline
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
@@ -109,15 +109,15 @@ class GpuBackend:
     def new_timeline(self) -> MeasuredTimeline:
         return MeasuredTimeline(import_numba_cuda(), self.device_facts()["name"], self._twin_on)
 
-    def _twin_on(self, stream) -> tuple[object, object, list] | None:
-        """The last launch's kernel as numba compiles it, queued on the script's stream on copies of its
-        arguments as they were before the launch (the recorded run wrote the arrays): its span on the
+    def _twin_on(self, stream):
+        """The last launch's kernel as numba compiles it, ready to queue on the script's stream on copies of
+        its arguments as they were before the launch (the recorded run wrote the arrays): its span on the
         timeline. None where numba cannot compile it as it is."""
         if self._last is None:
             return None
         py_func, config, params, before, args = self._last
         try:
-            return queue_twin(py_func, native_globals, config, params, before, args, stream)
+            return twin_launch(py_func, native_globals, config, params, before, args, stream)
         except Exception:
             return None
 

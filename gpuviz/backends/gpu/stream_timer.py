@@ -44,14 +44,16 @@ class Pending:
     keep: list = field(default_factory=list)  # what must live until the work is done (a twin's arguments)
 
 
-# Queues numba's own compile of the last launch's kernel on a stream, on copies of that launch's arguments
-# as they were before it: (start event, stop event, what to keep alive), or None where it cannot.
-Twin = Callable[[object], "tuple[object, object, list] | None"]
+# Prepares numba's own compile of the last launch's kernel for a stream, on copies of that launch's
+# arguments as they were before it (None where it cannot); calling what it returns queues the kernel and
+# gives (start event, stop event, what to keep alive until it is done).
+Twin = Callable[[object], "Callable[[], tuple[object, object, list]] | None"]
 
 
 class MeasuredTimeline:
-    """A run's measured spans. The origin event is recorded at the first piece of work timed, so every
-    piece's time is `origin.elapsed_time(its event)`: one clock for every stream."""
+    """A run's measured spans. The origin event is recorded when the timeline is made (before the run's
+    first piece of work), so every piece's time is `origin.elapsed_time(its event)`: one clock for every
+    stream."""
 
     def __init__(self, cuda, device: str, twin: Twin | None = None) -> None:
         self.cuda, self.device, self.twin = cuda, device, twin
@@ -60,6 +62,8 @@ class MeasuredTimeline:
         self.spans: list[Span] = []
         self.elapsed: list[float] = []  # ms, each event time the script read
         self.streams: dict[int, object] = {DEFAULT: 0}  # the timeline's number -> numba's stream
+        self.deferred: tuple | None = None  # (queue, stream, kernel): a twin waiting for the script's next call
+        self.start()
 
     def start(self) -> None:
         """Record the origin (on the default stream, which waits for every stream) if not yet done."""
@@ -74,7 +78,7 @@ class MeasuredTimeline:
 
     def timed(self, kind: str, stream: int, label: str, nbytes: int, pinned: bool, work: Callable[[], object]):
         """Run `work` (which queues something on the stream) between two events recorded on that stream."""
-        self.start()
+        self.flush()
         on = self.streams.get(stream, 0)
         begin, end = self.cuda.event(), self.cuda.event()
         begin.record(on)
@@ -85,32 +89,41 @@ class MeasuredTimeline:
 
     def event(self, event, stream: int) -> None:
         """A script's event record: a span of no length where its stream's earlier work is done."""
-        self.start()
+        self.flush()
         self.pending.append(Pending(EVENT, stream, "event", 0, False, event, event))
 
     def add_launch(self, trace, args: tuple, stream: int) -> None:
         """The recorded launch's implicit copies and kernel ran on the default stream, synchronously. On a
-        stream of the script's, with no implicit copies, numba's own compile of the kernel is queued there
-        once more on copies of its arguments, so its span runs beside the other streams' work."""
-        self.start()
+        stream of the script's, with no implicit copies, numba's own compile of the kernel runs there once
+        more on copies of its arguments: its span. It is queued at the script's next call to numba.cuda,
+        as the script queued it, so that gpuviz's own work after a recorded launch (its analysis) does not
+        stand between the kernel and the other streams' work."""
+        self.flush()
         pieces = trace.meta.pop("launch_times", [])
-        twin = self.twin(self.streams[stream]) if stream != DEFAULT and len(pieces) == 1 and self.twin else None
-        if twin is not None:
-            begin, end, keep = twin
-            self.pending.append(Pending(KERNEL, stream, trace.kernel, 0, False, begin, end, keep))
+        queue = self.twin(self.streams[stream]) if stream != DEFAULT and len(pieces) == 1 and self.twin else None
+        if queue is not None:
+            self.deferred = (queue, stream, trace.kernel)
             return
         for kind, label, nbytes, _, begin, end in pieces:
             self.pending.append(Pending(kind, stream, label, nbytes, False, begin, end))
 
+    def flush(self) -> None:
+        """Queue the twin kernel that waits for the script's next call."""
+        if self.deferred is not None:
+            queue, stream, kernel = self.deferred
+            self.deferred = None
+            begin, end, keep = queue()
+            self.pending.append(Pending(KERNEL, stream, kernel, 0, False, begin, end, keep))
+
     def snapshot(self, wait: bool = False) -> StreamTimeline:
-        """Every span whose work is done (with `wait`, every span: the host waits for its work)."""
-        left = []
+        """Every span so far; a twin kernel not yet queued only `wait` (the run's end) queues. The host
+        waits for each span's work: after a recorded launch, which ran on the default stream (it waits
+        for every stream), that work is done."""
+        if wait:
+            self.flush()
         for piece in self.pending:
-            if wait or _done(piece.stop):
-                self.spans.extend(self._span(piece))
-            else:
-                left.append(piece)
-        self.pending = left
+            self.spans.extend(self._span(piece))
+        self.pending = []
         spans = tuple(sorted(self.spans, key=lambda s: (s.start_us, s.end_us)))
         today = datetime.date.today().isoformat()
         return StreamTimeline(spans, MEASURED, self.device, today, tuple(self.elapsed))
@@ -128,10 +141,5 @@ class MeasuredTimeline:
         return [Span(piece.kind, piece.stream, start, end, piece.label, piece.nbytes, piece.pinned)]
 
 
-def _done(event) -> bool:
-    query = getattr(event, "query", None)  # numba's CUDA simulator's events have none: done at once
-    return True if query is None else bool(query())
-
-
 def _us(origin, event) -> float:
-    return max(0.0, float(origin.elapsed_time(event)) * 1000.0)
+    return float(origin.elapsed_time(event)) * 1000.0
