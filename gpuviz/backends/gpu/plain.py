@@ -81,6 +81,7 @@ def twin_launch(py_func, native, config, params: list[str], before: dict, args: 
     cuda = import_numba_cuda()
     kernel = plain_kernel(py_func, native)[config.grid, config.block, stream, config.shared_bytes]
     copies = [cuda.to_device(before[name]) if name in before else value for name, value in zip(params, args)]
+
     def queue():
         start, stop = cuda.event(), cuda.event()
         start.record(stream)
