@@ -162,8 +162,9 @@ def trace_cell(code: str, namespace: dict, options: RunOptions, on_trace=None) -
     session = Session(options, keep_traces=True, notify=_print_lines,
                       on_trace=(lambda _record, trace: on_trace(trace)) if on_trace else None)  # fmt: skip
     compiled = compile(code, register_text(code, "cell"), "exec")
-    with activated(session), shims_for(session.backend.name):
+    with activated(session), shims_for(session.backend.name, lambda: session.timeline):
         exec(compiled, namespace)
+    session.finish()
     return session.traces
 
 

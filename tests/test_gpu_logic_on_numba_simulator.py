@@ -27,3 +27,12 @@ def test_a_few_gpu_tests_pass_under_numba_cuda_simulator(tmp_path):
     """The fast lane's share: the rewrite, hooks and decoding of a few kernels, the access log's times."""
     selection = "threads_level_has_no_access_log or rows_tuple_indices or accesses_carry_their_times or a_warp_ends"
     assert gpu_tests_under_the_simulator(tmp_path, "-k", selection).startswith("4 passed")
+
+
+def test_stream_timeline_gpu_tests_pass_under_numba_cuda_simulator(tmp_path):
+    """The script's own copies, streams and events on the GPU backend's timeline (events time nothing there)."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", GPUVIZ_CACHE_DIR=str(tmp_path))
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_streams_gpu.py"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1].startswith("3 passed")

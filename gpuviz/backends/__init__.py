@@ -65,6 +65,15 @@ def real_numba_cuda():
     return import_numba_cuda(), numba_jit
 
 
+def measured_host_calls(timeline):
+    """A context in which a script's own numba.cuda copies, streams and events are timed onto the GPU
+    backend's measured timeline (`timeline()`, the session's); numba's functions are put back after."""
+    from gpuviz.backends.gpu.compat import import_numba_cuda
+    from gpuviz.backends.gpu.host_calls import measured_host_calls as measured
+
+    return measured(import_numba_cuda(), timeline)
+
+
 def simulated_devices() -> dict[str, dict]:
     """The devices the simulator can imitate, by preset name, with their facts (the first is the default)."""
     return new_backend("sim").presets()

@@ -68,8 +68,8 @@ class Timeline(Protocol):
         """The launch's implicit copies (NumPy arguments), its compile where it is the kernel's first, and
         the kernel itself."""
 
-    def snapshot(self) -> StreamTimeline:
-        """Every span so far."""
+    def snapshot(self, wait: bool = False) -> StreamTimeline:
+        """Every span so far whose work is done (with `wait`: the host waits for all of it first)."""
 
 
 def timeline_of(trace) -> StreamTimeline | None:

@@ -6,7 +6,7 @@ import runpy
 import sys
 import traceback
 import types
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +49,7 @@ def run_script(path: str | Path, session: Launcher, argv: list[str] | None = Non
     sys.argv = [str(path), *(argv or [])]
     sys.path.insert(0, str(path.parent.resolve()))
     try:
-        with activated(session), shims_for(session.backend.name):
+        with activated(session), shims_for(session.backend.name, lambda: session.timeline):
             runpy.run_path(str(path), run_name="__main__")
         session.finish()
     except LaunchError as exc:
@@ -96,13 +96,15 @@ def _last_line_in(tb, filename: str) -> int | None:
 
 
 @contextmanager
-def shims_for(backend_name: str):
+def shims_for(backend_name: str, timeline=None):
     """Route the script's kernels through gpuviz while it runs: on the simulator `numba.cuda` and
-    `cupy` are stand-ins; on the GPU, `numba.cuda.jit` is gpuviz's for the time of the run."""
+    `cupy` are stand-ins; on the GPU, `numba.cuda.jit` is gpuviz's for the time of the run, and with
+    `timeline` (the session's, when asked) the script's own copies, streams and events are timed onto it."""
     if backend_name != "sim":
-        from gpuviz.backends import real_numba_cuda
+        from gpuviz.backends import measured_host_calls, real_numba_cuda
 
-        with _gpuviz_jit_on_real_cuda(), _gpuviz_vectorize(real_numba_cuda()[0], simulated=False):
+        measured = measured_host_calls(timeline) if timeline is not None else nullcontext()
+        with _gpuviz_jit_on_real_cuda(), _gpuviz_vectorize(real_numba_cuda()[0], simulated=False), measured:
             yield
         return
     from gpuviz.program.shims import cuda as cuda_shim

@@ -89,7 +89,7 @@ class Session:
     def finish(self) -> None:
         """The script has ended: the last launch's trace (in memory) carries the whole run's timeline."""
         if self.traces and self._timeline is not None:
-            self.traces[-1].meta["streams"] = self._timeline.snapshot().to_json()
+            self.traces[-1].meta["streams"] = self._timeline.snapshot(wait=True).to_json()
 
     def launch(self, py_func, grid, block, args: tuple, shared_bytes: int = 0, stream: int = 0) -> Trace:
         new_grid, new_block = self.overrides.get(len(self.records), (None, None))
@@ -99,6 +99,7 @@ class Session:
         self.notify(Stage("running", f"running {py_func.__name__} ({config.threads:,} threads)"))
         started = time.perf_counter()
         self.running = (py_func.__name__, started)  # what a timeout reports (run/watchdog.py)
+        timeline = self.timeline  # made before the launch: a measured one's clock starts before its copies
         try:
             trace = self.backend.run(py_func, config, tuple(args), self.options, notify=self.notify)
             seconds = time.perf_counter() - started
@@ -108,8 +109,8 @@ class Session:
             self.running = None
         index = len(self.records)
         trace.meta["launch"] = index
-        self.timeline.add_launch(trace, tuple(args), stream)
-        trace.meta["streams"] = self.timeline.snapshot().to_json()  # up to the end of this launch
+        timeline.add_launch(trace, tuple(args), stream)
+        trace.meta["streams"] = timeline.snapshot().to_json()  # up to the end of this launch
         unanalysed, partly = None, None
         if self.on_unanalysed is not None and self.out_dir is not None:
             # Not synced: the file is written again (synced) with its analysis below; the app reads

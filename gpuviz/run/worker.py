@@ -63,7 +63,7 @@ def execute(request: RunRequest, send: Callable[[Message], None],
             run_script(request.script, session)
         if session.records:
             ok = True
-            send(StreamsReady(session.timeline.snapshot().to_json()))
+            send(StreamsReady(session.timeline.snapshot(wait=True).to_json()))
         else:
             send(RunFailed("the script launched no kernel"))
     except GpuvizError as exc:

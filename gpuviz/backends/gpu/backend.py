@@ -32,6 +32,7 @@ from gpuviz.backends.gpu.plain import (
     plain_facts,
     plain_outcomes,
     plain_time_ms,
+    twin_launch,
 )
 from gpuviz.backends.gpu.stream_timer import EventTimer, MeasuredTimeline
 from gpuviz.backends.gpu.timer import globaltimer_step_ns
@@ -87,6 +88,7 @@ class Compiled:
 class GpuBackend:
     name = "gpu"
     _compiled: dict[tuple, Compiled] = {}
+    _last = None  # (py_func, config, params, arguments before, arguments) of the last launch run
 
     def unavailable_reason(self) -> str | None:
         if _simulated():
@@ -105,7 +107,19 @@ class GpuBackend:
         return {}  # a real GPU is the device it is
 
     def new_timeline(self) -> MeasuredTimeline:
-        return MeasuredTimeline(self.device_facts()["name"])
+        return MeasuredTimeline(import_numba_cuda(), self.device_facts()["name"], self._twin_on)
+
+    def _twin_on(self, stream):
+        """The last launch's kernel as numba compiles it, ready to queue on the script's stream on copies of
+        its arguments as they were before the launch (the recorded run wrote the arrays): its span on the
+        timeline. None where numba cannot compile it as it is."""
+        if self._last is None:
+            return None
+        py_func, config, params, before, args = self._last
+        try:
+            return twin_launch(py_func, native_globals, config, params, before, args, stream)
+        except Exception:
+            return None
 
     def device_facts(self, options: RunOptions | None = None) -> dict:
         """The real device's facts (the same keys as the simulator's)."""
@@ -185,6 +199,7 @@ class GpuBackend:
         seconds = launch.run_timed()
         trace = launch.collect(facts, options, seconds)
         trace.meta["launch_times"] = launch.timer.pieces  # the session's timeline takes them (stream_timer.py)
+        self._last = (py_func, config, compiled.program.params, launch.before, args)  # for _twin_on
         trace.outcomes.update(_written(plain, trace))
         if plain_time is not None:
             trace.meta["plain_time"] = plain_time
@@ -413,7 +428,7 @@ class PreparedLaunch:
         stop.record()
         stop.synchronize()
         ms = start.elapsed_time(stop)
-        self.timer.pieces.append([KERNEL, self.compiled.program.name, 0, float(ms)])
+        self.timer.pieces.append([KERNEL, self.compiled.program.name, 0, float(ms), start, stop])
         return ms / 1000.0
 
     def collect(self, facts: dict, options: RunOptions, seconds: float) -> Trace:

@@ -73,6 +73,25 @@ def plain_time_ms(py_func, native, config, params: list[str], args: tuple, launc
     return float(np.median(times))
 
 
+def twin_launch(py_func, native, config, params: list[str], before: dict, args: tuple, stream):
+    """The kernel as numba compiles it, ready to queue on `stream` on new device copies of its arrays as
+    they were before the launch (`before`, by name; copied now). Calling the result queues it between
+    two events recorded there and returns at once with (start event, stop event, the copies, which must
+    live until the kernel is done)."""
+    cuda = import_numba_cuda()
+    kernel = plain_kernel(py_func, native)[config.grid, config.block, stream, config.shared_bytes]
+    copies = [cuda.to_device(before[name]) if name in before else value for name, value in zip(params, args)]
+
+    def queue():
+        start, stop = cuda.event(), cuda.event()
+        start.record(stream)
+        kernel(*copies)
+        stop.record(stream)
+        return start, stop, copies
+
+    return queue
+
+
 def _timed(cuda, launch, arguments: list) -> float:
     start, stop = cuda.event(), cuda.event()
     start.record()

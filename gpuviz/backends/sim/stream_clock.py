@@ -115,7 +115,7 @@ class StreamClock:
         for name, array in host_arrays:
             self.copy(COPY_OUT, array, stream, name)
 
-    def snapshot(self) -> StreamTimeline:
+    def snapshot(self, wait: bool = False) -> StreamTimeline:
         return StreamTimeline(tuple(self.spans), MODEL, elapsed=tuple(self.elapsed))
 
 
