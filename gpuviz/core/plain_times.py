@@ -3,6 +3,7 @@ as a lesson about speed states them beside its stored figures: each with the car
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from gpuviz.core.fidelity import measured_label
@@ -19,7 +20,7 @@ def plain_time_lines(traces: Iterable[Trace]) -> list[str]:
         if not timed:
             continue
         label = measured_label(timed["card"], timed["date"])
-        blocks, threads = _count(trace.grid), _count(trace.block)
+        blocks, threads = math.prod(trace.grid), math.prod(trace.block)
         lines.append(f"launch {number}, `{trace.kernel}`, {blocks:,} blocks of {threads:,} threads: "
                      f"{timed['ms']:.4g} ms {label}, the median of {timed['launches']} launches")  # fmt: skip
     return lines
@@ -36,10 +37,3 @@ def plain_time_section(traces: Iterable[Trace]) -> str:
         f"{listed}\n\nThese are this run's sizes, where a GPU may be mostly idle; the figures above are "
         "at a size where a difference shows, if there is one."
     )
-
-
-def _count(dims) -> int:
-    total = 1
-    for d in dims:
-        total *= int(d)
-    return total

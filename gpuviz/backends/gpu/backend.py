@@ -30,8 +30,7 @@ from gpuviz.backends.gpu.plain import (
     forall_block_size,
     host_copy,
     plain_facts,
-    plain_outcomes,
-    plain_time_ms,
+    plain_run,
     twin_launch,
 )
 from gpuviz.backends.gpu.stream_timer import EventTimer, MeasuredTimeline
@@ -187,9 +186,8 @@ class GpuBackend:
         check_arguments(compiled.program, tuple(None if hasattr(a, "copy_to_host") else a for a in args))
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
         # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
-        plain = {} if level != "accesses" or compiled.program.cooperative else self._plain_outcomes(
-            py_func, config, compiled, args)  # fmt: skip
-        plain_time = None if compiled.program.cooperative else self._plain_time(py_func, config, compiled, args, facts)
+        plain, plain_time = ({}, None) if compiled.program.cooperative else self._plain_twin(
+            py_func, config, compiled, args, facts, keep=level == "accesses")  # fmt: skip
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         self.keep_occupancy(py_func, launch, facts, ndims)
@@ -206,27 +204,21 @@ class GpuBackend:
         return trace
 
     @staticmethod
-    def _plain_time(py_func, config: LaunchConfig, compiled: Compiled, args: tuple, facts: dict) -> dict | None:
-        """What the kernel as numba compiles it takes a launch on this card, measured today: the time a
-        lesson about speed states for this run (None where numba cannot compile it as it is, or under
-        numba's CUDA simulator, whose events time Python)."""
-        if _simulated():
-            return None
+    def _plain_twin(py_func, config: LaunchConfig, compiled: Compiled, args: tuple, facts: dict,
+                    keep: bool) -> tuple[dict[str, np.ndarray], dict | None]:  # fmt: skip
+        """The kernel as numba compiles it, run on copies of the inputs: its outputs (when `keep`: a racy
+        launch's trace shows them beside the recorded ones) and what it takes a launch on this card,
+        measured today, which a lesson about speed states for this run. Nothing where numba cannot compile
+        it as it is (the recorded run then reports the error); no time under numba's CUDA simulator, whose
+        events time Python."""
         try:
-            ms = plain_time_ms(py_func, native_globals, config, compiled.program.params, args)
+            outcomes, ms = plain_run(py_func, native_globals, config, compiled.program.params, args, keep,
+                                     launches=0 if _simulated() else TIMED_LAUNCHES)  # fmt: skip
         except Exception:
-            return None
-        return {"ms": ms, "launches": TIMED_LAUNCHES, "card": facts["name"], "date": date.today().isoformat()}
-
-    @staticmethod
-    def _plain_outcomes(py_func, config: LaunchConfig, compiled: Compiled, args: tuple) -> dict[str, np.ndarray]:
-        """The outputs of the uninstrumented kernel on copies of the inputs (nothing where numba
-        cannot compile the kernel as it is: the recorded run then reports the error)."""
-        try:
-            return plain_outcomes(py_func, native_globals, config,
-                                  compiled.program.params, args)  # fmt: skip
-        except Exception:
-            return {}
+            return {}, None
+        if ms is None:
+            return outcomes, None
+        return outcomes, {"ms": ms, "launches": TIMED_LAUNCHES, "card": facts["name"], "date": date.today().isoformat()}
 
 
 # Per-SM limits by the driver's attribute names (CU_DEVICE_ATTRIBUTE_<name>); numba's simulator has none,

@@ -46,31 +46,35 @@ def host_copy(cuda, value) -> np.ndarray:
 
 def plain_outcomes(py_func, native, config, params: list[str], args: tuple) -> dict[str, np.ndarray]:
     """The array arguments after one uninstrumented launch on copies of the inputs."""
+    return plain_run(py_func, native, config, params, args, launches=0)[0]
+
+
+def plain_run(py_func, native, config, params: list[str], args: tuple, keep: bool = True,
+              launches: int = TIMED_LAUNCHES) -> tuple[dict[str, np.ndarray], float | None]:  # fmt: skip
+    """One uninstrumented launch on copies of the inputs: the array arguments after it (when `keep`), and,
+    unless `launches` is 0, the kernel's time a launch (ms, CUDA events): that first launch compiled and
+    warmed it, then the median of `launches` more, each on the inputs restored on the device outside the
+    timed part, so that every launch does the same work."""
     cuda = import_numba_cuda()
     copies, names = _device_copies(cuda, params, args)
-    kernel = plain_kernel(py_func, native)
-    kernel[config.grid, config.block, 0, config.shared_bytes](*copies)
-    cuda.synchronize()
-    arrays = [c for c in copies if hasattr(c, "copy_to_host")]
-    return {f"{name}.plain": array.copy_to_host() for name, array in zip(names, arrays)}
-
-
-def plain_time_ms(py_func, native, config, params: list[str], args: tuple, launches: int = TIMED_LAUNCHES) -> float:
-    """The uninstrumented kernel's time a launch (ms, CUDA events), the median of `launches` launches
-    after a first one that compiles and warms it, each on fresh copies of the inputs (restored on the
-    device between launches, outside the timed part) so that every launch does the same work."""
-    cuda = import_numba_cuda()
-    pristine, _ = _device_copies(cuda, params, args)
-    copies, _ = _device_copies(cuda, params, args)
     kernel = plain_kernel(py_func, native)[config.grid, config.block, 0, config.shared_bytes]
-    first = _timed(cuda, kernel, copies)
+    if launches:
+        first = _timed(cuda, kernel, copies)
+    else:
+        kernel(*copies)
+        cuda.synchronize()
+    arrays = [c for c in copies if hasattr(c, "copy_to_host")]
+    outcomes = {f"{name}.plain": array.copy_to_host() for name, array in zip(names, arrays)} if keep else {}
+    if not launches:
+        return outcomes, None
+    pristine, _ = _device_copies(cuda, params, args)
     times = []
     for _ in range(launches if first < LONG_LAUNCH_MS else 1):  # a long kernel: one timed launch is enough
         for copy, source in zip(copies, pristine):
             if hasattr(copy, "copy_to_device"):
                 copy.copy_to_device(source)
         times.append(_timed(cuda, kernel, copies))
-    return float(np.median(times))
+    return outcomes, float(np.median(times))
 
 
 def twin_launch(py_func, native, config, params: list[str], before: dict, args: tuple, stream):
