@@ -226,7 +226,7 @@ class GpuRewriter(KernelRewriter):
         dims = self.ndims.get(array.id) if isinstance(array, ast.Name) else None
         if aid is None or dims not in ELEMENT:
             return []
-        site = self.sites.access_site(line, kind)
+        site = self.sites.access_site(line, kind, array=_static(aid))
         element = ELEMENT[dims].format(a=array.id)
         flat = "_gv_linked_e"
         log = f"_gv_access(_t, {ast.unparse(aid)}, {site}, {flat}, {element})"
@@ -253,7 +253,7 @@ class GpuRewriter(KernelRewriter):
         aid, parts = self.aid_of(array), self._parts(index)
         if not self.accesses or aid is None or not self._one_element(array, parts):
             return ast.Subscript(array, index, ast.Load())
-        site = ast.Constant(self.sites.access_site(line, 0))
+        site = ast.Constant(self.sites.access_site(line, 0, array=_static(aid)))
         return self._thread_call(f"_gv_ld{len(parts)}", [aid, array, *parts, site])
 
     def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
@@ -261,7 +261,7 @@ class GpuRewriter(KernelRewriter):
         if not self.accesses or aid is None or not self._one_element(array, parts):
             plain = ast.Assign([ast.Subscript(array, index, ast.Store())], value)
             return [ast.copy_location(plain, where)]
-        site = ast.Constant(self.sites.access_site(where.lineno, 1))
+        site = ast.Constant(self.sites.access_site(where.lineno, 1, array=_static(aid)))
         call = self._thread_call(f"_gv_st{len(parts)}", [aid, array, *parts, value, site])
         return [ast.copy_location(ast.Expr(call), where)]
 
@@ -275,7 +275,8 @@ class GpuRewriter(KernelRewriter):
         if aid is None or not self._one_element(args[0], parts):
             return node
         hook = f"_gv_at_{op}{len(parts)}"
-        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=op == "add" and _positive(args[2])))
+        counting = op == "add" and _positive(args[2])
+        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=counting, array=_static(aid)))
         call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], site])
         return ast.copy_location(call, node)
 
@@ -332,6 +333,11 @@ class GpuRewriter(KernelRewriter):
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
         return args, [*prologue, *body, *epilogue]
+
+
+def _static(aid: ast.expr) -> int | None:
+    """An array id the rewrite knows (a constant), else None (a device function's parameter's)."""
+    return aid.value if isinstance(aid, ast.Constant) else None
 
 
 def _positive(operand: ast.expr) -> bool:
