@@ -349,7 +349,8 @@ def test_narrow_and_wide_records_give_the_same_accesses(monkeypatch, grid, block
         trace.by_thread = {name: trace.accesses[name][order] for name in ("thread", "array", "index", "kind",
                                                                            "line", "epoch", "value")}  # fmt: skip
     ordered = wide.by_thread["kind"] != 2  # an atomic's value depends on the order the threads came in
-    wide.by_thread["value"], narrow.by_thread["value"] = wide.by_thread["value"][ordered], narrow.by_thread["value"][ordered]
+    for trace in (narrow, wide):
+        trace.by_thread["value"] = trace.by_thread["value"][ordered]
     for name, column in wide.by_thread.items():
         np.testing.assert_array_equal(narrow.by_thread[name], column, err_msg=name)
     np.testing.assert_array_equal(narrow.after("out"), wide.after("out"))
