@@ -9,13 +9,15 @@ What they store (the overhead bars depend on it; measured figures in docs/perfor
 - per thread at level `accesses`, 2 bytes: how many of its slots it filled, written as it returns;
 - per access, its own slot: no atomics and no warp-wide protocol, so divergence, grid barriers and
   independent thread scheduling cannot mix records up. Slot k of thread t is at k * threads + t of
-  each column, so a warp's lanes write one coalesced run. Columns: a 32-bit tag, a 16-bit code (array
-  id: 6 bits, site: 9 bits, a bit saying "same element as this thread's previous record") over the
-  low 16 bits of the time in units of 32 ns; the element (uint32; not written when the same-element bit is set: a
-  thread's previous element starts as its own global id, so `a[i]` with `i = cuda.grid(1)` costs
-  nothing), and the value (not written for arrays the kernel never writes: the host reads those
-  from the inputs). The host restores a thread's times from its warp's start, record after record:
-  a record more than GUARD_NS after the thread's previous one is preceded by a time mark holding the
+  each column, so a warp's lanes write one coalesced run. Columns: a tag, a code (what the record
+  is) over the low bits of the time in units of 32 ns, 32 or 16 bits as layout.py chooses per kernel
+  (wide: array id 6 bits, site 9 bits, a bit saying "same element as this thread's previous record",
+  over 16 time bits; narrow: the marks and sites numbered, the same bit, over what is left); the
+  element (uint32; not written when the same-element bit is set: a thread's previous element starts
+  as its own global id, so `a[i]` with `i = cuda.grid(1)` costs nothing), and the value (not written
+  for arrays the kernel never writes: the host reads those from the inputs). The host restores a
+  thread's times from its warp's start, record after record: a record more than the layout's guard
+  after the thread's previous one is preceded by a time mark holding the
   high bits. Barriers leave a mark too (the host counts them into epochs): block barriers, grid syncs,
   syncwarps and device-wide threadfences, each with its own mark (a syncwarp's holds its mask).
 - a thread's records past its K slots go to an overflow pool (thread, code, 32-bit time, element,
