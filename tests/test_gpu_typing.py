@@ -60,7 +60,7 @@ def test_instrumented_kernels_type_for_the_device(name, level, monkeypatch, tmp_
     compiled = backend._compile(module.k, level, {"a": dims, "b": dims, "c": dims})
     arrays = [np.zeros((4,) * dims, dtype)] * 3
     value = np.complex128 if np.dtype(dtype).kind == "c" else np.float32  # as the backend picks the log's column
-    log = [np.zeros(1, d) for d in (np.uint32, np.uint32, value, np.uint16)]
+    log = [np.zeros(1, d) for d in (compiled.layout.tag_dtype, np.uint32, value, np.uint16)]
     pool = [np.zeros(64, d) for d in (np.uint32, np.uint16, np.uint32, np.uint32, value)]
     buffers = [np.zeros(1, np.uint64), np.zeros(1, np.uint32), np.zeros(1, np.uint64), np.zeros(1, np.uint64)]
     if level == "accesses":
