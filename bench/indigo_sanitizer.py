@@ -6,10 +6,11 @@ after another, printing a marker before and after each; the batches run in paral
 A memcheck error ends the kernel and its process's CUDA context: the batch goes on in a new process.
 
 Usage: python bench/indigo_sanitizer.py [racecheck|memcheck] [INPUT ...] [--groups race,bounds,clean]
-[--jobs N] [--sanitizer PATH] [--seconds S] [--json FILE] (default: racecheck, DAG_100n_200e, every group, 16 jobs).
-`--smoke`: three kernels on DAG_5n_5e at 2 blocks of 32 threads; with `--sanitizer none` the kernels run
-without a sanitizer (numba's CUDA simulator runs that). Last line: `indigo_sanitizer <tool> <input>=
-race:<n>/<m>,bounds:<n>/<m>,clean:<n>/<m> ...` (kernels reported / kernels run, by group).
+[--kernels NAME,NAME] [--jobs N] [--sanitizer PATH] [--seconds S] [--json FILE]
+(default: racecheck, DAG_100n_200e, every group, 16 jobs). `--smoke`: three kernels on DAG_5n_5e at 2
+blocks of 32 threads; with `--sanitizer none` the kernels run without a sanitizer (numba's CUDA simulator
+runs that). Last line: `indigo_sanitizer <tool> <input>=race:<n>/<m>,bounds:<n>/<m>,clean:<n>/<m> ...`
+(kernels reported / kernels run, by group).
 """
 
 from __future__ import annotations
@@ -98,15 +99,16 @@ def parse(argv: list[str]) -> dict:
     for arg in args:
         if arg == "--smoke":
             options.update(inputs=["DAG_5n_5e"], names=SMOKE_KERNELS, jobs=2, launch=(2, 32))
-        elif arg in ("--groups", "--jobs", "--json", "--seconds", "--sanitizer"):
+        elif arg in ("--groups", "--jobs", "--json", "--seconds", "--sanitizer", "--kernels"):
             value = next(args, None)
             if value is None:
                 raise SystemExit(f"{arg} needs a value")
-            options[arg[2:]] = {"--groups": lambda v: tuple(v.split(",")), "--jobs": int,
-                                "--seconds": float}.get(arg, str)(value)  # fmt: skip
+            key = {"--kernels": "names"}.get(arg, arg[2:])
+            options[key] = {"--groups": lambda v: tuple(v.split(",")), "--jobs": int, "--seconds": float,
+                            "--kernels": lambda v: v.split(",")}.get(arg, str)(value)  # fmt: skip
         elif arg.startswith("-"):
-            raise SystemExit(f"unknown option {arg}; use INPUT ..., --groups race,bounds,clean, --jobs N, "
-                             "--sanitizer PATH, --seconds S, --json FILE or --smoke")  # fmt: skip
+            raise SystemExit(f"unknown option {arg}; use INPUT ..., --groups race,bounds,clean, --kernels NAME,NAME, "
+                             "--jobs N, --sanitizer PATH, --seconds S, --json FILE or --smoke")  # fmt: skip
         else:
             options["inputs"].append(arg)
     unknown = set(options["groups"]) - set(GROUPS)

@@ -74,7 +74,7 @@ def report(graph: str, verdicts: list[Verdict], outcomes: bool = False) -> dict:
         if v.kernel.group == "clean" and v.flagged:
             judged = "the log holds this pair" if v.log_has_conflict else "no such pair in the log: a false alarm"
             print(f"  no-bug flagged: {v.kernel.name}: {v.example} ({judged})")
-        if v.kernel.race_bug and not v.flagged:
+        if v.kernel.race_bug and not v.flagged and not v.failed:
             why = "the analysis missed a racing pair!" if v.log_has_conflict else "no racing pair in the log"
             print(f"  missed: {v.kernel.name} ({'+'.join(v.kernel.bugs)}): {why}")
         if v.kernel.group == "bounds" and not v.memory_errors and not v.failed:
