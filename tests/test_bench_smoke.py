@@ -45,6 +45,8 @@ ON_A_GPU = {
     "gpu_fidelity.py": "gpu_fidelity shapes=",
     "gpu_linked_calls.py": "linked ",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
     "lesson_times.py": "lesson_times card=",
+    "indigo_gpu.py": "indigo_gpu DAG_5n_5e=",  # also under numba's simulator: tests/test_indigo_gpu.py
+    "indigo_sanitizer.py": "indigo_sanitizer racecheck DAG_5n_5e=",
 }
 NOT_SCRIPTS = {
     "speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time",

@@ -131,3 +131,14 @@ def test_inputs_are_the_c_host_codes():
     assert data1[0] == data2[0] == 0 and data1.tolist()[1:] == [v % 5 for v in glibc_rand(4).tolist()]
     with pytest.raises(ValueError, match="the inputs are: DAG_100n_200e"):
         graph_path("DAG_1n")
+
+
+def test_a_racy_kernel_loses_writes_and_ends_unlike_a_serial_run():
+    (kernel,) = by_name(["push_node_neighbors_atomicBug"])
+    verdict = run_kernel(kernel, "DAG_5n_5e", serial=True)
+    # data1[nei] = min(data1[nei], data2[i]) by several threads of one nei: some writes are lost
+    ((array, elements, writes),) = verdict.lost
+    assert array == "data1" and writes >= elements >= 1
+    # an element no serial order gives must have lost a write
+    ((array, unlike),) = verdict.unlike_serial
+    assert array == "data1" and 1 <= unlike <= elements

@@ -7,9 +7,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 import gpuviz
 from gpuviz.core.analysis.memcheck import DIVERGENCES
+from gpuviz.core.analysis.outcomes import lost_updates
 from gpuviz.core.analysis.races import Race, find_races
+from gpuviz.core.trace.model import Trace
 from indigo.inputs import BLOCKS, THREADS, arguments, graph_path
 from indigo.oracle import first_conflict
 from indigo.suite import IndigoKernel, kernel_text
@@ -39,19 +43,29 @@ class Verdict:
     seconds: float
     log_has_conflict: bool = False  # the brute-force check of the log (oracle.py) found a racing pair
     failed: str = ""  # why the run did not finish, or ""
+    # flagged kernels only, per global array: (array, elements that lost writes, writes lost)
+    lost: tuple[tuple[str, int, int], ...] = ()
+    # with `serial`: (array, elements whose final value neither serial order gives)
+    unlike_serial: tuple[tuple[str, int], ...] = ()
+    # GPU backend: (array, elements where the kernel run without recording ended unlike the recorded run,
+    # the first of them: "[k] recorded r, without recording p, ...")
+    plain_differs: tuple[tuple[str, int, str], ...] = ()
 
     @property
     def flagged(self) -> bool:
         return self.racy or self.benign > 0
 
 
-def run_kernel(kernel: IndigoKernel, graph: str, seed: int = 0, check: bool = True) -> Verdict:
-    """The kernel at the artifact's launch (1,024 blocks of 256 threads) on the simulator, with its races
-    and memory errors; `check`: the log is also searched for a racing pair by brute force (not timed)."""
+def run_kernel(kernel: IndigoKernel, graph: str, seed: int = 0, check: bool = True, backend: str = "sim",
+               launch: tuple[int, int] = (BLOCKS, THREADS), serial: bool = False) -> Verdict:  # fmt: skip
+    """The kernel at the artifact's launch (1,024 blocks of 256 threads) on the simulator or the GPU backend,
+    with its races and memory errors; `check`: the log is also searched for a racing pair by brute force
+    (not timed); `serial` (simulator): a flagged kernel also runs one thread at a time, in both orders."""
     started = time.perf_counter()
+    arguments_ = arguments(graph_path(graph))
     try:
-        launch = gpuviz.trace(kernel_text(kernel), name="test_kernel", backend="sim", level="accesses", seed=seed)
-        trace = launch[BLOCKS, THREADS](*arguments(graph_path(graph)))
+        traced = gpuviz.trace(kernel_text(kernel), name="test_kernel", backend=backend, level="accesses", seed=seed)
+        trace = traced[launch](*arguments_)
         report = find_races(trace)
     except gpuviz.GpuvizError as exc:
         return Verdict(kernel, graph, False, 0, 0, 0, "", time.perf_counter() - started,
@@ -59,9 +73,56 @@ def run_kernel(kernel: IndigoKernel, graph: str, seed: int = 0, check: bool = Tr
     errors = trace.error_count - sum(e["kind"] in DIVERGENCES for e in trace.errors)
     example = describe(report.races[0]) if report.races else (describe(report.benign[0]) if report.benign else "")
     seconds = time.perf_counter() - started
-    conflict = first_conflict(trace) is not None if check else report.racy or bool(report.benign)
+    flagged = report.racy or bool(report.benign)
+    conflict = first_conflict(trace) is not None if check else flagged
+    unlike = unlike_serial(kernel, trace, launch, arguments_) if serial and flagged and backend == "sim" else ()
     return Verdict(kernel, graph, report.racy, report.locations, len(report.benign), errors, example, seconds,
-                   conflict)  # fmt: skip
+                   conflict, lost=lost_writes(trace) if flagged else (), unlike_serial=unlike,
+                   plain_differs=plain_differs(trace))  # fmt: skip
+
+
+def lost_writes(trace: Trace) -> tuple[tuple[str, int, int], ...]:
+    """Per global array that lost writes: (array, elements that lost some, writes lost), as the schedule of
+    this run gives them (core/analysis/outcomes.py: a write whose value no later value was computed from)."""
+    found = []
+    for name, lost in lost_updates(trace).items():
+        if lost.any():
+            found.append((name, int(np.count_nonzero(lost)), int(lost.sum())))
+    return tuple(found)
+
+
+def unlike_serial(kernel: IndigoKernel, trace: Trace, launch: tuple[int, int], args: tuple) -> tuple:
+    """Per array: elements whose final value is neither the one of a run with one thread at a time in
+    thread order nor in reverse order (two orders, since some kernels' threads depend on each other's)."""
+    finals = []
+    for schedule in ("sequential", "reversed"):
+        traced = gpuviz.trace(kernel_text(kernel), name="test_kernel", backend="sim", level="threads",
+                              schedule=schedule)  # fmt: skip
+        finals.append(traced[launch](*args))
+    found = []
+    for name in trace.args:
+        after = trace.after(name)
+        unlike = (after != finals[0].after(name)) & (after != finals[1].after(name))
+        if unlike.any():
+            found.append((name, int(np.count_nonzero(unlike))))
+    return tuple(found)
+
+
+def plain_differs(trace: Trace, shown: int = 3) -> tuple[tuple[str, int, str], ...]:
+    """GPU traces: per array, the elements where the kernel as numba compiles it (no recording, run first on
+    copies of the inputs) ended unlike the recorded run, and the first few of them side by side; () on the
+    simulator, which keeps no plain run."""
+    found = []
+    for name in trace.args:
+        plain = trace.outcomes.get(f"{name}.plain")
+        if plain is None:
+            continue
+        recorded, plain = trace.after(name).reshape(-1), plain.reshape(-1)
+        differ = np.flatnonzero(recorded != plain)
+        if len(differ):
+            first = ", ".join(f"[{k}] recorded {recorded[k]}, without recording {plain[k]}" for k in differ[:shown])
+            found.append((name, len(differ), first))
+    return tuple(found)
 
 
 def describe(race: Race) -> str:
@@ -89,3 +150,39 @@ def score(verdicts: list[Verdict]) -> dict:
         "race_label_missed": sum(not v.flagged for v in labelled),
         "failed": sum(bool(v.failed) for v in verdicts), "seconds": sum(v.seconds for v in verdicts),
     }  # fmt: skip
+
+
+def verdict_row(v: Verdict) -> dict:
+    """A verdict as JSON (the kernel by name): the bench's --json rows and a GPU worker's output."""
+    return {"kernel": v.kernel.name, "graph": v.graph, "racy": v.racy, "locations": v.locations,
+            "benign": v.benign, "memory_errors": v.memory_errors, "example": v.example,
+            "seconds": round(v.seconds, 3), "log_has_conflict": v.log_has_conflict, "failed": v.failed,
+            "flagged": v.flagged, "lost": v.lost, "unlike_serial": v.unlike_serial,
+            "plain_differs": v.plain_differs}  # fmt: skip
+
+
+def verdict_of_row(row: dict, kernel: IndigoKernel) -> Verdict:
+    tuples = {key: tuple(tuple(item) for item in row[key]) for key in ("lost", "unlike_serial", "plain_differs")}
+    return Verdict(kernel, row["graph"], row["racy"], row["locations"], row["benign"], row["memory_errors"],
+                   row["example"], row["seconds"], row["log_has_conflict"], row["failed"], **tuples)  # fmt: skip
+
+
+def outcome_line(v: Verdict) -> str:
+    """What a flagged kernel's race did, in one line: lost writes, and the final values against the serial
+    orders and (GPU) against the kernel run without recording."""
+    parts = [f"{name} lost {writes} writes at {elements} elements" for name, elements, writes in v.lost]
+    parts += [f"{name} unlike both serial orders at {n} elements" for name, n in v.unlike_serial]
+    parts += [f"{name} without recording differs at {n} elements ({first})" for name, n, first in v.plain_differs]
+    return "; ".join(parts) or "no write lost"
+
+
+def outcome_summary(verdicts: list[Verdict]) -> str:
+    """One line over the flagged kernels: how many lost writes, and how many ended unlike a serial run."""
+    flagged = [v for v in verdicts if v.flagged]
+    losing = [v for v in flagged if v.lost]
+    writes = sum(w for v in losing for _, _, w in v.lost)
+    elements = sum(e for v in losing for _, e, _ in v.lost)
+    line = f"{len(losing)} of the {len(flagged)} flagged kernels lost writes ({writes} writes at {elements} elements)"
+    if any(v.unlike_serial for v in flagged):
+        line += f"; {sum(bool(v.unlike_serial) for v in flagged)} ended unlike both serial orders"
+    return line
