@@ -42,9 +42,10 @@ class CompareView(QWidget, View):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self._lay_out()
-        self.other.currentIndexChanged.connect(lambda *_: self._show())
+        self.other.currentIndexChanged.connect(self._on_other_chosen)
         state.launches_changed.connect(self._on_launches_changed)
         state.trace_changed.connect(lambda *_: self._show())
+        state.partner_changed.connect(lambda *_: self._show())
         state.frame_changed.connect(self._on_frame_changed)
         state.colour_mode_changed.connect(self._on_colour_mode_changed)
         state.palette_changed.connect(lambda name: [m.set_palette(name) for m in self.mirrors])
@@ -86,10 +87,15 @@ class CompareView(QWidget, View):
             self.other.addItem(f"launch {trace.meta.get('launch', index)}: {trace.kernel}", index)
         self.other.blockSignals(False)
 
-    def _other(self):
-        """The chosen launch, or the first other launch of the run."""
-        launches, trace = self.state.launches, self.state.trace
+    def _on_other_chosen(self, *_) -> None:
         chosen = self.other.currentData()
+        self.state.set_partner(chosen if chosen is not None else -1)
+
+    def _other(self):
+        """The launch the scene names as the partner (a lesson's evidence, or the choice above), or the
+        first other launch of the run."""
+        launches, trace = self.state.launches, self.state.trace
+        chosen = self.state.partner
         if chosen is not None and 0 <= chosen < len(launches) and launches[chosen] is not trace:
             return launches[chosen]
         return next((t for t in launches if t is not trace), None)
