@@ -1,8 +1,10 @@
 """Instrumentation overhead on a real GPU, and launch-to-trace latency.
 
 1. Vector add over 2^24 + 11 float32 elements, blocks of 256: kernel time of the instrumented
-   kernel at levels `threads` and `accesses` divided by the plain numba kernel's, by CUDA events,
-   median of REPEATS launches after a warm-up.
+   kernel at levels `threads` and `accesses` (compiled as a run compiles it: for a launch of one
+   axis, with the record layout backends/gpu/layout.py picks and the register cap that keeps the
+   blocks an SM holds) divided by the plain numba kernel's, by CUDA events, median of REPEATS
+   launches after a warm-up.
 2. Launch to trace file on disk, 1M threads at level `threads`, warm (compiled, and one trace saved
    before): the median wall seconds of 5.
 3. The classic race, a[i] += 0.5 by [1024, 1024] threads on 2 elements: result and how many
@@ -81,10 +83,13 @@ def overhead() -> dict[str, float]:
     print(f"plain vecadd: {base:.3f} ms for {N:,} elements")
     ratios = {}
     backend = GpuBackend()
+    facts, ndims = backend.device_facts(), {"a": 1, "b": 1, "c": 1}
     for level in ("threads", "accesses"):
-        compiled = backend.compile(speed_kernels.vecadd.py_func, level, ndims={"a": 1, "b": 1, "c": 1})
+        # as a run compiles it: for a launch of one axis, under the cap that keeps the blocks an SM holds
+        compiled = backend.compile(speed_kernels.vecadd.py_func, level, ndims=ndims, flat=config.flat)
         launch = PreparedLaunch(cuda, compiled, config, (a, b, c), cap=4 * N)
         launch.compile_for_arguments()
+        backend.keep_occupancy(speed_kernels.vecadd.py_func, launch, facts, ndims)
         ms = kernel_ms(cuda, launch.launch, before=launch.reset_counter)
         events = launch.log.filled() if launch.log else 0
         ratios[level] = ms / base
@@ -92,8 +97,8 @@ def overhead() -> dict[str, float]:
         print(f"{level:9s}: {ms:.3f} ms  ratio {ratios[level]:.2f}  events {events:,}  registers "
               f"{overload.regs_per_thread} local bytes {overload.local_mem_per_thread}")  # fmt: skip
     print("record bytes: 12 per block, 8 per warp, none per thread (threads); + 8 per warp start, 2 per thread, "
-          "per access 4 (code, time) + 4 (element, unless the thread's previous one) + 4 (value, unless the array "
-          "is read-only) (accesses)")  # fmt: skip
+          "per access 2 or 4 (code, time: backends/gpu/layout.py) + 4 (element, unless the thread's previous one) "
+          "+ 4 (value, unless the array is read-only) (accesses)")  # fmt: skip
     return ratios
 
 

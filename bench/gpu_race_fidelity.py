@@ -93,8 +93,9 @@ def recorded_runs(kernel, grid, block, inputs, outcome, runs, level) -> list[flo
 
     host = inputs()
     backend, ndims = GpuBackend(), {name: v.ndim for name, v in host.items()}
-    compiled = backend.compile(kernel, level, ndims=ndims)
-    launch = PreparedLaunch(cuda, compiled, LaunchConfig.of(grid, block), tuple(host.values()), DEVICE_ACCESS_CAP)
+    config = LaunchConfig.of(grid, block)
+    compiled = backend.compile(kernel, level, ndims=ndims, flat=config.flat)  # as GpuBackend.run compiles it
+    launch = PreparedLaunch(cuda, compiled, config, tuple(host.values()), DEVICE_ACCESS_CAP)
     launch.compile_for_arguments()
     backend.keep_occupancy(kernel, launch, backend.device_facts(), ndims)  # as GpuBackend.run does
     if launch.overload is not None:

@@ -376,6 +376,54 @@ def test_a_warp_ends_with_its_last_lane_and_long_gaps_keep_their_times():
         assert store - read >= 1_000_000  # two sleeps of 0.9 ms, the gap kept across the guard
 
 
+LAYOUT_KERNEL = """from numba import cuda, float32
+@cuda.jit
+def k(a, out, hist):
+    s = cuda.shared.array(64, float32)
+    t = cuda.threadIdx.x + cuda.threadIdx.y * cuda.blockDim.x
+    i = cuda.blockIdx.x * cuda.blockDim.x * cuda.blockDim.y + t
+    s[t] = a[i]
+    cuda.syncthreads()
+    acc = 0.0
+    for r in range(t % 4):
+        acc += s[(t + r) % 64]
+    cuda.atomic.add(hist, i % 3, 1)
+    out[i] = acc
+"""
+
+
+@pytest.mark.parametrize("grid, block", [(2, 64), ((2, 1), (32, 2))])
+def test_narrow_and_wide_records_give_the_same_accesses(monkeypatch, grid, block):
+    """The recorder packs a kernel whose sites each name one array into 16-bit tags, and gives a
+    launch of one axis a cheaper place (backends/gpu/layout.py): the accesses, their order within a
+    thread and their epochs are those the wide records give."""
+    from gpuviz.backends.gpu import backend
+    from gpuviz.backends.gpu.layout import RecordLayout
+
+    def args():
+        return np.arange(128, dtype=np.float32), np.zeros(128, np.float32), np.zeros(3, np.int32)
+
+    monkeypatch.setattr(backend.GpuBackend, "_compiled", {})
+    narrow = _run(LAYOUT_KERNEL, grid, block, args(), "gpu")
+    (layout,) = {c.layout for c in backend.GpuBackend._compiled.values() if c.level == "accesses"}
+    assert layout.narrow and layout.time_bits == 11 and layout.flat == (grid == 2)
+    monkeypatch.setattr(backend.GpuBackend, "_compiled", {})
+    monkeypatch.setattr(backend, "choose_layout", lambda site_arrays, flat: RecordLayout())
+    wide = _run(LAYOUT_KERNEL, grid, block, args(), "gpu")
+    for trace in (narrow, wide):
+        order = np.lexsort((np.arange(len(trace.accesses["thread"])), trace.accesses["thread"]))
+        trace.by_thread = {name: trace.accesses[name][order] for name in ("thread", "array", "index", "kind",
+                                                                           "line", "epoch", "value")}  # fmt: skip
+    ordered = wide.by_thread["kind"] != 2  # an atomic's value depends on the order the threads came in
+    for trace in (narrow, wide):
+        trace.by_thread["value"] = trace.by_thread["value"][ordered]
+    for name, column in wide.by_thread.items():
+        np.testing.assert_array_equal(narrow.by_thread[name], column, err_msg=name)
+    np.testing.assert_array_equal(narrow.after("out"), wide.after("out"))
+    assert (np.diff(narrow.accesses["time"]) >= 0).all()
+    assert (narrow.accesses["time"] <= narrow.threads["t_end"][narrow.accesses["thread"]]).all()
+
+
 def test_a_racy_launch_keeps_what_the_unrecorded_kernel_gives(tmp_path, capsys):
     source = "from numba import cuda\n@cuda.jit\ndef k(a, b):\n    a[0] += 1\n    b[cuda.grid(1)] = 2\n"
     a, b = np.zeros(1, np.int64), np.zeros(64, np.int64)

@@ -262,3 +262,34 @@ def test_complex_values_decode_into_value_and_imag():
     assert columns["value"].tolist() == [1.5, 6.0] and columns["imag"].tolist() == [-2.0, -3.0]
     real = accesses_of(dict(records, value=np.array([1.5, 0.0])), remap, sites, {})
     assert "imag" not in real
+
+
+def test_a_kernel_whose_sites_each_name_one_array_gets_narrow_tags():
+    from gpuviz.backends.gpu.layout import WIDE_SAME, choose_layout
+
+    few = choose_layout([0, 1, 2], flat=True)  # vector add: codes 0-7 (marks, then sites) and the same bit
+    assert few.narrow and few.flat and few.code_bits == 4 and few.time_bits == 12 and few.tag_dtype == np.uint16
+    assert few.guard_ns == 1 << (10 + 5)  # a quarter of what 12 bits of 32 ns units hold
+    assert not choose_layout([0, None], flat=False).narrow  # a device function's array parameter varies
+    assert choose_layout([0] * 59, flat=False).time_bits == 9 and not choose_layout([0] * 60, flat=False).narrow
+    wide = choose_layout([0, None], flat=False)
+    assert wide.time_bits == 16 and wide.same == WIDE_SAME and wide.guard_ns == 1 << 19
+    # narrow codes read back as the wide layout writes them: marks by kind, the time mark, each site's array
+    layout = choose_layout([3, 33], flat=False)
+    tags = (np.array([0, 2, 4, 5, 6 | layout.same], np.int64) << layout.time_bits) | np.array([7, 8, 9, 10, 11])
+    code, low = layout.split(tags.astype(np.uint16))
+    assert code.tolist() == [BARRIER << 6, (BARRIER << 6) | WARP_MARK, TIME_MARK << 6, (FIRST_SITE << 6) | 3,
+                             ((FIRST_SITE + 1) << 6) | 33 | SAME]  # fmt: skip
+    assert low.tolist() == [7, 8, 9, 10, 11]
+
+
+def test_narrow_times_come_back_across_their_wrap_and_their_time_marks():
+    from gpuviz.backends.gpu.decode import _restore_time
+
+    bits = 10
+    before = np.array([5000, 5000, 5000], np.int64)
+    after = np.array([5000 + 200, 5000 - 3, (123 << bits) | 17], np.int64)  # forward, a hair back, a time mark
+    low = after & ((1 << bits) - 1)
+    site = np.array([FIRST_SITE, FIRST_SITE, TIME_MARK])
+    held = np.array([0, 0, 123], np.int64)
+    assert _restore_time(before, low, site, held, bits).tolist() == after.tolist()

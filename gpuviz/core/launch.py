@@ -76,6 +76,11 @@ class LaunchConfig:
         return math.prod(self.grid)
 
     @property
+    def flat(self) -> bool:
+        """Grid and block along x alone."""
+        return self.grid[1:] == (1, 1) and self.block[1:] == (1, 1)
+
+    @property
     def threads(self) -> int:
         return self.blocks * self.threads_per_block
 

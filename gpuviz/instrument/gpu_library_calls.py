@@ -35,6 +35,11 @@ def slots_name(callee: ast.expr) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in ast.unparse(callee))
 
 
+def static_id(aid: ast.expr) -> int | None:
+    """An array id the rewrite knows (a constant), else None (a device function's parameter's)."""
+    return aid.value if isinstance(aid, ast.Constant) else None
+
+
 def _parsed_at(text: str, where: ast.stmt) -> list[ast.stmt]:
     statements = ast.parse(text).body
     for statement in statements:
@@ -96,7 +101,7 @@ class LibraryCallLogging:
         dims = self.ndims.get(array.id) if isinstance(array, ast.Name) else None
         if aid is None or dims not in ELEMENT:
             return []
-        site = self.sites.access_site(line, kind)
+        site = self.sites.access_site(line, kind, array=static_id(aid))
         element = ELEMENT[dims].format(a=array.id)
         flat = "_gv_linked_e"
         log = f"_gv_access(_t, {ast.unparse(aid)}, {site}, {flat}, {element})"
@@ -128,7 +133,8 @@ class LibraryCallLogging:
             statements.append(ast.Assign([ast.Name(given, ast.Store())], call.args[0]))
             call.args[0] = ast.Name(given, ast.Load())
         handed = given if call.args else "0"
-        write, read = self.sites.access_site(node.lineno, 1), self.sites.access_site(node.lineno, 0)
+        write = self.sites.access_site(node.lineno, 1, array=aid)
+        read = self.sites.access_site(node.lineno, 0, array=aid)
         statements += _parsed_at(f"_gv_access(_t, {aid}, {write}, {BLOCK_THREAD}, {handed})", node)
         if targets is None:
             statements.append(ast.Expr(call))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuviz.instrument.gpu_library_calls import LibraryCallLogging, is_cccl_primitive
+from gpuviz.instrument.gpu_library_calls import LibraryCallLogging, is_cccl_primitive, static_id
 from gpuviz.instrument.rewrite import ARRAY_DECLARATIONS, BARRIERS, KernelRewriter, is_device_function
 from gpuviz.instrument.shared_sites import MAX_ARRAY_IDS, MAX_PARAM_IDS, CallSite, SharedSites
 from gpuviz.instrument.source import KernelSource
@@ -197,7 +197,7 @@ class GpuRewriter(LibraryCallLogging, KernelRewriter):
         aid, parts = self.aid_of(array), self._parts(index)
         if not self.accesses or aid is None or not self._one_element(array, parts):
             return ast.Subscript(array, index, ast.Load())
-        site = ast.Constant(self.sites.access_site(line, 0))
+        site = ast.Constant(self.sites.access_site(line, 0, array=static_id(aid)))
         return self._thread_call(f"_gv_ld{len(parts)}", [aid, array, *parts, site])
 
     def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
@@ -205,7 +205,7 @@ class GpuRewriter(LibraryCallLogging, KernelRewriter):
         if not self.accesses or aid is None or not self._one_element(array, parts):
             plain = ast.Assign([ast.Subscript(array, index, ast.Store())], value)
             return [ast.copy_location(plain, where)]
-        site = ast.Constant(self.sites.access_site(where.lineno, 1))
+        site = ast.Constant(self.sites.access_site(where.lineno, 1, array=static_id(aid)))
         call = self._thread_call(f"_gv_st{len(parts)}", [aid, array, *parts, value, site])
         return [ast.copy_location(ast.Expr(call), where)]
 
@@ -219,7 +219,8 @@ class GpuRewriter(LibraryCallLogging, KernelRewriter):
         if aid is None or not self._one_element(args[0], parts):
             return node
         hook = f"_gv_at_{op}{len(parts)}"
-        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=op == "add" and _positive(args[2])))
+        counting = op == "add" and _positive(args[2])
+        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=counting, array=static_id(aid)))
         call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], site])
         return ast.copy_location(call, node)
 

@@ -60,13 +60,18 @@ class SharedSites:
     constants: dict[int, tuple[str, object]] = field(default_factory=dict)  # id: (name, module array)
     counting: set[int] = field(default_factory=set)  # lines with an atomic that adds a positive constant
     not_counting: set[int] = field(default_factory=set)  # lines with another atomic
+    site_arrays: list[int | None] = field(default_factory=list)  # each site's array id, None where it varies
 
-    def access_site(self, line: int, kind: int, counting: bool = False) -> int:
+    def access_site(self, line: int, kind: int, counting: bool = False, array: int | None = None) -> int:
+        """The id of an access site; `array`: its array's id where the site always names that array
+        (the GPU recorder's narrow records leave the id out of the record then: backends/gpu/layout.py)."""
         if kind == ATOMIC:
             (self.counting if counting else self.not_counting).add(line)
         if FIRST_SITE + len(self.accesses) < MAX_SITE - 2:
             self.accesses.append((line, kind))
+            self.site_arrays.append(array)
             return FIRST_SITE + len(self.accesses) - 1
+        self.site_arrays.append(None)  # a shared id: no one array
         return MAX_SITE - 2 + kind  # too many sites: the line is lost, the kind is kept
 
     def counting_lines(self) -> list[int]:

@@ -22,6 +22,7 @@ import numpy as np
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
 from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
+from gpuviz.backends.gpu.layout import WIDE, RecordLayout, choose_layout
 from gpuviz.backends.gpu.local_types import local_types
 from gpuviz.backends.gpu.log import DeviceLog
 from gpuviz.backends.gpu.meetings import partial_syncwarps
@@ -82,6 +83,7 @@ class Compiled:
     kernel: object  # numba CUDA dispatcher
     sites: SharedSites
     level: str
+    layout: RecordLayout = WIDE
 
 
 class GpuBackend:
@@ -135,13 +137,13 @@ class GpuBackend:
         } | _per_sm_facts(device)
 
     def compile(self, py_func, level: str, notify: Notify = ignore, ndims: dict[str, int] | None = None,
-                max_registers: int | None = None) -> Compiled:  # fmt: skip
+                max_registers: int | None = None, flat: bool = False) -> Compiled:  # fmt: skip
         """The instrumented kernel for a level and the axes of its array arguments (and a cap on its
-        registers a thread, where it must not use more)."""
-        key = (py_func, level, tuple(sorted((ndims or {}).items())), max_registers)
+        registers a thread, where it must not use more); `flat`: for launches of one axis only."""
+        key = (py_func, level, tuple(sorted((ndims or {}).items())), max_registers, flat)
         if key not in self._compiled:
             notify(Stage("compiling", f"compiling {py_func.__name__} for the GPU ({level})..."))
-            self._compiled[key] = _compile(py_func, level, ndims or {}, max_registers)
+            self._compiled[key] = _compile(py_func, level, ndims or {}, max_registers, flat)
         return self._compiled[key]
 
     def keep_occupancy(self, py_func, launch: PreparedLaunch, facts: dict, ndims: dict[str, int]) -> None:
@@ -162,7 +164,8 @@ class GpuBackend:
             return  # within the cap of the fullest SM any kernel gets: the recording keeps its blocks
         cap = register_cap(plain, warps, other, per_sm)
         if overload.regs_per_thread > cap:
-            launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap)
+            flat = launch.compiled.layout.flat
+            launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap, flat=flat)
             launch.compile_for_arguments()
 
     def suggested_block_size(self, py_func, args: tuple, options: RunOptions, shared_bytes: int = 0) -> int:
@@ -178,7 +181,7 @@ class GpuBackend:
         config.validate(facts["max_threads_per_block"])
         level = options.level_for(config.threads)
         ndims = {name: value.ndim for name, value in zip(_parameters(py_func), args) if hasattr(value, "ndim")}
-        compiled = self.compile(py_func, level, notify, ndims)
+        compiled = self.compile(py_func, level, notify, ndims, flat=config.flat)
         check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
         # numba's typeof refusals, in the simulator's words and line; numba's own device arrays pass as they
@@ -258,11 +261,14 @@ def _parameters(py_func) -> list[str]:
     return list(code.co_varnames[: code.co_argcount])
 
 
-def _compile(py_func, level: str, ndims: dict[str, int], max_registers: int | None = None) -> Compiled:
+def _compile(py_func, level: str, ndims: dict[str, int], max_registers: int | None = None,
+             flat: bool = False) -> Compiled:  # fmt: skip
     cuda = import_numba_cuda()
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
-    function = program.bind(hooks(), native=lambda env: _native(env, cuda), wrap_device=device_function_decorator())
+    layout = choose_layout(sites.site_arrays, flat)
+    function = program.bind(hooks(layout), native=lambda env: _native(env, cuda),
+                            wrap_device=device_function_decorator())  # fmt: skip
     # numba cannot cache a kernel that references a global device array: compile those every time; nor
     # one that links files ("Cannot pickle CUDACodeLibrary with linking files"): `@cuda.jit(link=...)`,
     # or a library call that adds its own generated code (nvmath-python's device matmul does).
@@ -272,15 +278,15 @@ def _compile(py_func, level: str, ndims: dict[str, int], max_registers: int | No
     options = ({"link": link} if link else {}) | ({"max_registers": max_registers} if max_registers else {})
     # numba's on-disk cache keys a kernel by its own bytecode, not by the hooks it calls nor by its
     # register cap: both go into the name its cache files take.
-    function.__qualname__ = f"{function.__qualname__}_{_build_digest(max_registers)}"
+    function.__qualname__ = f"{function.__qualname__}_{_build_digest(max_registers, layout)}"
     kernel = numba_jit()(cache=cached, **options)(function)
-    return Compiled(program, kernel, sites, level)
+    return Compiled(program, kernel, sites, level, layout)
 
 
 @cache
-def _build_digest(max_registers: int | None) -> str:
+def _build_digest(max_registers: int | None, layout: RecordLayout = WIDE) -> str:
     """What, besides the kernel's text, decides the code numba compiles for it."""
-    return hashlib.sha1(f"{hook_source()}|{max_registers}".encode()).hexdigest()[:12]
+    return hashlib.sha1(f"{hook_source(layout)}|{max_registers}".encode()).hexdigest()[:12]
 
 
 def linked_files(py_func) -> list[str]:
@@ -342,7 +348,8 @@ class PreparedLaunch:
             _check_element_range(self.entries)
         self.warp_start = cuda.device_array(n_warps if timed else 1, np.uint64)
         logged = self._logged_ids() if timed else 0
-        self.log = DeviceLog(cuda, config.threads, cap, logged, self._value_dtype(logged)) if timed else None
+        value_dtype = self._value_dtype(logged)
+        self.log = DeviceLog(cuda, config.threads, cap, logged, value_dtype, compiled.layout) if timed else None
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []

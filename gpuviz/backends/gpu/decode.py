@@ -72,17 +72,18 @@ class PoolLog:
     rank: np.ndarray  # int64: within one thread, the order its records were handed out
 
 
-HALF16, HALF32 = 1 << 15, 1 << 31
+HALF32 = 1 << 31
 
 
-def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray) -> dict[str, np.ndarray]:
+def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray,
+                   time_bits: int = 16) -> dict[str, np.ndarray]:  # fmt: skip
     """Every access the log holds, thread by thread in the order each issued them (slot rows first,
     then the pool): thread, code (array id | site << 6), element, value, time (units) and epoch (the
     barriers the thread passed before it, packed as core/trace/columns.py's EPOCH_FIELDS). `start_units`
     is each thread's warp's start reading in units: a thread's first record follows it by less than
-    GUARD_NS, as each record follows the last. Also the syncwarp marks, as `syncwarps`: thread, epoch
-    before it and mask of each, in each thread's order (backends/gpu/meetings.py finds the lanes each
-    left out)."""
+    the layout's guard, as each record follows the last; slot times keep `time_bits` low bits. Also
+    the syncwarp marks, as `syncwarps`: thread, epoch before it and mask of each, in each thread's
+    order (backends/gpu/meetings.py finds the lanes each left out)."""
     n = slots.count.size
     count = slots.count.astype(np.int64)
     previous = np.arange(n, dtype=np.int64)  # a thread's previous element starts as its global id
@@ -93,7 +94,7 @@ def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray) -> di
         live = np.flatnonzero(count > k)
         code = slots.code[k, live].astype(np.int64)
         site = (code >> 6) & 511
-        now[live] = _restore_time(now[live], slots.time[k, live], site, slots.element[k, live])
+        now[live] = _restore_time(now[live], slots.time[k, live], site, slots.element[k, live], time_bits)
         access = site >= FIRST_SITE
         who = live[access]
         element = np.where(code[access] & SAME, previous[who], slots.element[k, who])
@@ -125,18 +126,20 @@ def _in_thread_order(syncs: list[tuple]) -> dict[str, np.ndarray]:
     return {"thread": thread[by], "epoch": epoch[by], "mask": mask[by]}
 
 
-def _restore_time(before: np.ndarray, low: np.ndarray, site: np.ndarray, element: np.ndarray) -> np.ndarray:
-    """Full times (units) of one record a thread from their low 16 bits and each thread's previous
-    time: the signed difference, exact under 2^15 units; a time mark carries its high bits (their
-    low 32: %globaltimer counts from 1970, more than 2^48 units)."""
+def _restore_time(before: np.ndarray, low: np.ndarray, site: np.ndarray, element: np.ndarray,
+                  time_bits: int = 16) -> np.ndarray:  # fmt: skip
+    """Full times (units) of one record a thread from their low `time_bits` bits and each thread's
+    previous time: the signed difference, exact under half of what the bits hold; a time mark carries
+    its high bits (their low 32: %globaltimer counts from 1970, more than 2^48 units)."""
     low = low.astype(np.int64)
-    full = before + ((low - before + HALF16) & 0xFFFF) - HALF16
+    half, mask = 1 << (time_bits - 1), (1 << time_bits) - 1
+    full = before + ((low - before + half) & mask) - half
     mark = site == TIME_MARK
     if mark.any():  # a mark holds the low 32 of the high bits: the rest follow the previous time
-        high_before = before[mark] >> 16
+        high_before = before[mark] >> time_bits
         held = element[mark].astype(np.int64)
         high = high_before + ((held - high_before + HALF32) & 0xFFFFFFFF) - HALF32
-        full[mark] = (high << 16) | low[mark]
+        full[mark] = (high << time_bits) | low[mark]
     return full
 
 

@@ -9,13 +9,15 @@ What they store (the overhead bars depend on it; measured figures in docs/perfor
 - per thread at level `accesses`, 2 bytes: how many of its slots it filled, written as it returns;
 - per access, its own slot: no atomics and no warp-wide protocol, so divergence, grid barriers and
   independent thread scheduling cannot mix records up. Slot k of thread t is at k * threads + t of
-  each column, so a warp's lanes write one coalesced run. Columns: a 32-bit tag, a 16-bit code (array
-  id: 6 bits, site: 9 bits, a bit saying "same element as this thread's previous record") over the
-  low 16 bits of the time in units of 32 ns; the element (uint32; not written when the same-element bit is set: a
-  thread's previous element starts as its own global id, so `a[i]` with `i = cuda.grid(1)` costs
-  nothing), and the value (not written for arrays the kernel never writes: the host reads those
-  from the inputs). The host restores a thread's times from its warp's start, record after record:
-  a record more than GUARD_NS after the thread's previous one is preceded by a time mark holding the
+  each column, so a warp's lanes write one coalesced run. Columns: a tag, a code (what the record
+  is) over the low bits of the time in units of 32 ns, 32 or 16 bits as layout.py chooses per kernel
+  (wide: array id 6 bits, site 9 bits, a bit saying "same element as this thread's previous record",
+  over 16 time bits; narrow: the marks and sites numbered, the same bit, over what is left); the
+  element (uint32; not written when the same-element bit is set: a thread's previous element starts
+  as its own global id, so `a[i]` with `i = cuda.grid(1)` costs nothing), and the value (not written
+  for arrays the kernel never writes: the host reads those from the inputs). The host restores a
+  thread's times from its warp's start, record after record: a record more than the layout's guard
+  after the thread's previous one is preceded by a time mark holding the
   high bits. Barriers leave a mark too (the host counts them into epochs): block barriers, grid syncs,
   syncwarps and device-wide threadfences, each with its own mark (a syncwarp's holds its mask).
 - a thread's records past its K slots go to an overflow pool (thread, code, 32-bit time, element,
@@ -29,17 +31,28 @@ from __future__ import annotations
 import re
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
+from gpuviz.backends.gpu.layout import (  # noqa: F401  (the marks and units: decode.py and tests read them here)
+    BARRIER,
+    BLOCK_MARK,
+    FENCE_MARK,
+    FIRST_SITE,
+    GRID_MARK,
+    TIME_MARK,
+    UNIT_SHIFT,
+    WARP_MARK,
+    WIDE,
+    WIDE_SAME,
+    RecordLayout,
+)
 
 COUNTERS = 256
 COUNTER_STRIDE = 16  # int64s: one counter a 128-byte line
-SAME = 1 << 15  # code bit: the element is the thread's previous one
-BARRIER, TIME_MARK, FIRST_SITE, MAX_SITE = 0, 1, 2, 511  # site ids: two marks, then the kernel's access sites
-# A barrier mark's array-id bits say which barrier: a block's (syncthreads), the grid's
+SAME = WIDE_SAME  # code bit of the wide layout: the element is the thread's previous one
+MAX_SITE = 511  # site ids of the wide layout: BARRIER and TIME_MARK, then the kernel's access sites
+# A barrier mark's array-id bits say which barrier (layout.py): a block's (syncthreads), the grid's
 # (this_grid().sync()), a warp's (syncwarp, whose mask the mark's element holds) or a device-wide fence
 # (threadfence, threadfence_system: the epoch's fence flag).
-BLOCK_MARK, GRID_MARK, WARP_MARK, FENCE_MARK = 0, 1, 2, 3
-GUARD_NS = 1 << 19  # a record this long after the thread's previous one is preceded by a time mark
-UNIT_SHIFT = 5  # times are stored in units of 32 ns (the H100's %globaltimer moves in 32 ns steps)
+GUARD_NS = WIDE.guard_ns  # wide layout: a record this long after the thread's previous one follows a time mark
 
 # The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
 # 1 global warp, 2 state (a local int64[3]: records so far, previous element, previous time in ns),
@@ -71,7 +84,7 @@ def _gv_put(t, k, code, element, keep_element, now, value, keep_value):
     units = now >> UNIT
     if k < t[7]:
         slot = k * t[8] + t[0]
-        t[3][slot] = _gv_uint32((code << 16) | (units & 0xFFFF))
+        t[3][slot] = TAG((code << TIME_BITS) | (units & TIME_MASK))
         if keep_element:
             t[4][slot] = _gv_uint32(element)
         if keep_value:
@@ -91,7 +104,7 @@ def _gv_log(t, code, flat, value, keep_value):
     k = s[0]
     now = _gv_int64(_gv_globaltimer())
     if now - s[2] >= GUARD:
-        _gv_put(t, k, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, value, False)
+        _gv_put(t, k, TIME_CODE, (now >> (UNIT + TIME_BITS)) & 0xFFFFFFFF, True, now, value, False)
         k += 1
     s[2] = now
     same = flat == s[1]
@@ -100,21 +113,9 @@ def _gv_log(t, code, flat, value, keep_value):
     s[0] = k + 1
 
 def _gv_access(t, aid, site, flat, value):
-    _gv_log(t, (site << 6) | aid, _gv_int64(flat), _gv_logged(t[5], value), ((t[16] >> aid) & 1) != 0)
+    _gv_log(t, ACCESS_CODE, _gv_int64(flat), _gv_logged(t[5], value), ((t[16] >> aid) & 1) != 0)
 
-def _gv_place():
-    # A block has at most 1024 threads: its sizes and a thread's place in it fit 32 bits, which
-    # numba would widen to 64 (the casts let the compiler keep them narrow).
-    bdx = _gv_cuda.blockDim.x
-    bdy = _gv_cuda.blockDim.y
-    per_block = _gv_int32(bdx * bdy * _gv_cuda.blockDim.z)
-    thread = _gv_int32(_gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy)
-    gdx = _gv_cuda.gridDim.x
-    gdy = _gv_cuda.gridDim.y
-    block = _gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * gdy
-    warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
-    return _gv_int64(block), thread, per_block, warp
-
+PLACE
 def _gv_start_block(block, thread, bs, bsm):
     if thread == 0:
         bs[block] = _gv_globaltimer()
@@ -151,17 +152,17 @@ def _gv_end_log(t, wend):
     _gv_end(t, wend)
 
 def _gv_epoch(t):
-    _gv_log(t, BARRIER << 6, t[2][1], 0, False)
+    _gv_log(t, BLOCK_CODE, t[2][1], 0, False)
 
 def _gv_bar(t, value):
     _gv_epoch(t)
     return value
 
 def _gv_grid_epoch(t):
-    _gv_log(t, (BARRIER << 6) | GRID_MARK, t[2][1], 0, False)
+    _gv_log(t, GRID_CODE, t[2][1], 0, False)
 
 def _gv_fence_mark(t):
-    _gv_log(t, (BARRIER << 6) | FENCE_MARK, t[2][1], 0, False)
+    _gv_log(t, FENCE_CODE, t[2][1], 0, False)
 
 def _gv_syncwarp(t, mask):
     # The mark keeps the mask (in the element column): the host finds which lanes met from it
@@ -171,11 +172,37 @@ def _gv_syncwarp(t, mask):
     k = s[0]
     now = _gv_int64(_gv_globaltimer())
     if now - s[2] >= GUARD:
-        _gv_put(t, k, TIME_MARK << 6, (now >> (UNIT + 16)) & 0xFFFFFFFF, True, now, 0, False)
+        _gv_put(t, k, TIME_CODE, (now >> (UNIT + TIME_BITS)) & 0xFFFFFFFF, True, now, 0, False)
         k += 1
     s[2] = now
-    _gv_put(t, k, (BARRIER << 6) | WARP_MARK, mask, True, now, 0, False)
+    _gv_put(t, k, WARP_CODE, mask, True, now, 0, False)
     s[0] = k + 1
+"""
+
+_PLACE_ANY = """
+def _gv_place():
+    # A block has at most 1024 threads: its sizes and a thread's place in it fit 32 bits, which
+    # numba would widen to 64 (the casts let the compiler keep them narrow).
+    bdx = _gv_cuda.blockDim.x
+    bdy = _gv_cuda.blockDim.y
+    per_block = _gv_int32(bdx * bdy * _gv_cuda.blockDim.z)
+    thread = _gv_int32(_gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy)
+    gdx = _gv_cuda.gridDim.x
+    gdy = _gv_cuda.gridDim.y
+    block = _gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * gdy
+    warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
+    return _gv_int64(block), thread, per_block, warp
+"""
+
+_PLACE_FLAT = """
+def _gv_place():
+    # A launch with one axis (grid and block): numba cannot know it, so the other axes' reads and
+    # products would cost every thread a few instructions (docs/performance.md measures them).
+    per_block = _gv_int32(_gv_cuda.blockDim.x)
+    thread = _gv_int32(_gv_cuda.threadIdx.x)
+    block = _gv_cuda.blockIdx.x
+    warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
+    return _gv_int64(block), thread, per_block, warp
 """
 
 _INDEX_NAMES = ["i0", "i1", "i2"]
@@ -229,11 +256,12 @@ def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
 """
 
 
-def hook_source() -> str:
-    constants = {"COUNTERS": COUNTERS, "STRIDE": COUNTER_STRIDE, "SAME": SAME, "BARRIER": BARRIER,
-                 "TIME_MARK": TIME_MARK, "GUARD": GUARD_NS, "UNIT": UNIT_SHIFT, "GRID_MARK": GRID_MARK,
-                 "WARP_MARK": WARP_MARK, "FENCE_MARK": FENCE_MARK}  # fmt: skip
-    core = _CORE
+def hook_source(layout: RecordLayout = WIDE) -> str:
+    """The hooks' source for one record layout (layout.py)."""
+    constants = {"COUNTERS": COUNTERS, "STRIDE": COUNTER_STRIDE, "SAME": layout.same, "GUARD": layout.guard_ns,
+                 "UNIT": UNIT_SHIFT, "TIME_BITS": layout.time_bits, "TIME_MASK": (1 << layout.time_bits) - 1,
+                 "TAG": "_gv_uint16" if layout.narrow else "_gv_uint32", **layout.codes()}  # fmt: skip
+    core = _CORE.replace("PLACE\n", _PLACE_FLAT if layout.flat else _PLACE_ANY)
     for name, value in constants.items():
         core = re.sub(rf"\b{name}\b", str(value), core)
     parts = [core] + [_access_source(d) for d in (1, 2, 3)]
@@ -241,7 +269,7 @@ def hook_source() -> str:
     return "\n".join(parts)
 
 
-def make_hooks() -> dict:
+def make_hooks(layout: RecordLayout = WIDE) -> dict:
     """The hook functions as numba device functions, in one namespace that the kernel joins."""
     cuda = import_numba_cuda()
     import numba
@@ -263,7 +291,7 @@ def make_hooks() -> dict:
         "_gv_globaltimer": intrinsics.globaltimer(),
     }
     before = set(namespace)
-    exec(compile(hook_source(), "<gpuviz-gpu-hooks>", "exec"), namespace)
+    exec(compile(hook_source(layout), "<gpuviz-gpu-hooks>", "exec"), namespace)
     device = device_function_decorator()
     for name in set(namespace) - before - {"__builtins__"}:
         namespace[name] = device(namespace[name])
@@ -281,12 +309,11 @@ def device_function_decorator():
     return numba_jit()(device=True, forceinline=True)
 
 
-_hooks: dict | None = None
+_hooks: dict[RecordLayout, dict] = {}
 
 
-def hooks() -> dict:
-    """The hooks, compiled lazily by numba and shared by every kernel of the process."""
-    global _hooks
-    if _hooks is None:
-        _hooks = make_hooks()
-    return _hooks
+def hooks(layout: RecordLayout = WIDE) -> dict:
+    """The hooks of one layout, compiled lazily by numba and shared by every kernel of the process."""
+    if layout not in _hooks:
+        _hooks[layout] = make_hooks(layout)
+    return _hooks[layout]

@@ -13,6 +13,7 @@ import numpy as np
 from gpuviz.backends.gpu.decode import PoolLog, SlotLog, decode_records
 from gpuviz.backends.gpu.hooks import COUNTER_STRIDE, COUNTERS
 from gpuviz.backends.gpu.intrinsics import simulated
+from gpuviz.backends.gpu.layout import WIDE, RecordLayout
 
 MAX_SLOTS = 4096  # a thread's slots at most: more would reserve memory most launches never touch
 COUNTER_WORDS = COUNTERS * COUNTER_STRIDE + 1  # the pool's counters, then the "some were dropped" flag
@@ -26,13 +27,14 @@ def slots_per_thread(threads: int, cap: int) -> int:
 class DeviceLog:
     """The log's device buffers for one launch at level `accesses` (level `threads` has none)."""
 
-    def __init__(self, cuda, threads: int, cap: int, logged: int, value_dtype: np.dtype):
-        self.cuda, self.threads, self.logged = cuda, threads, logged
+    def __init__(self, cuda, threads: int, cap: int, logged: int, value_dtype: np.dtype,
+                 layout: RecordLayout = WIDE):  # fmt: skip
+        self.cuda, self.threads, self.logged, self.layout = cuda, threads, logged, layout
         self.k = slots_per_thread(threads, cap) if cap else 0
         pool = max(cap // 4, COUNTERS) if cap else COUNTERS
         self.pool_size = pool - pool % COUNTERS
         slots = max(1, self.k * threads)
-        self.tag = cuda.device_array(slots, np.uint32)  # code << 16 | time
+        self.tag = cuda.device_array(slots, layout.tag_dtype)  # code << time bits | time
         self.element = cuda.device_array(slots, np.uint32)
         self.value = cuda.device_array(slots, value_dtype)
         self.count = cuda.device_array(threads if cap else 1, np.uint16)
@@ -75,12 +77,11 @@ class DeviceLog:
                 return np.zeros((0, self.threads), column.dtype)
             return column[:span].copy_to_host().reshape(rows, self.threads)
 
-        tag = slot_column(self.tag)
-        slots = SlotLog((tag >> 16).astype(np.uint16), (tag & 0xFFFF).astype(np.uint16), slot_column(self.element),
-                        slot_column(self.value), count)  # fmt: skip
+        code, low = self.layout.split(slot_column(self.tag))
+        slots = SlotLog(code, low, slot_column(self.element), slot_column(self.value), count)
         counters = self.counters.copy_to_host()
         pool = self._pool(counters, warp_of_thread)
-        return decode_records(slots, pool, start_units), bool(counters[-1])
+        return decode_records(slots, pool, start_units, self.layout.time_bits), bool(counters[-1])
 
     def _pool(self, counters: np.ndarray, warp_of_thread: np.ndarray) -> PoolLog:
         """The pool's filled records, and each one's rank in its thread's order: a thread starts at
@@ -91,6 +92,7 @@ class DeviceLog:
         columns = [np.concatenate([c[a:b].copy_to_host() for _, a, b in spans] or [np.zeros(0, c.dtype)])
                    for c in self.pool]  # fmt: skip
         where = np.concatenate([np.arange(a, b) for _, a, b in spans] or [np.zeros(0, np.int64)])
+        columns[1] = self.layout.widen(columns[1]).astype(np.uint16)
         thread = columns[0].astype(np.int64)
         warp_region = warp_of_thread[thread] % COUNTERS
         rank = ((where // max(region, 1) - warp_region) % COUNTERS) * region + where % max(region, 1)
