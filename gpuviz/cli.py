@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -36,6 +37,7 @@ examples:
   gpuviz render traces/000-k.npz --view timeline --out t.svg   a view as a picture, no window
   gpuviz render traces/000-k.npz --size 1920x1080 --scale 2 --theme light --at 0.5 --out slide.png
   gpuviz render traces/000-k.npz --animate --fps 8 --size 640x360 --out run.gif   a clip (or run.mp4)
+  gpuviz render traces/001-k.npz --view compare --compare-with traces/000-k.npz --out c.png   two launches, one cursor
   gpuviz list                                       the lessons and examples
   gpuviz app --lessons my_lessons/                  the app with a teacher's lessons after the built-in ones
   gpuviz demo 03 --grid 1 --block 1                 a lesson with another launch, checked
@@ -173,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--order", choices=ORDERS, default=ORDERS[0],
                         help="replay (the recorded execution; the default where accesses were recorded) or the order "
                         "threads light up in")  # fmt: skip
+    render.add_argument("--compare-with", metavar="TRACE", help="--view compare: the launch (a .npz trace) to put "
+                        "beside this one on one cursor")  # fmt: skip
     render.add_argument("--animate", action="store_true", help="write a clip of the animation's frames")
     render.add_argument("--fps", type=float, default=8, help="clip: frames a second (default: 8)")
     render.add_argument("--from", dest="start", help="clip: the first frame (default: 0)")
@@ -411,6 +415,11 @@ def _render(args: argparse.Namespace) -> int:
     trace = as_trace(gpuviz.load(args.trace, **_budget(args)))  # within the memory budget, before any window
     scene = scene_at(trace, at=args.at, select=args.select, colour=args.colour_by, order=args.order,
                      element=args.element)  # fmt: skip
+    if args.compare_with is not None:
+        if args.view != "compare":
+            raise GpuvizError("--compare-with names the launch beside this one in the Compare view: add --view compare")
+        other = as_trace(gpuviz.load(args.compare_with, **_budget(args)))
+        scene = dataclasses.replace(scene, launches=(trace, other), partner=1)
     if args.animate:
         path = render_clip(scene, args.view, args.out, options, args.fps, args.start, args.stop)
     else:

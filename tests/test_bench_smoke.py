@@ -44,6 +44,7 @@ ON_A_GPU = {
     "gpu_residency.py": "residency ",
     "gpu_fidelity.py": "gpu_fidelity shapes=",
     "gpu_linked_calls.py": "linked ",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
+    "gpu_library_call_times.py": "library ",  # `library skipped: ...` likewise
     "lesson_times.py": "lesson_times card=",
     "indigo_gpu.py": "indigo_gpu DAG_5n_5e=",  # also under numba's simulator: tests/test_indigo_gpu.py
     "indigo_sanitizer.py": "indigo_sanitizer racecheck DAG_5n_5e=",

@@ -93,3 +93,61 @@ def test_launches_without_an_access_log_compare_without_memory_rows():
     traces = [gpuviz.trace(src, backend="sim", level="threads")[2, 32](np.zeros(64)) for _ in range(2)]
     rows = {what: (this, other) for what, this, other in compare_launches(*traces)}
     assert rows["global sectors per request"] == ("not measured", "not measured")
+
+
+@pytest.fixture(scope="module")
+def three_ways(tmp_path_factory):
+    """The library-block-sum lesson's run: the tree (launch 0), CCCL's block sum (1), the matmul (2)."""
+    entry = find("library-block-sum")
+    return entry, run_demo(entry, tmp_path_factory.mktemp("l"), backend="sim").session.traces
+
+
+def test_the_compare_view_shows_the_partner_a_scene_names(qtbot, three_ways):
+    """The lesson's evidence names the launch beside the shown one; a scene naming another one (or the
+    choice above the pictures) moves both the grid and the table to it."""
+    pytest.importorskip("PySide6", reason="the view needs PySide6")
+    from gpuviz.app.views.table import make_view
+    from gpuviz.catalog.evidence import resolve
+    from gpuviz.scene.state import AppState
+
+    entry, traces = three_ways
+    state = AppState()
+    view = make_view("compare", state)
+    qtbot.addWidget(view)
+    shown = traces[entry.evidence.launch]
+    state.apply(resolve(entry.evidence, shown, launches=tuple(traces)))
+    assert view.mirrors[0].trace is shown and view.mirrors[1].trace is traces[entry.evidence.partner]
+    assert view.rows()[0] == ["kernel", "library_sum", "tree_sum"]
+    state.apply(replace(state.scene(), partner=2))  # the matmul, which is not the first other launch
+    assert view.mirrors[1].trace is traces[2] and view.rows()[0] == ["kernel", "library_sum", "matmul_sum"]
+    assert view.other.currentText().startswith("launch 2")
+    with qtbot.waitSignal(state.partner_changed):
+        view.other.setCurrentIndex(view.other.findData(0))  # the choice above the pictures is the scene's
+    assert state.scene().partner == 0 and view.mirrors[1].trace is traces[0]
+
+
+def test_a_partner_that_is_not_another_launch_is_one_line(three_ways):
+    from gpuviz.core.errors import GpuvizError
+    from gpuviz.scene.scene import Scene
+
+    _, traces = three_ways
+    with pytest.raises(GpuvizError, match=r"compare with launch 3: the run has launches 0 to 2$"):
+        Scene(traces[1], tuple(traces), partner=3)
+    with pytest.raises(GpuvizError, match="that is the launch shown"):
+        Scene(traces[1], tuple(traces), partner=1)
+
+
+def test_render_puts_the_launch_it_is_given_beside(tmp_path, three_ways, monkeypatch):
+    from gpuviz.app.pictures import render
+    from gpuviz.cli import main
+
+    _, traces = three_ways
+    paths = [traces[k].save(tmp_path / f"{k}.npz") for k in (1, 2)]
+    drawn = []
+    monkeypatch.setattr(render, "render_picture", lambda scene, view, out, options: drawn.append((scene, view)) or out)
+    out = str(tmp_path / "c.png")
+    assert main(["render", str(paths[0]), "--view", "compare", "--compare-with", str(paths[1]), "--out", out]) == 0
+    ((scene, view),) = drawn
+    assert view == "compare" and scene.trace.kernel == "library_sum"
+    assert scene.launches[scene.partner].kernel == "matmul_sum"
+    assert main(["render", str(paths[0]), "--compare-with", str(paths[1]), "--out", out]) == 1  # not --view compare

@@ -34,7 +34,9 @@ def test_every_lessons_evidence_resolves_on_its_own_run(entry, tmp_path):
     launch = evidence.launch if evidence.launch is not None else entry.launch or 0
     trace = traces[launch]
     replay = Replay(trace)
-    scene = resolve(evidence, trace, replay)
+    scene = resolve(evidence, trace, replay, tuple(traces))
+    if evidence.partner is not None:  # the Compare view's partner: another launch of the run
+        assert scene.partner == evidence.partner and traces[scene.partner] is not trace
     assert scene.frame is None or 0 <= scene.frame <= replay.events
     assert -1 <= scene.selected < trace.n_threads and (evidence.thread is None) == (scene.selected < 0)
     if scene.element is not None:
@@ -129,6 +131,8 @@ def test_the_section_parses_and_bad_lines_say_what_is_allowed():
         "view: data\ncaption: x\nwhen: now",
         "view: data\ncaption: x\ncolour: pink",
         "view: data\ncaption: x\nline: twelve",
+        "view: compare\ncaption: x\npartner: first",
+        "view: compare\ncaption: x\nlaunch: 1\npartner: 1",
     ):
         with pytest.raises(GpuvizError):
             parse_evidence(text)

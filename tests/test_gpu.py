@@ -142,6 +142,72 @@ def test_linked_library_calls_record_at_both_levels_and_give_the_plain_result(na
         for thread in np.unique(a["thread"][written]).tolist():  # each thread's writes come after its reads
             mine = at_call & (a["thread"] == thread)
             assert a["time"][mine & (a["kind"] == 1)].min() >= a["time"][mine & (a["kind"] == 0)].max()
+    else:
+        partials = values.reshape(trace.grid[0], 64, -1).sum(axis=2)
+        _check_cccl_steps(trace, "block_sum(partial)", "block_sum", partials, partials.sum(axis=1))
+
+
+def _check_cccl_steps(trace, call_text: str, slots: str, given: np.ndarray, first_gets: np.ndarray) -> None:
+    """A CCCL call on a value in a register: each thread's one step at the call's line, in the call's
+    slots (one a thread of the block): a write of the value it handed in (`given`, by block and
+    thread), then a read of what it got back (`first_gets`: thread 0's, by block), later."""
+    lines = trace.meta["source"].splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if call_text in text)
+    a = trace.accesses
+    names = [entry["name"] for entry in trace.meta["arrays"]]
+    blocks, per_block = trace.grid[0], trace.block[0]
+    assert trace.meta["arrays"][names.index(slots)]["shape"] == [per_block]
+    at_call = (a["line"] == line) & (a["array"] == names.index(slots))
+    order = np.argsort(a["thread"][at_call & (a["kind"] == 1)], kind="stable")
+    written = {kind: (a["thread"][at_call & (a["kind"] == kind)], a["value"][at_call & (a["kind"] == kind)],
+                      a["time"][at_call & (a["kind"] == kind)]) for kind in (0, 1)}  # fmt: skip
+    for kind in (0, 1):  # one record of each kind a thread, at the element of its number in the block
+        threads = written[kind][0]
+        assert sorted(threads.tolist()) == list(range(blocks * per_block))
+    threads, handed, handed_at = (column[order] for column in written[1])
+    np.testing.assert_allclose(handed, given.ravel(), rtol=1e-6)
+    back = np.argsort(written[0][0], kind="stable")
+    got, got_at = written[0][1][back], written[0][2][back]
+    assert (got_at >= handed_at).all()
+    np.testing.assert_allclose(got[::per_block], first_gets, rtol=1e-6)
+
+
+def test_a_cccl_call_is_one_step_of_each_thread_at_its_line():
+    """The rewrite's records around a CCCL primitive, checked where a stand-in can be called (numba's CUDA
+    simulator runs Python): the value each thread hands in, then the value it gets back (the stand-in
+    gives each thread its own value plus 1), at the call's line."""
+    if not SIMULATED:
+        pytest.skip("a stand-in for CCCL's object runs under numba's CUDA simulator only (the GPU needs CCCL)")
+    source = CCCL_STAND_IN + (
+        "@cuda.jit\ndef k(in_arr, out_arr):\n    partial = in_arr[cuda.grid(1)] * 2\n"
+        "    total = block_sum(partial)\n    if cuda.threadIdx.x == 0:\n        out_arr[cuda.blockIdx.x] = total\n"
+    )  # fmt: skip
+    values = np.arange(1, 3 * 64 + 1, dtype=np.float32)
+    out = np.zeros(3, np.float32)
+    trace = _run(source, 3, 64, (values, out), "gpu")
+    given = 2 * values.reshape(3, 64)
+    np.testing.assert_allclose(out, given[:, 0] + 1)
+    _check_cccl_steps(trace, "block_sum(partial)", "block_sum", given, given[:, 0] + 1)
+
+
+# A CCCL primitive as numba's CUDA simulator can call it (Python; a script's `cuda` is gpuviz's, which
+# cannot be used inside it): its type's module is CCCL's, which is how the rewrite knows one.
+CCCL_STAND_IN = """
+from numba import cuda
+
+
+class Invocable:
+    files = []
+
+    def __call__(self, value):
+        return value + 1
+
+
+Invocable.__module__ = "cuda.cccl.cooperative.experimental._types"
+block_sum = Invocable()
+
+
+"""
 
 
 def test_the_classic_race_loses_updates_and_shows_who_read_the_initial_value():

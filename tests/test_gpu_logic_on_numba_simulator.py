@@ -24,10 +24,11 @@ def test_gpu_tests_pass_under_numba_cuda_simulator(tmp_path):
 
 
 def test_a_few_gpu_tests_pass_under_numba_cuda_simulator(tmp_path):
-    """The fast lane's share: the rewrite, hooks and decoding of a few kernels, the access log's times."""
+    """The fast lane's share: the rewrite, hooks and decoding of a few kernels, the access log's times, a
+    CCCL call's step."""
     selection = ("threads_level_has_no_access_log or rows_tuple_indices or accesses_carry_their_times or a_warp_ends "
-                 "or narrow_and_wide")  # fmt: skip
-    assert gpu_tests_under_the_simulator(tmp_path, "-k", selection).startswith("6 passed")
+                 "or narrow_and_wide or cccl_call_is_one_step")  # fmt: skip
+    assert gpu_tests_under_the_simulator(tmp_path, "-k", selection).startswith("7 passed")
 
 
 def test_stream_timeline_gpu_tests_pass_under_numba_cuda_simulator(tmp_path):

@@ -47,8 +47,10 @@ def only_problem(folder) -> str:
     ("# Bad\n\n## Checks\nsum() == 1\n", ["## Checks", "sum takes 1 argument"]),
     ("# Bad\n\n## Checks\nbananas == 1\n", ["## Checks", "unknown measure"]),
     ("# Bad\n\n## Fix checks\nraces(same room) == 0\n", ["## Fix checks", "same warp"]),
+    ("# Bad\n\n## Evidence\nview: compare\npartner: 2\ncaption: x\n", ["## Evidence", "partner 2", "makes 1"]),
+    ("# Bad\n\n## Evidence\nview: compare\npartner: 0\ncaption: x\n", ["## Evidence", "partner 0", "shows"]),
 ], ids=["utf-8", "sms=abc", "sms=0", "sms huge", "unknown word", "launch=3", "unknown array", "bad number",
-        "bad index", "launch 99", "arguments", "measure", "fix checks"])  # fmt: skip
+        "bad index", "launch 99", "arguments", "measure", "fix checks", "partner past", "partner shown"])  # fmt: skip
 def test_a_bad_lesson_text_is_one_line(tmp_path, text, words):
     problem = only_problem(folder_with(tmp_path, text=text))
     assert all(word in problem for word in words), problem

@@ -206,10 +206,28 @@ def _lesson(path: Path) -> CatalogEntry:
     count, repeats = launch_calls(source)
     if launch is not None and launch >= count and not repeats:
         raise LessonProblem(f"{where}: launch={launch}, but the script makes {count} launch(es)")
+    _check_partner(sections, count, repeats, launch or 0, section(path.with_suffix(".md"), "Evidence"))
     for heading in ("Checks", "Fix checks"):  # a fix may add lines: its checks name no line numbers
         checked(sections.get(heading.lower(), ""), source, launch or 0, section(path.with_suffix(".md"), heading),
                 line_numbers=heading == "Checks")  # fmt: skip
     return CatalogEntry(path.stem, title, description, path, sections, racy, sms, launch, host_fix)
+
+
+def _check_partner(sections: dict[str, str], count: int, repeats: bool, launch: int, where: str) -> None:
+    """The evidence's Compare partner is another launch the script makes (the rest of the evidence is
+    checked against the run, where the lesson view says what is wrong)."""
+    try:
+        evidence = parse_evidence(sections.get("evidence", ""))
+    except GpuvizError:
+        return
+    partner = evidence.partner if evidence is not None else None
+    if partner is None or repeats:
+        return
+    shown = evidence.launch if evidence.launch is not None else launch
+    if partner >= count:
+        raise LessonProblem(f"{where}: partner {partner}, but the script makes {count} launch(es) (0 to {count - 1})")
+    if partner == shown:
+        raise LessonProblem(f"{where}: partner {partner} is the launch the evidence shows; name another one")
 
 
 def _read(path: Path, what: str, missing: str | None = None) -> str:

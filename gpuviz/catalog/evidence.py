@@ -5,6 +5,7 @@ One `key: value` a line (docs/lessons.md, "Evidence"):
 
     view: data                       the view to raise (a name of app/views/table.py)
     launch: 1                        the launch it is on (default: the lesson's `launch=N`, else 0)
+    partner: 0                       the launch beside it in the Compare view (default: the first other one)
     at: lost update of array[0]      where the replay's cursor goes (core/moments.py MOMENTS)
     thread: race                     the thread to select (core/moments.py THREADS)
     element: array[0]                the element to select (Data view, Element story)
@@ -32,9 +33,9 @@ from gpuviz.core.marks import Focus, element_name, resolve_mark, thread_name
 from gpuviz.core.numbers import number
 from gpuviz.core.replay import Replay
 from gpuviz.core.trace.model import Trace
-from gpuviz.scene.scene import Scene
+from gpuviz.scene.scene import Scene, check_partner
 
-KEYS = ("view", "launch", "at", "thread", "element", "line", "colour", "order", "mark", "caption")
+KEYS = ("view", "launch", "partner", "at", "thread", "element", "line", "colour", "order", "mark", "caption")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Evidence:
     colour: str | None = None
     order: str | None = None
     marks: tuple[str, ...] = ()
+    partner: int | None = None  # None: the Compare view's first other launch
 
 
 def parse_evidence(text: str) -> Evidence | None:
@@ -77,13 +79,17 @@ def parse_evidence(text: str) -> Evidence | None:
         raise GpuvizError(f"evidence colour {fields['colour']!r}: use one of {', '.join(MODES)}")
     if fields.get("order") and fields["order"] not in ORDERS:
         raise GpuvizError(f"evidence order {fields['order']!r}: use one of {', '.join(ORDERS)}")
-    for whole in ("launch", "line"):
+    for whole in ("launch", "partner", "line"):
         if whole in fields and not fields[whole].isdigit():
             raise GpuvizError(f"evidence {whole} {fields[whole]!r}: give a whole number")
     launch = int(fields["launch"]) if "launch" in fields else None
+    partner = int(fields["partner"]) if "partner" in fields else None
+    if partner is not None and partner == launch:
+        raise GpuvizError(f"evidence partner {partner}: that is the evidence's own launch; name another launch "
+                          "of the script, counted from 0")  # fmt: skip
     return Evidence(fields["view"], fields["caption"], launch, fields.get("at"), fields.get("thread"),
                     fields.get("element"), int(fields.get("line", 0)), fields.get("colour"), fields.get("order"),
-                    tuple(marks))  # fmt: skip
+                    tuple(marks), partner)  # fmt: skip
 
 
 def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None, launches: tuple[Trace, ...] = ()) -> Scene:
@@ -104,19 +110,26 @@ def resolve(evidence: Evidence, trace: Trace, replay: Replay | None = None, laun
     colour = evidence.colour or MODES[0]
     focus = Focus(frame, gid, chosen, evidence.line)
     marks = tuple(resolve_mark(text, trace, replay, focus) for text in evidence.marks)
+    partner = -1 if evidence.partner is None else evidence.partner
+    if partner >= 0:
+        check_partner(partner, trace, launches)  # named by the lesson: its own words in the message
     return Scene(trace, launches, order, layer, frame, gid, chosen, evidence.line, colour, evidence.view, caption,
-                 marks=marks)  # fmt: skip
+                 marks=marks, partner=partner)  # fmt: skip
 
 
 def _caption(text: str, words: dict[str, str]) -> str:
     try:
         caption = text.format_map(words)
     except (KeyError, ValueError, IndexError) as exc:
-        raise GpuvizError(f"evidence caption: {{{exc}}} is not known; name only {{thread}}, {{element}}, {{value}}") from exc
+        raise GpuvizError(
+            f"evidence caption: {{{exc}}} is not known; name only {{thread}}, {{element}}, {{value}}"
+        ) from exc
     for word, value in words.items():
         if f"{{{word}}}" in text and not value:
-            raise GpuvizError(f"evidence caption names {{{word}}}: give the evidence a{'n' * (word == 'element')} "
-                              f"{'thread' if word == 'thread' else 'element'} line")
+            raise GpuvizError(
+                f"evidence caption names {{{word}}}: give the evidence a{'n' * (word == 'element')} "
+                f"{'thread' if word == 'thread' else 'element'} line"
+            )
     return caption[:1].upper() + caption[1:]
 
 

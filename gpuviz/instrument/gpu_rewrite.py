@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuviz.instrument.gpu_library_calls import LibraryCallLogging, is_cccl_primitive, static_id
 from gpuviz.instrument.rewrite import ARRAY_DECLARATIONS, BARRIERS, KernelRewriter, is_device_function
 from gpuviz.instrument.shared_sites import MAX_ARRAY_IDS, MAX_PARAM_IDS, CallSite, SharedSites
 from gpuviz.instrument.source import KernelSource
@@ -25,21 +26,7 @@ __all__ = ["MAX_ARRAY_IDS", "MAX_PARAM_IDS", "GpuRewriter", "SharedSites", "read
 KERNEL_BUFFERS = ["_gv_bs", "_gv_bsm", "_gv_we", "_gv_ws", "_gv_lg", "_gv_le", "_gv_lv", "_gv_lc", "_gv_k", "_gv_pt",
                   "_gv_pc", "_gv_ptm", "_gv_pe", "_gv_pv", "_gv_cnt", "_gv_pool", "_gv_vm"]  # fmt: skip
 MAX_DIMS = 3
-# Library device functions (linked code numba cannot see into) whose shared-memory operands the recorder
-# logs around the call, at the call's line: (module, class, method) -> (arguments read, arguments written).
-# nvmath-python's device matmul MM.execute(alpha, a, b, beta, c) reads A and B (and C unless beta is 0)
-# and writes C.
-LOGGED_LIBRARY_CALLS = {("nvmath.device", "Matmul", "execute"): ((1, 2), (4,))}
 FENCES = {"threadfence", "threadfence_system"}  # device-wide: core/analysis/fence_order.py orders by them
-BLOCK_THREAD = ("(_gv_cuda.threadIdx.x + _gv_cuda.blockDim.x * (_gv_cuda.threadIdx.y + _gv_cuda.blockDim.y * "
-                "_gv_cuda.threadIdx.z))")  # fmt: skip
-BLOCK_THREADS = "(_gv_cuda.blockDim.x * _gv_cuda.blockDim.y * _gv_cuda.blockDim.z)"
-ELEMENT = {
-    1: "{a}[_gv_linked_e]",
-    2: "{a}[_gv_linked_e // {a}.shape[1], _gv_linked_e % {a}.shape[1]]",
-    3: "{a}[_gv_linked_e // ({a}.shape[1] * {a}.shape[2]), _gv_linked_e // {a}.shape[2] % {a}.shape[1], "
-       "_gv_linked_e % {a}.shape[2]]",
-}  # fmt: skip
 
 
 def cache_dir() -> Path:
@@ -61,7 +48,7 @@ def source_copy(source: KernelSource) -> str:
     return str(path)
 
 
-class GpuRewriter(KernelRewriter):
+class GpuRewriter(LibraryCallLogging, KernelRewriter):
     def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, accesses: bool = True,
                  sites: SharedSites | None = None, ndims: dict[str, int] | None = None):  # fmt: skip
         super().__init__(source, env, is_kernel=is_kernel, yields=False)
@@ -73,6 +60,7 @@ class GpuRewriter(KernelRewriter):
         # shared arrays (from their shape). A hook handles exactly one element: an index with fewer
         # parts (a row) must stay a plain access, since numba cannot return a view from a function.
         self.ndims: dict[str, int] = dict(ndims or {}) if is_kernel else {}
+        self.library_steps = 0  # CCCL calls recorded so far (gpu_library_calls.py)
 
     # ---- naming ------------------------------------------------------------------------------
     def generated_name(self) -> str:
@@ -122,7 +110,7 @@ class GpuRewriter(KernelRewriter):
         value = node.value
         if not (isinstance(value, ast.Call) and self.accesses):
             return self.generic_visit(node)
-        logged = self._logged_library_call(node)
+        logged = self._logged_library_call(node) or self._cccl_step(node, value, None)
         if logged is not None:
             return logged
         if self._is_grid_sync(value.func):  # the block's and the grid's epochs, as on the simulator
@@ -143,6 +131,10 @@ class GpuRewriter(KernelRewriter):
 
     def visit_Assign(self, node: ast.Assign):
         value, targets = node.value, node.targets
+        if self.accesses and isinstance(value, ast.Call) and is_cccl_primitive(self._value_of(value.func)):
+            step = self._cccl_step(node, value, targets)
+            if step is not None:
+                return step
         if len(targets) == 1 and isinstance(targets[0], ast.Name):
             path = self.path(value.func) if isinstance(value, ast.Call) else None
             if path == "shared.array":
@@ -185,54 +177,6 @@ class GpuRewriter(KernelRewriter):
                 if dims:  # else not known here (a device function's argument): indexed as it is
                     self.ndims[name] = dims
 
-    # ---- library calls -----------------------------------------------------------------------
-    def _library_roles(self, call: ast.Call) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-        """(arguments read, arguments written) of a library call the recorder logs, or None."""
-        called = self._value_of(call.func)
-        owner = getattr(called, "__self__", None)
-        if owner is None:
-            return None
-        module = ".".join(type(owner).__module__.split(".")[:2])
-        return LOGGED_LIBRARY_CALLS.get((module, type(owner).__name__, getattr(called, "__name__", "")))
-
-    def _logged_library_call(self, node: ast.Expr) -> list[ast.stmt] | None:
-        """A library call whose code numba links: it runs as it is, and each thread logs its share of the
-        shared arrays it reads (before it, the values it will read) and writes (after it and a barrier,
-        the values it left), element t, t + threads, ... for thread t, at the call's line. The barrier is
-        one more for the hardware and none for the trace: a block-wide library call is reached by every
-        thread of the block, and the epochs stay those of the user's barriers."""
-        call = node.value
-        roles = self._library_roles(call)
-        if roles is None:
-            return None
-        reads, writes = roles
-        beta = call.args[3] if len(call.args) > 3 else None
-        if not (isinstance(beta, ast.Constant) and beta.value == 0):
-            reads = (*reads, *writes)  # BLAS reads C when beta is not 0
-        line = node.lineno
-        before = [s for k in reads for s in self._log_operand(call, k, line, 0)]
-        after = [s for k in writes for s in self._log_operand(call, k, line, 1)]
-        barrier = ast.parse("_gv_cuda.syncthreads()").body if after else []
-        for statement in [*before, *barrier, *after]:
-            for child in ast.walk(statement):
-                ast.copy_location(child, node)
-        node.value = self.visit(call)
-        return [*before, node, *barrier, *after]
-
-    def _log_operand(self, call: ast.Call, position: int, line: int, kind: int) -> list[ast.stmt]:
-        """Each thread's share of one array argument, logged as reads (kind 0) or writes (1)."""
-        array = call.args[position] if position < len(call.args) else None
-        aid = self.aid_of(array) if array is not None else None
-        dims = self.ndims.get(array.id) if isinstance(array, ast.Name) else None
-        if aid is None or dims not in ELEMENT:
-            return []
-        site = self.sites.access_site(line, kind, array=_static(aid))
-        element = ELEMENT[dims].format(a=array.id)
-        flat = "_gv_linked_e"
-        log = f"_gv_access(_t, {ast.unparse(aid)}, {site}, {flat}, {element})"
-        text = f"for _gv_linked_e in range({BLOCK_THREAD}, {array.id}.size, {BLOCK_THREADS}):\n    {log}\n"
-        return ast.parse(text).body
-
     # ---- logged accesses ---------------------------------------------------------------------
     def _thread_call(self, name: str, args: list[ast.expr]) -> ast.Call:
         return ast.Call(ast.Name(name, ast.Load()), [ast.Name("_t", ast.Load()), *args], [])
@@ -253,7 +197,7 @@ class GpuRewriter(KernelRewriter):
         aid, parts = self.aid_of(array), self._parts(index)
         if not self.accesses or aid is None or not self._one_element(array, parts):
             return ast.Subscript(array, index, ast.Load())
-        site = ast.Constant(self.sites.access_site(line, 0, array=_static(aid)))
+        site = ast.Constant(self.sites.access_site(line, 0, array=static_id(aid)))
         return self._thread_call(f"_gv_ld{len(parts)}", [aid, array, *parts, site])
 
     def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
@@ -261,7 +205,7 @@ class GpuRewriter(KernelRewriter):
         if not self.accesses or aid is None or not self._one_element(array, parts):
             plain = ast.Assign([ast.Subscript(array, index, ast.Store())], value)
             return [ast.copy_location(plain, where)]
-        site = ast.Constant(self.sites.access_site(where.lineno, 1, array=_static(aid)))
+        site = ast.Constant(self.sites.access_site(where.lineno, 1, array=static_id(aid)))
         call = self._thread_call(f"_gv_st{len(parts)}", [aid, array, *parts, value, site])
         return [ast.copy_location(ast.Expr(call), where)]
 
@@ -276,7 +220,7 @@ class GpuRewriter(KernelRewriter):
             return node
         hook = f"_gv_at_{op}{len(parts)}"
         counting = op == "add" and _positive(args[2])
-        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=counting, array=_static(aid)))
+        site = ast.Constant(self.sites.access_site(node.lineno, 2, counting=counting, array=static_id(aid)))
         call = self._thread_call(hook, [aid, args[0], *parts, *args[2:], site])
         return ast.copy_location(call, node)
 
@@ -333,11 +277,6 @@ class GpuRewriter(KernelRewriter):
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
         return args, [*prologue, *body, *epilogue]
-
-
-def _static(aid: ast.expr) -> int | None:
-    """An array id the rewrite knows (a constant), else None (a device function's parameter's)."""
-    return aid.value if isinstance(aid, ast.Constant) else None
 
 
 def _positive(operand: ast.expr) -> bool:

@@ -18,6 +18,9 @@ MAX_PARAM_IDS = 32  # array ids 0-31: kernel parameters by position; 32-63: shar
 MAX_ARRAY_IDS = 64
 FIRST_SITE, MAX_SITE = 2, 511  # as the GPU hooks number sites (ids 0 and 1 are their marks)
 MAX_CALL_DEPTH = 16  # callers of callers followed for a parameter's value; deeper is not known
+# A library object does not say its value type (CCCL's Invocable keeps only its code): float64 holds
+# every int32 and float32 exactly.
+LIBRARY_SLOT_DTYPE = "float64"
 
 
 @dataclass
@@ -42,6 +45,7 @@ class SharedSite:
     env: dict = field(repr=False)
     function: str = ""  # the declaring function; its parameters take their callers' values
     dynamic: bool = False  # set by describe(): shape 0, dynamic shared memory
+    per_thread: bool = False  # a library call's slots: one a thread of the block (add_slots)
 
 
 @dataclass
@@ -90,6 +94,18 @@ class SharedSites:
         self.sites.append(SharedSite(aid, name, shape, dtype, env, function))
         return aid
 
+    def add_slots(self, name: str) -> int | None:
+        """An id for a library call's slots (CCCL's primitives on values in registers): one element a
+        thread of the block, holding what the thread handed to the call and then what it got back. One
+        array per callee, however many lines call it."""
+        for site in self.sites:
+            if site.per_thread and site.name == name:
+                return site.aid
+        aid = self.add(name, "", LIBRARY_SLOT_DTYPE, {})
+        if aid is not None:
+            self.sites[-1].per_thread = True
+        return aid
+
     def add_constant(self, name: str, array) -> int | None:
         """An id for a module array that `cuda.const.array_like` copies (one per array, however many
         functions copy it): the log keeps its reads, and the host has its values."""
@@ -105,11 +121,14 @@ class SharedSites:
     def add_call(self, callee: str, call: CallSite) -> None:
         self.calls.setdefault(callee, []).append(call)
 
-    def describe(self, site: SharedSite, shared_bytes: int = 0) -> tuple[tuple | None, str]:
+    def describe(self, site: SharedSite, shared_bytes: int = 0, threads_per_block: int = 0) -> tuple[tuple | None, str]:
         """(shape, dtype) of a shared array as its declaration gives them: dynamic shared memory holds
         the launch's `shared_bytes`; None for a shape the host cannot know; a dtype it cannot know is
-        kept as bytes ("uint8")."""
+        kept as bytes ("uint8"). A library call's slots hold one value a thread of the block."""
         import numpy as np
+
+        if site.per_thread:
+            return (threads_per_block,), site.dtype
 
         from gpuviz.core.dtypes import to_dtype
 

@@ -37,14 +37,26 @@ class Scene:
     caption: str = ""  # what the views show now, in a sentence
     run: int = 0  # the run the launches came from (AppState.begin_run numbers them); 0: a file, or none
     marks: tuple[Mark, ...] = ()  # threads and elements outlined, each with its call-out (core/marks.py)
+    partner: int = -1  # the launch (in `launches`) beside the trace in the Compare view; -1: the first other one
 
     def __post_init__(self) -> None:
         if self.colour not in MODES:
             raise GpuvizError(f"unknown colours {self.colour!r}; colour by: {', '.join(MODES)}")
         if self.order and self.order not in ORDERS:
             raise GpuvizError(f"unknown order {self.order!r}; orders: {', '.join(ORDERS)}")
+        if self.partner >= 0:
+            check_partner(self.partner, self.trace, self.launches)
         if self.trace is not None and not -1 <= self.selected < self.trace.n_threads:
             raise GpuvizError(f"--select {self.selected}: this launch has threads 0 to {self.trace.n_threads - 1}")
+
+
+def check_partner(partner: int, trace: Trace | None, launches: tuple[Trace, ...]) -> None:
+    """A partner for the Compare view is another launch of the run: one line saying which there are."""
+    if not 0 <= partner < len(launches):
+        have = f"launches 0 to {len(launches) - 1}" if launches else "no launches"
+        raise GpuvizError(f"compare with launch {partner}: the run has {have}")
+    if launches[partner] is trace:
+        raise GpuvizError(f"compare with launch {partner}: that is the launch shown; name another one")
 
 
 def natural_order(trace: Trace | None, wanted: str = "") -> str:

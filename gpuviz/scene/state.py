@@ -42,6 +42,7 @@ class AppState:
     launch_refused = Signal(int, str)  # a launch asked for that cannot be shown, and why
     caption_changed = Signal(str)  # what the views show now, in a sentence (a lesson's evidence), "" for none
     marks_changed = Signal(object)  # tuple[Mark, ...]: the threads and elements outlined (a lesson's evidence)
+    partner_changed = Signal(int)  # the launch beside the shown one in the Compare view (-1: the first other)
     streams_changed = Signal(object)  # StreamTimeline: the whole run's, once its script has ended
 
     def __init__(self) -> None:
@@ -66,6 +67,7 @@ class AppState:
         self.busy = ""
         self.caption = ""
         self.marks: tuple[Mark, ...] = ()
+        self.partner = -1  # the launch (index in launches) beside the shown one in the Compare view
         self.colour_span: tuple[float, float] | None = None  # a ramp's range shared with another launch
         self.front = ""  # the view last asked to the front
         self.run = 0  # the run the launches shown came from (0: a file, or none)
@@ -80,7 +82,7 @@ class AppState:
         shown = self.trace is not None
         return Scene(self.trace, tuple(self.launches), self.order if shown else "", self.layer,
                      self.frame if shown else None, self.selected, self.element, self.line, self.colour_mode,
-                     self.front, self.caption, self.run, self.marks)  # fmt: skip
+                     self.front, self.caption, self.run, self.marks, self.partner)  # fmt: skip
 
     def apply(self, scene: Scene, replay: Replay | None = None, analysis_pending: bool = False) -> None:
         """Show `scene`: every field is set here, nothing of the scene before survives, and each signal is
@@ -123,6 +125,8 @@ class AppState:
         changed["recoloured"] = recolour
         changed["marks"] = scene.marks != self.marks
         self.marks = scene.marks
+        changed["partner"] = scene.partner != self.partner
+        self.partner = scene.partner
         self._emit_scene(changed, replanned, scene)
 
     def _emit_scene(self, changed: dict[str, bool], replanned: bool, scene: Scene) -> None:
@@ -150,6 +154,8 @@ class AppState:
             self.line_changed.emit(self.line)
         if changed["marks"]:
             self.marks_changed.emit(self.marks)
+        if changed["partner"]:
+            self.partner_changed.emit(self.partner)
         self.set_caption(scene.caption)
         self.front = scene.view or self.front
         if scene.view:
@@ -295,6 +301,12 @@ class AppState:
         if line != self.line:
             self.line = line
             self.line_changed.emit(line)
+
+    def set_partner(self, index: int) -> None:
+        """The launch to show beside this one in the Compare view (-1: the first other one)."""
+        if index != self.partner:
+            self.partner = index
+            self.partner_changed.emit(index)
 
     def set_caption(self, text: str) -> None:
         if text != self.caption:

@@ -4,6 +4,8 @@ table of what differs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -42,9 +44,12 @@ class CompareView(QWidget, View):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self._lay_out()
-        self.other.currentIndexChanged.connect(lambda *_: self._show())
+        self.other.currentIndexChanged.connect(self._on_other_chosen)
         state.launches_changed.connect(self._on_launches_changed)
         state.trace_changed.connect(lambda *_: self._show())
+        state.partner_changed.connect(lambda *_: self._show())
+        state.marks_changed.connect(lambda *_: self._mark_threads())
+        state.selection_changed.connect(lambda *_: self._mark_threads())
         state.frame_changed.connect(self._on_frame_changed)
         state.colour_mode_changed.connect(self._on_colour_mode_changed)
         state.palette_changed.connect(lambda name: [m.set_palette(name) for m in self.mirrors])
@@ -86,10 +91,15 @@ class CompareView(QWidget, View):
             self.other.addItem(f"launch {trace.meta.get('launch', index)}: {trace.kernel}", index)
         self.other.blockSignals(False)
 
-    def _other(self):
-        """The chosen launch, or the first other launch of the run."""
-        launches, trace = self.state.launches, self.state.trace
+    def _on_other_chosen(self, *_) -> None:
         chosen = self.other.currentData()
+        self.state.set_partner(chosen if chosen is not None else -1)
+
+    def _other(self):
+        """The launch the scene names as the partner (a lesson's evidence, or the choice above), or the
+        first other launch of the run."""
+        launches, trace = self.state.launches, self.state.trace
+        chosen = self.state.partner
         if chosen is not None and 0 <= chosen < len(launches) and launches[chosen] is not trace:
             return launches[chosen]
         return next((t for t in launches if t is not trace), None)
@@ -112,6 +122,7 @@ class CompareView(QWidget, View):
             mirror.set_colour_mode(self.state.colour_mode)
             mirror.set_palette(self.state.palette)
             mirror.set_trace(shown)
+        self._mark_threads()
         rows = compare_launches(trace, other)
         self.table.setRowCount(len(rows))
         for r, cells in enumerate(rows):
@@ -126,6 +137,20 @@ class CompareView(QWidget, View):
                     item.setForeground(self.palette().highlightedText())
                 self.table.setItem(r, c, item)
         self._on_frame_changed(self.state.frame)
+
+    def _mark_threads(self) -> None:
+        """The scene's selection and marks (a lesson's evidence) on this launch's grid, where they were found;
+        on the other's, the selected thread and its mark alone (named by its place, it is the same thread
+        there), where the two launches have one shape."""
+        this, other = self.mirrors
+        if this.trace is None or this.trace is not self.state.trace:
+            return
+        this.apply(replace(this.scene(), selected=self.state.selected, marks=self.state.marks))
+        if other.trace is None or (other.trace.grid, other.trace.block) != (this.trace.grid, this.trace.block):
+            return
+        selected = self.state.selected
+        own = tuple(m for m in self.state.marks if m.threads is not None and m.threads.tolist() == [selected])
+        other.apply(replace(other.scene(), selected=selected, marks=own))
 
     def _on_colour_mode_changed(self, mode: str) -> None:
         shown = [m.trace for m in self.mirrors if m.trace is not None]

@@ -515,7 +515,7 @@ class PreparedLaunch:
                 entries.append({"name": name, "space": "global", "dtype": dtype_text(value.dtype),
                                 "shape": list(shape)})  # fmt: skip
         for site in self.compiled.sites.sites:
-            shape, dtype = self.compiled.sites.describe(site, self.config.shared_bytes)
+            shape, dtype = self.compiled.sites.describe(site, self.config.shared_bytes, self.config.threads_per_block)
             remap[site.aid] = len(entries)
             if shape is None or not int(np.prod(shape)):  # sized after the launch, by its accesses
                 self.unsized.append(len(entries))
