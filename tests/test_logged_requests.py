@@ -135,5 +135,5 @@ def test_costs_by_shortcut_equal_the_general_ones(source, stride, monkeypatch):
 def test_the_shortcuts_are_taken_where_they_apply():
     trace = gpuviz.trace(STRIDED, name="k", backend="sim", level="accesses")[2, 48](np.zeros(96, np.float32), 1)
     requests, index = group_requests(trace, ordered=False), trace.accesses["index"]
-    assert coalescing._consecutive(requests.of_row, index * 4, len(requests), 4) is not None
+    assert coalescing._consecutive(requests, index, 4) is not None
     assert banks._one_word_cost(requests, index) is not None

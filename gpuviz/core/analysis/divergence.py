@@ -125,12 +125,14 @@ def _partial_warp_rows(trace: Trace, grouped) -> tuple[np.ndarray, tuple[np.ndar
     warp = np.concatenate([requests.warp for _, requests in grouped])
     line = np.concatenate([requests.line for _, requests in grouped])
     lanes = np.concatenate([requests.lanes for _, requests in grouped])
-    partial = np.unique(warp[lanes < lanes_per_warp(trace)[warp]])
-    rows = []
-    for part_rows, requests in grouped:
-        mine = np.isin(requests.warp, partial)[requests.of_row]
+    per_warp = lanes_per_warp(trace)
+    partial = np.zeros(len(per_warp), bool)  # a table by warp: much faster than isin on big logs
+    partial[warp[lanes < per_warp[warp]]] = True
+    rows = [np.zeros(0, np.int64)]
+    for part_rows, requests in grouped if partial.any() else ():  # none: every warp took one path
+        mine = partial[requests.warp][requests.of_row]
         rows.append(np.flatnonzero(mine) if part_rows is None else part_rows[mine])
-    whole = ~np.isin(warp, partial)
+    whole = ~partial[warp]
     _, first = dense_ids(warp[whole], line[whole])
     return np.concatenate(rows), (warp[whole][first], line[whole][first])
 

@@ -10,11 +10,13 @@ bincount, otherwise from a sort. Pair counts then come from run sizes, never fro
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis.requests import dense_ids
+from gpuviz.core.analysis.array_rows import array_mask, written_arrays
+from gpuviz.core.analysis.requests import dense_ids, pack
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.trace.columns import epoch_field
 from gpuviz.core.trace.model import Trace
@@ -46,10 +48,25 @@ class Layout:
         self.array_shift = self.index_bits + self.grid_bits
         if bits(np.array([len(self.arrays)])) + self.array_shift > 62:
             raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
-        key = (acc["array"].astype(np.int64) << self.index_bits) | acc["index"]
+        written = written_arrays(acc["array"], acc["kind"] != R, len(self.arrays))
+        # Only rows of arrays someone writes can race: a read-only array's rows are left out from the start.
+        self.writable = None if all(written) else np.flatnonzero(array_mask(acc["array"], written))
+
+    @functools.cached_property
+    def element(self) -> np.ndarray:
+        """Every access's element key (for describing racy locations and fence orders: most launches need
+        only element_of(writable))."""
+        return self.element_of(None)
+
+    def element_of(self, rows: np.ndarray | None) -> np.ndarray:
+        """The element keys of the given accesses (None: all)."""
+        acc = self.trace.accesses
+        array, index = (acc["array"], acc["index"]) if rows is None else (acc["array"][rows], acc["index"][rows])
+        key = (array.astype(np.int64) << self.index_bits) | index
         if self.grid_bits:
-            key = (key << self.grid_bits) | epoch_field(acc["epoch"].astype(np.int64), "grid")
-        self.element = key
+            epoch = acc["epoch"] if rows is None else acc["epoch"][rows]
+            key = (key << self.grid_bits) | epoch_field(epoch.astype(np.int64), "grid")
+        return key
 
     def warp_epochs(self, rows: np.ndarray) -> np.ndarray | None:
         """The given accesses' warp epochs, or 0 for every access of a warp whose epochs cannot be
@@ -130,20 +147,27 @@ def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
 def _candidates(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows of elements that two threads touch and someone writes, each such row's element as a
     dense id, the element key of each id). Per element, one thread that touched it is kept (the last
-    assignment wins: any of them will do), and a row of another thread marks it shared."""
-    acc = layout.trace.accesses
-    ids, keys = _element_ids(layout.element)
-    thread = acc["thread"]
+    assignment wins: any of them will do), and a row of another thread marks it shared. Only rows of
+    written arrays are looked at (Layout.writable)."""
+    acc, writable = layout.trace.accesses, layout.writable
+    empty = np.zeros(0, np.int64)
+    if writable is not None and len(writable) == 0:
+        return empty, empty, empty
+    ids, keys = _element_ids(layout.element_of(writable))
+    thread = acc["thread"] if writable is None else acc["thread"][writable]
+    kind = acc["kind"] if writable is None else acc["kind"][writable]
     one_thread = np.empty(len(keys), thread.dtype)
     one_thread[ids] = thread
     touched_by_two = np.zeros(len(keys), bool)
     touched_by_two[ids[thread != one_thread[ids]]] = True
+    if not touched_by_two.any():  # every element is one thread's own (a vector add): nothing can race
+        return empty, empty, empty
     written = np.zeros(len(keys), bool)
-    written[ids[acc["kind"] != R]] = True
+    written[ids[kind != R]] = True
     candidate = touched_by_two & written
     rows = np.flatnonzero(candidate[ids])
     renumbered = np.cumsum(candidate) - 1
-    return rows, renumbered[ids[rows]], keys[candidate]
+    return (rows if writable is None else writable[rows]), renumbered[ids[rows]], keys[candidate]
 
 
 def _shared_candidates(layout: Layout, rows: np.ndarray, element_id: np.ndarray, element_keys: np.ndarray):
@@ -157,14 +181,26 @@ def _shared_candidates(layout: Layout, rows: np.ndarray, element_id: np.ndarray,
     acc, mine = layout.trace.accesses, rows[shared]
     thread = acc["thread"][mine]
     epoch = epoch_field(acc["epoch"][mine], "block") if layout.any_epochs else np.zeros(len(mine), np.int32)
-    group, first = dense_ids(element_id[shared], thread // layout.per_block, epoch)
-    touched_by_two = np.zeros(len(first), bool)
-    touched_by_two[group[thread != thread[first][group]]] = True
-    written = np.zeros(len(first), bool)
+    group, groups = _group_ids(element_id[shared], thread // layout.per_block, epoch)
+    one_thread = np.empty(groups, thread.dtype)
+    one_thread[group] = thread  # the last assignment wins: any thread of the group will do
+    touched_by_two = np.zeros(groups, bool)
+    touched_by_two[group[thread != one_thread[group]]] = True
+    written = np.zeros(groups, bool)
     written[group[acc["kind"][mine] != R]] = True
     keep = ~shared
     keep[shared] = (touched_by_two & written)[group]
     return rows[keep], element_id[keep]
+
+
+def _group_ids(*columns: np.ndarray) -> tuple[np.ndarray, int]:
+    """(an id of every row's tuple of columns, how many ids there may be): the packed tuple itself where
+    its range is small (some ids then go unused), else dense ids."""
+    key = pack(*columns)
+    if key is not None and int(key.max()) < 4 * len(key) + 1024:
+        return key, int(key.max()) + 1
+    ids, first = dense_ids(*columns)
+    return ids, len(first)
 
 
 def _element_ids(element: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
