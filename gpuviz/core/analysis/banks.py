@@ -46,7 +46,7 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
         if one_word is not None:
             return one_word
     row, word, bank, phase = lane_words(trace, requests.array[requests.of_row], index, lane)
-    request = requests.of_row[row]
+    request = requests.of_row[row].astype(np.int64)
     phases = int(phase.max()) + 1
     slot = (request * phases + phase) * BANKS + bank  # one bank in one phase of one request
     slots, words = distinct_per_group(slot, word)
@@ -70,7 +70,7 @@ def _one_word_cost(requests: Requests, index: np.ndarray):
     span = int(word.max()) - low + 1
     if (n * BANKS * span).bit_length() > 62:
         return None
-    key = np.sort((requests.of_row * BANKS + word % BANKS) * span + (word - low))
+    key = np.sort((requests.of_row.astype(np.int64) * BANKS + word % BANKS) * span + (word - low))
     distinct = key[np.concatenate([[True], key[1:] != key[:-1]])]  # one per (request, bank, word)
     slot = distinct // span  # request * BANKS + bank, ascending
     starts = np.flatnonzero(np.concatenate([[True], slot[1:] != slot[:-1]]))

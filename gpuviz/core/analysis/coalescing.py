@@ -74,8 +74,7 @@ def _consecutive(requests: Requests, index: np.ndarray, size: int | None) -> Req
     starts = requests.runs if requests.runs is not None else run_starts(requests.of_row)
     if len(starts) != n:
         return None  # n runs of n requests, each with a row: each request is one run
-    step = np.ones(len(index), bool)  # step[k]: row k+1 is row k's next element, or starts a request
-    np.equal(index[1:] - index[:-1], 1, out=step[:-1])
+    step = _steps_of_one(index)  # step[k]: row k+1 is row k's next element, or starts a request
     step[starts[1:] - 1] = True
     if not step[:-1].all():
         return None
@@ -87,6 +86,19 @@ def _consecutive(requests: Requests, index: np.ndarray, size: int | None) -> Req
     out[1][of_run] = last // CACHE_LINE - first // CACHE_LINE + 1
     out[2][of_run] = -(-(ends - starts + 1) * size // SECTOR)
     return RequestCost(sectors=out[0], lines=out[1], ideal=out[2])
+
+
+def _steps_of_one(index: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+    """Per row, whether the next row's element is this one's plus one (the last row: True). In chunks
+    that stay in the cache: one difference of millions of int64 at once costs three times as much."""
+    n = len(index)
+    step = np.ones(n, bool)
+    scratch = np.empty(min(chunk, max(n - 1, 0)), index.dtype)
+    for at in range(0, n - 1, chunk):
+        end = min(at + chunk, n - 1)
+        np.subtract(index[at + 1 : end + 1], index[at:end], out=scratch[: end - at])
+        np.equal(scratch[: end - at], 1, out=step[at:end])
+    return step
 
 
 def _by_request(request: np.ndarray, byte: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

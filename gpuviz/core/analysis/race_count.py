@@ -108,11 +108,10 @@ FIELDS = ("element", "block", "epoch", "warp", "warp_epoch", "lane", "class")
 
 def racy_locations(layout: Layout) -> Found:
     """Every location with at least one racing pair, with its pair counts, sorted by element key."""
-    rows, element_id, element_keys = _candidates(layout)
-    counted, counted_id = _shared_candidates(layout, rows, element_id, element_keys)
+    counted, counted_id, element_keys = _counted(layout)
     empty = np.zeros(0, np.int64)
     if len(counted) == 0:
-        return Found(empty, empty, empty, empty, rows)
+        return Found(empty, empty, empty, empty, empty)
     key, lows, widths = _pack(_fields(layout, counted, counted_id))
     distinct, count = _distinct(key, 1 << sum(widths))
     del key
@@ -126,8 +125,10 @@ def racy_locations(layout: Layout) -> Found:
     first = runs.location_rows[racy]
     element, block = runs.element_and_block(first)
     copy = np.where(layout.shared[element_keys[element] >> layout.array_shift], block, -1)
-    write_pairs = runs.pairs(writes)[racy] if racy.any() else np.zeros(0, np.int64)  # no race: nothing to count
-    return Found(element_keys[element], copy, pairs[racy], write_pairs, rows)
+    if not racy.any():  # no race: no pairs to count, no rows to describe
+        return Found(empty, empty, empty, empty, empty)
+    rows = _candidates(layout)  # the described locations' rows: of every block and epoch
+    return Found(element_keys[element], copy, pairs[racy], runs.pairs(writes)[racy], rows)
 
 
 def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
@@ -144,53 +145,68 @@ def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
     yield acc["kind"][rows]
 
 
-def _candidates(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows of elements that two threads touch and someone writes, each such row's element as a
-    dense id, the element key of each id). Per element, one thread that touched it is kept (the last
-    assignment wins: any of them will do), and a row of another thread marks it shared. Only rows of
-    written arrays are looked at (Layout.writable)."""
+def _candidates(layout: Layout) -> np.ndarray:
+    """The rows of elements that two threads touch and someone writes, over the whole launch (a racy
+    location is described from all of them: races.py). Only rows of written arrays are looked at."""
+    acc, writable = layout.trace.accesses, layout.writable
+    if writable is not None and len(writable) == 0:
+        return np.zeros(0, np.int64)
+    thread = acc["thread"] if writable is None else acc["thread"][writable]
+    kind = acc["kind"] if writable is None else acc["kind"][writable]
+    ids, keys = _element_ids(layout.element_of(writable))
+    rows = np.flatnonzero(_pairable(ids, len(keys), thread, kind))
+    return rows if writable is None else writable[rows]
+
+
+def _counted(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the rows that can add a racing pair, each one's element as an id, the element key of each id).
+    A global element needs two threads and a write over the launch; a shared one within one block and
+    one block epoch, so a (element, block, block epoch) group that two threads do not touch, or that
+    nobody writes, adds no pair: a shared-memory kernel with barriers between its writes and reads (a
+    tiled matmul) keeps none of its shared rows. Only rows of written arrays are looked at."""
     acc, writable = layout.trace.accesses, layout.writable
     empty = np.zeros(0, np.int64)
     if writable is not None and len(writable) == 0:
         return empty, empty, empty
-    ids, keys = _element_ids(layout.element_of(writable))
+    array = acc["array"] if writable is None else acc["array"][writable]
     thread = acc["thread"] if writable is None else acc["thread"][writable]
     kind = acc["kind"] if writable is None else acc["kind"][writable]
-    one_thread = np.empty(len(keys), thread.dtype)
-    one_thread[ids] = thread
-    touched_by_two = np.zeros(len(keys), bool)
-    touched_by_two[ids[thread != one_thread[ids]]] = True
-    if not touched_by_two.any():  # every element is one thread's own (a vector add): nothing can race
+    element = layout.element_of(writable)
+    shared = array_mask(array, layout.shared[: len(layout.arrays)].tolist()) if layout.shared.any() else None
+    keep = np.zeros(len(array), bool)
+    for part in (False, True) if shared is not None else (False,):
+        mine = None if shared is None else np.flatnonzero(shared == part)
+        if mine is not None and len(mine) == 0:
+            continue
+        pick = (lambda column: column) if mine is None else (lambda column, mine=mine: column[mine])
+        if part:
+            rows = mine if writable is None else writable[mine]
+            epoch = epoch_field(acc["epoch"][rows], "block") if layout.any_epochs else np.zeros(len(rows), np.int32)
+            ids, groups = _group_ids(pick(element), pick(thread) // layout.per_block, epoch)
+        else:
+            ids, keys = _element_ids(pick(element))
+            groups = len(keys)
+        keep[slice(None) if mine is None else mine] = _pairable(ids, groups, pick(thread), pick(kind))
+    local = np.flatnonzero(keep)
+    if len(local) == 0:
         return empty, empty, empty
-    written = np.zeros(len(keys), bool)
-    written[ids[kind != R]] = True
-    candidate = touched_by_two & written
-    rows = np.flatnonzero(candidate[ids])
-    renumbered = np.cumsum(candidate) - 1
-    return (rows if writable is None else writable[rows]), renumbered[ids[rows]], keys[candidate]
+    ids, keys = _element_ids(element[local])
+    return (local if writable is None else writable[local]), ids, keys
 
 
-def _shared_candidates(layout: Layout, rows: np.ndarray, element_id: np.ndarray, element_keys: np.ndarray):
-    """(rows, element ids) of the candidates less the rows of shared arrays that cannot pair: a pair in
-    shared memory needs one block and one block epoch, so a (element, block, block epoch) group that two
-    threads do not touch, or that nobody writes, adds no pair (its location's count stays the same).
-    A shared-memory kernel with barriers between its writes and reads (a tiled matmul) keeps none."""
-    shared = layout.shared[element_keys[element_id] >> layout.array_shift]
-    if not shared.any():
-        return rows, element_id
-    acc, mine = layout.trace.accesses, rows[shared]
-    thread = acc["thread"][mine]
-    epoch = epoch_field(acc["epoch"][mine], "block") if layout.any_epochs else np.zeros(len(mine), np.int32)
-    group, groups = _group_ids(element_id[shared], thread // layout.per_block, epoch)
+def _pairable(group: np.ndarray, groups: int, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Per row: whether its group (of ids 0..groups-1) is touched by two threads and written. Per group,
+    one thread that touched it is kept (the last assignment wins: any of them will do), and a row of
+    another thread marks it shared."""
     one_thread = np.empty(groups, thread.dtype)
-    one_thread[group] = thread  # the last assignment wins: any thread of the group will do
+    one_thread[group] = thread
     touched_by_two = np.zeros(groups, bool)
     touched_by_two[group[thread != one_thread[group]]] = True
+    if not touched_by_two.any():  # every element is one thread's own (a vector add)
+        return np.zeros(len(group), bool)
     written = np.zeros(groups, bool)
-    written[group[acc["kind"][mine] != R]] = True
-    keep = ~shared
-    keep[shared] = (touched_by_two & written)[group]
-    return rows[keep], element_id[keep]
+    written[group[kind != R]] = True
+    return (touched_by_two & written)[group]
 
 
 def _group_ids(*columns: np.ndarray) -> tuple[np.ndarray, int]:

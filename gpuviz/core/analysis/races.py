@@ -120,7 +120,10 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
     if len(trace.accesses["thread"]) == 0:
         return RaceReport(divergence=divergence)
     layout = Layout(trace)
-    order = FenceOrder.of(lambda: layout.element, trace.accesses, layout.per_block, trace.meta.get("counting_lines"))
+    order = None  # no epoch at all: no access came after a fence
+    if layout.any_epochs:
+        counting = trace.meta.get("counting_lines")
+        order = FenceOrder.of(lambda: layout.element, trace.accesses, layout.per_block, counting)
     racy = racy_locations(layout) if order is None else _less_fence_ordered(layout, racy_locations(layout), order)
     limit = max_locations if count_benign else 2 * max_locations
     described = list(_describe(layout, racy[:limit], order))

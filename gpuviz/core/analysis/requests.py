@@ -22,7 +22,7 @@ WARP = 32
 class Requests:
     """Access-log rows grouped into warp requests; `of_row` maps every row to its request."""
 
-    of_row: np.ndarray  # int64, request of every access-log row
+    of_row: np.ndarray  # request of every access-log row (int64, or the engine's own int32 numbers)
     warp: np.ndarray  # per request: global warp number (block * warps per block + warp in block)
     line: np.ndarray  # per request: source line
     array: np.ndarray  # per request: index into meta["arrays"]
@@ -182,7 +182,7 @@ def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered
     warp = global_warp(trace, acc["thread"][source])
     line, array, kind = (acc[name][source].astype(np.int64) for name in ("line", "array", "kind"))
     if not ordered and dense:
-        of_row = logged.astype(np.int64)
+        of_row = logged  # the engine's numbers as they are: a copy to int64 would cost a pass of its own
         lanes = _lanes(of_row, starts, together, len(first))
         return Requests(of_row=of_row, warp=warp, line=line, array=array, kind=kind, lanes=lanes,
                         runs=starts if together else None)  # fmt: skip
