@@ -46,13 +46,13 @@ def _same_races(trace) -> None:
     is the same."""
     if trace.accesses is None or len(trace.accesses["thread"]) == 0:
         return
-    counted, written = race_count._counted, race_count.written_arrays
+    counted, written = race_count._counted, race_count.written_rows
     try:
         race_count._counted = _every_row
-        race_count.written_arrays = lambda array, written, count: [True] * count
+        race_count.written_rows = lambda array, written, count: ([True] * count, None)
         every_row = find_races(trace, count_benign=True).to_json()
     finally:
-        race_count._counted, race_count.written_arrays = counted, written
+        race_count._counted, race_count.written_rows = counted, written
     assert find_races(trace, count_benign=True).to_json() == every_row
 
 

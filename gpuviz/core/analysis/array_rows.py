@@ -18,8 +18,16 @@ def array_mask(array: np.ndarray, chosen: list[bool]) -> np.ndarray:
     return mask
 
 
-def written_arrays(array: np.ndarray, written: np.ndarray, count: int) -> list[bool]:
-    """Per array (ids 0..count-1): whether any row of it is marked in `written` (a write or an atomic)."""
+def written_rows(array: np.ndarray, written: np.ndarray, count: int) -> tuple[list[bool], np.ndarray | None]:
+    """(per array, ids 0..count-1: whether any row of it is marked in `written` (a write or an atomic);
+    the rows of those arrays, or None when that is every array)."""
     if count > FEW_ARRAYS:
-        return (np.bincount(array[written], minlength=count)[:count] > 0).tolist()
-    return [bool((written & (array == k)).any()) for k in range(count)]
+        chosen = (np.bincount(array[written], minlength=count)[:count] > 0).tolist()
+        return chosen, None if all(chosen) else np.flatnonzero(array_mask(array, chosen))
+    chosen, mask = [], np.zeros(len(array), bool)
+    for k in range(count):
+        mine = array == k  # each array's rows are compared once, for both questions
+        chosen.append(bool((written & mine).any()))
+        if chosen[-1]:
+            mask |= mine
+    return chosen, None if all(chosen) else np.flatnonzero(mask)

@@ -14,6 +14,7 @@ from gpuviz.core.analysis.requests import Requests, distinct_per_group
 from gpuviz.core.trace.model import Trace
 
 BANKS, WORD = 32, 4
+BANK_BITS = BANKS.bit_length() - 1  # a bank in 5 bits
 
 
 def lane_words(trace: Trace, array: np.ndarray, index: np.ndarray, lane: np.ndarray):
@@ -63,19 +64,25 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
 
 def _one_word_cost(requests: Requests, index: np.ndarray):
     """bank_cost where every element is one 4-byte word: a request is one phase of 32 lanes, its degree
-    (and wavefronts) the most distinct words of one bank, from one sort of (request, bank, word) keys.
-    None where those keys need over 62 bits."""
-    n, word = len(requests), index.astype(np.int64)
+    (and wavefronts) the most distinct words of one bank, from one sort of (request, bank, word) keys
+    packed by shifts (BANKS is a power of two; the word field is rounded up to one). None where those
+    keys need over 62 bits."""
+    n, word = len(requests), index.astype(np.int64, copy=False)
     low = int(word.min())
-    span = int(word.max()) - low + 1
-    if (n * BANKS * span).bit_length() > 62:
+    word_bits = (int(word.max()) - low).bit_length()
+    if n.bit_length() + BANK_BITS + word_bits > 62:
         return None
-    key = np.sort((requests.of_row.astype(np.int64) * BANKS + word % BANKS) * span + (word - low))
+    key = requests.of_row.astype(np.int64)  # a copy, shifted and filled in place
+    key <<= BANK_BITS
+    key |= word & (BANKS - 1)
+    key <<= word_bits
+    key |= word - low if low else word
+    key.sort()
     distinct = key[np.concatenate([[True], key[1:] != key[:-1]])]  # one per (request, bank, word)
-    slot = distinct // span  # request * BANKS + bank, ascending
+    slot = distinct >> word_bits  # request * BANKS + bank, ascending
     starts = np.flatnonzero(np.concatenate([[True], slot[1:] != slot[:-1]]))
     words = np.diff(np.append(starts, len(slot)))  # distinct words per (request, bank)
-    request = slot[starts] // BANKS
+    request = slot[starts] >> BANK_BITS
     first = np.flatnonzero(np.concatenate([[True], request[1:] != request[:-1]]))
     degree = np.zeros(n, np.int64)
     degree[request[first]] = np.maximum.reduceat(words, first)

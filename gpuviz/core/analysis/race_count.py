@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis.array_rows import array_mask, written_arrays
+from gpuviz.core.analysis.array_rows import array_mask, written_rows
 from gpuviz.core.analysis.requests import dense_ids, pack
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.trace.columns import epoch_field
@@ -48,9 +48,9 @@ class Layout:
         self.array_shift = self.index_bits + self.grid_bits
         if bits(np.array([len(self.arrays)])) + self.array_shift > 62:
             raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
-        written = written_arrays(acc["array"], acc["kind"] != R, len(self.arrays))
         # Only rows of arrays someone writes can race: a read-only array's rows are left out from the start.
-        self.writable = None if all(written) else np.flatnonzero(array_mask(acc["array"], written))
+        written, self.writable = written_rows(acc["array"], acc["kind"] != R, len(self.arrays))
+        self._one_written = written.index(True) if sum(written) == 1 else None  # its rows: one array id
 
     @functools.cached_property
     def element(self) -> np.ndarray:
@@ -61,8 +61,12 @@ class Layout:
     def element_of(self, rows: np.ndarray | None) -> np.ndarray:
         """The element keys of the given accesses (None: all)."""
         acc = self.trace.accesses
-        array, index = (acc["array"], acc["index"]) if rows is None else (acc["array"][rows], acc["index"][rows])
-        key = (array.astype(np.int64) << self.index_bits) | index
+        if rows is not None and rows is self.writable and self._one_written is not None:
+            key = acc["index"][rows].astype(np.int64, copy=False)  # a new array: filled in place
+            key |= self._one_written << self.index_bits
+        else:
+            array, index = (acc["array"], acc["index"]) if rows is None else (acc["array"][rows], acc["index"][rows])
+            key = (array.astype(np.int64) << self.index_bits) | index
         if self.grid_bits:
             epoch = acc["epoch"] if rows is None else acc["epoch"][rows]
             key = (key << self.grid_bits) | epoch_field(epoch.astype(np.int64), "grid")
@@ -168,12 +172,14 @@ def _counted(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     empty = np.zeros(0, np.int64)
     if writable is not None and len(writable) == 0:
         return empty, empty, empty
-    array = acc["array"] if writable is None else acc["array"][writable]
     thread = acc["thread"] if writable is None else acc["thread"][writable]
     kind = acc["kind"] if writable is None else acc["kind"][writable]
     element = layout.element_of(writable)
-    shared = array_mask(array, layout.shared[: len(layout.arrays)].tolist()) if layout.shared.any() else None
-    keep = np.zeros(len(array), bool)
+    shared = None  # which rows are of shared arrays, where some are
+    if layout.shared.any():
+        array = acc["array"] if writable is None else acc["array"][writable]
+        shared = array_mask(array, layout.shared[: len(layout.arrays)].tolist())
+    keep = np.zeros(len(thread), bool)
     for part in (False, True) if shared is not None else (False,):
         mine = None if shared is None else np.flatnonzero(shared == part)
         if mine is not None and len(mine) == 0:
