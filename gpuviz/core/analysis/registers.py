@@ -63,6 +63,13 @@ def estimate_registers(source: str, array_dtypes: dict[str, str], name: str | No
     return _estimate(source, tuple(sorted(array_dtypes.items())), name)
 
 
+def clear_cache() -> None:
+    """Forget every kernel source's estimate and syntax tree (a bench times the analyses as a kernel's
+    first launch meets them)."""
+    for cached in (_estimate, local_array_bytes, _parsed):
+        cached.cache_clear()
+
+
 @functools.lru_cache(maxsize=64)
 def _estimate(source: str, array_dtypes: tuple, name: str | None) -> int | None:
     """estimate_registers, once per kernel source: every launch of a kernel (and both of the memory
