@@ -1,7 +1,8 @@
 """The vector engine's warp requests (numbered as it logs) equal the ones grouped from the log's rows,
 and the memory report is the same either way, on the race suite, the bench kernels and kernels whose
 lanes skip executions of a site (where the engine hands no numbering over); the analyses' shortcuts
-(consecutive elements, one-word banks, rows that cannot pair) give what their general paths give."""
+(consecutive elements, one-word banks, rows that cannot pair, line counts) give what their general paths
+give."""
 
 import dataclasses
 from pathlib import Path
@@ -10,10 +11,10 @@ import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.core.analysis import banks, coalescing, race_count
+from gpuviz.core.analysis import banks, coalescing, divergence, race_count
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.analysis.races import find_races
-from gpuviz.core.analysis.requests import Requests, global_warp, group_requests
+from gpuviz.core.analysis.requests import Requests, dense_ids, global_warp, group_requests
 
 from .race_suite import CASES
 
@@ -61,6 +62,15 @@ def _every_row(layout):
     return np.arange(len(ids)), ids, keys
 
 
+def _same_line_counts(trace) -> None:
+    """divergence.line_counts (packed keys counted at once) gives what numbering every row's pair gives."""
+    thread, line = trace.accesses["thread"], trace.accesses["line"]
+    pair, first = dense_ids(thread, line)
+    expected = (thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair))
+    for mine, theirs in zip(divergence.line_counts(trace), expected):
+        assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
+
+
 def _same_requests(trace, rows=None) -> None:
     grouped = group_requests(trace, rows)
     plain = group_requests(dataclasses.replace(trace, requests=None), rows)
@@ -72,6 +82,8 @@ def _same_requests(trace, rows=None) -> None:
 def _check(trace, handed_over: bool | None = None) -> None:
     assert trace.meta["engine"] == "vector", trace.meta.get("engine_note")
     _same_races(trace)
+    if trace.accesses is not None and len(trace.accesses["thread"]):
+        _same_line_counts(trace)
     if handed_over is not None:
         assert (trace.requests is not None) is handed_over
     if trace.requests is None or len(trace.accesses["thread"]) == 0:
