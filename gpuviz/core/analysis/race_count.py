@@ -23,6 +23,7 @@ from gpuviz.core.trace.model import Trace
 
 R, P, A = 0, 1, 2  # access classes: read, plain write, atomic
 TABLE_SLACK = 1 << 20  # a bincount over up to 2 x events + this many keys beats a sort
+TABLE = 1 << 22  # ids straight from keys of up to this range: tables of a few MB beat a sort of the keys
 
 
 class Layout:
@@ -58,10 +59,11 @@ class Layout:
         only element_of(writable))."""
         return self.element_of(None)
 
-    def element_of(self, rows: np.ndarray | None) -> np.ndarray:
-        """The element keys of the given accesses (None: all)."""
+    def element_of(self, rows: np.ndarray | None, within_writable: bool = False) -> np.ndarray:
+        """The element keys of the given accesses (None: all); `within_writable`: rows of written arrays
+        only (where one array is written, their array column need not be read)."""
         acc = self.trace.accesses
-        if rows is not None and rows is self.writable and self._one_written is not None:
+        if rows is not None and within_writable and self._one_written is not None:
             key = acc["index"][rows].astype(np.int64, copy=False)  # a new array: filled in place
             key |= self._one_written << self.index_bits
         else:
@@ -165,39 +167,69 @@ def _candidates(layout: Layout) -> np.ndarray:
 def _counted(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the rows that can add a racing pair, each one's element as an id, the element key of each id).
     A global element needs two threads and a write over the launch; a shared one within one block and
-    one block epoch, so a (element, block, block epoch) group that two threads do not touch, or that
-    nobody writes, adds no pair: a shared-memory kernel with barriers between its writes and reads (a
-    tiled matmul) keeps none of its shared rows. Only rows of written arrays are looked at."""
-    acc, writable = layout.trace.accesses, layout.writable
+    one block epoch (_shared_pairable). Only rows of written arrays are looked at, and of those in
+    shared arrays only the ones at a block epoch some block wrote that array in (_written_phases)."""
+    acc, rows = layout.trace.accesses, layout.writable
     empty = np.zeros(0, np.int64)
-    if writable is not None and len(writable) == 0:
+    if rows is not None and len(rows) == 0:
         return empty, empty, empty
-    thread = acc["thread"] if writable is None else acc["thread"][writable]
-    kind = acc["kind"] if writable is None else acc["kind"][writable]
-    element = layout.element_of(writable)
-    shared = None  # which rows are of shared arrays, where some are
+    kind = acc["kind"] if rows is None else acc["kind"][rows]
+    shared = epoch = None  # which rows are of shared arrays, and their block epochs, where some are
     if layout.shared.any():
-        array = acc["array"] if writable is None else acc["array"][writable]
+        array = acc["array"] if rows is None else acc["array"][rows]
         shared = array_mask(array, layout.shared[: len(layout.arrays)].tolist())
-    keep = np.zeros(len(thread), bool)
-    for part in (False, True) if shared is not None else (False,):
-        mine = None if shared is None else np.flatnonzero(shared == part)
-        if mine is not None and len(mine) == 0:
-            continue
-        pick = (lambda column: column) if mine is None else (lambda column, mine=mine: column[mine])
-        if part:
-            rows = mine if writable is None else writable[mine]
-            epoch = epoch_field(acc["epoch"][rows], "block") if layout.any_epochs else np.zeros(len(rows), np.int32)
-            ids, groups = _group_ids(pick(element), pick(thread) // layout.per_block, epoch)
-        else:
-            ids, keys = _element_ids(pick(element))
-            groups = len(keys)
-        keep[slice(None) if mine is None else mine] = _pairable(ids, groups, pick(thread), pick(kind))
+        if layout.any_epochs:
+            epoch = epoch_field(acc["epoch"] if rows is None else acc["epoch"][rows], "block")
+            live = _written_phases(array, epoch, kind, shared)
+            if live is not None:
+                rows = np.flatnonzero(live) if rows is None else rows[live]
+                kind, shared, epoch = kind[live], shared[live], epoch[live]
+    thread = acc["thread"] if rows is None else acc["thread"][rows]
+    element = layout.element_of(rows, within_writable=True)
+    if shared is None:
+        keep = _global_pairable(element, thread, kind)
+    else:
+        keep = np.zeros(len(thread), bool)
+        for part, mine in ((False, np.flatnonzero(~shared)), (True, np.flatnonzero(shared))):
+            if len(mine) == 0:
+                continue
+            columns = element[mine], thread[mine], kind[mine]
+            if part:
+                epochs = epoch[mine] if epoch is not None else np.zeros(len(mine), np.int32)
+                keep[mine] = _shared_pairable(layout, epochs, *columns)
+            else:
+                keep[mine] = _global_pairable(*columns)
     local = np.flatnonzero(keep)
     if len(local) == 0:
         return empty, empty, empty
     ids, keys = _element_ids(element[local])
-    return (local if writable is None else writable[local]), ids, keys
+    return (local if rows is None else rows[local]), ids, keys
+
+
+def _written_phases(array: np.ndarray, epoch: np.ndarray, kind: np.ndarray, shared: np.ndarray) -> np.ndarray | None:
+    """Which rows to keep (None: all) when those of a shared array at a block epoch in which no block
+    wrote it go: a pair needs a write, so they add none (a tiled matmul's reads, between the barriers
+    after its writes). From a table of a few (array, block epoch) entries."""
+    phase = array.astype(np.int32) * (int(epoch.max()) + 1) + epoch
+    written = np.zeros(int(phase.max()) + 1, bool)
+    written[phase[kind != R]] = True
+    live = written[phase]
+    live |= ~shared  # global rows all stay
+    return None if live.all() else live
+
+
+def _global_pairable(element: np.ndarray, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Per row of global arrays: whether two threads touch its element and someone writes it."""
+    ids, keys = _element_ids(element)
+    return _pairable(ids, len(keys), thread, kind)
+
+
+def _shared_pairable(layout: Layout, epoch: np.ndarray, element: np.ndarray, thread: np.ndarray,
+                     kind: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Per row of shared arrays: whether its (element, block, block epoch) group is touched by two threads
+    and written; a group that is not adds no pair."""
+    ids, groups = _group_ids(element, thread // layout.per_block, epoch)
+    return _pairable(ids, groups, thread, kind)
 
 
 def _pairable(group: np.ndarray, groups: int, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
@@ -219,7 +251,7 @@ def _group_ids(*columns: np.ndarray) -> tuple[np.ndarray, int]:
     """(an id of every row's tuple of columns, how many ids there may be): the packed tuple itself where
     its range is small (some ids then go unused), else dense ids."""
     key = pack(*columns)
-    if key is not None and int(key.max()) < 4 * len(key) + 1024:
+    if key is not None and int(key.max()) < max(4 * len(key) + 1024, TABLE):
         return key, int(key.max()) + 1
     ids, first = dense_ids(*columns)
     return ids, len(first)
@@ -230,7 +262,7 @@ def _element_ids(element: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     where the keys span a small range (ids of untouched elements then go unused), else dense ids."""
     low = int(element.min())
     span = int(element.max()) - low + 1
-    if span <= 4 * len(element) + 1024:
+    if span <= max(4 * len(element) + 1024, TABLE):
         return (element - low if low else element), np.arange(low, low + span, dtype=np.int64)
     ids, first_rows = dense_ids(element)
     return ids, element[first_rows]
