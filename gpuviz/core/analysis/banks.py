@@ -7,6 +7,8 @@ so only lanes of the same phase can conflict; each lane then touches itemsize / 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from gpuviz.core.analysis.coalescing import itemsizes
@@ -35,10 +37,11 @@ def conflict_degree(trace: Trace, requests: Requests, index: np.ndarray, lane: n
     return bank_cost(trace, requests, index, lane)[0]
 
 
-def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndarray):
+def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndarray | Callable[[], np.ndarray]):
     """Per request: (conflict degree, wavefronts, ideal wavefronts). A phase takes as many wavefronts
     as the most distinct words one bank serves in it; the ideal is one a phase with lanes in it, so
-    bank conflicts are wavefronts - ideal (Nsight Compute's l1tex__data_bank_conflicts_*)."""
+    bank conflicts are wavefronts - ideal (Nsight Compute's l1tex__data_bank_conflicts_*). `lane`: each
+    row's lane, or a function that gives them (one-word elements never need them)."""
     n = len(requests)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -46,6 +49,7 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
         one_word = _one_word_cost(requests, index)
         if one_word is not None:
             return one_word
+    lane = lane() if callable(lane) else lane
     row, word, bank, phase = lane_words(trace, requests.array[requests.of_row], index, lane)
     request = requests.of_row[row].astype(np.int64)
     phases = int(phase.max()) + 1

@@ -60,12 +60,17 @@ def _line_rows(trace: Trace) -> tuple[list[dict], list]:
         if space == "const":
             rows += _const_rows(trace, requests, constant.request_turns(requests, index))
         elif space == "shared":
-            lane = (acc["thread"] if mine is None else acc["thread"][mine]) % 32
-            rows += _summarise(trace, space, requests, None, banks.bank_cost(trace, requests, index, lane))
+            cost = banks.bank_cost(trace, requests, index, lambda mine=mine: _lanes_of(acc, mine))
+            rows += _summarise(trace, space, requests, None, cost)
         else:
             rows += _summarise(trace, space, requests, coalescing.request_cost(trace, requests, index), None)
     covered = sum(len(requests.of_row) for _, requests in grouped) == len(acc["thread"])
     return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), grouped if covered else []
+
+
+def _lanes_of(acc: dict, rows: np.ndarray | None) -> np.ndarray:
+    """The lane of every given row (None: every row), for bank conflicts of elements wider than a word."""
+    return (acc["thread"] if rows is None else acc["thread"][rows]) % 32
 
 
 def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
