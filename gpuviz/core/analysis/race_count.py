@@ -51,7 +51,8 @@ class Layout:
             raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
         # Only rows of arrays someone writes can race: a read-only array's rows are left out from the start.
         written, self.writable = written_rows(acc["array"], acc["kind"] != R, len(self.arrays))
-        self._one_written = written.index(True) if sum(written) == 1 else None  # its rows: one array id
+        # Where the rows of written arrays were picked out and they are one array's: no array column needed.
+        self._one_written = written.index(True) if sum(written) == 1 and self.writable is not None else None
 
     @functools.cached_property
     def element(self) -> np.ndarray:
@@ -133,8 +134,19 @@ def racy_locations(layout: Layout) -> Found:
     copy = np.where(layout.shared[element_keys[element] >> layout.array_shift], block, -1)
     if not racy.any():  # no race: no pairs to count, no rows to describe
         return Found(empty, empty, empty, empty, empty)
-    rows = _candidates(layout)  # the described locations' rows: of every block and epoch
+    rows = _described_rows(layout, counted, copy)
     return Found(element_keys[element], copy, pairs[racy], runs.pairs(writes)[racy], rows)
+
+
+def _described_rows(layout: Layout, counted: np.ndarray, copy: np.ndarray) -> np.ndarray:
+    """The rows racy locations are described from (races.py): every row of their elements that two threads
+    touch and someone writes, over the whole launch. Of global arrays those are the counted rows; a racy
+    shared location needs its element's rows of every block and epoch, from another pass (_candidates)."""
+    if (copy >= 0).any():
+        return _candidates(layout)
+    if not layout.shared.any():
+        return counted
+    return counted[~layout.shared[layout.trace.accesses["array"][counted]]]
 
 
 def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
