@@ -119,7 +119,7 @@ def test_lanes_that_skipped_an_execution_get_requests_from_the_rows(source):
 def _shuffled(requests: Requests, index: np.ndarray, seed: int) -> tuple[Requests, np.ndarray]:
     """The same requests with their rows in another order (no request's rows together any more)."""
     order = np.random.default_rng(seed).permutation(len(index))
-    return dataclasses.replace(requests, of_row=requests.of_row[order]), index[order]
+    return dataclasses.replace(requests, of_row=requests.of_row[order], runs=None), index[order]
 
 
 STRIDED = """from numba import cuda

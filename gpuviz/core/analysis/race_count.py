@@ -1,11 +1,13 @@
 """Counting racing pairs per location: the fast part of the race analysis (races.py describes them).
 
 Only elements that two threads touch and someone writes can race; most elements of most kernels are
-one thread's own, so a table over the elements drops their accesses first (three scatters, no sort).
-The rest are packed, one int64 each, every field in the bits its range needs (element,
-block, block epoch, warp, warp epoch, lane, class); where that key space is small (the usual case:
-a few hot elements touched by a million threads) the distinct keys and their counts come from one
-bincount, otherwise from a sort. Pair counts then come from run sizes, never from pairs.
+one thread's own, so their accesses are dropped first: those of arrays nobody writes, then by a table
+over the elements (global arrays) or over (element, block, block epoch) groups (shared arrays, after
+their block epochs with no write to the array), a few scatters and no sort. The rest are packed, one
+int64 each, every field in the bits its range needs (element, block, block epoch, warp, warp epoch,
+lane, class); where that key space is small (the usual case: a few hot elements touched by a million
+threads) the distinct keys and their counts come from one bincount, otherwise from a sort. Pair counts
+then come from run sizes, never from pairs.
 """
 
 from __future__ import annotations

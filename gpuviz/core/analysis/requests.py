@@ -28,8 +28,8 @@ class Requests:
     array: np.ndarray  # per request: index into meta["arrays"]
     kind: np.ndarray  # per request: READ, WRITE or ATOMIC
     lanes: np.ndarray  # per request: how many rows (lanes) it holds
-    # Where each request's rows are together (the vector engine's log): the first row of each, ascending;
-    # None where that is not known (then coalescing.py and banks.py look at the rows themselves).
+    # Where each request's rows are together in of_row (the vector engine's log): the first row of each,
+    # ascending; None where that is not known (then coalescing.py looks at the rows itself).
     runs: np.ndarray | None = None
 
     def __len__(self) -> int:
