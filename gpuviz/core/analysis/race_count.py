@@ -30,7 +30,7 @@ TABLE = 1 << 22  # ids straight from keys of up to this range: tables of a few M
 
 class Layout:
     """How an access maps to a location: (array, element) for global arrays, (array, element, block)
-    for shared ones. `element` holds every access's element key = array << index_bits | element (and
+    for shared ones. `element_of(rows)` gives accesses' element keys = array << index_bits | element (and
     the grid epoch, where grid-wide barriers ordered the threads); the block completes it where needed.
     Within a block, a thread is (warp, warp epoch, lane): syncwarp orders the lanes of a warp without
     ordering other warps."""
@@ -58,8 +58,8 @@ class Layout:
 
     @functools.cached_property
     def element(self) -> np.ndarray:
-        """Every access's element key (for describing racy locations and fence orders: most launches need
-        only element_of(writable))."""
+        """Every access's element key, built only where a fence order needs it (the rest of the search
+        asks element_of for the rows it looks at)."""
         return self.element_of(None)
 
     def element_of(self, rows: np.ndarray | None, within_writable: bool = False) -> np.ndarray:
