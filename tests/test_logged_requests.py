@@ -1,7 +1,8 @@
 """The vector engine's warp requests (numbered as it logs) equal the ones grouped from the log's rows,
 and the memory report is the same either way, on the race suite, the bench kernels and kernels whose
 lanes skip executions of a site (where the engine hands no numbering over); the analyses' shortcuts
-(consecutive elements, one-word banks, shared rows that cannot pair) give what their general paths give."""
+(consecutive elements, one-word banks, rows that cannot pair, line counts) give what their general paths
+give."""
 
 import dataclasses
 from pathlib import Path
@@ -10,10 +11,10 @@ import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.core.analysis import banks, coalescing, race_count
+from gpuviz.core.analysis import banks, coalescing, divergence, race_count
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.analysis.races import find_races
-from gpuviz.core.analysis.requests import Requests, global_warp, group_requests
+from gpuviz.core.analysis.requests import Requests, dense_ids, global_warp, group_requests
 
 from .race_suite import CASES
 
@@ -42,16 +43,32 @@ def k(a):
 
 
 def _same_races(trace) -> None:
-    """The race report without dropping the shared rows that cannot pair is the same."""
+    """The race report counting every row of every array (no array, element or group left out first)
+    is the same."""
     if trace.accesses is None or len(trace.accesses["thread"]) == 0:
         return
-    shortcut = race_count._shared_candidates
+    counted, written = race_count._counted, race_count.written_rows
     try:
-        race_count._shared_candidates = lambda layout, rows, element_id, keys: (rows, element_id)
+        race_count._counted = _every_row
+        race_count.written_rows = lambda array, written, count: ([True] * count, None)
         every_row = find_races(trace, count_benign=True).to_json()
     finally:
-        race_count._shared_candidates = shortcut
+        race_count._counted, race_count.written_rows = counted, written
     assert find_races(trace, count_benign=True).to_json() == every_row
+
+
+def _every_row(layout):
+    ids, keys = race_count._element_ids(layout.element)
+    return np.arange(len(ids)), ids, keys
+
+
+def _same_line_counts(trace) -> None:
+    """divergence.line_counts (packed keys counted at once) gives what numbering every row's pair gives."""
+    thread, line = trace.accesses["thread"], trace.accesses["line"]
+    pair, first = dense_ids(thread, line)
+    expected = (thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair))
+    for mine, theirs in zip(divergence.line_counts(trace), expected):
+        assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
 
 
 def _same_requests(trace, rows=None) -> None:
@@ -65,6 +82,8 @@ def _same_requests(trace, rows=None) -> None:
 def _check(trace, handed_over: bool | None = None) -> None:
     assert trace.meta["engine"] == "vector", trace.meta.get("engine_note")
     _same_races(trace)
+    if trace.accesses is not None and len(trace.accesses["thread"]):
+        _same_line_counts(trace)
     if handed_over is not None:
         assert (trace.requests is not None) is handed_over
     if trace.requests is None or len(trace.accesses["thread"]) == 0:
@@ -100,7 +119,7 @@ def test_lanes_that_skipped_an_execution_get_requests_from_the_rows(source):
 def _shuffled(requests: Requests, index: np.ndarray, seed: int) -> tuple[Requests, np.ndarray]:
     """The same requests with their rows in another order (no request's rows together any more)."""
     order = np.random.default_rng(seed).permutation(len(index))
-    return dataclasses.replace(requests, of_row=requests.of_row[order]), index[order]
+    return dataclasses.replace(requests, of_row=requests.of_row[order], runs=None), index[order]
 
 
 STRIDED = """from numba import cuda
@@ -135,5 +154,5 @@ def test_costs_by_shortcut_equal_the_general_ones(source, stride, monkeypatch):
 def test_the_shortcuts_are_taken_where_they_apply():
     trace = gpuviz.trace(STRIDED, name="k", backend="sim", level="accesses")[2, 48](np.zeros(96, np.float32), 1)
     requests, index = group_requests(trace, ordered=False), trace.accesses["index"]
-    assert coalescing._consecutive(requests.of_row, index * 4, len(requests), 4) is not None
+    assert coalescing._consecutive(requests, index, 4) is not None
     assert banks._one_word_cost(requests, index) is not None

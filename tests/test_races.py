@@ -60,6 +60,22 @@ def test_kinds_scopes_and_pairs():
     assert (raw.races[0].kind, raw.races[0].scope, raw.races[0].pairs) == ("RAW", "different blocks", 2)
 
 
+def test_rows_left_out_first_change_no_verdict():
+    """Rows of read-only arrays, and of a shared array at a block epoch nobody wrote it in, are left out
+    before pairs are counted; the elements of other arrays never stand in for the written array's."""
+    arrays = [{"name": "a", "space": "global", "dtype": "int64", "shape": [4]},
+              {"name": "c", "space": "global", "dtype": "int64", "shape": [4]},
+              {"name": "s", "space": "shared", "dtype": "int64", "shape": [4]}]  # fmt: skip
+    one_writer = [(0, 1, i, WRITE, 0, 1) for i in (0, 1, 2, 3, 0)]  # c, most of the rows: thread 0's only
+    one_writer += [(1, 0, 0, READ, 0, 1), (2, 0, 0, READ, 0, 1),  # a[0], read by two other threads
+                  (0, 2, 0, READ, 1, 0), (1, 2, 0, READ, 1, 0)]  # fmt: skip  # s read after a barrier, never written
+    assert not find_races(hand_trace(one_writer, arrays=arrays)).racy
+    written_then_read = [(0, 2, 0, WRITE, 0, 1), (1, 2, 0, READ, 1, 1), (2, 2, 0, READ, 1, 1)]
+    assert not find_races(hand_trace(one_writer + written_then_read, arrays=arrays)).racy
+    (race,) = find_races(hand_trace(one_writer + [(3, 2, 1, WRITE, 1, 2), (4, 2, 1, READ, 1, 2)], arrays=arrays)).races
+    assert (race.array, race.index, race.kind, race.pairs) == ("s", 1, "RAW", 1)
+
+
 def test_benign_writes_are_set_apart_unless_counted():
     events = [(0, 0, 0, WRITE, 0, 7), (1, 0, 0, WRITE, 0, 7)]
     report = find_races(hand_trace(events))

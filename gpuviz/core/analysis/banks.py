@@ -7,6 +7,8 @@ so only lanes of the same phase can conflict; each lane then touches itemsize / 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from gpuviz.core.analysis.coalescing import itemsizes
@@ -14,6 +16,7 @@ from gpuviz.core.analysis.requests import Requests, distinct_per_group
 from gpuviz.core.trace.model import Trace
 
 BANKS, WORD = 32, 4
+BANK_BITS = BANKS.bit_length() - 1  # a bank in 5 bits
 
 
 def lane_words(trace: Trace, array: np.ndarray, index: np.ndarray, lane: np.ndarray):
@@ -34,10 +37,11 @@ def conflict_degree(trace: Trace, requests: Requests, index: np.ndarray, lane: n
     return bank_cost(trace, requests, index, lane)[0]
 
 
-def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndarray):
+def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndarray | Callable[[], np.ndarray]):
     """Per request: (conflict degree, wavefronts, ideal wavefronts). A phase takes as many wavefronts
     as the most distinct words one bank serves in it; the ideal is one a phase with lanes in it, so
-    bank conflicts are wavefronts - ideal (Nsight Compute's l1tex__data_bank_conflicts_*)."""
+    bank conflicts are wavefronts - ideal (Nsight Compute's l1tex__data_bank_conflicts_*). `lane`: each
+    row's lane, or a function that gives them (one-word elements never need them)."""
     n = len(requests)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -45,8 +49,9 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
         one_word = _one_word_cost(requests, index)
         if one_word is not None:
             return one_word
+    lane = lane() if callable(lane) else lane
     row, word, bank, phase = lane_words(trace, requests.array[requests.of_row], index, lane)
-    request = requests.of_row[row]
+    request = requests.of_row[row].astype(np.int64)
     phases = int(phase.max()) + 1
     slot = (request * phases + phase) * BANKS + bank  # one bank in one phase of one request
     slots, words = distinct_per_group(slot, word)
@@ -63,19 +68,25 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
 
 def _one_word_cost(requests: Requests, index: np.ndarray):
     """bank_cost where every element is one 4-byte word: a request is one phase of 32 lanes, its degree
-    (and wavefronts) the most distinct words of one bank, from one sort of (request, bank, word) keys.
-    None where those keys need over 62 bits."""
-    n, word = len(requests), index.astype(np.int64)
+    (and wavefronts) the most distinct words of one bank, from one sort of (request, bank, word) keys
+    packed by shifts (BANKS is a power of two; the word field is rounded up to one). None where those
+    keys need over 62 bits."""
+    n, word = len(requests), index.astype(np.int64, copy=False)
     low = int(word.min())
-    span = int(word.max()) - low + 1
-    if (n * BANKS * span).bit_length() > 62:
+    word_bits = (int(word.max()) - low).bit_length()
+    if n.bit_length() + BANK_BITS + word_bits > 62:
         return None
-    key = np.sort((requests.of_row * BANKS + word % BANKS) * span + (word - low))
+    key = requests.of_row.astype(np.int64)  # a copy, shifted and filled in place
+    key <<= BANK_BITS
+    key |= word & (BANKS - 1)
+    key <<= word_bits
+    key |= word - low if low else word
+    key.sort()
     distinct = key[np.concatenate([[True], key[1:] != key[:-1]])]  # one per (request, bank, word)
-    slot = distinct // span  # request * BANKS + bank, ascending
+    slot = distinct >> word_bits  # request * BANKS + bank, ascending
     starts = np.flatnonzero(np.concatenate([[True], slot[1:] != slot[:-1]]))
     words = np.diff(np.append(starts, len(slot)))  # distinct words per (request, bank)
-    request = slot[starts] // BANKS
+    request = slot[starts] >> BANK_BITS
     first = np.flatnonzero(np.concatenate([[True], request[1:] != request[:-1]]))
     degree = np.zeros(n, np.int64)
     degree[request[first]] = np.maximum.reduceat(words, first)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis.requests import Requests, pack
+from gpuviz.core.analysis.requests import Requests, pack, run_starts
 from gpuviz.core.dtypes import itemsize_of
 from gpuviz.core.trace.model import Trace
 
@@ -40,13 +40,13 @@ def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> Request
     n = len(requests)
     size = itemsizes(trace)[requests.array]
     one_size = int(size[0]) if n and bool((size == size[0]).all()) else None
-    byte = index.astype(np.int64) * (one_size or size[requests.of_row])
-    if len(byte) == 0:
+    if len(index) == 0:
         empty = np.zeros(n, np.int64)
         return RequestCost(sectors=empty, lines=empty, ideal=empty)
-    consecutive = _consecutive(requests.of_row, byte, n, one_size)
+    consecutive = _consecutive(requests, index, one_size)
     if consecutive is not None:
         return consecutive
+    byte = index.astype(np.int64) * (one_size or size[requests.of_row])
     request, byte = _by_request(requests.of_row, byte, n)
     runs = np.flatnonzero(np.concatenate([[True], request[1:] != request[:-1]]))
     of_run = request[runs]
@@ -63,23 +63,42 @@ def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> Request
                        ideal=-(-(elements * size) // SECTOR))  # fmt: skip
 
 
-def _consecutive(request: np.ndarray, byte: np.ndarray, n: int, size: int | None) -> RequestCost | None:
+def _consecutive(requests: Requests, index: np.ndarray, size: int | None) -> RequestCost | None:
     """The cost where every request's rows are together and ask for consecutive elements, ascending
     (a coalesced access as the simulator logs it): its sectors and lines run from its first element's
-    to its last's. None for any other log, or elements wider than a sector."""
+    to its last's. None for any other log, or elements wider than a sector. Only the elements' steps
+    are looked at row by row; byte addresses are needed at each request's ends alone."""
+    n = len(requests)
     if size is None or size > SECTOR:
         return None
-    new = request[1:] != request[:-1]
-    ends = np.append(np.flatnonzero(new), len(request) - 1)  # each run's last row
-    if len(ends) != n or not bool(((byte[1:] - byte[:-1] == size) | new).all()):
+    starts = requests.runs if requests.runs is not None else run_starts(requests.of_row)
+    if len(starts) != n:
         return None  # n runs of n requests, each with a row: each request is one run
-    starts = np.concatenate([[0], ends[:-1] + 1])
-    first, last, of_run = byte[starts], byte[ends], request[starts]
+    step = _steps_of_one(index)  # step[k]: row k+1 is row k's next element, or starts a request
+    step[starts[1:] - 1] = True
+    if not step[:-1].all():
+        return None
+    ends = np.append(starts[1:] - 1, len(index) - 1)  # each run's last row
+    first, last = index[starts].astype(np.int64) * size, index[ends].astype(np.int64) * size
+    of_run = requests.of_row[starts]
     out = [np.zeros(n, np.int64) for _ in range(3)]
     out[0][of_run] = last // SECTOR - first // SECTOR + 1
     out[1][of_run] = last // CACHE_LINE - first // CACHE_LINE + 1
     out[2][of_run] = -(-(ends - starts + 1) * size // SECTOR)
     return RequestCost(sectors=out[0], lines=out[1], ideal=out[2])
+
+
+def _steps_of_one(index: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+    """Per row, whether the next row's element is this one's plus one (the last row: True). In chunks
+    that stay in the cache: one difference of millions of int64 at once costs three times as much."""
+    n = len(index)
+    step = np.ones(n, bool)
+    scratch = np.empty(min(chunk, max(n - 1, 0)), index.dtype)
+    for at in range(0, n - 1, chunk):
+        end = min(at + chunk, n - 1)
+        np.subtract(index[at + 1 : end + 1], index[at:end], out=scratch[: end - at])
+        np.equal(scratch[: end - at], 1, out=step[at:end])
+    return step
 
 
 def _by_request(request: np.ndarray, byte: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -37,8 +37,30 @@ def line_counts(trace: Trace, rows: np.ndarray | None = None) -> tuple[np.ndarra
     thread, line = trace.accesses["thread"], trace.accesses["line"]
     if rows is not None:
         thread, line = thread[rows], line[rows]
-    pair, first = dense_ids(thread, line)  # pairs numbered in (thread, line) order
-    return thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair, minlength=len(first))
+    if len(thread) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    low, span = int(line.min()), int(line.max()) - int(line.min()) + 1
+    first_thread = int(thread.min())
+    if ((int(thread.max()) - first_thread + 1) * span).bit_length() > 62:
+        pair, first = dense_ids(thread, line)  # pairs numbered in (thread, line) order
+        return thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair, minlength=len(first))
+    # Only the pairs and their counts are asked for, not each row's pair: one count of the packed
+    # (thread, line) keys, by a table where their range is small, else one sort.
+    key = (thread.astype(np.int64) - first_thread) * span + (line - low)
+    pairs, counts = _counted_keys(key)
+    return pairs // span + first_thread, pairs % span + low, counts
+
+
+def _counted_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct keys, ascending; how many times each occurs) of non-negative keys."""
+    top = int(key.max()) + 1
+    if top <= 4 * len(key) + 1024:
+        counts = np.bincount(key, minlength=top)
+        present = np.flatnonzero(counts)
+        return present, counts[present]
+    key = np.sort(key)
+    starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    return key[starts], np.diff(np.append(starts, len(key)))
 
 
 def thread_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -125,12 +147,14 @@ def _partial_warp_rows(trace: Trace, grouped) -> tuple[np.ndarray, tuple[np.ndar
     warp = np.concatenate([requests.warp for _, requests in grouped])
     line = np.concatenate([requests.line for _, requests in grouped])
     lanes = np.concatenate([requests.lanes for _, requests in grouped])
-    partial = np.unique(warp[lanes < lanes_per_warp(trace)[warp]])
-    rows = []
-    for part_rows, requests in grouped:
-        mine = np.isin(requests.warp, partial)[requests.of_row]
+    per_warp = lanes_per_warp(trace)
+    partial = np.zeros(len(per_warp), bool)  # a table by warp: much faster than isin on big logs
+    partial[warp[lanes < per_warp[warp]]] = True
+    rows = [np.zeros(0, np.int64)]
+    for part_rows, requests in grouped if partial.any() else ():  # none: every warp took one path
+        mine = partial[requests.warp][requests.of_row]
         rows.append(np.flatnonzero(mine) if part_rows is None else part_rows[mine])
-    whole = ~np.isin(warp, partial)
+    whole = ~partial[warp]
     _, first = dense_ids(warp[whole], line[whole])
     return np.concatenate(rows), (warp[whole][first], line[whole][first])
 

@@ -19,6 +19,8 @@ are ordered by the values they left (when those are all distinct).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from gpuviz.core.trace.columns import ATOMIC, epoch_field
@@ -42,12 +44,15 @@ class FenceOrder:
         self.release = dict(zip(threads.tolist(), released[first].tolist()))  # thread: its first such atomic
 
     @classmethod
-    def of(cls, element: np.ndarray, acc: dict, per_block: int,
+    def of(cls, elements: Callable[[], np.ndarray], acc: dict, per_block: int,
            counting_lines: list[int] | None = None) -> FenceOrder | None:  # fmt: skip
         """The order, or None when no access of the trace came after a fence (nothing to order).
-        `counting_lines`: lines whose atomics add a positive constant (a GPU trace's meta names them)."""
+        `elements()`: every access's element key, asked for only where a fence was passed (most
+        launches never build that column); `counting_lines`: lines whose atomics add a positive
+        constant (a GPU trace's meta names them)."""
         if not (acc["epoch"] & (1 << 30)).any():
             return None
+        element = elements()
         rank = None
         if counting_lines:
             rank = update_rank(element, acc["kind"], acc["value"], np.isin(acc["line"], counting_lines))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.core.analysis import banks, coalescing, constant, divergence, occupancy
+from gpuviz.core.analysis.array_rows import array_mask
 from gpuviz.core.analysis.memory_counts import memory_counts
 from gpuviz.core.analysis.requests import dense_ids, group_requests
 from gpuviz.core.trace.columns import KIND_NAMES
@@ -38,8 +39,8 @@ def memory_report(trace: Trace) -> dict:
 
 def space_rows(trace: Trace, space: str) -> np.ndarray:
     """Access-log rows of arrays in one memory space ("global", "shared" or "const")."""
-    spaces = np.array([a["space"] == space for a in trace.meta.get("arrays", [])] + [False])
-    return np.flatnonzero(spaces[trace.accesses["array"]])
+    chosen = [a["space"] == space for a in trace.meta.get("arrays", [])]
+    return np.flatnonzero(array_mask(trace.accesses["array"], chosen))
 
 
 def _line_rows(trace: Trace) -> tuple[list[dict], list]:
@@ -48,6 +49,8 @@ def _line_rows(trace: Trace) -> tuple[list[dict], list]:
     acc, rows, grouped = trace.accesses, [], []
     spaces = {a["space"] for a in trace.meta.get("arrays", [])}
     for space in ("global", "shared", "const"):
+        if space not in spaces:
+            continue  # no array of this space: no rows to look for
         mine = None if spaces == {space} else space_rows(trace, space)  # one space: every row, no copies
         if mine is not None and len(mine) == 0:
             continue
@@ -57,12 +60,17 @@ def _line_rows(trace: Trace) -> tuple[list[dict], list]:
         if space == "const":
             rows += _const_rows(trace, requests, constant.request_turns(requests, index))
         elif space == "shared":
-            lane = (acc["thread"] if mine is None else acc["thread"][mine]) % 32
-            rows += _summarise(trace, space, requests, None, banks.bank_cost(trace, requests, index, lane))
+            cost = banks.bank_cost(trace, requests, index, lambda mine=mine: _lanes_of(acc, mine))
+            rows += _summarise(trace, space, requests, None, cost)
         else:
             rows += _summarise(trace, space, requests, coalescing.request_cost(trace, requests, index), None)
     covered = sum(len(requests.of_row) for _, requests in grouped) == len(acc["thread"])
     return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), grouped if covered else []
+
+
+def _lanes_of(acc: dict, rows: np.ndarray | None) -> np.ndarray:
+    """The lane of every given row (None: every row), for bank conflicts of elements wider than a word."""
+    return (acc["thread"] if rows is None else acc["thread"][rows]) % 32
 
 
 def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:

@@ -1,31 +1,36 @@
 """Counting racing pairs per location: the fast part of the race analysis (races.py describes them).
 
 Only elements that two threads touch and someone writes can race; most elements of most kernels are
-one thread's own, so a table over the elements drops their accesses first (three scatters, no sort).
-The rest are packed, one int64 each, every field in the bits its range needs (element,
-block, block epoch, warp, warp epoch, lane, class); where that key space is small (the usual case:
-a few hot elements touched by a million threads) the distinct keys and their counts come from one
-bincount, otherwise from a sort. Pair counts then come from run sizes, never from pairs.
+one thread's own, so their accesses are dropped first: those of arrays nobody writes, then by a table
+over the elements (global arrays) or over (element, block, block epoch) groups (shared arrays, after
+their block epochs with no write to the array), a few scatters and no sort. The rest are packed, one
+int64 each, every field in the bits its range needs (element, block, block epoch, warp, warp epoch,
+lane, class); where that key space is small (the usual case: a few hot elements touched by a million
+threads) the distinct keys and their counts come from one bincount, otherwise from a sort. Pair counts
+then come from run sizes, never from pairs.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis.requests import dense_ids
+from gpuviz.core.analysis.array_rows import array_mask, written_rows
+from gpuviz.core.analysis.requests import dense_ids, pack
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.trace.columns import epoch_field
 from gpuviz.core.trace.model import Trace
 
 R, P, A = 0, 1, 2  # access classes: read, plain write, atomic
 TABLE_SLACK = 1 << 20  # a bincount over up to 2 x events + this many keys beats a sort
+TABLE = 1 << 22  # ids straight from keys of up to this range: tables of a few MB beat a sort of the keys
 
 
 class Layout:
     """How an access maps to a location: (array, element) for global arrays, (array, element, block)
-    for shared ones. `element` holds every access's element key = array << index_bits | element (and
+    for shared ones. `element_of(rows)` gives accesses' element keys = array << index_bits | element (and
     the grid epoch, where grid-wide barriers ordered the threads); the block completes it where needed.
     Within a block, a thread is (warp, warp epoch, lane): syncwarp orders the lanes of a warp without
     ordering other warps."""
@@ -46,10 +51,31 @@ class Layout:
         self.array_shift = self.index_bits + self.grid_bits
         if bits(np.array([len(self.arrays)])) + self.array_shift > 62:
             raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
-        key = (acc["array"].astype(np.int64) << self.index_bits) | acc["index"]
+        # Only rows of arrays someone writes can race: a read-only array's rows are left out from the start.
+        written, self.writable = written_rows(acc["array"], acc["kind"] != R, len(self.arrays))
+        # Where the rows of written arrays were picked out and they are one array's: no array column needed.
+        self._one_written = written.index(True) if sum(written) == 1 and self.writable is not None else None
+
+    @functools.cached_property
+    def element(self) -> np.ndarray:
+        """Every access's element key, built only where a fence order needs it (the rest of the search
+        asks element_of for the rows it looks at)."""
+        return self.element_of(None)
+
+    def element_of(self, rows: np.ndarray | None, within_writable: bool = False) -> np.ndarray:
+        """The element keys of the given accesses (None: all); `within_writable`: rows of written arrays
+        only (where one array is written, their array column need not be read)."""
+        acc = self.trace.accesses
+        if rows is not None and within_writable and self._one_written is not None:
+            key = acc["index"][rows].astype(np.int64, copy=False)  # a new array: filled in place
+            key |= self._one_written << self.index_bits
+        else:
+            array, index = (acc["array"], acc["index"]) if rows is None else (acc["array"][rows], acc["index"][rows])
+            key = (array.astype(np.int64) << self.index_bits) | index
         if self.grid_bits:
-            key = (key << self.grid_bits) | epoch_field(acc["epoch"].astype(np.int64), "grid")
-        self.element = key
+            epoch = acc["epoch"] if rows is None else acc["epoch"][rows]
+            key = (key << self.grid_bits) | epoch_field(epoch.astype(np.int64), "grid")
+        return key
 
     def warp_epochs(self, rows: np.ndarray) -> np.ndarray | None:
         """The given accesses' warp epochs, or 0 for every access of a warp whose epochs cannot be
@@ -91,11 +117,10 @@ FIELDS = ("element", "block", "epoch", "warp", "warp_epoch", "lane", "class")
 
 def racy_locations(layout: Layout) -> Found:
     """Every location with at least one racing pair, with its pair counts, sorted by element key."""
-    rows, element_id, element_keys = _candidates(layout)
-    counted, counted_id = _shared_candidates(layout, rows, element_id, element_keys)
+    counted, counted_id, element_keys = _counted(layout)
     empty = np.zeros(0, np.int64)
     if len(counted) == 0:
-        return Found(empty, empty, empty, empty, rows)
+        return Found(empty, empty, empty, empty, empty)
     key, lows, widths = _pack(_fields(layout, counted, counted_id))
     distinct, count = _distinct(key, 1 << sum(widths))
     del key
@@ -109,8 +134,21 @@ def racy_locations(layout: Layout) -> Found:
     first = runs.location_rows[racy]
     element, block = runs.element_and_block(first)
     copy = np.where(layout.shared[element_keys[element] >> layout.array_shift], block, -1)
-    write_pairs = runs.pairs(writes)[racy] if racy.any() else np.zeros(0, np.int64)  # no race: nothing to count
-    return Found(element_keys[element], copy, pairs[racy], write_pairs, rows)
+    if not racy.any():  # no race: no pairs to count, no rows to describe
+        return Found(empty, empty, empty, empty, empty)
+    rows = _described_rows(layout, counted, copy)
+    return Found(element_keys[element], copy, pairs[racy], runs.pairs(writes)[racy], rows)
+
+
+def _described_rows(layout: Layout, counted: np.ndarray, copy: np.ndarray) -> np.ndarray:
+    """The rows racy locations are described from (races.py): every row of their elements that two threads
+    touch and someone writes, over the whole launch. Of global arrays those are the counted rows; a racy
+    shared location needs its element's rows of every block and epoch, from another pass (_candidates)."""
+    if (copy >= 0).any():
+        return _candidates(layout)
+    if not layout.shared.any():
+        return counted
+    return counted[~layout.shared[layout.trace.accesses["array"][counted]]]
 
 
 def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
@@ -127,44 +165,110 @@ def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
     yield acc["kind"][rows]
 
 
-def _candidates(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows of elements that two threads touch and someone writes, each such row's element as a
-    dense id, the element key of each id). Per element, one thread that touched it is kept (the last
-    assignment wins: any of them will do), and a row of another thread marks it shared."""
-    acc = layout.trace.accesses
-    ids, keys = _element_ids(layout.element)
-    thread = acc["thread"]
-    one_thread = np.empty(len(keys), thread.dtype)
-    one_thread[ids] = thread
-    touched_by_two = np.zeros(len(keys), bool)
-    touched_by_two[ids[thread != one_thread[ids]]] = True
-    written = np.zeros(len(keys), bool)
-    written[ids[acc["kind"] != R]] = True
-    candidate = touched_by_two & written
-    rows = np.flatnonzero(candidate[ids])
-    renumbered = np.cumsum(candidate) - 1
-    return rows, renumbered[ids[rows]], keys[candidate]
+def _candidates(layout: Layout) -> np.ndarray:
+    """The rows of elements that two threads touch and someone writes, over the whole launch (a racy
+    location is described from all of them: races.py). Only rows of written arrays are looked at."""
+    acc, writable = layout.trace.accesses, layout.writable
+    if writable is not None and len(writable) == 0:
+        return np.zeros(0, np.int64)
+    thread = acc["thread"] if writable is None else acc["thread"][writable]
+    kind = acc["kind"] if writable is None else acc["kind"][writable]
+    ids, keys = _element_ids(layout.element_of(writable))
+    rows = np.flatnonzero(_pairable(ids, len(keys), thread, kind))
+    return rows if writable is None else writable[rows]
 
 
-def _shared_candidates(layout: Layout, rows: np.ndarray, element_id: np.ndarray, element_keys: np.ndarray):
-    """(rows, element ids) of the candidates less the rows of shared arrays that cannot pair: a pair in
-    shared memory needs one block and one block epoch, so a (element, block, block epoch) group that two
-    threads do not touch, or that nobody writes, adds no pair (its location's count stays the same).
-    A shared-memory kernel with barriers between its writes and reads (a tiled matmul) keeps none."""
-    shared = layout.shared[element_keys[element_id] >> layout.array_shift]
-    if not shared.any():
-        return rows, element_id
-    acc, mine = layout.trace.accesses, rows[shared]
-    thread = acc["thread"][mine]
-    epoch = epoch_field(acc["epoch"][mine], "block") if layout.any_epochs else np.zeros(len(mine), np.int32)
-    group, first = dense_ids(element_id[shared], thread // layout.per_block, epoch)
-    touched_by_two = np.zeros(len(first), bool)
-    touched_by_two[group[thread != thread[first][group]]] = True
-    written = np.zeros(len(first), bool)
-    written[group[acc["kind"][mine] != R]] = True
-    keep = ~shared
-    keep[shared] = (touched_by_two & written)[group]
-    return rows[keep], element_id[keep]
+def _counted(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the rows that can add a racing pair, each one's element as an id, the element key of each id).
+    A global element needs two threads and a write over the launch; a shared one within one block and
+    one block epoch (_shared_pairable). Only rows of written arrays are looked at, and of those in
+    shared arrays only the ones at a block epoch some block wrote that array in (_written_phases)."""
+    acc, rows = layout.trace.accesses, layout.writable
+    empty = np.zeros(0, np.int64)
+    if rows is not None and len(rows) == 0:
+        return empty, empty, empty
+    kind = acc["kind"] if rows is None else acc["kind"][rows]
+    shared = epoch = None  # which rows are of shared arrays, and their block epochs, where some are
+    if layout.shared.any():
+        array = acc["array"] if rows is None else acc["array"][rows]
+        shared = array_mask(array, layout.shared[: len(layout.arrays)].tolist())
+        if layout.any_epochs:
+            epoch = epoch_field(acc["epoch"] if rows is None else acc["epoch"][rows], "block")
+            live = _written_phases(array, epoch, kind, shared)
+            if live is not None:
+                rows = np.flatnonzero(live) if rows is None else rows[live]
+                kind, shared, epoch = kind[live], shared[live], epoch[live]
+    thread = acc["thread"] if rows is None else acc["thread"][rows]
+    element = layout.element_of(rows, within_writable=True)
+    if shared is None:
+        keep = _global_pairable(element, thread, kind)
+    else:
+        keep = np.zeros(len(thread), bool)
+        for part, mine in ((False, np.flatnonzero(~shared)), (True, np.flatnonzero(shared))):
+            if len(mine) == 0:
+                continue
+            columns = element[mine], thread[mine], kind[mine]
+            if part:
+                epochs = epoch[mine] if epoch is not None else np.zeros(len(mine), np.int32)
+                keep[mine] = _shared_pairable(layout, epochs, *columns)
+            else:
+                keep[mine] = _global_pairable(*columns)
+    local = np.flatnonzero(keep)
+    if len(local) == 0:
+        return empty, empty, empty
+    ids, keys = _element_ids(element[local])
+    return (local if rows is None else rows[local]), ids, keys
+
+
+def _written_phases(array: np.ndarray, epoch: np.ndarray, kind: np.ndarray, shared: np.ndarray) -> np.ndarray | None:
+    """Which rows to keep (None: all) when those of a shared array at a block epoch in which no block
+    wrote it go: a pair needs a write, so they add none (a tiled matmul's reads, between the barriers
+    after its writes). From a table of a few (array, block epoch) entries."""
+    phase = array.astype(np.int32) * (int(epoch.max()) + 1) + epoch
+    written = np.zeros(int(phase.max()) + 1, bool)
+    written[phase[kind != R]] = True
+    live = written[phase]
+    live |= ~shared  # global rows all stay
+    return None if live.all() else live
+
+
+def _global_pairable(element: np.ndarray, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Per row of global arrays: whether two threads touch its element and someone writes it."""
+    ids, keys = _element_ids(element)
+    return _pairable(ids, len(keys), thread, kind)
+
+
+def _shared_pairable(layout: Layout, epoch: np.ndarray, element: np.ndarray, thread: np.ndarray,
+                     kind: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Per row of shared arrays: whether its (element, block, block epoch) group is touched by two threads
+    and written; a group that is not adds no pair."""
+    ids, groups = _group_ids(element, thread // layout.per_block, epoch)
+    return _pairable(ids, groups, thread, kind)
+
+
+def _pairable(group: np.ndarray, groups: int, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """Per row: whether its group (of ids 0..groups-1) is touched by two threads and written. Per group,
+    one thread that touched it is kept (the last assignment wins: any of them will do), and a row of
+    another thread marks it shared."""
+    one_thread = np.empty(groups, thread.dtype)
+    one_thread[group] = thread
+    touched_by_two = np.zeros(groups, bool)
+    touched_by_two[group[thread != one_thread[group]]] = True
+    if not touched_by_two.any():  # every element is one thread's own (a vector add)
+        return np.zeros(len(group), bool)
+    written = np.zeros(groups, bool)
+    written[group[kind != R]] = True
+    return (touched_by_two & written)[group]
+
+
+def _group_ids(*columns: np.ndarray) -> tuple[np.ndarray, int]:
+    """(an id of every row's tuple of columns, how many ids there may be): the packed tuple itself where
+    its range is small (some ids then go unused), else dense ids."""
+    key = pack(*columns)
+    if key is not None and int(key.max()) < max(4 * len(key) + 1024, TABLE):
+        return key, int(key.max()) + 1
+    ids, first = dense_ids(*columns)
+    return ids, len(first)
 
 
 def _element_ids(element: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +276,7 @@ def _element_ids(element: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     where the keys span a small range (ids of untouched elements then go unused), else dense ids."""
     low = int(element.min())
     span = int(element.max()) - low + 1
-    if span <= 4 * len(element) + 1024:
+    if span <= max(4 * len(element) + 1024, TABLE):
         return (element - low if low else element), np.arange(low, low + span, dtype=np.int64)
     ids, first_rows = dense_ids(element)
     return ids, element[first_rows]

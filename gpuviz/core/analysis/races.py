@@ -120,7 +120,10 @@ def find_races(trace: Trace, count_benign: bool = False, max_locations: int = 10
     if len(trace.accesses["thread"]) == 0:
         return RaceReport(divergence=divergence)
     layout = Layout(trace)
-    order = FenceOrder.of(layout.element, trace.accesses, layout.per_block, trace.meta.get("counting_lines"))
+    order = None  # no epoch at all: no access came after a fence
+    if layout.any_epochs:
+        counting = trace.meta.get("counting_lines")
+        order = FenceOrder.of(lambda: layout.element, trace.accesses, layout.per_block, counting)
     racy = racy_locations(layout) if order is None else _less_fence_ordered(layout, racy_locations(layout), order)
     limit = max_locations if count_benign else 2 * max_locations
     described = list(_describe(layout, racy[:limit], order))
@@ -145,7 +148,7 @@ def _less_fence_ordered(layout: Layout, found: Found, order: FenceOrder) -> Foun
     kind = layout.trace.accesses["kind"]
     pairs, write_pairs = found.pairs.copy(), found.write_pairs.copy()
     global_ones = np.flatnonzero(found.copy < 0)
-    spans = _rows_by_element(layout.element, found.rows, np.unique(found.element[global_ones]))
+    spans = _rows_by_element(layout, found.rows, np.unique(found.element[global_ones]))
     for k in global_ones.tolist():
         rows = spans[int(found.element[k])]
         ordered = order.ordered(rows)
@@ -165,7 +168,7 @@ def _describe(layout: Layout, found: Found, order: FenceOrder | None = None):
     if len(found) == 0:
         return
     acc = layout.trace.accesses
-    spans = _rows_by_element(layout.element, found.rows, np.unique(found.element))
+    spans = _rows_by_element(layout, found.rows, np.unique(found.element))
     for key, copy, pairs, write_pairs in zip(found.element.tolist(), found.copy.tolist(), found.pairs.tolist(),
                                              found.write_pairs.tolist()):  # fmt: skip
         rows = spans[key]
@@ -176,13 +179,14 @@ def _describe(layout: Layout, found: Found, order: FenceOrder | None = None):
             yield race
 
 
-def _rows_by_element(element: np.ndarray, rows: np.ndarray, wanted: np.ndarray) -> dict[int, np.ndarray]:
-    """{element key: its rows among `rows`, in time order} for the wanted elements."""
+def _rows_by_element(layout: Layout, rows: np.ndarray, wanted: np.ndarray) -> dict[int, np.ndarray]:
+    """{element key: its rows among `rows`, in time order} for the wanted elements (the keys of these rows
+    only: most launches never need every access's key)."""
+    element = layout.element_of(rows)
     if len(wanted) <= FEW_LOCATIONS:  # e.g. a million threads on one counter: no sort at all
-        return {int(key): rows[element[rows] == key] for key in wanted}
-    rows = rows[_member(element[rows], wanted)]
-    rows = _by_element_then_time(element[rows], rows)
-    keys = element[rows]
+        return {int(key): rows[element == key] for key in wanted}
+    mine = _member(element, wanted)
+    rows, keys = _by_element_then_time(element[mine], rows[mine])
     bounds = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1], [True]]))
     return {int(keys[a]): rows[a:b] for a, b in zip(bounds[:-1], bounds[1:])}
 
@@ -197,13 +201,15 @@ def _member(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return table[values]
 
 
-def _by_element_then_time(element: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """rows reordered by element, keeping time order within an element: one sort of packed keys."""
+def _by_element_then_time(element: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows reordered by element, keeping time order within an element; their elements): one sort of
+    packed keys."""
     row_bits = bits(rows)
     if bits(element) + row_bits > 63:
-        return rows[np.argsort(element, kind="stable")]
+        order = np.argsort(element, kind="stable")
+        return rows[order], element[order]
     packed = np.sort((element << row_bits) | rows)
-    return packed & ((1 << row_bits) - 1)
+    return packed & ((1 << row_bits) - 1), packed >> row_bits
 
 
 def _describe_location(layout: Layout, rows: np.ndarray, shared_block: int | None, pairs: int, write_pairs: int,

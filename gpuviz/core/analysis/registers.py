@@ -22,6 +22,7 @@ The method, and what it leaves out:
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from dataclasses import dataclass, field
 
@@ -59,7 +60,21 @@ class _Kernel:
 def estimate_registers(source: str, array_dtypes: dict[str, str], name: str | None = None) -> int | None:
     """Registers per thread the kernel `name` (else the source's first function) is estimated to use
     (None where the source does not parse); `array_dtypes` names each array parameter's dtype."""
-    peak = register_words(source, array_dtypes, name)
+    return _estimate(source, tuple(sorted(array_dtypes.items())), name)
+
+
+def clear_cache() -> None:
+    """Forget every kernel source's estimate and syntax tree (a bench times the analyses as a kernel's
+    first launch meets them)."""
+    for cached in (_estimate, local_array_bytes, _parsed):
+        cached.cache_clear()
+
+
+@functools.lru_cache(maxsize=64)
+def _estimate(source: str, array_dtypes: tuple, name: str | None) -> int | None:
+    """estimate_registers, once per kernel source: every launch of a kernel (and both of the memory
+    report's questions) would parse and walk the same script again."""
+    peak = register_words(source, dict(array_dtypes), name)
     return None if peak is None else int(min(255, max(8, round(INTERCEPT + SLOPE * peak))))
 
 
@@ -77,9 +92,10 @@ def register_words(source: str, array_dtypes: dict[str, str], name: str | None =
     return _peak(kernel, set(array_dtypes), _extents(function, set(array_dtypes)))
 
 
+@functools.lru_cache(maxsize=64)
 def local_array_bytes(source: str, name: str | None = None) -> int:
     """Bytes of the kernel's `cuda.local.array(shape, dtype)` declarations whose shape is literal numbers
-    and whose dtype is a plain name (float32, np.int64, ...); others are left out."""
+    and whose dtype is a plain name (float32, np.int64, ...); others are left out. Once per kernel source."""
     function = _function(source, name)
     total = 0
     for node in ast.walk(function) if function is not None else ():
@@ -94,12 +110,18 @@ def local_array_bytes(source: str, name: str | None = None) -> int:
 
 
 def _function(source: str, name: str | None) -> ast.FunctionDef | None:
+    tree = _parsed(source)
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] if tree is not None else []
+    return next((f for f in functions if name is None or f.name == name), None)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(source: str) -> ast.Module | None:
+    """The script's syntax tree, parsed once for the estimate and the local arrays (never changed here)."""
     try:
-        tree = ast.parse(textwrap.dedent(source))
+        return ast.parse(textwrap.dedent(source))
     except SyntaxError:
         return None
-    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
-    return next((f for f in functions if name is None or f.name == name), None)
 
 
 def _extents(function: ast.FunctionDef, arrays: set[str]) -> int:
