@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from indigo.batches import DIED, run_batches  # noqa: E402
+from indigo.batches import DIED, run_batches, worker_asked  # noqa: E402
 from indigo.inputs import BLOCKS, THREADS  # noqa: E402
 from indigo.score import Verdict, outcome_line, run_kernel, verdict_of_row, verdict_row  # noqa: E402
 from indigo.suite import all_kernels, by_name  # noqa: E402
@@ -98,9 +98,7 @@ def parse(argv: list[str]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--worker"]:
-        blocks, threads = (int(n) for n in argv[2].split(","))
-        worker(argv[1], (blocks, threads), argv[3:])
+    if worker_asked(argv, worker):
         return 0
     options = parse(argv)
     kernels = by_name(options["names"]) if options["names"] else all_kernels()

@@ -16,6 +16,16 @@ from concurrent.futures import ThreadPoolExecutor
 START, END, DIED = "@@kernel ", "@@done ", "@@died "
 
 
+def worker_asked(argv: list[str], worker: Callable) -> bool:
+    """Whether this process is a batch's worker (`--worker GRAPH BLOCKS,THREADS NAME ...`); if so it
+    runs `worker(graph, (blocks, threads), names)` first."""
+    if argv[:1] != ["--worker"]:
+        return False
+    blocks, threads = (int(n) for n in argv[2].split(","))
+    worker(argv[1], (blocks, threads), argv[3:])
+    return True
+
+
 def split(names: list[str], jobs: int) -> list[list[str]]:
     """`jobs` batches, dealt round-robin so that each gets kernels of every pattern (they sort by pattern)."""
     return [names[k::jobs] for k in range(jobs) if names[k::jobs]]
