@@ -332,3 +332,32 @@ def test_column_widths_share_the_room_and_never_go_below_a_columns_longest_word(
     assert sum(tight) <= 200 and all(w >= n for w, n in zip(tight, narrowest))
     assert tight[1] - narrowest[1] > tight[2] - narrowest[2]  # the column that wraps most gets most
     assert column_widths(narrowest, widest, 100) == narrowest  # too little room: the table scrolls
+
+
+@pytest.mark.parametrize("size", [(640, 360), (1280, 720)])
+def test_a_thin_grid_marked_at_one_thread_fills_the_picture_and_keeps_its_first_threads_in_sight(size):
+    """Four blocks of 64 in one column with block 1's thread 0 marked (a lesson's evidence): the window
+    around a mark too small to see spanned three times the grid, and the labels, inside the rows, hid each
+    block's first threads, which a block sum puts its result in."""
+    from dataclasses import replace
+
+    from gpuviz.app.pictures.picture import PictureOptions
+    from gpuviz.app.pictures.render import slide_for
+    from gpuviz.core.marks import Mark
+    from gpuviz.scene.scene import scene_at
+
+    trace = gpuviz.trace(LABELLED, backend="sim")[4, 64](np.zeros(256))
+    scene = replace(scene_at(trace), marks=(Mark("thread 0 of block 1", threads=np.array([64])),))
+    slide = slide_for(scene, "grid", "dark")
+    try:
+        slide.image(PictureOptions(size))
+        grid = slide.view
+        layout = grid_layout(trace.grid, trace.block)
+        (x0, x1), _ = grid.view.viewRange()
+        assert x1 - x0 < 1.5 * layout.width  # the grid, and room for its labels: not a window three times as wide
+        shown = [item for item in grid.block_labels.items if item.isVisible()]
+        assert len(shown) == 4
+        for item in shown:  # beside its row, left of the grid: no thread under it
+            assert item.mapRectToView(item.boundingRect()).right() <= 0.0, item.textItem.toPlainText()
+    finally:
+        slide.close()

@@ -32,6 +32,7 @@ MAX_LABELLED_BLOCKS = 4096
 MIN_MARK_PIXELS = 40  # marks smaller than this with the whole grid shown are zoomed to
 SCALED = ("start time", "duration", "value written", "value read")  # modes whose colours the call-out explains
 MAX_CALLOUT_SCALE = 8
+LABEL_GAP = 8  # pixels between a block label beside its row and the row
 MIN_CELL_PIXELS = 3.0  # a thread selected elsewhere in cells smaller than this is zoomed to
 
 
@@ -142,7 +143,7 @@ class GridView(QWidget, View):
         self._recolour()
         self._show_frame(self.state.frame, full=True)
         # the whole picture, not autoRange: the image item holds only the part that was visible
-        self.view.setRange(QRectF(0, 0, layout.width, layout.height), padding=0.02)
+        self.view.setRange(self._whole_area(), padding=0.02)
         gx, gy, gz = trace.grid
         layer = f", layer z={self.state.layer} of {gz}" if gz > 1 else ""
         self.caption.setText(
@@ -242,6 +243,22 @@ class GridView(QWidget, View):
         self.thread_labels.label_cells(self._owner, names)
         self._label_blocks()
 
+    def _whole_area(self) -> QRectF:
+        """The whole grid, in cells; for blocks stacked in one column, with room left of it for their labels
+        (core/layout.py: block_labels), which inside a block would cover its first threads."""
+        trace, layout = self.state.trace, self._layout
+        area = QRectF(0, 0, layout.width, layout.height)
+        gx, gy, gz = trace.grid
+        if gx * gy > MAX_LABELLED_BLOCKS or not one_column(layout, trace.grid):
+            return area
+        text_w, text_h = self.block_labels.text_size(block_name(gx * gy - 1, gx, gy, self.state.layer, gz))
+        size = self.view.size()
+        cell = min((size.width() - text_w - LABEL_GAP) / layout.width, size.height() / layout.height)
+        if cell <= 0 or cell * (layout.tile_h + layout.gap) < 0.9 * text_h:
+            return area  # no room, or rows too thin to carry a label each
+        room = (text_w + LABEL_GAP) / cell
+        return QRectF(-room, 0, layout.width + room, layout.height)
+
     def _label_blocks(self) -> None:
         """blockIdx inside each block (core/layout.py: block_labels), once the widest name fits a block's width
         and a line of text its height (near enough: a thin block's label may reach into the gaps)."""
@@ -249,10 +266,9 @@ class GridView(QWidget, View):
         cell = self.block_labels.pixels_per_cell()
         gx, gy, gz = trace.grid
         width, height = self.block_labels.text_size(block_name(gx * gy - 1, gx, gy, self.state.layer, gz))
-        # A label inside a block one or two rows high covers its first threads: blocks stacked in one column
-        # get theirs beside them, left of the grid, where the picture has the room.
-        beside = (gx * gy <= MAX_LABELLED_BLOCKS and cell * layout.tile_h < 2 * height
-                  and cell * (layout.tile_h + layout.gap) >= 0.9 * height
+        # A label inside a block covers its first threads: blocks stacked in one column get theirs beside
+        # them, left of the grid, where the picture has the room (_whole_area leaves it).
+        beside = (gx * gy <= MAX_LABELLED_BLOCKS and cell * (layout.tile_h + layout.gap) >= 0.9 * height
                   and cell * self.block_labels.room_left() >= width and one_column(layout, trace.grid))  # fmt: skip
         too_small = cell * layout.tile_w < width or cell * layout.tile_h < 0.7 * height
         if gx * gy > MAX_LABELLED_BLOCKS or (too_small and not beside):
@@ -289,14 +305,16 @@ class GridView(QWidget, View):
         size = self.view.size()
         fitted = min(size.width() / layout.width, size.height() / layout.height)  # pixels a cell, whole grid shown
         if max(box.width(), box.height()) * fitted >= MIN_MARK_PIXELS:
-            area = QRectF(0, 0, layout.width, layout.height)
+            area = self._whole_area()
         else:
             half_w = max(box.width() * 1.5, layout.tile_w * 1.5)
             half_h = max(box.height() * 1.5, layout.tile_h * 1.5)
             centre = box.center()
-            (x0, x1), (y0, y1) = (_within(centre.x() - half_w, centre.x() + half_w, layout.width),
-                                  _within(centre.y() - half_h, centre.y() + half_h, layout.height))  # fmt: skip
+            (x0, x1), (y0, y1) = (_on_grid(centre.x() - half_w, centre.x() + half_w, layout.width),
+                                  _on_grid(centre.y() - half_h, centre.y() + half_h, layout.height))  # fmt: skip
             area = QRectF(x0, y0, x1 - x0, y1 - y0)
+            if min(size.width() / area.width(), size.height() / area.height()) <= fitted * 1.01:
+                area = self._whole_area()  # a thin grid: zooming in would show no more
         self.view.setRange(self.marks.with_room(area), padding=0.01)
 
     def _draw_outlines(self, layout) -> None:
@@ -370,6 +388,12 @@ class GridView(QWidget, View):
         xs = _within(center.x() - half_w, center.x() + half_w, layout.width)
         ys = _within(center.y() - half_h, center.y() + half_h, layout.height)
         self.view.setRange(xRange=xs, yRange=ys, padding=0)
+
+
+def _on_grid(low: float, high: float, limit: float) -> tuple[float, float]:
+    """The span [low, high] moved to lie inside [0, limit], and no wider than it: a window around a mark
+    never shows more than the grid."""
+    return (0.0, limit) if high - low >= limit else _within(low, high, limit)
 
 
 def _within(low: float, high: float, limit: float) -> tuple[float, float]:
