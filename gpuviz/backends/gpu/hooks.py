@@ -56,9 +56,10 @@ GUARD_NS = WIDE.guard_ns  # wide layout: a record this long after the thread's p
 
 # The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
 # 1 global warp, 2 state (a local int64[3]: records so far, previous element, previous time in ns),
-# 3-5 the slot columns (tag: code << 16 | time, element, value), 6 the per-thread counts, 7 slots a
-# thread (K), 8 threads in the launch, 9-13 the pool's columns (thread, code, time, element, value),
-# 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values are stored.
+# 3-5 the slot columns (tag: code over the time's low bits, as layout.py packs it; element; value), 6 the
+# per-thread counts, 7 slots a thread (K), 8 threads in the launch, 9-13 the pool's columns (thread, code,
+# time, element, value), 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values
+# are stored.
 # _gv_begin_threads returns only 0 and 1.
 
 ATOMIC_RESULTS = {
