@@ -71,6 +71,8 @@ ATOMIC_RESULTS = {
 
 _CORE = """
 def _gv_claim(t):
+    if t[14][COUNTERS * STRIDE] != 0:  # the pool was found full: one load, not a round of atomics a record
+        return _gv_int64(-1)
     region = t[15] // COUNTERS
     k = t[1] % COUNTERS
     for _ in range(COUNTERS):
