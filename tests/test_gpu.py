@@ -376,6 +376,22 @@ def test_a_warp_ends_with_its_last_lane_and_long_gaps_keep_their_times():
         assert store - read >= 1_000_000  # two sleeps of 0.9 ms, the gap kept across the guard
 
 
+def test_a_launch_past_its_record_budget_is_truncated_and_keeps_its_outputs():
+    """Records past a thread's slots go to the pool; once the pool is full the rest are dropped (one load
+    each, not a round of atomics) and the trace says it is truncated; the kernel's results stand."""
+    source = ("from numba import cuda\n@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    acc = 0.0\n"
+              "    for r in range(32):\n        acc += a[r]\n    out[i] = acc\n")  # fmt: skip
+    args = (np.ones(32, np.float32), np.zeros(64, np.float32))
+    trace = gpuviz.trace(source, name="k", backend="gpu", level="accesses", access_cap=512)[2, 32](*args)
+    assert trace.truncated
+    np.testing.assert_array_equal(trace.after("out"), np.full(64, 32, np.float32))
+    kept = trace.accesses
+    assert 512 <= len(kept["thread"]) < 64 * 33  # the slots and the pool, not every access
+    for gid in (0, 63):  # a thread's own records keep their order: its reads first, its store (if kept) last
+        kinds = kept["kind"][kept["thread"] == gid].tolist()
+        assert kinds == sorted(kinds)
+
+
 LAYOUT_KERNEL = """from numba import cuda, float32
 @cuda.jit
 def k(a, out, hist):
