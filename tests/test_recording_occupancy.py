@@ -36,5 +36,8 @@ def test_the_kernels_cache_name_changes_with_the_hooks_and_the_cap(monkeypatch):
     today = digest(None)
     assert digest(None) == today
     assert len({today, digest(32), digest(64)}) == 3
-    monkeypatch.setattr(backend, "hook_source", lambda: "other hooks")
+    from gpuviz.backends.gpu.layout import RecordLayout
+
+    assert len({today, digest(None, RecordLayout(flat=True)), digest(None, RecordLayout(site_arrays=(0,)))}) == 3
+    monkeypatch.setattr(backend, "hook_source", lambda layout: "other hooks")
     assert digest(None) != today
