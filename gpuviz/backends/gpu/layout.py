@@ -65,12 +65,11 @@ class RecordLayout:
 
     def codes(self) -> dict[str, str]:
         """The hook source's code words: each mark's code and an access's (from `site` and `aid`)."""
+        mark = (lambda kind: (BARRIER << 6) | kind) if not self.narrow else (lambda kind: kind)
+        words = {name: str(mark(kind)) for name, kind in _MARKS.items()}
         if not self.narrow:
-            marks = {name: (BARRIER << 6) | kind for name, kind in _MARKS.items()}
-            return {**{k: str(v) for k, v in marks.items()}, "TIME_CODE": str(TIME_MARK << 6),
-                    "ACCESS_CODE": "((site << 6) | aid)"}  # fmt: skip
-        return {**{k: str(v) for k, v in _MARKS.items()}, "TIME_CODE": str(NARROW_TIME_MARK),
-                "ACCESS_CODE": f"(site + {NARROW_FIRST_SITE - FIRST_SITE})"}  # fmt: skip
+            return words | {"TIME_CODE": str(TIME_MARK << 6), "ACCESS_CODE": "((site << 6) | aid)"}
+        return words | {"TIME_CODE": str(NARROW_TIME_MARK), "ACCESS_CODE": f"(site + {NARROW_FIRST_SITE - FIRST_SITE})"}
 
     def split(self, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Slot tags as the wide layout's (code with its same-element bit, low 16 bits of time):
