@@ -489,8 +489,6 @@ def test_the_race_launch_never_shows_more_resident_blocks_or_warps_than_an_sm_ho
 
 
 def test_out_of_bounds_writes_are_reported_on_the_gpu(tmp_path, capsys):
-    if SIMULATED:
-        pytest.skip("numba's CUDA simulator raises IndexError at the access itself")
     script = tmp_path / "oob.py"
     script.write_text("import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] = 1\n"
                       "a = np.zeros(100, np.float32)\nk[1, 128](a)\n")  # fmt: skip
@@ -498,6 +496,27 @@ def test_out_of_bounds_writes_are_reported_on_the_gpu(tmp_path, capsys):
     assert "out-of-bounds write of 'a' at line 5: 28 thread(s)" in capsys.readouterr().err
     trace = gpuviz.load(tmp_path / "000-k.npz")
     assert trace.error_count == 28 and {e["element"] for e in trace.errors} == set(range(100, 128))
+
+
+def test_an_access_far_outside_its_array_stops_its_lane_and_the_process_goes_on():
+    # (i - 4) & 0xFFFFFFFF (C's and the Indigo suite's uint32(i - 4)) is 2^32 - 4 .. 2^32 - 1 for threads
+    # 0-3: 16 GiB past the array, where the kernel as numba compiles it faults (CUDA_ERROR_ILLEGAL_ADDRESS)
+    # and ends the process's CUDA context. The recording guards every access: the lane stops at it, as on
+    # the simulator, and says where.
+    source = ("from numba import cuda\n@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n"
+              "    v = a[(i - 4) & 0xFFFFFFFF]\n    out[i] = v + 1\n    out[i] += 1\n")  # fmt: skip
+    a = np.arange(64, dtype=np.float32)
+    trace = _run(source, 2, 32, (a, np.zeros(64, np.float32)), "gpu")
+    assert trace.error_count == 4
+    assert {(e["thread"], e["line"], e["element"]) for e in trace.errors} == {
+        (t, 5, (1 << 32) - 4 + t) for t in range(4)}  # fmt: skip
+    assert np.array_equal(trace.after("out"), np.concatenate([np.zeros(4), a[:60] + 2]))
+    assert not (np.isin(trace.accesses["thread"], range(4)) & (trace.accesses["line"] > 5)).any()
+    assert not any(key.endswith(".plain") for key in trace.outcomes)  # it would have faulted
+    assert any("was not run beside the recording" in w for w in trace.meta["warnings"])
+    after = _run("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] += 1\n", 1, 32,
+                 (np.zeros(32, np.float32),), "gpu")  # fmt: skip
+    assert np.array_equal(after.after("a"), np.ones(32)) and after.error_count == 0
 
 
 # Kernels whose recording needs more registers than they do: a 1024-thread block fits twice an SM

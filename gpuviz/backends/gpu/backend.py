@@ -188,9 +188,13 @@ class GpuBackend:
         # are (under numba's CUDA simulator they have no __cuda_array_interface__)
         check_arguments(compiled.program, tuple(None if hasattr(a, "copy_to_host") else a for a in args))
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
-        # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100).
-        plain, plain_time = ({}, None) if compiled.program.cooperative else self._plain_twin(
-            py_func, config, compiled, args, facts, keep=level == "accesses")  # fmt: skip
+        # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100). At level
+        # threads it runs first; at level accesses after the recording, which guards every access: a kernel
+        # that reaches outside an array would fault as it is and end this process's CUDA context.
+        twin = not compiled.program.cooperative
+        plain, plain_time = ({}, None)
+        if twin and level != "accesses":
+            plain, plain_time = self._plain_twin(py_func, config, compiled, args, facts, keep=False)
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         self.keep_occupancy(py_func, launch, facts, ndims)
@@ -201,10 +205,28 @@ class GpuBackend:
         trace = launch.collect(facts, options, seconds)
         trace.meta["launch_times"] = launch.timer.pieces  # the session's timeline takes them (stream_timer.py)
         self._last = (py_func, config, compiled.program.params, launch.before, args)  # for _twin_on
+        if twin and level == "accesses":
+            plain, plain_time = self._twin_after(py_func, config, compiled, launch, trace, facts)
         trace.outcomes.update(_written(plain, trace))
         if plain_time is not None:
             trace.meta["plain_time"] = plain_time
         return trace
+
+    def _twin_after(self, py_func, config: LaunchConfig, compiled: Compiled, launch: PreparedLaunch, trace: Trace,
+                    facts: dict) -> tuple[dict[str, np.ndarray], dict | None]:  # fmt: skip
+        """The plain twin on the inputs as they were before the recorded launch, unless that launch found
+        an access outside its array: the kernel as numba compiles it would touch that memory, and a fault
+        there ends the CUDA context of this process (the trace says so instead)."""
+        if trace.error_count:
+            trace.meta.setdefault("warnings", []).append(
+                "the kernel as numba compiles it was not run beside the recording: the recording found "
+                f"{trace.error_count} access(es) outside their arrays, which on the GPU touch other memory or "
+                "fault (CUDA_ERROR_ILLEGAL_ADDRESS) and end the process's CUDA context"
+            )
+            return {}, None
+        params = compiled.program.params
+        inputs = tuple(launch.before.get(name, value) for name, value in zip(params, launch.args))
+        return self._plain_twin(py_func, config, compiled, inputs, facts, keep=True)
 
     @staticmethod
     def _plain_twin(py_func, config: LaunchConfig, compiled: Compiled, args: tuple, facts: dict,

@@ -150,3 +150,23 @@ def extent():
         return types.intp(value, axis), codegen
 
     return length
+
+
+def zero_like():
+    """A zero of a value's own type (0 for a number, an empty row for an array): what a load outside its
+    array gives instead of the memory it would have touched (hooks.py); typed for every value, since a
+    hook's dead branch is typed too."""
+    if simulated():
+        import numpy as np
+
+        return lambda value: np.zeros_like(value)[()] if hasattr(value, "dtype") else type(value)(0)
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def zero(typingctx, value):
+        def codegen(context, builder, signature, args):
+            return context.get_constant_null(signature.return_type)
+
+        return value(value), codegen
+
+    return zero
