@@ -2,11 +2,12 @@
 every kernel at the artifact's launch (1,024 blocks of 256 threads), in batches of worker processes run in
 parallel, and the figures are those of bench/indigo_score.py: race-bug kernels found (of 266), no-bug kernels
 flagged (of 180), boundsBug kernels with a memory error from the recorded log (of 144), and HiRace's
-convention. Before each recorded launch the backend runs the kernel as numba compiles it, without recording,
-on copies of the inputs; for each flagged kernel the bench prints that plain outcome beside the recorded one
-where they differ. A kernel whose launch faults (an index far outside its array) kills its worker's CUDA
-context: the worker is started again after it, and the kernel is listed as faulted.
-
+convention. The GPU backend records with the guard (`--guard`): an access outside its array stops its thread
+and is reported as a memory error, where the kernel as numba compiles it would fault. After each recorded
+launch that found no such access the backend runs the kernel as numba compiles it, without recording, on
+copies of the inputs; for each flagged kernel the bench prints that plain outcome beside the recorded one
+where they differ. A kernel whose launch still faults kills its worker's CUDA context: the worker is started
+again after it, and the kernel is listed as faulted.
 Usage: python bench/indigo_gpu.py [INPUT ...] [--jobs N] [--kernels NAME,NAME] [--json FILE] [--seconds S]
 (default: DAG_100n_200e, 16 jobs). `--smoke`: four kernels on DAG_5n_5e at 2 blocks of 32 threads, which
 numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1) also runs. Last line: `indigo_gpu <input>=<found>/<race

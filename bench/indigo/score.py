@@ -64,7 +64,10 @@ def run_kernel(kernel: IndigoKernel, graph: str, seed: int = 0, check: bool = Tr
     started = time.perf_counter()
     arguments_ = arguments(graph_path(graph))
     try:
-        traced = gpuviz.trace(kernel_text(kernel), name="test_kernel", backend=backend, level="accesses", seed=seed)
+        # on the GPU with the guard: a kernel that reaches far outside an array is stopped and reported, where
+        # as numba compiles it it would fault and leave no trace (docs/gpu.md, "Out-of-bounds accesses")
+        traced = gpuviz.trace(kernel_text(kernel), name="test_kernel", backend=backend, level="accesses", seed=seed,
+                              guard=backend == "gpu")  # fmt: skip
         trace = traced[launch](*arguments_)
         report = find_races(trace)
     except gpuviz.GpuvizError as exc:

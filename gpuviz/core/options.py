@@ -32,6 +32,7 @@ class RunOptions:
     device: str = "h200"  # simulator: a device preset (backends/sim/device.py)
     blocks: tuple[int, ...] = ()  # record accesses of these linear blocks only (negative: from the end); () all
     stop_stuck: bool = True  # simulator: stop a kernel that can make no progress (off when --timeout is given)
+    guard: bool = False  # GPU, level accesses: check every access against its array first (a fault shows where)
 
     def __post_init__(self) -> None:
         _check("backend", self.backend, BACKEND_CHOICES)

@@ -28,7 +28,7 @@ class Tracer:
 def trace(kernel, name: str | None = None, **options) -> Tracer:
     """Trace launches of `kernel`: a @cuda.jit kernel, a plain function, or source text.
 
-    Options are those of RunOptions: backend, level, schedule, seed, sms, access_cap.
+    Options are those of RunOptions: backend, level, schedule, seed, sms, access_cap, guard, ...
     """
     return Tracer(python_function(kernel, name), RunOptions(**options))
 

@@ -137,13 +137,13 @@ class GpuBackend:
         } | _per_sm_facts(device)
 
     def compile(self, py_func, level: str, notify: Notify = ignore, ndims: dict[str, int] | None = None,
-                max_registers: int | None = None, flat: bool = False) -> Compiled:  # fmt: skip
+                max_registers: int | None = None, flat: bool = False, guarded: bool = False) -> Compiled:  # fmt: skip
         """The instrumented kernel for a level and the axes of its array arguments (and a cap on its
         registers a thread, where it must not use more); `flat`: for launches of one axis only."""
-        key = (py_func, level, tuple(sorted((ndims or {}).items())), max_registers, flat)
+        key = (py_func, level, tuple(sorted((ndims or {}).items())), max_registers, flat, guarded)
         if key not in self._compiled:
             notify(Stage("compiling", f"compiling {py_func.__name__} for the GPU ({level})..."))
-            self._compiled[key] = _compile(py_func, level, ndims or {}, max_registers, flat)
+            self._compiled[key] = _compile(py_func, level, ndims or {}, max_registers, flat, guarded)
         return self._compiled[key]
 
     def keep_occupancy(self, py_func, launch: PreparedLaunch, facts: dict, ndims: dict[str, int]) -> None:
@@ -164,8 +164,9 @@ class GpuBackend:
             return  # within the cap of the fullest SM any kernel gets: the recording keeps its blocks
         cap = register_cap(plain, warps, other, per_sm)
         if overload.regs_per_thread > cap:
-            flat = launch.compiled.layout.flat
-            launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap, flat=flat)
+            layout = launch.compiled.layout
+            launch.compiled = self.compile(py_func, launch.compiled.level, ndims=ndims, max_registers=cap,
+                                           flat=layout.flat, guarded=layout.guarded)  # fmt: skip
             launch.compile_for_arguments()
 
     def suggested_block_size(self, py_func, args: tuple, options: RunOptions, shared_bytes: int = 0) -> int:
@@ -181,31 +182,36 @@ class GpuBackend:
         config.validate(facts["max_threads_per_block"])
         level = options.level_for(config.threads)
         ndims = {name: value.ndim for name, value in zip(_parameters(py_func), args) if hasattr(value, "ndim")}
-        compiled = self.compile(py_func, level, notify, ndims, flat=config.flat)
+        guarded = options.guard and level == "accesses"  # level threads hooks no access: nothing to guard
+        compiled = self.compile(py_func, level, notify, ndims, flat=config.flat, guarded=guarded)
         check_declared_memory(compiled.program)  # what ptxas refuses for the user's kernel (the recorder's own differs)
         check_argument_count(compiled.program.name, compiled.program.params, args)
         # numba's typeof refusals, in the simulator's words and line; numba's own device arrays pass as they
         # are (under numba's CUDA simulator they have no __cuda_array_interface__)
         check_arguments(compiled.program, tuple(None if hasattr(a, "copy_to_host") else a for a in args))
         cap = min(options.access_cap, SIMULATOR_ACCESS_CAP if _simulated() else DEVICE_ACCESS_CAP)
-        # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100). At level
-        # threads it runs first; at level accesses after the recording, which guards every access: a kernel
-        # that reaches outside an array would fault as it is and end this process's CUDA context.
+        # A grid-wide barrier needs a cooperative launch: its plain twin is not run (hung on an H100). With the
+        # guard the twin runs after the recording, which cannot fault: a kernel that reaches outside an array
+        # would fault as it is and end this process's CUDA context before anything was recorded.
         twin = not compiled.program.cooperative
         plain, plain_time = ({}, None)
-        if twin and level != "accesses":
-            plain, plain_time = self._plain_twin(py_func, config, compiled, args, facts, keep=False)
+        if twin and not guarded:
+            plain, plain_time = self._plain_twin(py_func, config, compiled, args, facts, keep=level == "accesses")
         launch = PreparedLaunch(cuda, compiled, config, args, cap)
         launch.compile_for_arguments()
         self.keep_occupancy(py_func, launch, facts, ndims)
         if compiled.program.cooperative and launch.overload is not None:  # numba's own refusal names no line
             fits = launch.overload.max_cooperative_grid_blocks(config.block)
             check_cooperative_fits(compiled.program.name, config, int(fits))
-        seconds = launch.run_timed()
+        try:
+            seconds = launch.run_timed()
+        except Exception as exc:
+            raise_if_faulted(exc, compiled.program.name)
+            raise
         trace = launch.collect(facts, options, seconds)
         trace.meta["launch_times"] = launch.timer.pieces  # the session's timeline takes them (stream_timer.py)
         self._last = (py_func, config, compiled.program.params, launch.before, args)  # for _twin_on
-        if twin and level == "accesses":
+        if twin and guarded:
             plain, plain_time = self._twin_after(py_func, config, compiled, launch, trace, facts)
         trace.outcomes.update(_written(plain, trace))
         if plain_time is not None:
@@ -239,11 +245,35 @@ class GpuBackend:
         try:
             outcomes, ms = plain_run(py_func, native_globals, config, compiled.program.params, args, keep,
                                      launches=0 if _simulated() else TIMED_LAUNCHES)  # fmt: skip
-        except Exception:
+        except Exception as exc:
+            raise_if_faulted(exc, compiled.program.name)
             return {}, None
         if ms is None:
             return outcomes, None
         return outcomes, {"ms": ms, "launches": TIMED_LAUNCHES, "card": facts["name"], "date": date.today().isoformat()}
+
+
+# Errors after which a CUDA context is lost (the driver's "sticky" launch errors): every later call fails too.
+STICKY_FAULTS = (
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_INVALID_PC",
+    "CUDA_ERROR_HARDWARE_STACK_ERROR",
+)
+
+
+def raise_if_faulted(exc: Exception, kernel: str) -> None:
+    """A launch that faulted ends the process's CUDA context: say so in one line, with the way to see where
+    (the guard). Other errors are left to the caller."""
+    fault = next((name for name in STICKY_FAULTS if name in str(exc)), None)
+    if fault is not None:
+        raise GpuvizError(
+            f"kernel {kernel} faulted on the GPU ({fault}: most often an index outside an array's memory), "
+            "which ends this process's CUDA context; record it again with --guard (level accesses) to see "
+            "which line, thread and element"
+        ) from None
 
 
 # Per-SM limits by the driver's attribute names (CU_DEVICE_ATTRIBUTE_<name>); numba's simulator has none,
@@ -284,11 +314,11 @@ def _parameters(py_func) -> list[str]:
 
 
 def _compile(py_func, level: str, ndims: dict[str, int], max_registers: int | None = None,
-             flat: bool = False) -> Compiled:  # fmt: skip
+             flat: bool = False, guarded: bool = False) -> Compiled:  # fmt: skip
     cuda = import_numba_cuda()
     sites = SharedSites()
     program = build_program(py_func, GpuRewriter, accesses=level == "accesses", sites=sites, ndims=ndims)
-    layout = choose_layout(sites.site_arrays, flat)
+    layout = choose_layout(sites.site_arrays, flat, guarded)
     function = program.bind(hooks(layout), native=lambda env: _native(env, cuda),
                             wrap_device=device_function_decorator())  # fmt: skip
     # numba cannot cache a kernel that references a global device array: compile those every time; nor

@@ -24,9 +24,11 @@ What they store (the overhead bars depend on it; measured figures in docs/perfor
   value), reserved one record at a time with an atomic on one of COUNTERS counters picked by warp,
   each owning a region of the pool (a full region spills into the next); when the pool is full the
   records are dropped and the trace says it is truncated.
-- every logged access is guarded (_gv_inside): an element outside its array's memory, which would fault
-  the kernel or touch another allocation, is not touched, and its lane stops touching memory; that
-  access's record waits in the thread's state (slot 3) until the lane ends (docs/gpu.md).
+- a launch recorded with the guard (`--guard`, RunOptions.guard: the layout's `guarded`) checks every
+  logged access first (_gv_inside): an element outside its array's memory, which would fault the kernel
+  or touch another allocation, is not touched, and its lane stops touching memory; that access's
+  record waits in the thread's state (slot 3) until the lane ends. It costs vector add about 14% on an
+  H100, so it is asked for, not always on (docs/gpu.md).
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ MAX_SITE = 511  # site ids of the wide layout: BARRIER and TIME_MARK, then the k
 GUARD_NS = WIDE.guard_ns  # wide layout: a record this long after the thread's previous one follows a time mark
 
 # The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
-# 1 global warp, 2 state (a local int64[4]: records so far, previous element, previous time in ns, the
-# lane's first access outside its array or 0),
+# 1 global warp, 2 state (a local int64[4]: records so far, previous element, previous time in ns, and
+# with the guard the lane's first access outside its array or 0),
 # 3-5 the slot columns (tag: code over the time's low bits, as layout.py packs it; element; value), 6 the
 # per-thread counts, 7 slots a thread (K), 8 threads in the launch, 9-13 the pool's columns (thread, code,
 # time, element, value), 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values
@@ -119,22 +121,6 @@ def _gv_log(t, code, flat, value, keep_value):
     _gv_put(t, k, code | (SAME if same else 0), flat, not same, now, value, keep_value)
     s[0] = k + 1
 
-def _gv_inside(t, flat, size):
-    # An element outside its array's memory would fault the kernel (CUDA_ERROR_ILLEGAL_ADDRESS) or touch
-    # another allocation; a lane that met one is stopped (state 3), as the simulator stops it.
-    return t[2][3] == 0 and (size == 0 or _gv_uint64(flat) < _gv_uint64(size))
-
-def _gv_fault(t, aid, site, flat):
-    # The lane's first access outside its array stops its memory accesses; its record (code and element,
-    # clipped to 32 bits so that the host sees it past the end: memcheck.py) waits in the state until
-    # the lane ends (_gv_end_log), which keeps the logging code out of every access.
-    s = t[2]
-    if s[3] == 0:
-        s[3] = (_gv_int64(1) << 48) | (_gv_int64(ACCESS_CODE) << 32) | _gv_far(flat)  # all three, below bit 63
-
-def _gv_far(flat):
-    return _gv_int64(0xFFFFFFFF) if flat < 0 or flat >= 0xFFFFFFFF else flat
-
 def _gv_access(t, aid, site, flat, value):
     _gv_log(t, ACCESS_CODE, _gv_int64(flat), _gv_logged(t[5], value), ((t[16] >> aid) & 1) != 0)
 
@@ -155,7 +141,6 @@ def _gv_begin(bs, bsm, ws, st, tag, le, lv, lc, k, ps_thread, ps_code, ps_time, 
     st[0] = 0
     st[1] = gid
     st[2] = now
-    st[3] = 0
     threads = _gv_int64(per_block) * _gv_cuda.gridDim.x * _gv_cuda.gridDim.y * _gv_cuda.gridDim.z
     return (gid, warp, st, tag, le, lv, lc, k, threads, ps_thread, ps_code, ps_time, ps_element, ps_value,
             counters, pool, vmask)
@@ -172,10 +157,7 @@ def _gv_end(t, wend):
     wend[t[1]] = _gv_uint64(_gv_globaltimer())
 
 def _gv_end_log(t, wend):
-    fault = t[2][3]
-    if fault != 0:
-        _gv_log(t, (fault >> 32) & 0xFFFF, fault & 0xFFFFFFFF, 0, False)
-    t[6][t[0]] = _gv_uint16(min(t[2][0], t[7]))
+FAULT_RECORD    t[6][t[0]] = _gv_uint16(min(t[2][0], t[7]))
     _gv_end(t, wend)
 
 def _gv_epoch(t):
@@ -204,6 +186,30 @@ def _gv_syncwarp(t, mask):
     s[2] = now
     _gv_put(t, k, WARP_CODE, mask, True, now, 0, False)
     s[0] = k + 1
+"""
+
+_GUARD = """
+def _gv_inside(t, flat, size):
+    # An element outside its array's memory would fault the kernel (CUDA_ERROR_ILLEGAL_ADDRESS) or touch
+    # another allocation; a lane that met one is stopped (state 3), as the simulator stops it. Size 0
+    # (dynamic shared memory, whose size numba's type does not hold) lets every element through.
+    return t[2][3] == 0 and (size == 0 or _gv_uint64(flat) < _gv_uint64(size))
+
+def _gv_fault(t, aid, site, flat):
+    # The lane's first access outside its array stops its memory accesses; its record (code and element,
+    # clipped to 32 bits so that the host sees it past the end: memcheck.py) waits in the state until
+    # the lane ends (_gv_end_log), which keeps the logging code out of every access.
+    s = t[2]
+    if s[3] == 0:
+        s[3] = (_gv_int64(1) << 48) | (_gv_int64(ACCESS_CODE) << 32) | _gv_far(flat)  # all below bit 63
+
+def _gv_far(flat):
+    return _gv_int64(0xFFFFFFFF) if flat < 0 or flat >= 0xFFFFFFFF else flat
+"""
+
+_FAULT_RECORD = """    fault = t[2][3]
+    if fault != 0:
+        _gv_log(t, (fault >> 32) & 0xFFFF, fault & 0xFFFFFFFF, 0, False)
 """
 
 _PLACE_ANY = """
@@ -242,6 +248,8 @@ _FLAT = {
     3: f"({_AXIS.format(i='i0', k=0)} * _gv_extent(arr, 1) + {_AXIS.format(i='i1', k=1)}) * _gv_extent(arr, 2) + "
        f"{_AXIS.format(i='i2', k=2)}",
 }  # fmt: skip
+
+
 # Elements of the array's memory: 0 for dynamic shared memory, whose size numba's type does not hold
 # (the guard then lets every index through, as numba does).
 _SIZE = {
@@ -254,9 +262,45 @@ _SIZE = {
 def _access_source(dims: int) -> str:
     # Only a whole index (as many parts as the array has axes) names one element: a row, or an
     # index held in a tuple variable, is accessed without logging; so is a tuple. _gv_dims is a
-    # constant when numba compiles, so the branch costs nothing where it is not taken. An element
-    # outside its array's memory is not touched (_gv_inside): a load reads element 0 instead, which the
-    # stopped lane never uses for memory again.
+    # constant when numba compiles, so the branch costs nothing where it is not taken.
+    idx = ", ".join(_INDEX_NAMES[:dims])
+    flat = _FLAT[dims]
+    return f"""
+def _gv_ld{dims}(t, aid, arr, {idx}, site):
+    v = arr[{idx}]
+    if _gv_dims(arr) == {dims}:
+        if aid >= 0:
+            _gv_access(t, aid, site, {flat}, v)
+    return v
+
+def _gv_st{dims}(t, aid, arr, {idx}, value, site):
+    # The value the element now holds is the one stored, as the array's type makes it: the log
+    # takes it from the register, with no load of the array after the store.
+    v = _gv_element(arr, value)
+    arr[{idx}] = v
+    if _gv_dims(arr) == {dims}:
+        if aid >= 0:
+            _gv_access(t, aid, site, {flat}, v)
+"""
+
+
+def _atomic_source(op: str, dims: int) -> str:
+    idx = ", ".join(_INDEX_NAMES[:dims])
+    where = idx if dims == 1 else f"({idx})"
+    operands = "v0, v1" if op == "cas" else "v0"
+    return f"""
+def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
+    old = _gv_cuda.atomic.{op}(arr, {where}, {operands})
+    if arr.ndim == {dims}:
+        if aid >= 0:
+            _gv_access(t, aid, site, {_FLAT[dims]}, {ATOMIC_RESULTS[op]})
+    return old
+"""
+
+
+def _guarded_access_source(dims: int) -> str:
+    # _access_source's hooks, each access first checked (_gv_inside): an element outside its array's
+    # memory is not touched (a load gives 0 of its type) and stops the lane (_gv_fault).
     idx = ", ".join(_INDEX_NAMES[:dims])
     zeros = ", ".join("0" for _ in range(dims))  # typed as the load, never read (_gv_zero)
     flat, size = _FLAT[dims], _SIZE[dims]
@@ -290,7 +334,7 @@ def _gv_st{dims}(t, aid, arr, {idx}, value, site):
 """
 
 
-def _atomic_source(op: str, dims: int) -> str:
+def _guarded_atomic_source(op: str, dims: int) -> str:
     idx = ", ".join(_INDEX_NAMES[:dims])
     where = idx if dims == 1 else f"({idx})"
     operands = "v0, v1" if op == "cas" else "v0"
@@ -315,10 +359,15 @@ def hook_source(layout: RecordLayout = WIDE) -> str:
                  "UNIT": UNIT_SHIFT, "TIME_BITS": layout.time_bits, "TIME_MASK": (1 << layout.time_bits) - 1,
                  "TAG": "_gv_uint16" if layout.narrow else "_gv_uint32", **layout.codes()}  # fmt: skip
     core = _CORE.replace("PLACE\n", _PLACE_FLAT if layout.flat else _PLACE_ANY)
+    access, atomic = _access_source, _atomic_source
+    core = core.replace("FAULT_RECORD", _FAULT_RECORD if layout.guarded else "")
+    if layout.guarded:  # the state's slot 3 (the lane's fault) starts empty; the guard's own hooks join
+        core = core.replace("    st[2] = now\n", "    st[2] = now\n    st[3] = 0\n") + _GUARD
+        access, atomic = _guarded_access_source, _guarded_atomic_source
     for name, value in constants.items():
         core = re.sub(rf"\b{name}\b", str(value), core)
-    parts = [core] + [_access_source(d) for d in (1, 2, 3)]
-    parts += [_atomic_source(op, d) for op in ATOMIC_RESULTS for d in (1, 2, 3)]
+    parts = [core] + [access(d) for d in (1, 2, 3)]
+    parts += [atomic(op, d) for op in ATOMIC_RESULTS for d in (1, 2, 3)]
     return "\n".join(parts)
 
 

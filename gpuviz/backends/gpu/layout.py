@@ -33,6 +33,7 @@ class RecordLayout:
 
     flat: bool = False
     site_arrays: tuple[int, ...] | None = None
+    guarded: bool = False  # every logged access checked against its array's size first (hooks.py)
 
     @property
     def narrow(self) -> bool:
@@ -94,9 +95,9 @@ _MARKS = {"BLOCK_CODE": BLOCK_MARK, "GRID_CODE": GRID_MARK, "WARP_CODE": WARP_MA
 WIDE = RecordLayout()
 
 
-def choose_layout(site_arrays: list[int | None], flat: bool) -> RecordLayout:
+def choose_layout(site_arrays: list[int | None], flat: bool, guarded: bool = False) -> RecordLayout:
     """Narrow tags where every access site's array is known and the time keeps enough bits."""
-    narrow = RecordLayout(flat, tuple(a for a in site_arrays if a is not None))
+    narrow = RecordLayout(flat, tuple(a for a in site_arrays if a is not None), guarded)
     if None in site_arrays or narrow.time_bits < MIN_NARROW_TIME_BITS:
-        return RecordLayout(flat)
+        return RecordLayout(flat, guarded=guarded)
     return narrow
