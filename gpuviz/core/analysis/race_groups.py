@@ -29,6 +29,7 @@ class LogRanges:
     highest index, rows, whether any row writes, highest block epoch. Over the log: highest index, grid
     epoch and thread; whether any epoch is set; whether any access came after a fence."""
 
+    runs: np.ndarray  # where each run of one array's rows starts, and the log's end
     low: np.ndarray
     high: np.ndarray
     rows: np.ndarray
@@ -45,41 +46,67 @@ class LogRanges:
 def log_ranges(acc: dict, shared: np.ndarray) -> LogRanges:
     """The ranges of an access log whose arrays are numbered 0..len(shared)-1 (rows of other ids count only
     over the log); `shared[a]`: array a is shared."""
-    columns = acc["array"], acc["index"], acc["kind"], acc["epoch"], acc["thread"]
-    per_array, over_log, phases = _ranges(*columns, shared)
+    runs = _runs(acc["array"])
+    per_array, over_log, phases = _ranges(runs, acc["array"], acc["index"], acc["kind"], acc["epoch"], acc["thread"],
+                                          shared)  # fmt: skip
     low, high, rows, written, top_block_epoch = per_array
     top_index, top_grid, top_thread, any_epoch, any_fence = (int(v) for v in over_log)
-    return LogRanges(low, high, rows, written.astype(bool), top_block_epoch, phases, top_index, top_grid, top_thread,
-                     bool(any_epoch), bool(any_fence))  # fmt: skip
+    return LogRanges(runs, low, high, rows, written.astype(bool), top_block_epoch, phases, top_index, top_grid,
+                     top_thread, bool(any_epoch), bool(any_fence))  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def _ranges(array, index, kind, epoch, thread, shared):
-    """Run by run of one array's rows (instructions log their lanes together), one short loop per column:
-    loops the compiler can vectorise."""
+def _runs(array):
+    """Where each run of rows of one array starts, and the end (instructions log their lanes together, so
+    runs are long): compared 64 rows at a time, a loop the compiler can vectorise."""
+    starts = np.empty(array.size + 1, np.int64)  # pages beyond the runs found are never touched
+    runs, r, n = 0, 0, array.size
+    while r < n:
+        a, end = array[r], r + 1
+        while end + 64 <= n:
+            same = True
+            for q in range(end, end + 64):
+                same &= array[q] == a
+            if not same:
+                break
+            end += 64
+        while end < n and array[end] == a:
+            end += 1
+        starts[runs] = r
+        runs, r = runs + 1, end
+    starts[runs] = n
+    return starts[: runs + 1].copy()
+
+
+@njit(cache=True, nogil=True)
+def _ranges(runs, array, index, kind, epoch, thread, shared):
+    """Run by run, one short loop per column and quantity (loops the compiler can vectorise)."""
     n_arrays = shared.size
     per_array = np.zeros((5, n_arrays), np.int64)  # low, high, rows, written, top block epoch
     per_array[0, :] = np.iinfo(np.int64).max
     per_array[1, :] = np.iinfo(np.int64).min
-    phases = np.zeros((n_arrays, 1 << 16), np.bool_) if shared.any() else np.zeros((0, 1 << 16), np.bool_)
+    phases = np.zeros((n_arrays if shared.any() else 0, 1 << 16), np.bool_)
     top_index, top_thread, epochs_or, top_grid = np.iinfo(np.int64).min, 0, 0, 0
-    r = 0
-    while r < array.size:
-        a, end = array[r], r + 1
-        while end < array.size and array[end] == a:
-            end += 1
-        low, high, written, top_epoch, run_or = index[r], index[r], 0, 0, 0
+    for k in range(runs.size - 1):
+        r, end = runs[k], runs[k + 1]
+        low, high, written, top_epoch, run_or, top = index[r], index[r], kind[r], epoch[r] & 65535, epoch[r], thread[r]
         for q in range(r, end):
-            low, high = min(low, index[q]), max(high, index[q])
+            low = min(low, index[q])
+        for q in range(r, end):
+            high = max(high, index[q])
         for q in range(r, end):
             written |= kind[q]
+        for q in range(r, end):
             top_epoch = max(top_epoch, epoch[q] & 65535)
+        for q in range(r, end):
             run_or |= epoch[q]
-            top_thread = max(top_thread, thread[q])
+        for q in range(r, end):
+            top = max(top, thread[q])
         if run_or & (255 << 16):
             for q in range(r, end):
                 top_grid = max(top_grid, (epoch[q] >> 16) & 255)
-        top_index, epochs_or = max(top_index, high), epochs_or | run_or
+        top_index, top_thread, epochs_or = max(top_index, high), max(top_thread, top), epochs_or | run_or
+        a = array[r]
         if 0 <= a < n_arrays:
             per_array[0, a], per_array[1, a] = min(per_array[0, a], low), max(per_array[1, a], high)
             per_array[2, a] += end - r
@@ -88,7 +115,6 @@ def _ranges(array, index, kind, epoch, thread, shared):
             if shared[a] and written:
                 for q in range(r, end):
                     phases[a, epoch[q] & 65535] |= kind[q] != 0
-        r = end
     top_index = top_index if array.size else 0
     over_log = np.array([top_index, top_grid, top_thread, epochs_or != 0, (epochs_or >> 30) & 1], np.int64)
     return per_array, over_log, phases
@@ -104,7 +130,11 @@ def pairable_rows(acc: dict, ranges: LogRanges, shared: np.ndarray, per_block: i
     if groups == 0:
         return none
     fields = acc["array"], acc["index"], acc["epoch"], acc["thread"], plan, ranges.top_grid_epoch + 1, per_block
-    group = _hashed_groups(*fields, groups) if hashed else _groups(*fields, ranges.written_phases)
+    if hashed:
+        group = _hashed_groups(*fields, groups)
+    else:  # numbers of 32 bits where they fit: less to write and read
+        group = np.empty(len(acc["array"]), np.int32 if groups < 1 << 31 else np.int64)
+        _groups(ranges.runs, *fields, ranges.written_phases, group)
     flags, racy = _mark(group, acc["thread"], acc["kind"], groups)
     if racy == 0:  # no group can race: no row to pick out
         return none
@@ -133,28 +163,26 @@ def _plan(ranges: LogRanges, shared: np.ndarray, per_block: int, by_block: bool)
 
 
 @njit(cache=True, nogil=True)
-def _groups(array, index, epoch, thread, plan, grid_span, per_block, phases):
-    """Each row's group number, from its fields (-1: an array not looked at, or a shared array's row at
-    a block epoch no block wrote it in: a group with no write adds no pair)."""
-    group = np.full(array.size, -1, np.int64)
+def _groups(runs, array, index, epoch, thread, plan, grid_span, per_block, phases, group):
+    """Each row's group number into `group`, from its fields (-1: an array not looked at, or a shared
+    array's row at a block epoch no block wrote it in: a group with no write adds no pair)."""
     inverse = 1.0 / per_block  # thread // per_block, exact below 2**19 threads a block (CUDA allows 1,024)
-    r = 0
-    while r < array.size:
-        a, end = array[r], r + 1
-        while end < array.size and array[end] == a:
-            end += 1
-        if 0 <= a < plan.shape[0] and plan[a, 0] >= 0:
-            base, low, indices, epochs = plan[a, 0], plan[a, 1], plan[a, 2], plan[a, 3]
+    for k in range(runs.size - 1):
+        r, end, a = runs[k], runs[k + 1], array[runs[k]]
+        if not (0 <= a < plan.shape[0] and plan[a, 0] >= 0):
+            group[r:end] = -1
+            continue
+        base, low, indices, epochs = plan[a, 0], plan[a, 1], plan[a, 2], plan[a, 3]
+        if not epochs:
             for q in range(r, end):
-                e = np.int64(epoch[q])
-                within = 0
-                if epochs:
-                    if not phases[a, e & 65535]:
-                        continue
-                    within = np.int64((thread[q] + 0.5) * inverse) * epochs + (e & 65535)
+                group[q] = base + (index[q] - low) * grid_span + ((epoch[q] >> 16) & 255)
+            continue
+        group[r:end] = -1
+        for q in range(r, end):
+            e = np.int64(epoch[q])
+            if phases[a, e & 65535]:
+                within = np.int64((thread[q] + 0.5) * inverse) * epochs + (e & 65535)
                 group[q] = base + (within * indices + index[q] - low) * grid_span + ((e >> 16) & 255)
-        r = end
-    return group
 
 
 @njit(cache=True, nogil=True)
