@@ -1,9 +1,10 @@
 """Counting racing pairs per location: the fast part of the race analysis (races.py describes them).
 
 Only elements that two threads touch and someone writes can race; most elements of most kernels are
-one thread's own, so their accesses are dropped first: those of arrays nobody writes, then by a table
-over the elements (global arrays) or over (element, block, block epoch) groups (shared arrays, after
-their block epochs with no write to the array), a few scatters and no sort. The rest are packed, one
+one thread's own, so their accesses are dropped first, by compiled passes (race_groups.py): those of
+arrays nobody writes, of shared arrays at block epochs no block wrote them in, then of the elements
+(global arrays) or (element, block, block epoch) groups (shared arrays) that one thread alone touches
+or nobody writes. The rest are packed, one
 int64 each, every field in the bits its range needs (element, block, block epoch, warp, warp epoch,
 lane, class); where that key space is small (the usual case: a few hot elements touched by a million
 threads) the distinct keys and their counts come from one bincount, otherwise from a sort. Pair counts
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis.array_rows import array_mask, written_rows
-from gpuviz.core.analysis.requests import dense_ids, pack
+from gpuviz.core.analysis.race_groups import log_ranges, pairable_rows
+from gpuviz.core.analysis.requests import dense_ids
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.trace.columns import epoch_field
 from gpuviz.core.trace.model import Trace
@@ -42,19 +43,22 @@ class Layout:
         self.warp_size = int(trace.meta.get("warp_size", 32))
         self.arrays = trace.meta.get("arrays", [])
         self.shared = np.array([a["space"] == "shared" for a in self.arrays] or [False], bool)
-        self.index_bits = bits(acc["index"])
+        self.ranges = log_ranges(acc, self.shared[: len(self.arrays)])
+        self.index_bits = max(1, self.ranges.top_index.bit_length())
         self._untrusted_warps = _untrusted_warps(trace, self.per_block, self.warp_size)
-        self.any_epochs = bool(acc["epoch"].any())  # most kernels have no barriers: skip their fields
+        self.any_epochs = self.ranges.any_epoch  # most kernels have no barriers: skip their fields
         # Grid-wide barriers order every thread: a location per grid epoch keeps them apart.
-        grid_epochs = epoch_field(acc["epoch"], "grid") if self.any_epochs else np.zeros(1, np.int32)
-        self.grid_bits = bits(grid_epochs) if grid_epochs.any() else 0
+        self.grid_bits = max(1, self.ranges.top_grid_epoch.bit_length()) if self.ranges.top_grid_epoch else 0
         self.array_shift = self.index_bits + self.grid_bits
         if bits(np.array([len(self.arrays)])) + self.array_shift > 62:
             raise GpuvizError("trace too large to analyse for races in one pass (keys exceed 64 bits)")
-        # Only rows of arrays someone writes can race: a read-only array's rows are left out from the start.
-        written, self.writable = written_rows(acc["array"], acc["kind"] != R, len(self.arrays))
-        # Where the rows of written arrays were picked out and they are one array's: no array column needed.
-        self._one_written = written.index(True) if sum(written) == 1 and self.writable is not None else None
+
+    def pairable(self, by_block: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(the rows of locations that two threads touch and someone writes, ascending; their element keys),
+        a shared array's location being its element in one block and block epoch where `by_block`, its
+        element over the launch otherwise (race_groups.py)."""
+        return pairable_rows(self.trace.accesses, self.ranges, self.shared, self.per_block, by_block, self.index_bits,
+                             self.grid_bits)  # fmt: skip
 
     @functools.cached_property
     def element(self) -> np.ndarray:
@@ -62,16 +66,11 @@ class Layout:
         asks element_of for the rows it looks at)."""
         return self.element_of(None)
 
-    def element_of(self, rows: np.ndarray | None, within_writable: bool = False) -> np.ndarray:
-        """The element keys of the given accesses (None: all); `within_writable`: rows of written arrays
-        only (where one array is written, their array column need not be read)."""
+    def element_of(self, rows: np.ndarray | None) -> np.ndarray:
+        """The element keys of the given accesses (None: all)."""
         acc = self.trace.accesses
-        if rows is not None and within_writable and self._one_written is not None:
-            key = acc["index"][rows].astype(np.int64, copy=False)  # a new array: filled in place
-            key |= self._one_written << self.index_bits
-        else:
-            array, index = (acc["array"], acc["index"]) if rows is None else (acc["array"][rows], acc["index"][rows])
-            key = (array.astype(np.int64) << self.index_bits) | index
+        array, index = (acc["array"], acc["index"]) if rows is None else (acc["array"][rows], acc["index"][rows])
+        key = (array.astype(np.int64) << self.index_bits) | index
         if self.grid_bits:
             epoch = acc["epoch"] if rows is None else acc["epoch"][rows]
             key = (key << self.grid_bits) | epoch_field(epoch.astype(np.int64), "grid")
@@ -167,108 +166,19 @@ def _fields(layout: Layout, rows: np.ndarray, element_id: np.ndarray):
 
 def _candidates(layout: Layout) -> np.ndarray:
     """The rows of elements that two threads touch and someone writes, over the whole launch (a racy
-    location is described from all of them: races.py). Only rows of written arrays are looked at."""
-    acc, writable = layout.trace.accesses, layout.writable
-    if writable is not None and len(writable) == 0:
-        return np.zeros(0, np.int64)
-    thread = acc["thread"] if writable is None else acc["thread"][writable]
-    kind = acc["kind"] if writable is None else acc["kind"][writable]
-    ids, keys = _element_ids(layout.element_of(writable))
-    rows = np.flatnonzero(_pairable(ids, len(keys), thread, kind))
-    return rows if writable is None else writable[rows]
+    location is described from all of them: races.py)."""
+    return layout.pairable(by_block=False)[0]
 
 
 def _counted(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the rows that can add a racing pair, each one's element as an id, the element key of each id).
     A global element needs two threads and a write over the launch; a shared one within one block and
-    one block epoch (_shared_pairable). Only rows of written arrays are looked at, and of those in
-    shared arrays only the ones at a block epoch some block wrote that array in (_written_phases)."""
-    acc, rows = layout.trace.accesses, layout.writable
-    empty = np.zeros(0, np.int64)
-    if rows is not None and len(rows) == 0:
-        return empty, empty, empty
-    kind = acc["kind"] if rows is None else acc["kind"][rows]
-    shared = epoch = None  # which rows are of shared arrays, and their block epochs, where some are
-    if layout.shared.any():
-        array = acc["array"] if rows is None else acc["array"][rows]
-        shared = array_mask(array, layout.shared[: len(layout.arrays)].tolist())
-        if layout.any_epochs:
-            epoch = epoch_field(acc["epoch"] if rows is None else acc["epoch"][rows], "block")
-            live = _written_phases(array, epoch, kind, shared)
-            if live is not None:
-                rows = np.flatnonzero(live) if rows is None else rows[live]
-                kind, shared, epoch = kind[live], shared[live], epoch[live]
-    thread = acc["thread"] if rows is None else acc["thread"][rows]
-    element = layout.element_of(rows, within_writable=True)
-    if shared is None:
-        keep = _global_pairable(element, thread, kind)
-    else:
-        keep = np.zeros(len(thread), bool)
-        for part, mine in ((False, np.flatnonzero(~shared)), (True, np.flatnonzero(shared))):
-            if len(mine) == 0:
-                continue
-            columns = element[mine], thread[mine], kind[mine]
-            if part:
-                epochs = epoch[mine] if epoch is not None else np.zeros(len(mine), np.int32)
-                keep[mine] = _shared_pairable(layout, epochs, *columns)
-            else:
-                keep[mine] = _global_pairable(*columns)
-    local = np.flatnonzero(keep)
-    if len(local) == 0:
-        return empty, empty, empty
-    ids, keys = _element_ids(element[local])
-    return (local if rows is None else rows[local]), ids, keys
-
-
-def _written_phases(array: np.ndarray, epoch: np.ndarray, kind: np.ndarray, shared: np.ndarray) -> np.ndarray | None:
-    """Which rows to keep (None: all) when those of a shared array at a block epoch in which no block
-    wrote it go: a pair needs a write, so they add none (a tiled matmul's reads, between the barriers
-    after its writes). From a table of a few (array, block epoch) entries."""
-    phase = array.astype(np.int32) * (int(epoch.max()) + 1) + epoch
-    written = np.zeros(int(phase.max()) + 1, bool)
-    written[phase[kind != R]] = True
-    live = written[phase]
-    live |= ~shared  # global rows all stay
-    return None if live.all() else live
-
-
-def _global_pairable(element: np.ndarray, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Per row of global arrays: whether two threads touch its element and someone writes it."""
+    one block epoch. Only rows of written arrays are looked at (race_groups.py)."""
+    rows, element = layout.pairable(by_block=True)
+    if len(rows) == 0:
+        return rows, rows, rows
     ids, keys = _element_ids(element)
-    return _pairable(ids, len(keys), thread, kind)
-
-
-def _shared_pairable(layout: Layout, epoch: np.ndarray, element: np.ndarray, thread: np.ndarray,
-                     kind: np.ndarray) -> np.ndarray:  # fmt: skip
-    """Per row of shared arrays: whether its (element, block, block epoch) group is touched by two threads
-    and written; a group that is not adds no pair."""
-    ids, groups = _group_ids(element, thread // layout.per_block, epoch)
-    return _pairable(ids, groups, thread, kind)
-
-
-def _pairable(group: np.ndarray, groups: int, thread: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """Per row: whether its group (of ids 0..groups-1) is touched by two threads and written. Per group,
-    one thread that touched it is kept (the last assignment wins: any of them will do), and a row of
-    another thread marks it shared."""
-    one_thread = np.empty(groups, thread.dtype)
-    one_thread[group] = thread
-    touched_by_two = np.zeros(groups, bool)
-    touched_by_two[group[thread != one_thread[group]]] = True
-    if not touched_by_two.any():  # every element is one thread's own (a vector add)
-        return np.zeros(len(group), bool)
-    written = np.zeros(groups, bool)
-    written[group[kind != R]] = True
-    return (touched_by_two & written)[group]
-
-
-def _group_ids(*columns: np.ndarray) -> tuple[np.ndarray, int]:
-    """(an id of every row's tuple of columns, how many ids there may be): the packed tuple itself where
-    its range is small (some ids then go unused), else dense ids."""
-    key = pack(*columns)
-    if key is not None and int(key.max()) < max(4 * len(key) + 1024, TABLE):
-        return key, int(key.max()) + 1
-    ids, first = dense_ids(*columns)
-    return ids, len(first)
+    return rows, ids, keys
 
 
 def _element_ids(element: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
