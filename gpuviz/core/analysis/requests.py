@@ -16,6 +16,8 @@ import numpy as np
 from gpuviz.core.trace.model import Trace
 
 WARP = 32
+SPACES = ("global", "shared", "const")  # the memory spaces a request can be of; its code is the place here
+GLOBAL, SHARED, CONST = range(len(SPACES))
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,6 @@ def pack(*columns: np.ndarray) -> np.ndarray | None:
             return None
         key = key * span + (column.astype(np.int64) - low)
     return key
-
-
-def count_distinct(group: np.ndarray, value: np.ndarray, n_groups: int) -> np.ndarray:
-    """How many distinct values each group holds (groups numbered 0..n_groups-1)."""
-    groups, counts = distinct_per_group(group, value)
-    out = np.zeros(n_groups, np.int64)
-    out[groups] = counts
-    return out
 
 
 def distinct_per_group(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
