@@ -46,6 +46,29 @@ def request_costs(of_row: np.ndarray, n_requests: int, runs: np.ndarray | None, 
 
 
 @njit(cache=True, nogil=True)
+def request_runs(logged):
+    """(where each run of equal numbers starts; per number 0..max, its first row, -1 where it never
+    occurs; per number, its rows) of an engine's request numbers (at least one). Two passes over the
+    rows with no branch on the first, then one over the runs."""
+    top, runs = logged[0], 1
+    for r in range(1, logged.size):
+        top = max(top, logged[r])
+        runs += logged[r] != logged[r - 1]
+    starts, first, lanes = np.empty(runs, np.int64), np.full(top + 1, -1, np.int64), np.zeros(top + 1, np.int64)
+    starts[0], j = 0, 1
+    for r in range(1, logged.size):
+        if logged[r] != logged[r - 1]:
+            starts[j] = r
+            j += 1
+    for i in range(runs):
+        v, end = logged[starts[i]], starts[i + 1] if i + 1 < runs else logged.size
+        lanes[v] += end - starts[i]
+        if first[v] < 0:
+            first[v] = starts[i]
+    return starts, first, lanes
+
+
+@njit(cache=True, nogil=True)
 def _spans_of_runs(of_row, runs, lo, hi):
     for i in range(runs.size):
         q = of_row[runs[i]]
