@@ -8,9 +8,10 @@ import pytest
 
 import gpuviz
 from gpuviz.core.analysis import divergence
+from gpuviz.core.analysis.memory_units import CONST, GLOBAL, SHARED
 from gpuviz.core.analysis.path_counts import path_counts
 from gpuviz.core.analysis.request_costs import request_costs, request_runs
-from gpuviz.core.analysis.requests import CONST, GLOBAL, SHARED, group_requests
+from gpuviz.core.analysis.requests import group_requests
 
 from .race_suite import CASES
 

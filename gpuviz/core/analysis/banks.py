@@ -13,10 +13,9 @@ from collections.abc import Callable
 import numpy as np
 
 from gpuviz.core.analysis.coalescing import itemsizes
+from gpuviz.core.analysis.memory_units import BANKS, WORD
 from gpuviz.core.analysis.requests import Requests
 from gpuviz.core.trace.model import Trace
-
-BANKS, WORD = 32, 4
 
 
 def lane_words(trace: Trace, array: np.ndarray, index: np.ndarray, lane: np.ndarray):

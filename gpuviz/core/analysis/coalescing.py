@@ -12,11 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.core.analysis.memory_units import SECTOR
 from gpuviz.core.analysis.requests import Requests
 from gpuviz.core.dtypes import itemsize_of
 from gpuviz.core.trace.model import Trace
-
-SECTOR, CACHE_LINE = 32, 128
 
 
 @dataclass(frozen=True)

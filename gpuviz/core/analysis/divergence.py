@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.core.analysis.memory_units import MIX_COUNT, MIX_LINE
 from gpuviz.core.analysis.requests import WARP, Requests, dense_ids, distinct_per_group, global_warp, group_requests
 from gpuviz.core.thread_record import named_blocks
 from gpuviz.core.trace.model import Trace
@@ -19,9 +20,6 @@ UNKNOWN = (
     "what the whole run took); lines that touch no memory are not recorded, so branches that only "
     "compute are not seen"
 )
-# A (line, count) pair mixed into a number; a lane's signature is the sum over its pairs (wrapping), so lanes
-# with equal signatures took one path (path_counts.py mixes the same way).
-MIX_LINE, MIX_COUNT = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 def lanes_per_warp(trace: Trace) -> np.ndarray:

@@ -9,7 +9,8 @@ import numpy as np
 from gpuviz.core.analysis import divergence, occupancy
 from gpuviz.core.analysis.coalescing import itemsizes
 from gpuviz.core.analysis.memory_counts import memory_counts
-from gpuviz.core.analysis.requests import GLOBAL, SHARED, SPACES, Requests, dense_ids, group_requests
+from gpuviz.core.analysis.memory_units import GLOBAL, SHARED, SPACES
+from gpuviz.core.analysis.requests import Requests, dense_ids, group_requests
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 

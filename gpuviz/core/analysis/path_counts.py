@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gpuviz.core.analysis.divergence import MIX_COUNT, MIX_LINE
+from gpuviz.core.analysis.memory_units import MIX_COUNT, MIX_LINE, WARP
 from gpuviz.core.analysis.request_costs import rows_by_request
-from gpuviz.core.analysis.requests import WARP, Requests
+from gpuviz.core.analysis.requests import Requests
 
 
 def path_counts(requests: Requests, thread: np.ndarray, lanes_per_warp: np.ndarray,

@@ -12,9 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gpuviz.core.analysis.banks import BANKS, WORD
-from gpuviz.core.analysis.coalescing import CACHE_LINE, SECTOR
-from gpuviz.core.analysis.requests import CONST, GLOBAL, SHARED, WARP  # space codes: any other asks no cost
+from gpuviz.core.analysis.memory_units import BANKS, CACHE_LINE, CONST, GLOBAL, SECTOR, SHARED, WARP, WORD
 
 SECTOR_BITS, LINE_BITS, WORD_BITS = (unit.bit_length() - 1 for unit in (SECTOR, CACHE_LINE, WORD))  # powers of 2
 MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of the word set's keys

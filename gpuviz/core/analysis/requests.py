@@ -13,11 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.core.analysis.memory_units import WARP
 from gpuviz.core.trace.model import Trace
-
-WARP = 32
-SPACES = ("global", "shared", "const")  # the memory spaces a request can be of; its code is the place here
-GLOBAL, SHARED, CONST = range(len(SPACES))
 
 
 @dataclass(frozen=True)
