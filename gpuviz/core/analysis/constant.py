@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.core.analysis.requests import Requests, count_distinct
+from gpuviz.core.analysis.requests import Requests
 
 
 def request_turns(requests: Requests, index: np.ndarray) -> np.ndarray:
-    """Turns of every request: the distinct elements (addresses) its rows read."""
-    return count_distinct(requests.of_row, index.astype(np.int64), len(requests))
+    """Turns of every request: the distinct elements (addresses) its rows read (request_costs.py)."""
+    from gpuviz.core.analysis.request_costs import CONST, request_costs  # numba: on first use, not with the app
+
+    n = len(requests)
+    ones = np.ones(n, np.int64)
+    return request_costs(requests.of_row, n, requests.runs, index, np.zeros(0, np.int64), ones * CONST, ones)[0]

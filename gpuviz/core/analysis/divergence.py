@@ -8,11 +8,10 @@ engine's cost model: this module says which warps split and into how many groups
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from gpuviz.core.analysis.requests import WARP, Requests, dense_ids, distinct_per_group, global_warp
+from gpuviz.core.analysis.memory_units import MIX_COUNT, MIX_LINE
+from gpuviz.core.analysis.requests import WARP, Requests, dense_ids, distinct_per_group, global_warp, group_requests
 from gpuviz.core.thread_record import named_blocks
 from gpuviz.core.trace.model import Trace
 
@@ -21,7 +20,6 @@ UNKNOWN = (
     "what the whole run took); lines that touch no memory are not recorded, so branches that only "
     "compute are not seen"
 )
-_MIX_LINE, _MIX_COUNT = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 def lanes_per_warp(trace: Trace) -> np.ndarray:
@@ -70,7 +68,7 @@ def thread_paths(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray])
     if len(pair_thread) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
     with np.errstate(over="ignore"):
-        mixed = line.astype(np.uint64) * _MIX_LINE ^ (counts.astype(np.uint64) + np.uint64(1)) * _MIX_COUNT
+        mixed = line.astype(np.uint64) * MIX_LINE ^ (counts.astype(np.uint64) + np.uint64(1)) * MIX_COUNT
     starts = np.flatnonzero(np.concatenate([[True], pair_thread[1:] != pair_thread[:-1]]))
     with np.errstate(over="ignore"):
         return pair_thread[starts], np.add.reduceat(mixed, starts)
@@ -103,20 +101,18 @@ def _ranks(sizes: np.ndarray) -> np.ndarray:
     return np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - sizes, sizes)
 
 
-def divergence(trace: Trace, grouped: Sequence[tuple[np.ndarray | None, Requests]] = ()) -> dict:
+def divergence(trace: Trace, requests: Requests | None = None) -> dict:
     """Per warp, the groups of lanes that took different paths; per line, the warps in which only
-    some lanes (or lanes a different number of times) executed it.
+    some lanes (or lanes a different number of times) executed it (path_counts.py, compiled).
+    `requests`: the log's warp requests where the caller has them (else they are grouped here)."""
+    from gpuviz.core.analysis.path_counts import path_counts  # numba: on first use, not with the app
 
-    `grouped`: the log's rows (None: all) and their warp requests, in parts that hold every row once,
-    where the caller has them: a warp all of whose requests hold all its lanes took one path and split
-    no line, so only the other warps' rows are counted lane by lane."""
-    if grouped:
-        rows, whole = _partial_warp_rows(trace, grouped)
-        pairs = line_counts(trace, rows)
-    else:
-        pairs, whole = line_counts(trace), (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    paths = warp_paths(trace, pairs)
-    split_lines = _split_lines(trace, pairs, whole)
+    if requests is None:
+        requests = group_requests(trace, ordered=False)
+    per_block = int(np.prod(trace.block))
+    paths, lines, warps, split = path_counts(requests, trace.accesses["thread"], lanes_per_warp(trace), per_block)
+    if not trace.n_threads:
+        paths = paths[:0]
     paths, scope = _recorded_only(trace, paths)
     histogram = np.bincount(paths) if len(paths) else np.zeros(1, np.int64)
     return {
@@ -125,7 +121,7 @@ def divergence(trace: Trace, grouped: Sequence[tuple[np.ndarray | None, Requests
         "diverged_warps": int((paths > 1).sum()),
         "max_paths": int(paths.max()) if len(paths) else 0,
         "warps_by_paths": {str(k): int(v) for k, v in enumerate(histogram) if v and k},
-        "lines": split_lines,
+        "lines": [{"line": int(a), "warps": int(b), "split_warps": int(c)} for a, b, c in zip(lines, warps, split)],
         "unknown": UNKNOWN,
     }
 
@@ -139,46 +135,3 @@ def _recorded_only(trace: Trace, paths: np.ndarray) -> tuple[np.ndarray, str]:
     if recorded is None or not len(paths) or blocks == 0:
         return paths, ""
     return paths.reshape(blocks, -1)[recorded].reshape(-1), f" whose accesses were recorded ({named_blocks(recorded)})"
-
-
-def _partial_warp_rows(trace: Trace, grouped) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """(the rows of warps with a request that lacks some of their lanes; the distinct (warp, line)
-    pairs of the other warps, whose every request holds all their lanes)."""
-    warp = np.concatenate([requests.warp for _, requests in grouped])
-    line = np.concatenate([requests.line for _, requests in grouped])
-    lanes = np.concatenate([requests.lanes for _, requests in grouped])
-    per_warp = lanes_per_warp(trace)
-    partial = np.zeros(len(per_warp), bool)  # a table by warp: much faster than isin on big logs
-    partial[warp[lanes < per_warp[warp]]] = True
-    rows = [np.zeros(0, np.int64)]
-    for part_rows, requests in grouped if partial.any() else ():  # none: every warp took one path
-        mine = partial[requests.warp][requests.of_row]
-        rows.append(np.flatnonzero(mine) if part_rows is None else part_rows[mine])
-    whole = ~partial[warp]
-    _, first = dense_ids(warp[whole], line[whole])
-    return np.concatenate(rows), (warp[whole][first], line[whole][first])
-
-
-def _split_lines(trace: Trace, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
-                 whole: tuple[np.ndarray, np.ndarray]) -> list[dict]:  # fmt: skip
-    """For each line: warps that executed it, and warps where its lanes did not all execute it
-    equally often (lanes that skipped it count as executing it 0 times). `whole`: (warp, line) pairs
-    of warps not in `pairs` whose lanes all executed the line equally often."""
-    pair_thread, pair_line, counts = pairs
-    if len(pair_thread) + len(whole[0]) == 0:
-        return []
-    pair_warp = global_warp(trace, pair_thread)
-    wl, wl_first = dense_ids(pair_warp, pair_line)
-    lanes_seen = np.bincount(wl, minlength=len(wl_first))
-    low = np.full(len(wl_first), np.iinfo(np.int64).max)
-    high = np.zeros(len(wl_first), np.int64)
-    np.minimum.at(low, wl, counts)
-    np.maximum.at(high, wl, counts)
-    split = (lanes_seen < lanes_per_warp(trace)[pair_warp[wl_first]]) | (low != high)
-    lines = np.concatenate([pair_line[wl_first], whole[1]])
-    split = np.concatenate([split, np.zeros(len(whole[1]), bool)])
-    result = []
-    for value in np.unique(lines):
-        mine = lines == value
-        result.append({"line": int(value), "warps": int(mine.sum()), "split_warps": int(split[mine].sum())})
-    return result

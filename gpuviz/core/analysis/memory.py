@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.core.analysis import banks, coalescing, constant, divergence, occupancy
-from gpuviz.core.analysis.array_rows import array_mask
+from gpuviz.core.analysis import divergence, occupancy
+from gpuviz.core.analysis.coalescing import itemsizes
 from gpuviz.core.analysis.memory_counts import memory_counts
-from gpuviz.core.analysis.requests import dense_ids, group_requests
+from gpuviz.core.analysis.memory_units import GLOBAL, SHARED, SPACES
+from gpuviz.core.analysis.requests import Requests, dense_ids, group_requests
 from gpuviz.core.trace.columns import KIND_NAMES
 from gpuviz.core.trace.model import Trace
 
@@ -37,119 +38,69 @@ def memory_report(trace: Trace) -> dict:
     }
 
 
-def space_rows(trace: Trace, space: str) -> np.ndarray:
-    """Access-log rows of arrays in one memory space ("global", "shared" or "const")."""
-    chosen = [a["space"] == space for a in trace.meta.get("arrays", [])]
-    return np.flatnonzero(array_mask(trace.accesses["array"], chosen))
+def _line_rows(trace: Trace) -> tuple[list[dict], Requests]:
+    """(one row per (source line, array, kind): requests and their cost; the log's warp requests, for
+    divergence.py). Every request is of one array, so one pass costs the requests of all three spaces."""
+    from gpuviz.core.analysis.request_costs import request_costs  # numba: on first use, not with the app
+
+    acc = trace.accesses
+    requests = group_requests(trace, ordered=False)  # the rows below sum over requests: any order
+    codes = [SPACES.index(entry["space"]) if entry["space"] in SPACES else -1 for entry in trace.meta.get("arrays", [])]
+    space = np.array(codes or [-1], np.int64)[requests.array]
+    costs = request_costs(requests.of_row, len(requests), requests.runs, acc["index"], acc["thread"], space,
+                          itemsizes(trace)[requests.array])  # fmt: skip
+    rows = _site_rows(trace, requests, space, costs)
+    return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), requests
 
 
-def _line_rows(trace: Trace) -> tuple[list[dict], list]:
-    """(one row per (source line, array, kind): requests and their cost; the rows of each space with
-    their requests, for divergence.py, or nothing when some rows are in no space of the three)."""
-    acc, rows, grouped = trace.accesses, [], []
-    spaces = {a["space"] for a in trace.meta.get("arrays", [])}
-    for space in ("global", "shared", "const"):
-        if space not in spaces:
-            continue  # no array of this space: no rows to look for
-        mine = None if spaces == {space} else space_rows(trace, space)  # one space: every row, no copies
-        if mine is not None and len(mine) == 0:
-            continue
-        requests = group_requests(trace, mine, ordered=False)  # the rows below sum over requests: any order
-        grouped.append((mine, requests))
-        index = acc["index"] if mine is None else acc["index"][mine]
-        if space == "const":
-            rows += _const_rows(trace, requests, constant.request_turns(requests, index))
-        elif space == "shared":
-            cost = banks.bank_cost(trace, requests, index, lambda mine=mine: _lanes_of(acc, mine))
-            rows += _summarise(trace, space, requests, None, cost)
-        else:
-            rows += _summarise(trace, space, requests, coalescing.request_cost(trace, requests, index), None)
-    covered = sum(len(requests.of_row) for _, requests in grouped) == len(acc["thread"])
-    return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), grouped if covered else []
-
-
-def _lanes_of(acc: dict, rows: np.ndarray | None) -> np.ndarray:
-    """The lane of every given row (None: every row), for bank conflicts of elements wider than a word."""
-    return (acc["thread"] if rows is None else acc["thread"][rows]) % 32
-
-
-def _summarise(trace: Trace, space: str, requests, cost, shared) -> list[dict]:
-    """`cost`: coalescing.request_cost's sectors (global), or None; `shared`: banks.bank_cost's (degree,
-    wavefronts, ideal wavefronts) per request (shared), or None."""
-    site, first = dense_ids(requests.line, requests.array, requests.kind)
+def _site_rows(trace: Trace, requests: Requests, space: np.ndarray, costs: tuple) -> list[dict]:
+    """The rows of every access site of an array in one of the three spaces, from its requests' costs:
+    request_costs.py's (sectors, lines, ideal) for global, (degree, wavefronts, ideal) for shared and
+    (turns, 0, 0) for constant memory."""
+    mine = space >= 0
+    every = bool(mine.all())  # the usual case: no copies
+    pick = (lambda values: values) if every else (lambda values: values[mine])
+    site, first = dense_ids(pick(requests.line), pick(requests.array), pick(requests.kind))
+    if len(first) == 0:
+        return []
     count = np.bincount(site, minlength=len(first))
 
     def total(values):
-        return np.bincount(site, weights=values, minlength=len(first))
+        return np.bincount(site, weights=pick(values), minlength=len(first))
 
-    def mean(values):
-        return total(values) / count
-
-    degree = None if shared is None else shared[0]
-    if degree is None:
-        sector_total = total(cost.sectors)
-        sectors, ideal, lines = mean(cost.sectors), mean(cost.ideal), mean(cost.lines)
-    else:
-        wavefront_total, conflict_total = total(shared[1]), total(shared[1] - shared[2])
-    lanes = mean(requests.lanes)
     worst = np.zeros(len(first), np.int64)
-    if degree is not None:
-        np.maximum.at(worst, site, degree)
-        degree_mean = mean(degree)
-    names = trace.array_names()
-    rows = []
-    for s, row in enumerate(first):
-        entry = {
-            "line": int(requests.line[row]),
-            "array": names[int(requests.array[row])],
-            "space": space,
-            "kind": KIND_NAMES[int(requests.kind[row])],
-            "requests": int(count[s]),
-            "lanes_per_request": round(float(lanes[s]), 3),
-            "sectors_per_request": None,  # shared memory has banks, not sectors
-            "ideal_sectors_per_request": None,
-            "efficiency": None,
-            "lines_per_request": None,
-            "bank_conflict_degree": None,
-            "sectors": None,  # totals over the site's requests (Nsight Compute's sums: memory_counts.py)
-            "wavefronts": None,
-            "bank_conflicts": None,
-            "turns_per_request": None,  # constant memory only (_const_rows)
-            "turns": None,
-        }
-        if degree is None:
-            entry["sectors"] = int(sector_total[s])
-            entry["sectors_per_request"] = round(float(sectors[s]), 3)
-            entry["ideal_sectors_per_request"] = round(float(ideal[s]), 3)
-            entry["efficiency"] = round(float(ideal[s] / sectors[s]), 3)
-            entry["lines_per_request"] = round(float(lines[s]), 3)
-        else:
-            entry["bank_conflict_degree"] = {"max": int(worst[s]), "mean": round(float(degree_mean[s]), 3)}
-            entry["wavefronts"], entry["bank_conflicts"] = int(wavefront_total[s]), int(conflict_total[s])
-        rows.append(entry)
-    return rows
-
-
-def _const_rows(trace: Trace, requests, turns: np.ndarray) -> list[dict]:
-    """Rows of constant-memory sites: per request, the distinct addresses its lanes read (its turns)."""
-    site, first = dense_ids(requests.line, requests.array, requests.kind)
-    count = np.bincount(site, minlength=len(first))
-    total = np.bincount(site, weights=turns, minlength=len(first))
-    lanes = np.bincount(site, weights=requests.lanes, minlength=len(first))
-    worst = np.zeros(len(first), np.int64)
-    np.maximum.at(worst, site, turns)
+    np.maximum.at(worst, site, pick(costs[0]))
+    sums = [total(values) for values in costs]
+    lanes, codes = total(requests.lanes), pick(space)[first]
+    line, array, kind = pick(requests.line)[first], pick(requests.array)[first], pick(requests.kind)[first]
     names, rows = trace.array_names(), []
-    for s, row in enumerate(first):
-        rows.append({
-            "line": int(requests.line[row]), "array": names[int(requests.array[row])], "space": "const",
-            "kind": KIND_NAMES[int(requests.kind[row])], "requests": int(count[s]),
-            "lanes_per_request": round(float(lanes[s] / count[s]), 3), "sectors_per_request": None,
-            "ideal_sectors_per_request": None, "efficiency": None, "lines_per_request": None,
-            "bank_conflict_degree": None, "sectors": None, "wavefronts": None, "bank_conflicts": None,
-            "turns_per_request": {"max": int(worst[s]), "mean": round(float(total[s] / count[s]), 3)},
-            "turns": int(total[s]),
-        })  # fmt: skip
+    for s in range(len(first)):
+        entry = {"line": int(line[s]), "array": names[int(array[s])], "space": SPACES[codes[s]],
+                 "kind": KIND_NAMES[int(kind[s])], "requests": int(count[s]),
+                 "lanes_per_request": round(float(lanes[s] / count[s]), 3)}  # fmt: skip
+        rows.append(entry | _cost_fields(codes[s], count[s], worst[s], [values[s] for values in sums]))
     return rows
+
+
+def _cost_fields(code: int, count: int, worst: int, sums: list[float]) -> dict:
+    """A site's cost: sectors of global memory, wavefronts of shared, turns of constant; None where a
+    figure is not of its space."""
+    fields = dict.fromkeys(("sectors_per_request", "ideal_sectors_per_request", "efficiency", "lines_per_request",
+                            "bank_conflict_degree", "sectors", "wavefronts", "bank_conflicts", "turns_per_request",
+                            "turns"))  # fmt: skip
+    first, second, third = sums
+    if code == GLOBAL:
+        sectors, ideal = first / count, third / count  # totals over the site's requests (memory_counts.py)
+        fields.update(sectors=int(first), sectors_per_request=round(float(sectors), 3),
+                      ideal_sectors_per_request=round(float(ideal), 3), efficiency=round(float(ideal / sectors), 3),
+                      lines_per_request=round(float(second / count), 3))  # fmt: skip
+    elif code == SHARED:  # banks, not sectors
+        fields.update(bank_conflict_degree={"max": int(worst), "mean": round(float(first / count), 3)},
+                      wavefronts=int(second), bank_conflicts=int(second - third))  # fmt: skip
+    else:  # constant memory: the distinct addresses its lanes read (its turns)
+        fields.update(turns_per_request={"max": int(worst), "mean": round(float(first / count), 3)},
+                      turns=int(first))  # fmt: skip
+    return fields
 
 
 def _array_rows(lines: list[dict]) -> list[dict]:

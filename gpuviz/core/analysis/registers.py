@@ -22,6 +22,7 @@ The method, and what it leaves out:
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import textwrap
 from dataclasses import dataclass, field
@@ -66,7 +67,7 @@ def estimate_registers(source: str, array_dtypes: dict[str, str], name: str | No
 def clear_cache() -> None:
     """Forget every kernel source's estimate and syntax tree (a bench times the analyses as a kernel's
     first launch meets them)."""
-    for cached in (_estimate, local_array_bytes, _parsed):
+    for cached in (_estimate, local_array_bytes, _parsed, _function, _function_nodes):
         cached.cache_clear()
 
 
@@ -85,21 +86,20 @@ def register_words(source: str, array_dtypes: dict[str, str], name: str | None =
         return None
     kernel = _Kernel({n for n, d in array_dtypes.items() if str(d) in NARROW_DTYPES})
     params = [a.arg for a in function.args.args]
-    for name in params:
-        kernel.values[name] = _Value(first=0, narrow=False)  # numba passes Python numbers as 64-bit
+    for param in params:
+        kernel.values[param] = _Value(first=0, narrow=False)  # numba passes Python numbers as 64-bit
     kernel.position = 1
     _walk(kernel, function.body, loop_stack=[])
-    return _peak(kernel, set(array_dtypes), _extents(function, set(array_dtypes)))
+    return _peak(kernel, set(array_dtypes), _extents(_function_nodes(source, name), set(array_dtypes)))
 
 
 @functools.lru_cache(maxsize=64)
 def local_array_bytes(source: str, name: str | None = None) -> int:
     """Bytes of the kernel's `cuda.local.array(shape, dtype)` declarations whose shape is literal numbers
     and whose dtype is a plain name (float32, np.int64, ...); others are left out. Once per kernel source."""
-    function = _function(source, name)
     total = 0
-    for node in ast.walk(function) if function is not None else ():
-        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("local.array") and len(node.args) == 2:
+    for node in _function_nodes(source, name):
+        if isinstance(node, ast.Call) and _is_local_array(node.func) and len(node.args) == 2:
             try:
                 shape = ast.literal_eval(node.args[0])
                 size = int(np.prod(shape)) * np.dtype(ast.unparse(node.args[1]).split(".")[-1]).itemsize
@@ -109,10 +109,50 @@ def local_array_bytes(source: str, name: str | None = None) -> int:
     return total
 
 
+def _is_local_array(func: ast.expr) -> bool:
+    """Whether a call's function reads `...local.array` (cuda.local.array); unparsed only where it may."""
+    return isinstance(func, ast.Attribute) and func.attr == "array" and ast.unparse(func).endswith("local.array")
+
+
+def _nodes(node: ast.AST) -> list[ast.AST]:
+    """Every node under `node` (itself included), in no particular order: ast.walk's generic field
+    iteration costs most of an estimate, which a kernel's first launch pays."""
+    found, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return found
+
+
+@functools.lru_cache(maxsize=64)
 def _function(source: str, name: str | None) -> ast.FunctionDef | None:
+    """The first function named `name` (else the first function) in ast.walk's breadth-first order, with
+    only statements searched (and the handlers and cases that hold them): only they can define one."""
     tree = _parsed(source)
-    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] if tree is not None else []
-    return next((f for f in functions if name is None or f.name == name), None)
+    queue = collections.deque([tree] if tree is not None else [])
+    while queue:
+        node = queue.popleft()
+        if isinstance(node, ast.FunctionDef) and (name is None or node.name == name):
+            return node
+        for name_of_field in node._fields:
+            value = getattr(node, name_of_field, None)
+            for child in value if isinstance(value, list) else ():
+                if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                    queue.append(child)
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _function_nodes(source: str, name: str | None) -> list[ast.AST]:
+    """Every node of the kernel's function (none where there is no such function), found once."""
+    function = _function(source, name)
+    return _nodes(function) if function is not None else []
 
 
 @functools.lru_cache(maxsize=16)
@@ -124,9 +164,9 @@ def _parsed(source: str) -> ast.Module | None:
         return None
 
 
-def _extents(function: ast.FunctionDef, arrays: set[str]) -> int:
+def _extents(nodes: list[ast.AST], arrays: set[str]) -> int:
     """Register words of the array extents the kernel reads (`a.size`, `a.shape[k]`)."""
-    seen = {(n.value.id, n.attr) for n in ast.walk(function) if isinstance(n, ast.Attribute)
+    seen = {(n.value.id, n.attr) for n in nodes if isinstance(n, ast.Attribute)
             and isinstance(n.value, ast.Name) and n.value.id in arrays and n.attr in ("size", "shape")}  # fmt: skip
     return WIDE * len(seen)
 
@@ -136,7 +176,7 @@ def _walk(kernel: _Kernel, body: list[ast.stmt], loop_stack: list[int]) -> None:
         here = kernel.position
         kernel.position += 1
         if isinstance(statement, (ast.For, ast.While)):
-            _uses(kernel, statement.iter if isinstance(statement, ast.For) else statement.test, here)
+            _uses(kernel, _nodes(statement.iter if isinstance(statement, ast.For) else statement.test), here)
             if isinstance(statement, ast.For):
                 _define(kernel, statement.target, here, narrow=False)
             _walk(kernel, statement.body, [*loop_stack, len(kernel.loops)])
@@ -144,12 +184,13 @@ def _walk(kernel: _Kernel, body: list[ast.stmt], loop_stack: list[int]) -> None:
             _walk(kernel, statement.orelse, loop_stack)
             continue
         if isinstance(statement, ast.If):
-            _uses(kernel, statement.test, here)
+            _uses(kernel, _nodes(statement.test), here)
             _walk(kernel, statement.body, loop_stack)
             _walk(kernel, statement.orelse, loop_stack)
             continue
-        _uses(kernel, statement, here)
-        kernel.reads[here] = sum(WIDE - _is_narrow(kernel, n) for n in ast.walk(statement)
+        nodes = _nodes(statement)
+        _uses(kernel, nodes, here)
+        kernel.reads[here] = sum(WIDE - _is_narrow(kernel, n) for n in nodes
                                  if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load))  # fmt: skip
         targets = statement.targets if isinstance(statement, ast.Assign) else []
         if isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
@@ -161,14 +202,14 @@ def _walk(kernel: _Kernel, body: list[ast.stmt], loop_stack: list[int]) -> None:
 
 
 def _define(kernel: _Kernel, target: ast.expr, here: int, narrow: bool) -> None:
-    for node in ast.walk(target):
+    for node in _nodes(target):
         if isinstance(node, ast.Name):
             value = kernel.values.setdefault(node.id, _Value(narrow=narrow))
             value.first, value.last = min(value.first, here), max(value.last, here)
 
 
-def _uses(kernel: _Kernel, node: ast.AST, here: int) -> None:
-    for name in ast.walk(node):
+def _uses(kernel: _Kernel, nodes: list[ast.AST], here: int) -> None:
+    for name in nodes:
         if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load) and name.id in kernel.values:
             kernel.values[name.id].last = max(kernel.values[name.id].last, here)
 

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.core.analysis.memory_units import WARP
 from gpuviz.core.trace.model import Trace
-
-WARP = 32
 
 
 @dataclass(frozen=True)
@@ -77,14 +76,6 @@ def pack(*columns: np.ndarray) -> np.ndarray | None:
             return None
         key = key * span + (column.astype(np.int64) - low)
     return key
-
-
-def count_distinct(group: np.ndarray, value: np.ndarray, n_groups: int) -> np.ndarray:
-    """How many distinct values each group holds (groups numbered 0..n_groups-1)."""
-    groups, counts = distinct_per_group(group, value)
-    out = np.zeros(n_groups, np.int64)
-    out[groups] = counts
-    return out
 
 
 def distinct_per_group(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -167,44 +158,26 @@ def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered
     """Requests from the engine's numbers; `ordered`: renumbered in group_requests' order (by warp, site,
     and the k-th execution, which is the order of their first rows), so both give the very same Requests.
     A request's rows are together in the engine's log (its lanes of one warp share a time and keep their
-    order), so first rows come from the runs of equal numbers, with no pass that scatters every row; where
-    each request is one run, so do the lane counts."""
+    order), so first rows come from the runs of equal numbers (request_costs.request_runs, compiled)."""
+    from gpuviz.core.analysis.request_costs import request_runs  # numba: on first use, not with the app
+
     acc = trace.accesses
-    starts = run_starts(logged)
-    first = np.full(int(logged.max()) + 1, -1, np.int64)
-    first[logged[starts[::-1]]] = starts[::-1]  # the last write wins: each request's first run, its first row
+    starts, first, lanes = request_runs(logged)
     present = np.flatnonzero(first >= 0)
     together = len(present) == len(starts)  # one run a request
     dense = rows is None and len(present) == len(first)  # a whole log's requests: numbered 0, 1, 2, ...
     if not dense:
-        first = first[present]
+        first, lanes = first[present], lanes[present]
     source = first if rows is None else rows[first]
     warp = global_warp(trace, acc["thread"][source])
     line, array, kind = (acc[name][source].astype(np.int64) for name in ("line", "array", "kind"))
     if not ordered and dense:
         of_row = logged  # the engine's numbers as they are: a copy to int64 would cost a pass of its own
-        lanes = _lanes(of_row, starts, together, len(first))
         return Requests(of_row=of_row, warp=warp, line=line, array=array, kind=kind, lanes=lanes,
                         runs=starts if together else None)  # fmt: skip
     order = np.lexsort((first, kind, array, line, warp)) if ordered else np.arange(len(first))
-    rank = np.zeros(int(logged.max()) + 1, np.int64)
+    rank = np.zeros(int(present[-1]) + 1, np.int64)
     rank[(np.arange(len(first)) if dense else present)[order]] = np.arange(len(order))
     of_row = rank[logged]
     return Requests(of_row=of_row, warp=warp[order], line=line[order], array=array[order], kind=kind[order],
-                    lanes=_lanes(of_row, starts, together, len(order)), runs=starts if together else None)  # fmt: skip
-
-
-def _lanes(of_row: np.ndarray, starts: np.ndarray, together: bool, count: int) -> np.ndarray:
-    """Rows of each request: the lengths of its run where each request is one run."""
-    if not together:
-        return np.bincount(of_row, minlength=count)
-    lanes = np.zeros(count, np.int64)
-    lanes[of_row[starts]] = np.diff(np.append(starts, len(of_row)))
-    return lanes
-
-
-def run_starts(values: np.ndarray) -> np.ndarray:
-    """Where each run of equal values starts (0 first, for any values)."""
-    if len(values) == 0:
-        return np.zeros(0, np.int64)
-    return np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+                    lanes=lanes[order], runs=starts if together else None)  # fmt: skip

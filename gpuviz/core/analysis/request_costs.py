@@ -1,0 +1,189 @@
+"""What each warp request costs the memory system, found request by request from its own rows: the sectors
+and cache lines of a global request (coalescing.py), the wavefronts of a shared one (banks.py), the turns
+of a constant one (constant.py).
+
+Compiled with numba's CPU target: a request holds a warp's lanes (at most 32 rows, each one to four
+4-byte words), so its costs come from sorting a few numbers in place, in one pass over the log. The same
+in NumPy took whole-log sorts, packs and reductions, each costing more than a small kernel's whole run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gpuviz.core.analysis.memory_units import BANKS, CACHE_LINE, CONST, GLOBAL, SECTOR, SHARED, WARP, WORD
+
+SECTOR_BITS, LINE_BITS, WORD_BITS = (unit.bit_length() - 1 for unit in (SECTOR, CACHE_LINE, WORD))  # powers of 2
+MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of the word set's keys
+PHASES = 4  # the most phases a shared request is served in (128-bit elements: per quarter-warp)
+SHORT = 64  # up to this many values a request's sort is by insertion (they mostly come in order)
+
+
+def rows_by_request(of_row: np.ndarray, n_requests: int, runs: np.ndarray | None) -> tuple:
+    """(order, lo, hi): request q's rows are order[lo[q]:hi[q]]; an empty order where each request's rows
+    are together in the log (`runs`: the first row of each, ascending), then its rows are lo[q]..hi[q]-1."""
+    if runs is not None:
+        lo, hi = np.zeros(n_requests, np.int64), np.zeros(n_requests, np.int64)
+        _spans_of_runs(of_row, runs, lo, hi)
+        return np.zeros(0, np.int64), lo, hi
+    return _counting_sort(of_row, n_requests)
+
+
+def request_costs(of_row: np.ndarray, n_requests: int, runs: np.ndarray | None, index: np.ndarray,
+                  lane: np.ndarray, space: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """Per request (int64 each): global (space GLOBAL): sectors, lines, ideal sectors; shared: conflict
+    degree, wavefronts, ideal wavefronts; constant: turns, 0, 0. `index`: every row's element; `lane`: every
+    row's lane (or thread: taken modulo 32), looked at only for shared elements wider than a word; `space`
+    and `size`: each request's space code and bytes per element."""
+    order, lo, hi = rows_by_request(of_row, n_requests, runs)
+    out = [np.zeros(n_requests, np.int64) for _ in range(3)]
+    if n_requests:
+        _costs(index, lane, order, lo, hi, space.astype(np.int64), size.astype(np.int64), *out)
+    return tuple(out)
+
+
+@njit(cache=True, nogil=True)
+def request_runs(logged):
+    """(where each run of equal numbers starts; per number 0..max, its first row, -1 where it never
+    occurs; per number, its rows) of an engine's request numbers (at least one). Two passes over the
+    rows with no branch on the first, then one over the runs."""
+    top, runs = logged[0], 1
+    for r in range(1, logged.size):
+        top = max(top, logged[r])
+        runs += logged[r] != logged[r - 1]
+    starts, first, lanes = np.empty(runs, np.int64), np.full(top + 1, -1, np.int64), np.zeros(top + 1, np.int64)
+    starts[0], j = 0, 1
+    for r in range(1, logged.size):
+        if logged[r] != logged[r - 1]:
+            starts[j] = r
+            j += 1
+    for i in range(runs):
+        v, end = logged[starts[i]], starts[i + 1] if i + 1 < runs else logged.size
+        lanes[v] += end - starts[i]
+        if first[v] < 0:
+            first[v] = starts[i]
+    return starts, first, lanes
+
+
+@njit(cache=True, nogil=True)
+def _spans_of_runs(of_row, runs, lo, hi):
+    for i in range(runs.size):
+        q = of_row[runs[i]]
+        lo[q] = runs[i]
+        hi[q] = runs[i + 1] if i + 1 < runs.size else of_row.size
+
+
+@njit(cache=True, nogil=True)
+def _counting_sort(of_row, n_requests):
+    """The rows ordered by request (each request's in log order): two passes, no comparison sort."""
+    hi = np.zeros(n_requests, np.int64)
+    for r in range(of_row.size):
+        hi[of_row[r]] += 1
+    lo = np.empty(n_requests, np.int64)
+    at = 0
+    for q in range(n_requests):
+        lo[q] = at
+        at += hi[q]
+        hi[q] = lo[q]
+    order = np.empty(of_row.size, np.int64)
+    for r in range(of_row.size):
+        q = of_row[r]
+        order[hi[q]] = r
+        hi[q] += 1
+    return order, lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _sort(values, k):
+    """values[:k] ascending, in place."""
+    if k > SHORT:
+        values[:k] = np.sort(values[:k])
+        return
+    for i in range(1, k):
+        v = values[i]
+        j = i - 1
+        while j >= 0 and values[j] > v:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = v
+
+
+@njit(cache=True, nogil=True)
+def _costs(index, lane, order, lo, hi, space, size, a, b, c):
+    longest = 0
+    for q in range(lo.size):
+        longest = max(longest, hi[q] - lo[q])
+    values = np.empty(longest + 1, np.int64)
+    bits = max(4, int(np.ceil(np.log2(8 * longest + 8))))  # a word set at most half full: short probes
+    # The word set (word << 2 | phase, and the request that put it there), the distinct words of each
+    # (phase, bank) and the request that counted them, and the most of each phase: cleared by no one.
+    keys, owners = np.empty(1 << bits, np.int64), np.full(1 << bits, -1, np.int64)
+    per_slot, counted, most = (
+        np.zeros(PHASES * BANKS, np.int64),
+        np.full(PHASES * BANKS, -1, np.int64),
+        np.zeros(PHASES, np.int64),
+    )
+    direct = order.size == 0
+    # Rows are gathered inline (numba leaves a function called per row in place, at ten times the work)
+    # and divided by shifts: the units are powers of two, and a division costs more than the rest.
+    for q in range(lo.size):
+        code, width, k = space[q], size[q], 0
+        if code == SHARED:
+            a[q], b[q], c[q] = _wavefronts(
+                index, lane, order, lo[q], hi[q], width, q, bits, keys, owners, per_slot, counted, most
+            )
+            continue
+        if code != GLOBAL and code != CONST:
+            continue
+        scale = width if code == GLOBAL else 1
+        ordered = True
+        for p in range(lo[q], hi[q]):
+            r = p if direct else order[p]
+            values[k] = index[r] * scale  # global: byte; constant: element
+            ordered = ordered and (k == 0 or values[k - 1] <= values[k])
+            k += 1
+        if not ordered:
+            _sort(values, k)
+        distinct, sectors, lines = 1, 1, 1
+        for i in range(1, k):
+            v, u = values[i], values[i - 1]
+            distinct += v != u
+            sectors += (v >> SECTOR_BITS) != (u >> SECTOR_BITS)
+            lines += (v >> LINE_BITS) != (u >> LINE_BITS)
+        if code == CONST:
+            a[q] = distinct
+        else:
+            a[q], b[q], c[q] = sectors, lines, -(-(distinct * width) // SECTOR)
+
+
+@njit(inline="always")  # a call per request with arrays for arguments would cost more than its work
+def _wavefronts(index, lane, order, start, end, width, q, bits, keys, owners, per_slot, counted, most):
+    """(degree, wavefronts, ideal) of shared request q: a phase takes as many wavefronts as the most
+    distinct words one bank serves in it; the ideal is one a phase with lanes in it. Elements wider than
+    a word are served in phases (banks.py); each row's lane is looked at only then. A word is new where
+    the word set (open addressing, entries marked with their request: nothing to clear) lacks it."""
+    words, per_phase = max(1, width >> WORD_BITS), BANKS * WORD // max(WORD, width)
+    most[:] = 0
+    mask, shift = (1 << bits) - 1, np.uint64(64 - bits)
+    for p in range(start, end):
+        r = p if order.size == 0 else order[p]
+        phase = 0 if width <= WORD else (lane[r] % WARP) // per_phase
+        for w in range(words):
+            word = index[r] if width == WORD else (index[r] * width >> WORD_BITS) + w  # the usual width: no shifts
+            key = word << 2 | phase
+            at = np.int64(np.uint64(key) * MIX >> shift)
+            while owners[at] == q and keys[at] != key:
+                at = (at + 1) & mask
+            if owners[at] == q:
+                continue  # a word seen before in this phase: served with it
+            keys[at], owners[at] = key, q
+            slot = phase * BANKS + (word & (BANKS - 1))  # word % BANKS, for BANKS a power of 2
+            count = per_slot[slot] + 1 if counted[slot] == q else 1
+            per_slot[slot], counted[slot] = count, q
+            most[phase] = max(most[phase], count)
+    degree, wavefronts, ideal = 0, 0, 0
+    for phase in range(PHASES):
+        if most[phase]:
+            degree, wavefronts, ideal = max(degree, most[phase]), wavefronts + most[phase], ideal + 1
+    return degree, wavefronts, ideal
