@@ -425,7 +425,7 @@ def test_narrow_and_wide_records_give_the_same_accesses(monkeypatch, grid, block
     (layout,) = {c.layout for c in backend.GpuBackend._compiled.values() if c.level == "accesses"}
     assert layout.narrow and layout.time_bits == 11 and layout.flat == (grid == 2)
     monkeypatch.setattr(backend.GpuBackend, "_compiled", {})
-    monkeypatch.setattr(backend, "choose_layout", lambda site_arrays, flat: RecordLayout())
+    monkeypatch.setattr(backend, "choose_layout", lambda arrays, flat, guarded=False: RecordLayout(guarded=guarded))
     wide = _run(LAYOUT_KERNEL, grid, block, args(), "gpu")
     for trace in (narrow, wide):
         order = np.lexsort((np.arange(len(trace.accesses["thread"])), trace.accesses["thread"]))

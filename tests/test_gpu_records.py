@@ -283,6 +283,20 @@ def test_a_kernel_whose_sites_each_name_one_array_gets_narrow_tags():
     assert low.tolist() == [7, 8, 9, 10, 11]
 
 
+def test_the_guard_is_a_layout_of_its_own_and_leaves_the_unguarded_hooks_alone():
+    from gpuviz.backends.gpu.backend import _build_digest
+    from gpuviz.backends.gpu.hooks import hook_source
+    from gpuviz.backends.gpu.layout import RecordLayout, choose_layout
+
+    for sites, flat in (([0, 1, 2], True), ([0, None], False)):
+        plain, guarded = choose_layout(sites, flat), choose_layout(sites, flat, guarded=True)
+        assert not plain.guarded and guarded.guarded and guarded.narrow == plain.narrow
+        assert "_gv_inside" not in hook_source(plain) and "st[3] = 0" not in hook_source(plain)
+        assert "_gv_inside(t, f" in hook_source(guarded) and "fault = t[2][3]" in hook_source(guarded)
+        assert _build_digest(None, plain) != _build_digest(None, guarded)  # cached apart
+    assert RecordLayout(True) == RecordLayout(True, guarded=False)
+
+
 def test_narrow_times_come_back_across_their_wrap_and_their_time_marks():
     from gpuviz.backends.gpu.decode import _restore_time
 
