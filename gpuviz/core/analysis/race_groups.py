@@ -80,7 +80,8 @@ def _runs(array):
 
 @njit(cache=True, nogil=True)
 def _ranges(runs, array, index, kind, epoch, thread, shared):
-    """Run by run, one reduction per column and quantity (loops the compiler can vectorise)."""
+    """Run by run, every column's reductions in one loop over the run's rows (slice reductions such as
+    `index[r:end].min()` ran no faster here and took seconds more to compile)."""
     n_arrays = shared.size
     per_array = np.zeros((5, n_arrays), np.int64)  # low, high, rows, written, top block epoch
     per_array[0, :] = np.iinfo(np.int64).max
@@ -89,10 +90,10 @@ def _ranges(runs, array, index, kind, epoch, thread, shared):
     top_index, top_thread, epochs_or, top_grid = np.iinfo(np.int64).min, 0, 0, 0
     for k in range(runs.size - 1):
         r, end = runs[k], runs[k + 1]
-        low, high, top = index[r:end].min(), index[r:end].max(), thread[r:end].max()
-        written, top_epoch, run_or = kind[r:end].max(), (epoch[r:end] & 65535).max(), epoch[r]
+        low, high, top, written, top_epoch, run_or = index[r], index[r], thread[r], 0, 0, 0
         for q in range(r, end):
-            run_or |= epoch[q]
+            low, high, top = min(low, index[q]), max(high, index[q]), max(top, thread[q])
+            written, top_epoch, run_or = max(written, kind[q]), max(top_epoch, epoch[q] & 65535), run_or | epoch[q]
         if run_or & (255 << 16):
             for q in range(r, end):
                 top_grid = max(top_grid, (epoch[q] >> 16) & 255)

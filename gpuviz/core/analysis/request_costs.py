@@ -17,7 +17,6 @@ from gpuviz.core.analysis.memory_units import BANKS, CACHE_LINE, CONST, GLOBAL, 
 SECTOR_BITS, LINE_BITS, WORD_BITS = (unit.bit_length() - 1 for unit in (SECTOR, CACHE_LINE, WORD))  # powers of 2
 MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of the word set's keys
 PHASES = 4  # the most phases a shared request is served in (128-bit elements: per quarter-warp)
-SHORT = 64  # up to this many values a request's sort is by insertion (they mostly come in order)
 
 
 def rows_by_request(of_row: np.ndarray, n_requests: int, runs: np.ndarray | None) -> tuple:
@@ -96,17 +95,19 @@ def _counting_sort(of_row, n_requests):
 
 @njit(cache=True, nogil=True)
 def _sort(values, k):
-    """values[:k] ascending, in place."""
-    if k > SHORT:
-        values[:k] = np.sort(values[:k])
-        return
-    for i in range(1, k):
-        v = values[i]
-        j = i - 1
-        while j >= 0 and values[j] > v:
-            values[j + 1] = values[j]
-            j -= 1
-        values[j + 1] = v
+    """values[:k] ascending, in place: Shell's sort, near one pass for the mostly ordered addresses of a
+    request, and far cheaper to compile than np.sort."""
+    gap = 1
+    while gap < k // 3:
+        gap = 3 * gap + 1
+    while gap:
+        for i in range(gap, k):
+            v, j = values[i], i
+            while j >= gap and values[j - gap] > v:
+                values[j] = values[j - gap]
+                j -= gap
+            values[j] = v
+        gap //= 3
 
 
 @njit(cache=True, nogil=True)
@@ -124,11 +125,17 @@ def _costs(index, lane, order, lo, hi, space, size, a, b, c):
         np.full(PHASES * BANKS, -1, np.int64),
         np.zeros(PHASES, np.int64),
     )
+    bank_words = np.empty((BANKS, longest + 1), np.int64)  # each bank's distinct words of one request
     direct = order.size == 0
     # Rows are gathered inline (numba leaves a function called per row in place, at ten times the work)
     # and divided by shifts: the units are powers of two, and a division costs more than the rest.
     for q in range(lo.size):
         code, width, k = space[q], size[q], 0
+        if code == SHARED and width <= WORD:  # the usual case: elements of a word or less, one phase
+            a[q], b[q], c[q] = _one_phase_wavefronts(
+                index, order, lo[q], hi[q], width, q, bank_words, per_slot, counted
+            )
+            continue
         if code == SHARED:
             a[q], b[q], c[q] = _wavefronts(
                 index, lane, order, lo[q], hi[q], width, q, bits, keys, owners, per_slot, counted, most
@@ -158,6 +165,30 @@ def _costs(index, lane, order, lo, hi, space, size, a, b, c):
 
 
 @njit(inline="always")  # a call per request with arrays for arguments would cost more than its work
+def _one_phase_wavefronts(index, order, start, end, width, q, bank_words, per_slot, counted):
+    """(degree, wavefronts, ideal) of shared request q whose elements are at most a word wide (one phase):
+    each bank keeps the distinct words it serves (bank_words, a few each; entries marked with their request
+    through `counted`: nothing to clear), and the busiest bank's count is the wavefronts. No sort and no
+    hash: the word set that wider elements need (_wavefronts) costs more."""
+    most = 0
+    for p in range(start, end):
+        r = p if order.size == 0 else order[p]
+        word = index[r] if width == WORD else index[r] * width >> WORD_BITS
+        slot = word & (BANKS - 1)  # word % BANKS, for BANKS a power of 2
+        n = per_slot[slot] if counted[slot] == q else 0
+        seen = False
+        for j in range(n):
+            if bank_words[slot, j] == word:
+                seen = True  # served with the lane that asked first
+                break
+        if not seen:
+            bank_words[slot, n] = word
+            per_slot[slot], counted[slot] = n + 1, q
+            most = max(most, n + 1)
+    return (most, most, 1) if end > start else (0, 0, 0)
+
+
+@njit(cache=True, nogil=True)  # a call per request: only elements wider than a word take it
 def _wavefronts(index, lane, order, start, end, width, q, bits, keys, owners, per_slot, counted, most):
     """(degree, wavefronts, ideal) of shared request q: a phase takes as many wavefronts as the most
     distinct words one bank serves in it; the ideal is one a phase with lanes in it. Elements wider than
