@@ -284,10 +284,14 @@ def _gv_st{dims}(t, aid, arr, {idx}, value, site):
 """
 
 
-def _atomic_source(op: str, dims: int) -> str:
+def _atomic_words(op: str, dims: int) -> tuple[str, str, str]:
+    """(the index parameters, the index numba's atomic takes, the operands) of an atomic hook."""
     idx = ", ".join(_INDEX_NAMES[:dims])
-    where = idx if dims == 1 else f"({idx})"
-    operands = "v0, v1" if op == "cas" else "v0"
+    return idx, idx if dims == 1 else f"({idx})", "v0, v1" if op == "cas" else "v0"
+
+
+def _atomic_source(op: str, dims: int) -> str:
+    idx, where, operands = _atomic_words(op, dims)
     return f"""
 def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
     old = _gv_cuda.atomic.{op}(arr, {where}, {operands})
@@ -335,9 +339,7 @@ def _gv_st{dims}(t, aid, arr, {idx}, value, site):
 
 
 def _guarded_atomic_source(op: str, dims: int) -> str:
-    idx = ", ".join(_INDEX_NAMES[:dims])
-    where = idx if dims == 1 else f"({idx})"
-    operands = "v0, v1" if op == "cas" else "v0"
+    idx, where, operands = _atomic_words(op, dims)
     return f"""
 def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
     if arr.ndim == {dims} and aid >= 0:
