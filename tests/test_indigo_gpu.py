@@ -59,6 +59,29 @@ for name in sys.argv[1:]:
 """
 
 
+CROWDED_WORKER = """
+import pathlib, sys
+for name in sys.argv[1:]:
+    print("@@kernel " + name, flush=True)
+    tried = pathlib.Path("tried-" + name)
+    if name == "big" and not tried.exists():
+        tried.write_text("")
+        print("CudaAPIError: Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY", flush=True)
+        sys.exit(3)
+    print("ran " + name, flush=True)
+    print("@@done " + name, flush=True)
+"""
+
+
+def test_kernels_short_of_gpu_memory_beside_other_batches_run_again_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    found = run_batches(lambda left: [sys.executable, "-c", CROWDED_WORKER, *left], ["a", "big", "b"], 2, 60)
+    assert found == {"a": ["ran a"], "big": ["ran big"], "b": ["ran b"]}
+    (tmp_path / "tried-big").unlink()
+    alone = run_batches(lambda left: [sys.executable, "-c", CROWDED_WORKER, *left], ["big"], 1, 60)
+    assert any("CUDA_ERROR_OUT_OF_MEMORY" in line for line in alone["big"])  # one worker: nothing to gain
+
+
 def test_a_batch_goes_on_after_the_kernel_its_worker_died_on():
     names = ["a", "faults", "b", "stops", "c"]
     found = run_batches(lambda left: [sys.executable, "-c", WORKER, *left], names, 1, 60)

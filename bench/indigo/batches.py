@@ -1,7 +1,9 @@
 """Indigo kernels run in batches of worker processes, the batches in parallel (the lent GPU machine has
 16 cores). A worker prints a marker line before and after each kernel; what it prints between them is that
 kernel's. A worker that dies (a faulting kernel leaves the process's CUDA context unusable) is started again
-after the kernel it was on, which keeps the lines it printed and a line saying how its worker ended.
+after the kernel it was on, which keeps the lines it printed and a line saying how its worker ended. Kernels
+that ran out of GPU memory beside the other batches' (an 80 GB card holds fewer workers' access logs than
+there are cores) run again, alone, once the batches are done.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 START, END, DIED = "@@kernel ", "@@done ", "@@died "
+OUT_OF_MEMORY = "CUDA_ERROR_OUT_OF_MEMORY"
+ALONE_SECONDS = 60.0  # the least time the kernels run again alone get, past the run's own
 
 
 def worker_asked(argv: list[str], worker: Callable) -> bool:
@@ -43,6 +47,10 @@ def run_batches(command: Callable[[list[str]], list[str]], names: list[str], job
         found: dict[str, list[str]] = {}
         for future in futures:
             found.update(future.result())
+        crowded = [name for name in names if any(OUT_OF_MEMORY in line for line in found[name])]
+        if crowded and jobs > 1:  # alone, a kernel has the card's memory to itself
+            alone = max(deadline, time.monotonic() + ALONE_SECONDS)
+            found.update(_run_batch(command, crowded, alone, {**common, "GPUVIZ_CACHE_DIR": f"{caches}/alone"}))
     return found
 
 
