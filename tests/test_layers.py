@@ -165,3 +165,12 @@ def test_the_program_layer_never_asks_what_a_backend_has():
     calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
              and getattr(node.func, "id", "") == "hasattr"]  # fmt: skip
     assert all("backend" not in ast.unparse(call) for call in calls)
+
+
+def test_the_app_opens_without_numba():
+    # the compiled analyses import numba where they are first used (in the worker), not with the window
+    code = "import sys\nimport gpuviz.app.window.main_window\nprint('NUMBA', 'numba' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "NUMBA False" in done.stdout

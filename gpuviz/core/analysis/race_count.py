@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuviz.core.analysis.race_groups import log_ranges, pairable_rows
 from gpuviz.core.analysis.requests import dense_ids
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.trace.columns import epoch_field
@@ -43,6 +42,8 @@ class Layout:
         self.warp_size = int(trace.meta.get("warp_size", 32))
         self.arrays = trace.meta.get("arrays", [])
         self.shared = np.array([a["space"] == "shared" for a in self.arrays] or [False], bool)
+        from gpuviz.core.analysis.race_groups import log_ranges  # numba: on first use, not with the app
+
         self.ranges = log_ranges(acc, self.shared[: len(self.arrays)])
         self.index_bits = max(1, self.ranges.top_index.bit_length())
         self._untrusted_warps = _untrusted_warps(trace, self.per_block, self.warp_size)
@@ -57,6 +58,8 @@ class Layout:
         """(the rows of locations that two threads touch and someone writes, ascending; their element keys),
         a shared array's location being its element in one block and block epoch where `by_block`, its
         element over the launch otherwise (race_groups.py)."""
+        from gpuviz.core.analysis.race_groups import pairable_rows
+
         return pairable_rows(self.trace.accesses, self.ranges, self.shared, self.per_block, by_block, self.index_bits,
                              self.grid_bits)  # fmt: skip
 
