@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import gpuviz
-from gpuviz.core.analysis import banks, coalescing, divergence, race_count
+from gpuviz.core.analysis import banks, coalescing, race_count
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.analysis.races import find_races
 from gpuviz.core.analysis.requests import Requests, dense_ids, global_warp, group_requests
 
+from .divergence_reference import line_counts
 from .race_suite import CASES
 
 BENCH = (Path(__file__).parents[1] / "bench" / "speed_kernels.py").read_text()
@@ -62,11 +63,11 @@ def _every_row(layout):
 
 
 def _same_line_counts(trace) -> None:
-    """divergence.line_counts (packed keys counted at once) gives what numbering every row's pair gives."""
+    """line_counts (packed keys counted at once) gives what numbering every row's pair gives."""
     thread, line = trace.accesses["thread"], trace.accesses["line"]
     pair, first = dense_ids(thread, line)
     expected = (thread[first].astype(np.int64), line[first].astype(np.int64), np.bincount(pair))
-    for mine, theirs in zip(divergence.line_counts(trace), expected):
+    for mine, theirs in zip(line_counts(trace), expected):
         assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
 
 

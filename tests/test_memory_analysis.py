@@ -271,7 +271,9 @@ def test_divergence_of_warps_without_recorded_accesses_is_one_path(blocks, per_b
     """With the accesses of the first and last block only, those blocks' warps split as with every
     block recorded, and the other warps count one path (the log tells nothing of them)."""
     import gpuviz
-    from gpuviz.core.analysis.divergence import divergence, line_counts, warp_paths
+    from gpuviz.core.analysis.divergence import divergence
+
+    from .divergence_reference import line_counts, warp_paths
 
     def run(chosen):
         return gpuviz.trace(SPLIT, name="k", backend="sim", level="accesses", blocks=chosen)[blocks, per_block](

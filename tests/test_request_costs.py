@@ -1,7 +1,7 @@
 """The memory report's compiled passes on small hand-made requests with known costs: sectors, lines and
 ideal sectors of global requests, bank conflicts and wavefronts of shared ones, turns of constant ones,
-the engine's request numbers' runs, and divergence warp by warp (held equal to divergence.py's NumPy
-paths from the rows)."""
+the engine's request numbers' runs, and divergence warp by warp (held equal to the NumPy paths from the
+rows, tests/divergence_reference.py)."""
 
 import numpy as np
 import pytest
@@ -13,6 +13,7 @@ from gpuviz.core.analysis.path_counts import path_counts
 from gpuviz.core.analysis.request_costs import request_costs, request_runs
 from gpuviz.core.analysis.requests import group_requests
 
+from .divergence_reference import line_counts, warp_paths
 from .race_suite import CASES
 
 LANES = np.arange(32)
@@ -86,7 +87,7 @@ def k(a):
 
 
 def _numpy_paths(trace):
-    return divergence.warp_paths(trace, divergence.line_counts(trace))
+    return warp_paths(trace, line_counts(trace))
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.divergent][:6] + CASES[:4], ids=lambda c: c.name)

@@ -272,8 +272,7 @@ def raise_if_faulted(exc: Exception, kernel: str) -> None:
         raise GpuvizError(
             f"kernel {kernel} faulted on the GPU ({fault}: most often an index outside an array's memory), "
             "which ends this process's CUDA context; record it again with the guard (`gpuviz run --guard`, or "
-            "`guard=True`; level accesses) to see "
-            "which line, thread and element"
+            "`guard=True`; level accesses) to see which line, thread and element"
         ) from None
 
 

@@ -4,7 +4,8 @@ how many warps executed it and in how many of them its lanes did not all execute
 A warp whose every request holds all its lanes took one path and split no line; only the rows of the
 other warps are looked at, lane by lane, in a small table of counts per lane and line that is cleared
 after each warp. Compiled with numba's CPU target: in NumPy the same took packs, sorts and reductions
-over the whole log. The paths and lines equal divergence.py's warp_paths and line counts from the rows.
+over the whole log. The paths and lines equal those of a NumPy count over every (thread, line) pair of
+the log (tests/divergence_reference.py).
 """
 
 from __future__ import annotations

@@ -78,22 +78,6 @@ def pack(*columns: np.ndarray) -> np.ndarray | None:
     return key
 
 
-def distinct_per_group(group: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the groups present, in ascending order; how many distinct values each holds)."""
-    if len(group) == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    key = pack(group, value)
-    if key is None:
-        _, first = dense_ids(group, value)
-        pair_group = np.sort(group[first])
-    else:
-        span = int(value.max()) - int(value.min()) + 1
-        pair_group = sorted_unique(key) // span + int(group.min())
-    starts = np.flatnonzero(np.concatenate([[True], pair_group[1:] != pair_group[:-1]]))
-    counts = np.diff(np.append(starts, len(pair_group)))
-    return pair_group[starts].astype(np.int64), counts.astype(np.int64)
-
-
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """np.unique by sorting (NumPy's hash-based unique is far slower on millions of int64 keys)."""
     ordered = np.sort(values)
