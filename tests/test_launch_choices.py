@@ -191,3 +191,35 @@ def test_the_device_choice_never_widens_the_launch_panel(qtbot, window):  # noqa
         pick_device(window, name)
         qtbot.wait(20)
         assert not scroll.horizontalScrollBar().isVisible(), f"{name}: the launch panel scrolls sideways"
+
+
+def test_the_guard_is_offered_for_gpu_runs_only_and_reaches_the_run(qtbot, window):  # noqa: F811
+    from gpuviz.app.widgets.launch_editor import LaunchEditor
+
+    editor = LaunchEditor(None)  # a machine with a usable GPU
+    qtbot.addWidget(editor)
+    editor.guard.setChecked(True)
+    for backend, offered in (("auto", True), ("gpu", True), ("sim", False)):
+        editor.backend.setCurrentIndex(editor.backend.findData(backend))
+        assert editor.guard.isEnabled() is offered and editor.guarded() is offered
+    without = LaunchEditor("no NVIDIA driver")
+    qtbot.addWidget(without)
+    without.guard.setChecked(True)
+    assert not without.guard.isEnabled() and not without.guarded()
+
+    window.launch.backend.setCurrentIndex(window.launch.backend.findData("sim"))
+    window.launch.guard.setChecked(True)
+    assert window._run_options().guard is False  # the simulator checks every access anyway
+    window.launch.gpu_usable = True  # as where a GPU is usable
+    window.launch.backend.setCurrentIndex(window.launch.backend.findData("gpu"))
+    assert window._run_options().guard is True
+
+
+def test_the_gpu_fault_line_names_the_apps_switch():
+    from gpuviz.app.widgets.launch_editor import GUARD_LABEL
+    from gpuviz.backends.gpu.backend import raise_if_faulted
+    from gpuviz.core.errors import GpuvizError
+
+    with pytest.raises(GpuvizError, match=r"CUDA_ERROR_ILLEGAL_ADDRESS") as raised:
+        raise_if_faulted(RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS"), "k")
+    assert f'"{GUARD_LABEL}"' in str(raised.value) and "\n" not in str(raised.value)

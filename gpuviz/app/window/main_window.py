@@ -262,6 +262,7 @@ class MainWindow(QMainWindow):
     def _run_options(self) -> RunOptions:
         entry, backend, repeat = self.state.entry, self.launch.backend_name(), self.launch.repeat.value()
         options = entry.run_options(backend, repeat) if entry else RunOptions(backend=backend, repeat=repeat)
+        options = replace(options, guard=self.launch.guarded())
         return self.preferences.run_options(options)  # the device picked is kept in the preferences
 
     # ---- preferences -----------------------------------------------------------------------------

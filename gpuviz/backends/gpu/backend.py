@@ -271,8 +271,9 @@ def raise_if_faulted(exc: Exception, kernel: str) -> None:
     if fault is not None:
         raise GpuvizError(
             f"kernel {kernel} faulted on the GPU ({fault}: most often an index outside an array's memory), "
-            "which ends this process's CUDA context; record it again with the guard (`gpuviz run --guard`, or "
-            "`guard=True`; level accesses) to see which line, thread and element"
+            "which ends this process's CUDA context; record it again with the guard (`gpuviz run --guard`, "
+            '`guard=True`, or the app\'s "Check every access (GPU)"; level accesses) to see which line, thread '
+            "and element"
         ) from None
 
 
