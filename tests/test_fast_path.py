@@ -152,14 +152,24 @@ def scale_{tag}(a, k):
 '''
 a = np.arange(64, dtype=np.float64)
 trace = gpuviz.trace(SRC, name="scale_{tag}", backend="sim", engine="fast")[2, 32](a, 3.0)
-runner = next(iter(engine._modules.values())).run_blocks
+runner = next(m.run_blocks for m in engine._modules.values() if m.run_blocks.signatures)  # the one that ran
 print(trace.meta["engine"], sum(runner.stats.cache_misses.values()), sum(runner.stats.cache_hits.values()))
 """
+# A kernel with a local kept across a barrier: the first process learns its type and compiles the translation
+# that makes its array up front; the second finds both on disk.
+CACHED_BARRIER = CACHED.replace(
+    """    if i < a.size:
+        a[i] = a[i] * k""",
+    """    x = a[i] * k
+    cuda.syncthreads()
+    a[i] = x""",
+)
 
 
-def test_a_second_process_compiles_nothing(tmp_path):
+@pytest.mark.parametrize("source", [CACHED, CACHED_BARRIER], ids=["no barrier", "a local kept across a barrier"])
+def test_a_second_process_compiles_nothing(tmp_path, source):
     script = tmp_path / "cached.py"
-    script.write_text(textwrap.dedent(CACHED.replace("{tag}", f"t{os.getpid()}")))
+    script.write_text(textwrap.dedent(source.replace("{tag}", f"t{os.getpid()}")))
     env = {**os.environ, "GPUVIZ_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
 
     def run() -> list[str]:
@@ -233,3 +243,63 @@ def test_over_the_memory_budget_the_fast_path_keeps_the_first_and_last_blocks_as
     assert fast.meta["recorded_blocks"] == vector.meta["recorded_blocks"] == [0, n // 256 - 1]
     assert any("first and last block only" in w for w in fast.meta["warnings"])
     assert_same_trace(fast, vector)
+
+
+KEPT = """from numba import cuda, float32
+import numpy as np
+
+@cuda.jit
+def kept(a, out, n):
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    x = np.float32(a[i]) * float32(0.5)
+    odd = t % 2 == 1
+    total = 0
+    cuda.syncthreads()
+    for step in range(3):
+        total += step
+        cuda.syncthreads()
+    if odd:
+        out[i] = x + total + n
+    else:
+        out[i] = -x
+"""
+
+
+def test_kept_locals_get_their_arrays_up_front_once_their_types_are_learnt(tmp_path, monkeypatch):
+    from gpuviz.backends.sim.fast import engine
+
+    monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "kept.py"
+    path.write_text(KEPT)
+    a = np.arange(128, dtype=np.float64)
+
+    def launch(engine_name: str):
+        out = np.zeros(128, np.float32)
+        trace = gpuviz.trace(KEPT, name="kept", backend="sim", engine=engine_name, level="accesses")[2, 64](a, out, 3)
+        return trace, out
+
+    vector, expected = launch("vector")
+    for _ in range(2):  # learnt at the first launch (typing once), up front at both
+        fast, out = launch("fast")
+        assert fast.meta["engine"] == "fast", fast.meta.get("engine_note")
+        assert_same_trace(fast, vector)
+        np.testing.assert_array_equal(out, expected)
+    ran = [t for t in engine._translations.values() if getattr(t, "name", "") == "kept" and t.kept_dtypes]
+    assert ran and ran[0].kept_dtypes == {"i": "int64", "odd": "bool_", "x": "float32"}  # total: one a block
+    assert "_have_" not in ran[0].source and "_keep_x = np.empty(_tpb, np.float32)" in ran[0].source
+    (sidecar,) = (tmp_path / "cache").rglob("kept_*.kept.json")
+    assert '"x": "float32"' in sidecar.read_text()
+
+
+def test_the_kept_types_file_is_read_with_care(tmp_path):
+    from gpuviz.backends.sim.fast import kept_types
+
+    sidecar = tmp_path / "k.kept.json"
+    assert kept_types.known(sidecar, "key") is None  # none yet
+    sidecar.write_text("{not json")
+    assert kept_types.known(sidecar, "key") is None  # unreadable: learnt again, then written whole
+    kept_types.remember(sidecar, "key", {"x": "float32"})
+    assert kept_types.known(sidecar, "key") == {"x": "float32"}
+    kept_types.remember(sidecar, "other", {"y": "object"})
+    assert kept_types.known(sidecar, "key") == {"x": "float32"} and kept_types.known(sidecar, "other") is None

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuviz.backends.sim.fast import kept_types
 from gpuviz.backends.sim.fast.log_rows import log_rows
 from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
 from gpuviz.backends.sim.recording import event_cap, narrowed_warning
@@ -60,6 +61,7 @@ _translations: dict[tuple, Translation | FastUnsupported] = {}
 _modules: dict[str, object] = {}
 _slots_needed: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (slots its busiest thread needed, narrowed)
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
+_kept: dict[tuple, dict | None] = {}  # (translation, argument types) -> its kept locals' dtypes (None: not learnt)
 
 
 def forget_fast(py_func, why: str) -> None:
@@ -67,13 +69,13 @@ def forget_fast(py_func, why: str) -> None:
     _refused[py_func] = why
 
 
-def translation_for(py_func, kinds: tuple) -> Translation:
+def translation_for(py_func, kinds: tuple, kept_dtypes: dict[str, str] | None = None) -> Translation:
     if py_func in _refused:
         raise FastDeclined(f"the fast path cannot run it: {_refused[py_func]}")
-    key = (py_func, kinds)
+    key = (py_func, kinds, tuple(sorted((kept_dtypes or {}).items())))
     if key not in _translations:
         try:
-            _translations[key] = translate(py_func, dict(kinds))
+            _translations[key] = translate(py_func, dict(kinds), kept_dtypes)
         except FastUnsupported as exc:
             _translations[key] = exc
     found = _translations[key]
@@ -127,6 +129,11 @@ def _generated_path(translation: Translation) -> Path:
     return cache_dir() / "fast" / f"{translation.name}_{translation.digest}.py"
 
 
+def _sidecar(translation: Translation) -> Path:
+    """Where the dtypes of a translation's kept locals are kept (fast/kept_types.py)."""
+    return _generated_path(translation).with_suffix(".kept.json")
+
+
 def _on_disk(translation: Translation) -> bool:
     """Whether numba's cache holds machine code of this translation (its index file, beside the source)."""
     path = _generated_path(translation)
@@ -139,12 +146,15 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     """Run the launch on the fast path; FastDeclined says why not (the caller then restores the arguments)."""
     kinds = argument_kinds(params, host_args)
     translation = translation_for(py_func, kinds)
+    per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes(program))
+    keep = _kept_blocks(config, options, level)
+    if translation.kept:  # locals kept across a barrier: their arrays made up front where their types are known
+        dtypes = _kept_dtypes(translation, config, device, per_sm, host_args, keep, notify)
+        translation = translation_for(py_func, kinds, dtypes) if dtypes else translation
     runner = compiled(translation)
     fresh = not runner.signatures
     if fresh and not _on_disk(translation):  # numba's cache holds machine code for another launch shape at most
         notify(Stage("compiling", f"compiling {translation.name} for the fast path (once: kept on disk)..."))
-    per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes(program))
-    keep = _kept_blocks(config, options, level)
     started = time.perf_counter()
     # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
     # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
@@ -225,6 +235,18 @@ def _watched(program, kinds: tuple, host_args: tuple, params: list[str]) -> tupl
 
 def _call(runner, translation, config, device, per_sm: int, host_args, watched, state: _State,
           notify: Notify) -> None:  # fmt: skip
+    fixed = _launch_arguments(translation, config, device, per_sm)
+    for first in range(0, config.blocks, BLOCKS_PER_CALL):
+        blocks = np.arange(first, min(config.blocks, first + BLOCKS_PER_CALL), dtype=np.int64)
+        arrays = (state.L, watched, state.F, state.clk, state.end, state.hsh)
+        runner(blocks, state.slot_base, *host_args, *fixed, *arrays)
+        notify(Progress(int(blocks[-1]) + 1, config.blocks))
+        if state.F[0]:
+            return
+
+
+def _launch_arguments(translation, config, device, per_sm: int) -> tuple:
+    """The runner's arguments that stay the same for every block: the launch's sizes and the costs."""
     tpb = config.threads_per_block
     resident = min(per_sm, -(-config.blocks // device.sm_count))
     costs = _costs(issue_share(resident * -(-tpb // WARP), device.schedulers_per_sm))
@@ -236,13 +258,36 @@ def _call(runner, translation, config, device, per_sm: int, host_args, watched, 
         phase_costs[k, : len(points)] = [by_name[p] for p in points]
     site_points = np.array([site[3] for site in translation.sites] or [0], np.int64)
     dims = np.array([*config.block, *config.grid], np.int64)
-    for first in range(0, config.blocks, BLOCKS_PER_CALL):
-        blocks = np.arange(first, min(config.blocks, first + BLOCKS_PER_CALL), dtype=np.int64)
-        arrays = (state.L, watched, state.F, state.clk, state.end, state.hsh)
-        runner(blocks, state.slot_base, *host_args, dims, cost, phase_costs, site_points, *arrays)
-        notify(Progress(int(blocks[-1]) + 1, config.blocks))
-        if state.F[0]:
-            return
+    return dims, cost, phase_costs, site_points
+
+
+def _kept_dtypes(translation: Translation, config, device, per_sm: int, host_args, keep, notify: Notify
+                 ) -> dict[str, str] | None:  # fmt: skip
+    """The dtypes of the translation's kept locals for these argument types: known in this process, kept on
+    disk, or learnt now from numba's typing of the translation (once per kernel and argument types)."""
+    key = kept_types.arguments_key(host_args)
+    known = (translation.digest, key)
+    if known not in _kept:
+        _kept[known] = kept_types.known(_sidecar(translation), key)
+    if _kept[known] is None:
+        notify(Stage("compiling", f"typing {translation.name} for the fast path (once: kept on disk)..."))
+        runner = compiled(translation)
+        tiny = _State(LaunchConfig.of(1, config.block), None if keep is None else np.ones(1, bool), 0,
+                      len(translation.shared))  # fmt: skip
+        unwatched_arrays = tuple(_unwatched() for _ in translation.array_params)
+        sample = (np.zeros(1, np.int64), tiny.slot_base, *host_args, *_launch_arguments(translation, config, device,
+                  per_sm), tiny.L, unwatched_arrays, tiny.F, tiny.clk, tiny.end, tiny.hsh)  # fmt: skip
+        found = kept_types.learn(runner.py_func, tuple(runner.typeof_pyval(a) for a in sample))
+        _kept[known] = found if found and set(found) == set(translation.kept) else {}  # {}: lazy arrays, not again
+        if _kept[known]:
+            kept_types.remember(_sidecar(translation), key, _kept[known])
+    return _kept[known] or None
+
+
+def _unwatched() -> tuple:
+    from gpuviz.backends.sim.fast.hooks import unwatched
+
+    return unwatched()
 
 
 def _finish(translation, config, device, per_sm: int, options, arrays, params, host_args, state: _State, keep,

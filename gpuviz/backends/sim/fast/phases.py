@@ -131,9 +131,10 @@ class Phases:
         self._emit(d + 2, "_end[_g] = _clk[_g]")
         self._emit(d + 2, "continue")
         for name in sorted((assigned | set(restore)) & self._read_elsewhere(statements)):
-            self._emit(d + 1, f"if not _have_{name}:")  # the first thread to keep it sets its type
-            self._emit(d + 2, f"_keep_{name} = np.full(_tpb, {name})")
-            self._emit(d + 2, f"_have_{name} = True")
+            if name not in self.kept_dtypes:  # its type is not known: the first thread to keep it sets it
+                self._emit(d + 1, f"if not _have_{name}:")
+                self._emit(d + 2, f"_keep_{name} = np.full(_tpb, {name})")
+                self._emit(d + 2, f"_have_{name} = True")
             self._emit(d + 1, f"_keep_{name}[_t] = {name}")
             self.saved.add(name)
         if loop_free:  # lanes of a warp that parted are given their warp's times

@@ -45,22 +45,29 @@ class Translation:
     sites: list[tuple[int, int, int, int]] = field(default_factory=list)  # (line, kind, array slot, point) by site
     phases: list[list[str]] = field(default_factory=list)  # loop-free phases: each instruction's cost name
     digest: str = ""
+    kept: tuple[str, ...] = ()  # locals kept per thread across a barrier
+    kept_dtypes: dict[str, str] = field(default_factory=dict)  # those whose arrays are made before the blocks run
 
 
-def translate(func, arg_kinds: dict[str, int]) -> Translation:
-    """`arg_kinds`: each parameter's number of axes (0 for a scalar)."""
+def translate(func, arg_kinds: dict[str, int], kept_dtypes: dict[str, str] | None = None) -> Translation:
+    """`arg_kinds`: each parameter's number of axes (0 for a scalar). `kept_dtypes`: the NumPy dtype of locals
+    kept per thread across a barrier, where known (fast/kept_types.py): their arrays are made once, before
+    the blocks run; the others' are made by the first thread that keeps one, which costs every thread of
+    the phase the array's reference counting (about three times the run of a shared-memory reduction)."""
     source = source_of(func)
     env = environment(func)
-    writer = _Writer(source, env, arg_kinds)
+    writer = _Writer(source, env, arg_kinds, kept_dtypes or {})
     text = writer.module()
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
     return Translation(source.name, text, writer.params, writer.array_params, writer.shared, writer.sites,
-                       writer.phases, digest)  # fmt: skip
+                       writer.phases, digest, tuple(sorted(writer.saved)),
+                       {n: d for n, d in writer.kept_dtypes.items() if n in writer.saved})  # fmt: skip
 
 
 class _Writer(Phases, Statements, Accesses, Expressions, KernelFacts):
-    def __init__(self, source: KernelSource, env: dict, arg_kinds: dict[str, int]):
+    def __init__(self, source: KernelSource, env: dict, arg_kinds: dict[str, int], kept_dtypes: dict[str, str]):
         self.source, self.env = source, env
+        self.kept_dtypes = kept_dtypes
         node = source.node
         if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.defaults:
             raise FastUnsupported("parameters with defaults, *args or keywords")
@@ -112,8 +119,12 @@ class _Writer(Phases, Statements, Accesses, Expressions, KernelFacts):
         self._emit(3, "_g = _b * _tpb + _t")
         self._emit(3, "if _alive[_t]:")
         self._emit(4, "_end[_g] = _clk[_g]")
-        flags = [f"    _have_{name} = False" for name in sorted(self.saved)]
+        flags = [f"    _have_{name} = False" for name in sorted(self.saved - set(self.kept_dtypes))]
         self.lines[1:1] = flags
+        made = [f"    _keep_{name} = np.empty(_tpb, np.{self.kept_dtypes[name]})" for name in sorted(self.saved)
+                if name in self.kept_dtypes]  # fmt: skip
+        at = self.lines.index("    for _b in _blocks:")
+        self.lines[at:at] = made
         # numba's cache knows only this file: naming the hooks' own text here compiles anew when they change
         head = (f"# hooks {_hooks_digest()}\nimport math\nimport numpy as np\n"
                 "from gpuviz.backends.sim.fast.hooks import *  # noqa: F403\n"
