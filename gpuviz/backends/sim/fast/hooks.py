@@ -58,14 +58,14 @@ def join_paths(in_expressions, in_statements):
     return in_expressions * np.uint64(0x9E3779B97F4A7C15) + in_statements
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def charge(alive, clk, first, cost):
     for t in range(alive.size):
         if alive[t]:
             clk[first + t] += cost
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def barrier(alive, clk, first, cost, F):
     """The block's live threads leave the barrier together, `cost` after the last of them arrived (as the
     vector engine's warps wait for their block's latest)."""
@@ -82,7 +82,7 @@ def barrier(alive, clk, first, cost, F):
     F[1] += 1  # a new phase: accesses after the barrier are ordered after those before it
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def same_paths(before, hsh, first, F):
     """In a phase with loops, a thread's clock is its warp's only when every lane took the same path."""
     tpb = before.size
@@ -96,13 +96,17 @@ def same_paths(before, hsh, first, F):
                     fault(F, PATHS, first + t)
 
 
-@njit(cache=True)
-def settle(costs, site_points, before, alive, clk, c0, end, pm, rp, n0, first, base, L):
+# The block-wide hooks allocate nothing and are compiled without numba's reference counting (`_nrt=False`):
+# called at every phase of every block, each array argument's counting cost more than the hook's work.
+
+
+@njit(cache=True, _nrt=False)
+def settle(costs, site_points, before, alive, clk, c0, end, pm, rp, n0, first, base, L, prefix):
     """After a loop-free phase: a warp runs every instruction one of its lanes ran, in the order of the code
     (the then-branch before the else-branch), so each lane's accesses, its return and its clock at the next
-    barrier take the warp's times: the phase's start plus the costs of the warp's instructions before."""
+    barrier take the warp's times: the phase's start plus the costs of the warp's instructions before.
+    `prefix`: 65 int64s of work space (the caller's, made once)."""
     index, values, times, sites, epochs, phases, count, slots, n = L
-    prefix = np.zeros(65, np.int64)
     tpb = before.size
     for w in range(0, tpb, 32):
         last = min(w + 32, tpb)

@@ -139,7 +139,7 @@ class Phases:
             self.saved.add(name)
         if loop_free:  # lanes of a warp that parted are given their warp's times
             self._emit(d, f"settle(_PC[{len(self.phases)}], _SP, _before, _alive, _clk, _c0, _end, _pm, _rp, _n0, "
-                          "_b * _tpb, _base, _L)")  # fmt: skip
+                          "_b * _tpb, _base, _L, _prefix)")  # fmt: skip
             self.phases.append(self.points)
         else:
             self._emit(d, "same_paths(_before, _hsh, _b * _tpb, _F)")

@@ -106,6 +106,7 @@ class _Writer(Phases, Statements, Accesses, Expressions, KernelFacts):
             "_rp = np.zeros(_tpb, np.int64)",
             "_c0 = np.zeros(_tpb, np.int64)",
             "_n0 = np.zeros(_tpb, np.int64)",
+            "_prefix = np.zeros(65, np.int64)  # settle's work space",
             "for _b in _blocks:",
         ]
         for text in body:
