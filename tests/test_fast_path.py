@@ -227,8 +227,13 @@ def add(a, b, c):
 """
 
 
-def test_over_the_memory_budget_the_fast_path_keeps_the_first_and_last_blocks_as_the_vector_engine():
+def test_over_the_memory_budget_the_fast_path_keeps_the_first_and_last_blocks_as_the_vector_engine(monkeypatch):
+    from gpuviz.backends.sim.fast import engine
     from gpuviz.backends.sim.recording import BYTES_PER_EVENT, BYTES_PER_THREAD
+
+    passes = []
+    whole_launch = engine._call
+    monkeypatch.setattr(engine, "_call", lambda *args: passes.append(1) or whole_launch(*args))
 
     n = 1 << 16
     arrays = [np.arange(n, dtype=np.float64), np.ones(n), np.zeros(n)]
@@ -240,6 +245,7 @@ def test_over_the_memory_budget_the_fast_path_keeps_the_first_and_last_blocks_as
 
     fast, vector = run("fast"), run("vector")
     assert fast.meta["engine"] == "fast", fast.meta["engine_note"]
+    assert len(passes) == 2  # one that counts every thread's accesses, one that logs the kept blocks'
     assert fast.meta["recorded_blocks"] == vector.meta["recorded_blocks"] == [0, n // 256 - 1]
     assert any("first and last block only" in w for w in fast.meta["warnings"])
     assert_same_trace(fast, vector)

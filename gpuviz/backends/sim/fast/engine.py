@@ -171,13 +171,15 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
         if state.F[0] != 0 or needed <= slots:
             break
         restore()  # the arguments as they were given, for the run that logs
+        n_log = state.n_log
         if int(state.count.sum()) > cap:
             if narrowed or options.blocks:
                 raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
                                    "earliest accesses)")  # fmt: skip
-            keep, narrowed, slots = block_mask(NARROWED, config.blocks), True, 0  # as the vector engine narrows
-            continue
-        if needed * state.n_log > cap:
+            keep, narrowed = block_mask(NARROWED, config.blocks), True  # as the vector engine narrows
+            counted = state.count.reshape(config.blocks, -1)[keep]  # this run counted every block's threads
+            needed, n_log = (int(counted.max()) if counted.size else 0), counted.size
+        if needed * n_log > cap:
             raise FastDeclined("the access log's slots would not fit its memory budget (a few threads make most "
                                "accesses)")  # fmt: skip
         slots = needed
