@@ -6,6 +6,10 @@ common case (a sort only where the counts would not fit: phases, steps or times 
 The vector engine's rows (vector/independent.py): group of blocks by group, phase by phase, each
 instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then,
 when several groups ran, stably by time.
+
+Each row's warp request (core/analysis/requests.py: a warp's lanes that executed one access site, a
+(line, array, kind), for their k-th time) is numbered here too, warp by warp in the order group_requests
+numbers them, so the analyses need not group the rows again.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ SPARE = 1 << 20  # counters allowed beyond one per access before counting gives 
 
 def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_group: int, starts: np.ndarray,
              ids: np.ndarray, spare: int = SPARE) -> dict[str, np.ndarray]:  # fmt: skip
-    """The columns; `log` ([index, values, times, sites, epochs, phases, count, slots, n]) is emptied as its
-    columns are written, so the log and the columns are not held whole at once. `spare`: counters allowed
-    beyond one per access (a test gives a negative number to take the sorts)."""
+    """The columns, and "request": each row's warp request. `log` ([index, values, times, sites, epochs, phases,
+    count, slots, n]) is emptied as its columns are written, so the log and the columns are not held whole at
+    once. `spare`: counters allowed beyond one per access (a test gives a negative number to take the sorts)."""
     count, slots, n = log[6], log[7], log[8]
     points = np.ascontiguousarray(site_table[:, 3])
     total = int(np.minimum(count, slots).sum())
@@ -30,7 +34,8 @@ def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_
     log[5] = None  # the phases served the order only
     if groups > 1:
         _rows_in_time(count, slots, n, log[2], dest, total, spare)
-    out = {}
+    out = {"request": np.empty(total, np.int32 if total < 2**31 else np.int64)}
+    _number_requests(count, slots, n, log[3], _request_sites(site_table, ids), tpb, dest, out["request"])
     for name, k, dtype in (("time", 2, np.int64), ("index", 0, np.int64), ("value", 1, np.float64),
                            ("epoch", 4, np.int32)):  # fmt: skip
         out[name] = np.empty(total, dtype)
@@ -44,6 +49,15 @@ def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_
         _scatter_by_site(column, log[3], dest, count, slots, n, out[name])
     log[3] = None
     return out
+
+
+def _request_sites(site_table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Each of the log's sites' access site as requests count them, (line, array, kind), numbered in their
+    sorted order: two sites of one line, array and kind (a device function called from two places) are one."""
+    if len(site_table) == 0:
+        return np.zeros(0, np.int64)
+    key = np.stack([site_table[:, 0], ids[site_table[:, 2]], site_table[:, 1]], axis=1)
+    return np.unique(key, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
 @njit(cache=True)
@@ -151,6 +165,36 @@ def _rows_in_time(count, slots, n, times, dest, total, spare):
         j = by_row[r]
         dest[j] = first[times[j] - low]
         first[times[j] - low] += 1
+
+
+@njit(cache=True)
+def _number_requests(count, slots, n, sites, site_of, tpb, dest, out):
+    """out[row]: its request, numbered by (warp, site, k-th execution) as group_requests numbers them (`site_of`:
+    each of the log's sites' (line, array, kind), numbered in sorted order). A warp's lanes that executed a
+    site k times also executed it 0..k-1 times, so a warp's requests of a site are its busiest lane's count
+    of them: each site's first number is counted out, then each row's number is that plus its execution."""
+    n_sites = site_of.max() + 1 if site_of.size else 1
+    runs, first = np.zeros(n_sites, np.int64), np.zeros(n_sites, np.int64)
+    next_request = 0
+    for block in range(count.size // tpb):
+        for w in range(0, tpb, 32):
+            lo, hi = block * tpb + w, block * tpb + min(w + 32, tpb)
+            first[:] = 0
+            for s in range(lo, hi):  # the warp's busiest lane's executions of each site
+                runs[:] = 0
+                for k in range(min(count[s], slots)):
+                    runs[site_of[sites[k * n + s]]] += 1
+                for c in range(n_sites):
+                    first[c] = max(first[c], runs[c])
+            for c in range(n_sites):
+                first[c], next_request = next_request, next_request + first[c]
+            for s in range(lo, hi):
+                runs[:] = 0
+                for k in range(min(count[s], slots)):
+                    j = k * n + s
+                    c = site_of[sites[j]]
+                    out[dest[j]] = first[c] + runs[c]
+                    runs[c] += 1
 
 
 @njit(cache=True)
