@@ -200,8 +200,9 @@ class _State:
         size = self.slots * self.n_log
         self.count = np.zeros(self.n_log, np.int64)
         # index, value, time, site, epoch, phase; each thread's count, slots a thread, threads logged
-        self.L = (np.zeros(size, np.int64), np.zeros(size, np.float64), np.zeros(size, np.int64),
-                  np.zeros(size, np.int16), np.zeros(size, np.int32), np.zeros(size, np.int32), self.count,
+        # Not cleared: a slot is read only once its thread has written it (fast/log_rows.py, hooks.py: settle).
+        self.L = (np.empty(size, np.int64), np.empty(size, np.float64), np.empty(size, np.int64),
+                  np.empty(size, np.int16), np.empty(size, np.int32), np.empty(size, np.int32), self.count,
                   self.slots, max(self.n_log, 1))  # fmt: skip
 
 
