@@ -73,8 +73,15 @@ def _rows_in_lockstep(count, slots, n, sites, phases, times, starts, points, kep
     for s in range(count.size):  # a thread's phases never go back: its last access has its highest
         if min(count[s], slots):
             top_phase = max(top_phase, phases[(min(count[s], slots) - 1) * n + s])
-    for p in points:  # a step is a site's point in a loop-free phase, else the thread's k-th access of the phase
-        top_step = max(top_step, p if p >= 0 else slots - 1)
+    looped = False  # a step is a site's point in a loop-free phase, else the thread's k-th access of the phase
+    for p in points:
+        top_step, looped = max(top_step, p), looped or p < 0
+    for s in range(count.size if looped else 0):
+        rank, last = 0, -1
+        for k in range(min(count[s], slots)):
+            rank = rank + 1 if phases[k * n + s] == last else 0
+            last = phases[k * n + s]
+            top_step = max(top_step, rank)
     cells = groups * (top_phase + 1) * (top_step + 1)
     if cells > total + spare:
         _block_times(times, count, slots, n, kept, tpb, starts)
