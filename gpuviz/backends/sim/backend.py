@@ -186,7 +186,7 @@ def _try_fast(py_func, program, config, params, host_args, device, options, leve
             forget_fast(py_func, f"numba could not compile it ({type(exc).__name__})")
         return None, "vector", f"the fast path stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
     recording = Recording(run.arrays, run.accesses, False, run.schedule, run.seconds, run.recorded_blocks,
-                          blocks_ran="independent", warp_sync_divergence=0)  # fmt: skip
+                          blocks_ran="independent", warp_sync_divergence=0, requests=run.requests)  # fmt: skip
     return recording, "fast", "compiled now" if run.compiled else ""
 
 

@@ -53,7 +53,7 @@ class Recording:
     # warps where lanes of a syncwarp's mask never reached a matching one; None: not judged (reference engine)
     warp_sync_divergence: int | None = None
     local_types: dict | None = None  # each local's type name (the vector engine's); None: not recorded
-    requests: np.ndarray | None = None  # each access's warp request, where the vector engine knew them
+    requests: np.ndarray | None = None  # each access's warp request, where the engine numbered them as it logged
 
 
 def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,

@@ -35,7 +35,8 @@ class Trace:
     # full: {"kind", "thread" (global id), "line", "array", "element"}; meta["error_count"] counts all.
     errors: list[dict] = field(default_factory=list)
     # The warp request (core/analysis/requests.py) of every access-log row, where the engine that logged
-    # them knew it (the vector engine). Derived, never saved: without it the analysis groups the rows.
+    # them knew it (the vector engine, the fast path). Derived, never saved: without it the analysis groups
+    # the rows.
     requests: np.ndarray | None = field(default=None, repr=False)
 
     @property

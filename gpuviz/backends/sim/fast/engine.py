@@ -55,6 +55,7 @@ class FastRun:
     seconds: float
     recorded_blocks: list | None
     compiled: bool  # whether this launch compiled the kernel (not found in numba's cache on disk)
+    requests: np.ndarray | None = None  # each access's warp request (fast/log_rows.py), as Trace.requests
 
 
 _translations: dict[tuple, Translation | FastUnsupported] = {}
@@ -211,8 +212,9 @@ class _State:
         size = self.slots * self.n_log
         self.count = np.zeros(self.n_log, np.int64)
         # index, value, time, site, epoch, phase; each thread's count, slots a thread, threads logged
-        self.L = (np.zeros(size, np.int64), np.zeros(size, np.float64), np.zeros(size, np.int64),
-                  np.zeros(size, np.int16), np.zeros(size, np.int32), np.zeros(size, np.int32), self.count,
+        # Not cleared: a slot is read only once its thread has written it (fast/log_rows.py, hooks.py: settle).
+        self.L = (np.empty(size, np.int64), np.empty(size, np.float64), np.empty(size, np.int64),
+                  np.empty(size, np.int16), np.empty(size, np.int32), np.empty(size, np.int32), self.count,
                   self.slots, max(self.n_log, 1))  # fmt: skip
 
 
@@ -305,22 +307,24 @@ def _finish(translation, config, device, per_sm: int, options, arrays, params, h
     schedule = Schedule((slots % device.sm_count).astype(np.int32), lane_starts, state.end + lane_starts)
     seconds = time.perf_counter() - started
     ids = _array_ids(translation, arrays, params, host_args)  # shared arrays are listed at any level
-    accesses = None
+    accesses, requests = None, None
     if keep is not None:
         accesses = _columns(translation, config, ids, state, keep, starts)
+        requests = accesses.pop("request")
     recorded = None if keep is None or keep.all() else np.flatnonzero(keep).tolist()
-    return FastRun(arrays, accesses, schedule, seconds, recorded, compiled_now)
+    return FastRun(arrays, accesses, schedule, seconds, recorded, compiled_now, requests)
 
 
 def _columns(translation, config, ids: list[int], state: _State, keep, starts) -> dict:
-    """The access log's columns in the vector engine's order (fast/log_rows.py); the log is let go."""
+    """The access log's columns in the vector engine's order and each row's warp request (fast/log_rows.py);
+    the log is let go."""
     log, state.L = list(state.L), None
     per_group = max(1, GROUP_LANES // config.threads_per_block)
     site_table = np.array(translation.sites, np.int64).reshape(-1, 4)
     kept = np.flatnonzero(keep).astype(np.int64)
     out = log_rows(log, site_table, kept, config.threads_per_block, per_group, np.asarray(starts, np.int64),
                    np.array(ids, np.int64))  # fmt: skip
-    return {name: out[name] for name in (*ACCESS_COLUMNS, "time")}
+    return {name: out[name] for name in (*ACCESS_COLUMNS, "time", "request")}
 
 
 def _array_ids(translation: Translation, arrays: ArrayTable, params, host_args) -> list[int]:

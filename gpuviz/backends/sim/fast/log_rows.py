@@ -6,6 +6,10 @@ common case (a sort only where the counts would not fit: phases, steps or times 
 The vector engine's rows (vector/independent.py): group of blocks by group, phase by phase, each
 instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then,
 when several groups ran, stably by time.
+
+Each row's warp request (core/analysis/requests.py: a warp's lanes that executed one access site, a
+(line, array, kind), for their k-th time) is numbered here too, warp by warp in the order group_requests
+numbers them, so the analyses need not group the rows again.
 """
 
 from __future__ import annotations
@@ -18,15 +22,15 @@ SPARE = 1 << 20  # counters allowed beyond one per access before counting gives 
 
 def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_group: int, starts: np.ndarray,
              ids: np.ndarray, spare: int = SPARE) -> dict[str, np.ndarray]:  # fmt: skip
-    """The columns; `log` ([index, values, times, sites, epochs, phases, count, slots, n]) is emptied as its
-    columns are written, so the log and the columns are not held whole at once. `spare`: counters allowed
-    beyond one per access (a test gives a negative number to take the sorts)."""
+    """The columns, and "request": each row's warp request. `log` ([index, values, times, sites, epochs, phases,
+    count, slots, n]) is emptied as its columns are written, so the log and the columns are not held whole at
+    once. `spare`: counters allowed beyond one per access (a test gives a negative number to take the sorts)."""
     count, slots, n = log[6], log[7], log[8]
     points = np.ascontiguousarray(site_table[:, 3])
     total = int(np.minimum(count, slots).sum())
-    _block_times(log[2], count, slots, n, kept, tpb, starts)
     dest = np.empty(max(slots * n, 1), np.int64)
-    groups = _rows_in_lockstep(count, slots, n, log[3], log[5], points, kept, tpb, per_group, dest, total, spare)
+    groups = _rows_in_lockstep(count, slots, n, log[3], log[5], log[2], starts, points, kept, tpb, per_group, dest,
+                               total, spare)  # fmt: skip
     log[5] = None  # the phases served the order only
     if groups > 1:
         _rows_in_time(count, slots, n, log[2], dest, total, spare)
@@ -36,62 +40,85 @@ def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_
         out[name] = np.empty(total, dtype)
         _scatter(log[k], dest, count, slots, n, out[name])
         log[k] = None
+    tables = (ids[site_table[:, 2]].astype(np.int16), site_table[:, 1].astype(np.int8),
+              site_table[:, 0].astype(np.int32))  # fmt: skip
+    for name, table in zip(("array", "kind", "line"), tables):
+        out[name] = np.empty(total, table.dtype)
     out["thread"] = np.empty(total, np.int32)
-    _scatter_threads(dest, count, slots, n, kept, tpb, out["thread"])
-    for name, column in (("array", ids[site_table[:, 2]].astype(np.int16)), ("kind", site_table[:, 1].astype(np.int8)),
-                         ("line", site_table[:, 0].astype(np.int32))):  # fmt: skip
-        out[name] = np.empty(total, column.dtype)
-        _scatter_by_site(column, log[3], dest, count, slots, n, out[name])
+    out["request"] = np.empty(total, np.int32 if total < 2**31 else np.int64)
+    _site_columns(count, slots, n, log[3], _request_sites(site_table, ids), kept, tpb, dest, *tables, out["array"],
+                  out["kind"], out["line"], out["thread"], out["request"])  # fmt: skip
     log[3] = None
     return out
+
+
+def _request_sites(site_table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Each of the log's sites' access site as requests count them, (line, array, kind), numbered in their
+    sorted order: two sites of one line, array and kind (`a[i] if c else a[i + 1]`) are one."""
+    if len(site_table) == 0:
+        return np.zeros(0, np.int64)
+    key = np.stack([site_table[:, 0], ids[site_table[:, 2]], site_table[:, 1]], axis=1)
+    return np.unique(key, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+# The passes below walk the log block by block, so that a thread's block and group cost no division each.
+
+
+@njit(cache=True)
+def _rows_in_lockstep(count, slots, n, sites, phases, times, starts, points, kept, tpb, per_group, dest, total, spare):
+    """dest[j]: slot j's row ordered by (group, phase, step, thread); the number of groups. The counting walk also
+    adds each access's block start to its time (the log holds times from 0 in each block)."""
+    groups = kept[count.size // tpb - 1] // per_group + 1 if count.size else 0  # kept: ascending
+    top_phase, top_step = 0, 0
+    for s in range(count.size):  # a thread's phases never go back: its last access has its highest
+        if min(count[s], slots):
+            top_phase = max(top_phase, phases[(min(count[s], slots) - 1) * n + s])
+    looped = False  # a step is a site's point in a loop-free phase, else the thread's k-th access of the phase
+    for p in points:
+        top_step, looped = max(top_step, p), looped or p < 0
+    for s in range(count.size if looped else 0):
+        rank, last = 0, -1
+        for k in range(min(count[s], slots)):
+            rank = rank + 1 if phases[k * n + s] == last else 0
+            last = phases[k * n + s]
+            top_step = max(top_step, rank)
+    cells = groups * (top_phase + 1) * (top_step + 1)
+    if cells > total + spare:
+        _block_times(times, count, slots, n, kept, tpb, starts)
+        _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step)
+        return groups
+    first = np.zeros(cells + 1, np.int64)
+    for walk in range(2):  # count each cell's accesses, then hand out rows cell by cell in thread order
+        for b in range(count.size // tpb):
+            group, start = kept[b] // per_group, starts[kept[b]]
+            for s in range(b * tpb, (b + 1) * tpb):
+                rank, last = 0, -1
+                for k in range(min(count[s], slots)):
+                    j = k * n + s
+                    rank = rank + 1 if phases[j] == last else 0
+                    last = phases[j]
+                    step = points[sites[j]] if points[sites[j]] >= 0 else rank
+                    cell = (group * (top_phase + 1) + phases[j]) * (top_step + 1) + step
+                    if walk == 0:
+                        times[j] += start
+                        first[cell + 1] += 1
+                    else:
+                        dest[j] = first[cell]
+                        first[cell] += 1
+        if walk == 0:
+            for c in range(cells):
+                first[c + 1] += first[c]
+    return groups
 
 
 @njit(cache=True)
 def _block_times(times, count, slots, n, kept, tpb, starts):
     """Each access's time from its block's start (the log holds times from 0 in each block)."""
-    for s in range(count.size):
-        start = starts[kept[s // tpb]]
-        for k in range(min(count[s], slots)):
-            times[k * n + s] += start
-
-
-@njit(cache=True)
-def _rows_in_lockstep(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, total, spare):
-    """dest[j]: slot j's row ordered by (group, phase, step, thread); the number of groups."""
-    groups, top_phase, top_step = 0, 0, 0
-    for s in range(count.size):
-        groups = max(groups, kept[s // tpb] // per_group + 1)
-        rank, last = 0, -1
-        for k in range(min(count[s], slots)):
-            j = k * n + s
-            rank = rank + 1 if phases[j] == last else 0
-            last = phases[j]
-            top_phase = max(top_phase, phases[j])
-            top_step = max(top_step, points[sites[j]] if points[sites[j]] >= 0 else rank)
-    cells = groups * (top_phase + 1) * (top_step + 1)
-    if cells > total + spare:
-        _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step)
-        return groups
-    first = np.zeros(cells + 1, np.int64)
-    for walk in range(2):  # count each cell's accesses, then hand out rows cell by cell in thread order
-        for s in range(count.size):
-            group = kept[s // tpb] // per_group
-            rank, last = 0, -1
+    for b in range(count.size // tpb):
+        start = starts[kept[b]]
+        for s in range(b * tpb, (b + 1) * tpb):
             for k in range(min(count[s], slots)):
-                j = k * n + s
-                rank = rank + 1 if phases[j] == last else 0
-                last = phases[j]
-                step = points[sites[j]] if points[sites[j]] >= 0 else rank
-                cell = (group * (top_phase + 1) + phases[j]) * (top_step + 1) + step
-                if walk == 0:
-                    first[cell + 1] += 1
-                else:
-                    dest[j] = first[cell]
-                    first[cell] += 1
-        if walk == 0:
-            for c in range(cells):
-                first[c + 1] += first[c]
-    return groups
+                times[k * n + s] += start
 
 
 @njit(cache=True)
@@ -120,21 +147,26 @@ def _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, 
 def _rows_in_time(count, slots, n, times, dest, total, spare):
     """dest[j] reordered stably by time: counted per time where the times span no more than the log."""
     by_row = np.empty(total, np.int64)
+    low, high = np.iinfo(np.int64).max, np.iinfo(np.int64).min
     for s in range(count.size):
         for k in range(min(count[s], slots)):
             j = k * n + s
             by_row[dest[j]] = j
+            low, high = min(low, times[j]), max(high, times[j])
+    if total == 0:
+        return
+    counted = high - low <= total + spare
+    first = np.zeros(high - low + 2 if counted else 1, np.int64)
     ordered = True
-    for r in range(1, total):
-        if times[by_row[r]] < times[by_row[r - 1]]:
+    for r in range(total):  # whether the rows are in time order already, and how many rows each time has
+        t = times[by_row[r]]
+        if r and t < times[by_row[r - 1]]:
             ordered = False
-            break
+        if counted:
+            first[t - low + 1] += 1
     if ordered:
         return
-    low, high = times[by_row[0]], times[by_row[0]]
-    for r in range(total):
-        low, high = min(low, times[by_row[r]]), max(high, times[by_row[r]])
-    if high - low > total + spare:
+    if not counted:
         t = np.empty(total, np.int64)
         for r in range(total):
             t[r] = times[by_row[r]]
@@ -142,9 +174,6 @@ def _rows_in_time(count, slots, n, times, dest, total, spare):
         for r in range(total):
             dest[by_row[order[r]]] = r
         return
-    first = np.zeros(high - low + 2, np.int64)
-    for r in range(total):
-        first[times[by_row[r]] - low + 1] += 1
     for c in range(high - low + 1):
         first[c + 1] += first[c]
     for r in range(total):  # rows in lockstep order: equal times keep it
@@ -162,16 +191,35 @@ def _scatter(column, dest, count, slots, n, out):
 
 
 @njit(cache=True)
-def _scatter_threads(dest, count, slots, n, kept, tpb, out):
-    for s in range(count.size):
-        thread = kept[s // tpb] * tpb + s % tpb
-        for k in range(min(count[s], slots)):
-            out[dest[k * n + s]] = thread
-
-
-@njit(cache=True)
-def _scatter_by_site(table, sites, dest, count, slots, n, out):
-    for s in range(count.size):
-        for k in range(min(count[s], slots)):
-            j = k * n + s
-            out[dest[j]] = table[sites[j]]
+def _site_columns(count, slots, n, sites, site_of, kept, tpb, dest, array_of, kind_of, line_of, array, kind, line,
+                  thread, request):  # fmt: skip
+    """The columns a row's site and thread say (array, kind, line, thread), and its warp request, numbered by
+    (warp, site, k-th execution) as group_requests numbers them (`site_of`: each of the log's sites' (line,
+    array, kind), numbered in sorted order). A warp's lanes that executed a site k times also executed it
+    0..k-1 times, so a warp has as many requests of a site as its busiest lane's executions of it: each
+    site's first number is counted out, then each row's number is that plus its execution."""
+    n_sites = site_of.max() + 1 if site_of.size else 1
+    runs, first = np.zeros(n_sites, np.int64), np.zeros(n_sites, np.int64)
+    next_request = 0
+    for b in range(count.size // tpb):
+        for w in range(0, tpb, 32):
+            lo, hi = b * tpb + w, b * tpb + min(w + 32, tpb)
+            first[:] = 0
+            for s in range(lo, hi):  # the warp's busiest lane's executions of each site
+                runs[:] = 0
+                for k in range(min(count[s], slots)):
+                    runs[site_of[sites[k * n + s]]] += 1
+                for c in range(n_sites):
+                    first[c] = max(first[c], runs[c])
+            for c in range(n_sites):
+                first[c], next_request = next_request, next_request + first[c]
+            for s in range(lo, hi):
+                runs[:] = 0
+                g = kept[b] * tpb + s - b * tpb
+                for k in range(min(count[s], slots)):
+                    j = k * n + s
+                    row, site = dest[j], sites[j]
+                    c = site_of[site]
+                    array[row], kind[row], line[row], thread[row] = array_of[site], kind_of[site], line_of[site], g
+                    request[row] = first[c] + runs[c]
+                    runs[c] += 1
