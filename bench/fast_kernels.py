@@ -1,4 +1,5 @@
-"""Kernels timed by bench/fast_speed.py: the compiled fast path against NumPy and the vector engine."""
+"""Kernels timed by bench/fast_speed.py (the compiled fast path against NumPy and the vector engine) and by
+bench/cudasim_ratio.py (against numba's CUDA simulator)."""
 
 from numba import cuda
 from speed_kernels import THREADS, TILE, matmul_tiled, tree_reduction, vecadd  # noqa: F401  (timed here too)
@@ -26,3 +27,10 @@ def mandelbrot(image):
             zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
             n += 1
         image[y, x] = n
+
+
+@cuda.jit
+def histogram(data, bins):
+    i = cuda.grid(1)
+    if i < data.size:
+        bins[data[i] % bins.size] += 1  # no atomic: a race (the vector engine runs it)
