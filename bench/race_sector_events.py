@@ -2,9 +2,11 @@
 
 A program is a list of read-modify-writes per warp (CSR arrays, built by race_sector_model.program): each
 op loads some 32-byte sectors (the warp's distinct bins grouped by sector), adds, and stores them back.
-Events are kept in one binary heap ordered by (time, order pushed); a payload packs the event's kind and
-two integers. Memory is read when a load is served at its sector and written when a store is served, in
-each sector's first-come order, so a load sees exactly the stores queued at its sector before it.
+A warp instruction leaves its SM whole, after its turns at the SM's memory pipeline, and reaches the L2 as
+one event (its sectors are distinct, so they never queue behind each other). Events are kept in one binary
+heap ordered by (time, order pushed); a payload packs the event's kind and two integers. Memory is read
+when a load is served at its sector and written when a store is served, in each sector's first-come
+order, so a load sees exactly the stores queued at its sector before it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from numba import njit
 SMS = 132
 # what the parameter vector holds, in order (race_sector_model.CONSTANTS gives the values and why)
 PARAMETERS = ("half", "pipe", "store", "raw_load", "add", "retire_per_warp", "first_block", "first_warp",
-              "gap", "late", "data")  # fmt: skip
+              "gap", "late", "data", "sm_scope", "l1_hit", "l1_update")  # fmt: skip
 FREE, BLOCK, OP, LOAD, LOAD_AT, STORE, STORE_AT = range(7)
 SHIFT = 28  # payload = kind << 56 | a << 28 | b; warps and parts stay below 2^28
 
@@ -60,7 +62,7 @@ def _pop(ht, hs, hp, n):
 def run(seed, c, blocks, wpb, per_sm, inc, n_bins, op_first, op_part, op_data, part_sector, part_raw, part_bin,
         bin_id):  # fmt: skip
     """Final bin values and the launch's length in cycles, for one seed; c is the parameter vector."""
-    half, pipe, s_store, s_raw, add, retire, fw_block, fw_warp, gap, late, data = c
+    half, pipe, s_store, s_raw, add, retire, fw_block, fw_warp, gap, late, data, sm_scope, l1_hit, l1_update = c
     np.random.seed(seed)
     n_sec = (n_bins + 7) // 8
     n_warps = blocks * wpb
@@ -70,18 +72,21 @@ def run(seed, c, blocks, wpb, per_sm, inc, n_bins, op_first, op_part, op_data, p
     pipe_free = np.zeros(SMS)
     miss_dep = np.full(SMS * n_sec, -1.0)  # per (SM, sector): when its last miss left the SM, and came back
     miss_ret = np.full(SMS * n_sec, -1.0)
+    st_dep = np.full(SMS * n_sec, -1.0)  # per (SM, sector): when its last store left the SM, and its ack came
+    st_ack = np.full(SMS * n_sec, -1.0)
+    pending = np.zeros(len(part_sector), np.bool_)  # per part: behind a store of its SM not yet acknowledged
     snap = np.zeros(SMS * n_sec * 8)  # the sector as that miss read it, for loads merged with it
     buf = np.zeros(slots * wpb * 32)  # per warp slot, the values loaded (then stored) by lane group q % 32
     w_slot = np.zeros(n_warps, np.int64)
     w_op = np.zeros(n_warps, np.int64)
-    w_parts = np.zeros(n_warps, np.int64)
-    w_ret = np.zeros(n_warps)
     w_stores = np.zeros(n_warps, np.int64)
     w_ack = np.zeros(n_warps)
     w_wait = np.zeros(n_warps, np.bool_)
+    w_left = np.zeros(n_warps)  # when the warp's load left its SM
+    w_retry = np.zeros(n_warps, np.bool_)
     b_left = np.zeros(slots, np.int64)
     b_end = np.zeros(slots)
-    cap = 2 * slots * wpb * 70 + 4 * slots + 1024
+    cap = 4 * slots * wpb + 4 * slots + 1024
     ht, hs, hp = np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64)
     n, seq = 0, 0
     step = fw_block + fw_warp * wpb
@@ -136,35 +141,33 @@ def run(seed, c, blocks, wpb, per_sm, inc, n_bins, op_first, op_part, op_data, p
             sm = (w_slot[w] // wpb) % SMS
             start = max(t, pipe_free[sm])
             pipe_free[sm] = start + pipe * (last - first)
-            w_parts[w], w_ret[w] = last - first, 0.0
-            for q in range(first, last):
-                n = _push(ht, hs, hp, n, seq, start + pipe * (q - first + 1) + half, LOAD_AT, w, q)
-                seq += 1
+            w_left[w] = pipe_free[sm]
+            n = _push(ht, hs, hp, n, seq, pipe_free[sm] + half, LOAD_AT, w, j)  # the instruction leaves whole
+            seq += 1
         elif kind == LOAD_AT:
-            w, q = a, b
-            s = part_sector[q]
+            w, j = a, b
             sm = (w_slot[w] // wpb) % SMS
-            key = sm * n_sec + s
-            left = t - half
-            merged = 0.0 <= miss_dep[key] <= left < miss_ret[key] and (not part_raw[q] or miss_dep[key] >= w_ack[w])
-            if merged:  # the SM already waits for this sector: the load shares that miss's data
-                back = miss_ret[key]
-            else:
-                served = max(t, sector_free[s]) + (s_raw if part_raw[q] else 0.0)
-                sector_free[s] = served
-                for k in range(8):
-                    if s * 8 + k < n_bins:
-                        snap[key * 8 + k] = value[s * 8 + k]
-                miss_dep[key], miss_ret[key] = left, served + half
-                back = served + half
-            base = w_slot[w] * 32
-            for r in range(part_bin[q], part_bin[q + 1]):
-                buf[base + r % 32] = snap[key * 8 + bin_id[r] % 8]
-            w_ret[w] = max(w_ret[w], back)
-            w_parts[w] -= 1
-            if w_parts[w] == 0:
-                n = _push(ht, hs, hp, n, seq, w_ret[w] + add, STORE, w, 0)
-                seq += 1
+            if sm_scope and not w_retry[w]:  # the SM's L1 holds a miss behind its own unacknowledged store
+                wait = 0.0
+                for q in range(op_part[j], op_part[j + 1]):
+                    key = sm * n_sec + part_sector[q]
+                    pending[q] = st_ack[key] > w_left[w]
+                    wait = max(wait, st_ack[key] if pending[q] else 0.0)
+                if wait > 0.0:
+                    w_retry[w] = True
+                    n = _push(ht, hs, hp, n, seq, wait + half, LOAD_AT, w, j)
+                    seq += 1
+                    continue
+            w_retry[w] = False
+            back_all = 0.0
+            for q in range(op_part[j], op_part[j + 1]):
+                raw = pending[q] if sm_scope else part_raw[q]
+                back = _load_part(w_left[w], t, q, raw, sm, n_sec, n_bins, half, s_raw, l1_hit, part_sector,
+                                  part_bin, bin_id, miss_dep, miss_ret, st_dep, snap, sector_free, value, buf,
+                                  w_slot[w])  # fmt: skip
+                back_all = max(back_all, back)
+            n = _push(ht, hs, hp, n, seq, back_all + add, STORE, w, 0)
+            seq += 1
         elif kind == STORE:
             w, j = a, w_op[a]
             first, last = op_part[j], op_part[j + 1]
@@ -175,10 +178,14 @@ def run(seed, c, blocks, wpb, per_sm, inc, n_bins, op_first, op_part, op_data, p
             start = max(t, pipe_free[sm])
             done = start + pipe * (last - first)
             pipe_free[sm] = done
-            w_stores[w] += last - first
-            for q in range(first, last):
-                n = _push(ht, hs, hp, n, seq, start + pipe * (q - first + 1) + half, STORE_AT, w, q)
-                seq += 1
+            w_stores[w] += 1
+            if l1_update:  # the SM's L1 copy of the sector takes the store as it leaves (write-through)
+                for q in range(first, last):
+                    key = sm * n_sec + part_sector[q]
+                    for r in range(part_bin[q], part_bin[q + 1]):
+                        snap[key * 8 + bin_id[r] % 8] = buf[base + r % 32]
+            n = _push(ht, hs, hp, n, seq, done + half, STORE_AT, w, j)
+            seq += 1
             w_op[w] = j + 1
             if j + 1 < op_first[w + 1]:
                 n = _push(ht, hs, hp, n, seq, done, OP, w, 0)
@@ -186,20 +193,50 @@ def run(seed, c, blocks, wpb, per_sm, inc, n_bins, op_first, op_part, op_data, p
             else:
                 n, seq = _warp_end(ht, hs, hp, n, seq, done, w, wpb, retire, b_left, b_end, w_slot)
         elif kind == STORE_AT:
-            w, q = a, b
-            s = part_sector[q]
-            served = max(t, sector_free[s]) + s_store
-            sector_free[s] = served
+            w, j = a, b
             base = w_slot[w] * 32
-            for r in range(part_bin[q], part_bin[q + 1]):
-                value[bin_id[r]] = buf[base + r % 32]
-            w_ack[w] = max(w_ack[w], served + half)
+            sm = (w_slot[w] // wpb) % SMS
+            for q in range(op_part[j], op_part[j + 1]):
+                s = part_sector[q]
+                served = max(t, sector_free[s]) + s_store
+                sector_free[s] = served
+                for r in range(part_bin[q], part_bin[q + 1]):
+                    value[bin_id[r]] = buf[base + r % 32]
+                w_ack[w] = max(w_ack[w], served + half)
+                st_ack[sm * n_sec + s] = served + half
+                if not l1_update:  # the store invalidates the SM's L1 copy of the sector
+                    st_dep[sm * n_sec + s] = t - half
             w_stores[w] -= 1
             if w_stores[w] == 0 and w_wait[w]:
                 w_wait[w] = False
                 n = _push(ht, hs, hp, n, seq, max(t, w_ack[w]), LOAD, w, 0)
                 seq += 1
     return value, end
+
+
+@njit(cache=True)
+def _load_part(left, t, q, raw, sm, n_sec, n_bins, half, s_raw, l1_hit, part_sector, part_bin, bin_id, miss_dep,
+               miss_ret, st_dep, snap, sector_free, value, buf, slot):  # fmt: skip
+    """One sector of a warp's load that left the SM at `left` and is at the L2 at t: when its data is back."""
+    s = part_sector[q]
+    key = sm * n_sec + s
+    # an L1 miss in flight for the sector, asked after the SM's last store to it, answers this load too; with
+    # l1_hit > 0 the line stays in the L1 after it came back, until the SM's next store to the sector
+    fresh = left < miss_ret[key] or l1_hit > 0.0
+    if not raw and 0.0 <= miss_dep[key] <= left and miss_dep[key] >= st_dep[key] and fresh:
+        back = max(miss_ret[key], left + l1_hit)
+    else:
+        served = max(t, sector_free[s]) + (s_raw if raw else 0.0)
+        sector_free[s] = served
+        for k in range(8):
+            if s * 8 + k < n_bins:
+                snap[key * 8 + k] = value[s * 8 + k]
+        miss_dep[key], miss_ret[key] = left, served + half
+        back = served + half
+    base = slot * 32
+    for r in range(part_bin[q], part_bin[q + 1]):
+        buf[base + r % 32] = snap[key * 8 + bin_id[r] % 8]
+    return back
 
 
 @njit(cache=True)

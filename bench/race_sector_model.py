@@ -125,9 +125,9 @@ def _csr(warps, ops_per_warp, parts_per_op, part_sector, raw, bins_per_part, bin
 # ---- the constants, each from a measurement or fitted on the fit half ---------------------------------
 CONSTANTS = {
     "half": LOAD / 2,  # a load reaches the L2 half its latency after it leaves the SM, and returns after the other
-    "pipe": 11.0,  # cycles a sector at an SM's memory pipeline: `--fit` derives it from a fit shape's launch time
+    "pipe": 2.0,  # cycles a sector at an SM's memory pipeline: fitted on the fit half among 1, 2, 4 (`--fit`)
     "store": 0.0,  # a store nobody waits on: the counter [16,896, 1024] stored 540,672 warps in ~93,000 cycles
-    "raw_load": 3.0,  # a load behind its own store: fitted on the fit half (`--fit`), among 1.6-10 (see there)
+    "raw_load": 3.0,  # a load behind its SM's own store: fitted on the fit half among 1.6, 3, 10 (`--fit`)
     "add": 64.0,  # one dependent add at 64 warps on 4 schedulers (bench/race_queue_model.py)
     "retire_per_warp": 18.0,  # a 32-warp block's slot stayed taken 572 cycles after it ended (H200 probe, fit half)
     "first_block": 0.16,  # the first wave: 0.16 cycles a block plus 0.029 a warp (the same probe)
@@ -135,6 +135,9 @@ CONSTANTS = {
     "gap": 1.5,  # later blocks: 196 cycles between two blocks on an SM over 132 SMs (H100, bench/gpu_latency.py)
     "late": LOAD / 2,  # a block's warps start 0 to half a load late, as the vector engine's seeded jitter
     "data": float(LOAD),  # the histogram's data load misses the L2 (each value is read once)
+    "sm_scope": 1.0,  # 1: a load waits behind any store of its SM to the sector; 0: behind its own warp's only
+    "l1_hit": 42.0,  # an L1 copy outlives its miss, a hit taking the H100's shared load (42); 0: it does not
+    "l1_update": 1.0,  # 1: the SM's own stores update its L1 copy (write-through); 0: they invalidate it
 }
 
 
