@@ -9,12 +9,15 @@ by sector, after a coalesced load of its 32 values; grid-stride: one such op per
   the slot that frees first, a retirement time after their last warp's last store; each starts 0-LATE
   cycles late (seeded: the only source of variation, no noise is added to an outcome);
 - each SM has one memory pipeline: a warp's instruction takes a turn of PIPE cycles per sector it touches;
-- a load that finds its SM already waiting for the sector (an L1 miss in flight, issued after the warp's
-  own last store) shares that miss's data; any other load and every store queue at the sector in the L2,
-  first come first served. A load reads memory when it is served, a store writes it when it is served;
-- a load of a sector the warp stored to in its previous op waits for that store's acknowledgement and
-  then takes RAW_LOAD cycles of the sector's time (and whatever queues behind it waits): slow for a load
-  behind its own store, fast (STORE) for stores nobody waits on.
+- each SM's L1 keeps a copy of a sector it fetched (hits cost L1_HIT) and takes the SM's own stores into it;
+  other SMs' stores never reach it. A load that finds the copy, or a miss in flight, shares its data;
+- other loads and every store queue at the sector in the L2, first come first served. A load reads memory
+  when it is served, a store writes it when it is served;
+- a load waits for its warp's own last store to the sector to be acknowledged, and a load that left its SM
+  while any store of that SM to the sector was unacknowledged is held in the L1 until that acknowledgement,
+  then takes RAW_LOAD cycles of the sector's time (whatever queues behind it waits): slow for a load behind
+  its SM's store, fast (STORE) for stores nobody waits on. `sm_scope`, `l1_hit` and `l1_update` switch the
+  SM-wide hold and the L1 copy back to the mechanisms as first described (`--fit` shows both).
 Prints, per half of race_shapes.split and 16 seeds, the table of docs/races.md; last line
 `sector_model fit=<met>/19 validation=<met>/16`.
 Usage: python bench/race_sector_model.py [seeds] [fit|validation] [--fit] [--smoke]
