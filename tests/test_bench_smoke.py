@@ -44,6 +44,7 @@ ON_A_GPU = {
     "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
     "gpu_residency.py": "residency ",
     "gpu_fidelity.py": "gpu_fidelity shapes=",
+    "gpu_sector_timing.py": "sector_timing ",
     "gpu_linked_calls.py": "linked ",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
     "gpu_library_call_times.py": "library ",  # `library skipped: ...` likewise
     "lesson_times.py": "lesson_times card=",
