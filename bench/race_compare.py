@@ -17,7 +17,6 @@ Usage: python bench/race_compare.py [seeds] [--shapes [fit|validation]] (`--smok
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 from collections import Counter
 from pathlib import Path
@@ -92,8 +91,11 @@ def main(seeds: int) -> None:
         print(f"{name:9s} sim ({seeds} seeds): {shown:60s} hardware: {HARDWARE[name]}")
     tutorial = " ".join(f"[{a},{b}]" for a, b in outcomes["tutorial"])
     print(f"tutorial runs: {tutorial}")
-    print("compare " + " ".join(f"{k}={spread(v)}" for k, v in outcomes.items() if k not in ("tutorial", "zeros"))
-          + f" tutorial={tutorial}")
+    print(
+        "compare "
+        + " ".join(f"{k}={spread(v)}" for k, v in outcomes.items() if k not in ("tutorial", "zeros"))
+        + f" tutorial={tutorial}"
+    )
 
 
 # ---- the launch shapes against an H200 ------------------------------------------------------------
@@ -109,23 +111,6 @@ def simulate(shape: race_shapes.Shape, seeds: int) -> list[float]:
                    level="threads", seed=seed)  # fmt: skip
         outcomes.append(shape.outcome(arrays))
     return outcomes
-
-
-def verdict(hardware: list[float], simulated: list[float]) -> str:
-    """'yes', or what the rule misses: the median, a seed outside the band, or no variation where hardware varies."""
-    low, high = min(hardware), max(hardware)
-    misses = []
-    if not low <= statistics.median(simulated) <= high:
-        misses.append("median")
-    if not all(0.75 * low <= x <= 1.25 * high for x in simulated):
-        misses.append("band")
-    if len(set(hardware)) > 1 and len(set(simulated)) < 2:
-        misses.append("no variation")
-    return "yes" if not misses else "NO: " + ", ".join(misses)
-
-
-def _spread(values: list[float]) -> str:
-    return f"{min(values):g}-{max(values):g} (median {statistics.median(values):g}, {len(set(values))} distinct)"
 
 
 def shapes_table(seeds: int, halves: tuple[str, ...]) -> dict[str, tuple[int, int]]:
@@ -144,12 +129,13 @@ def shapes_table(seeds: int, halves: tuple[str, ...]) -> dict[str, tuple[int, in
         for shape in shapes:
             simulated = simulate(shape, seeds)
             if shape.name not in measured:  # the smoke run's tiny shapes
-                print(f"| {shape.name} | {shape.waves:.2g} | not measured | {_spread(simulated)} | - |")
+                print(f"| {shape.name} | {shape.waves:.2g} | not measured | {race_shapes.describe(simulated)} | - |")
                 continue
             hardware = measured[shape.name]["outcomes"]
-            ok = verdict(hardware, simulated)
+            ok = race_shapes.verdict(hardware, simulated)
             met += ok == "yes"
-            row = f"| {shape.name} | {shape.waves:.2g} | {_spread(hardware)} | {_spread(simulated)} | {ok} |"
+            shown = f"{race_shapes.describe(hardware)} | {race_shapes.describe(simulated)}"
+            row = f"| {shape.name} | {shape.waves:.2g} | {shown} | {ok} |"
             print(row, flush=True)
         scores[half] = (met, len(shapes))
     return scores

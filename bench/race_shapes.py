@@ -10,6 +10,7 @@ The model may be fitted on the fit half only; the validation half is only report
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,3 +145,21 @@ def split(shapes: list[Shape]) -> tuple[list[Shape], list[Shape]]:
         fit += mine[0::2]
         validation += mine[1::2]
     return fit, validation
+
+
+def verdict(hardware: list[float], simulated: list[float]) -> str:
+    """'yes', or what the rule misses: the median, a seed outside the band, or no variation where hardware varies."""
+    low, high = min(hardware), max(hardware)
+    misses = []
+    if not low <= statistics.median(simulated) <= high:
+        misses.append("median")
+    if not all(0.75 * low <= x <= 1.25 * high for x in simulated):
+        misses.append("band")
+    if len(set(hardware)) > 1 and len(set(simulated)) < 2:
+        misses.append("no variation")
+    return "yes" if not misses else "NO: " + ", ".join(misses)
+
+
+def describe(values: list[float]) -> str:
+    """min-max (median, how many distinct values), as the calibration tables show outcomes."""
+    return f"{min(values):g}-{max(values):g} (median {statistics.median(values):g}, {len(set(values))} distinct)"

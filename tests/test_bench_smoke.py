@@ -26,6 +26,7 @@ ON_THE_CPU = {
     "memory_speed.py": "events_per_s=",
     "race_compare.py": "compare lesson=",
     "race_queue_model.py": "  [4, 1024]: ",
+    "race_sector_model.py": "sector_model fit=",
     "race_speed.py": "events_per_s=",
     "race_timing.py": "  a[1]'s reads spread over a block",
     "render_speed.py": "fps 1M=",
@@ -43,6 +44,7 @@ ON_A_GPU = {
     "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
     "gpu_residency.py": "residency ",
     "gpu_fidelity.py": "gpu_fidelity shapes=",
+    "gpu_sector_timing.py": "sector_timing ",
     "gpu_linked_calls.py": "linked ",  # `linked skipped: ...` where nvmath-python and cuda-cccl are not installed
     "gpu_library_call_times.py": "library ",  # `library skipped: ...` likewise
     "lesson_times.py": "lesson_times card=",
@@ -52,6 +54,7 @@ ON_A_GPU = {
 NOT_SCRIPTS = {
     "speed_kernels.py": "the kernels sim_speed.py and gpu_overhead.py time",
     "race_shapes.py": "the race calibration's launch shapes and their split",
+    "race_sector_events.py": "the event loop race_sector_model.py runs",
     "fast_kernels.py": "the kernels fast_speed.py times",
 }
 SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py"}  # a window and a worker process; numba's simulator
