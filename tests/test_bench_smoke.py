@@ -16,6 +16,7 @@ HANG_GUARD = 600  # seconds: a bench that hangs fails instead of blocking the su
 # bench script: the start of its last line, the figures it exists for
 ON_THE_CPU = {
     "fast_speed.py": "fast_speed threads=",
+    "cudasim_ratio.py": "cudasim_ratio vecadd=",
     "indigo_score.py": "indigo DAG_5n_5e=",
     "first_frame.py": "first_frame accesses=",
     "first_run.py": "first_run first=",
@@ -57,7 +58,8 @@ NOT_SCRIPTS = {
     "race_sector_events.py": "the event loop race_sector_model.py runs",
     "fast_kernels.py": "the kernels fast_speed.py times",
 }
-SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py"}  # a window and a worker process; numba's simulator
+# a window and a worker process; numba's simulator
+SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py", "cudasim_ratio.py"}
 
 
 def smoke(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
