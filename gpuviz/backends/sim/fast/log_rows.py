@@ -184,10 +184,12 @@ def _rows_in_time(count, slots, n, times, dest, total, spare):
 
 @njit(cache=True)
 def _scatter(column, dest, count, slots, n, out):
-    for s in range(count.size):
-        for k in range(min(count[s], slots)):
-            j = k * n + s
-            out[dest[j]] = column[j]
+    # slot by slot over the threads: the log's own order (slot k of thread s at k * n + s), read in one sweep
+    for k in range(slots):
+        for s in range(count.size):
+            if k < count[s]:
+                j = k * n + s
+                out[dest[j]] = column[j]
 
 
 @njit(cache=True)
