@@ -22,8 +22,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).parent))
 import fast_kernels as K  # noqa: E402
 
@@ -36,20 +34,7 @@ TARGETS = {"vecadd": 10_000, "stencil_2d": 10_000, "histogram": 10_000, "mandelb
 
 
 def inputs(name: str) -> tuple:
-    rng = np.random.default_rng(0)
-    if name == "vecadd":
-        a = rng.random(THREADS, dtype=np.float32)
-        return a, a.copy(), np.zeros(THREADS, np.float32)
-    if name == "stencil_2d":
-        return rng.random((SIDE, SIDE)), np.zeros((SIDE, SIDE))
-    if name == "mandelbrot":
-        return (np.zeros((SIDE, SIDE), np.int32),)
-    if name == "tree_reduction":
-        return rng.random(THREADS, dtype=np.float32), np.zeros(THREADS // K.THREADS, np.float32)
-    if name == "histogram":
-        return rng.integers(0, 1 << 20, THREADS).astype(np.int32), np.zeros(256, np.int32)
-    shape = (SIDE, SIDE)
-    return rng.random(shape, dtype=np.float32), rng.random(shape, dtype=np.float32), np.zeros(shape, np.float32)
+    return K.inputs(name, SIDE, SIDE)
 
 
 def launch(name: str) -> tuple:

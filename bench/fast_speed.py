@@ -32,18 +32,7 @@ BEST_OF = 1 if SMOKE else 3
 
 
 def inputs(name: str) -> tuple:
-    rng = np.random.default_rng(0)
-    if name == "vecadd":
-        a = rng.random(THREADS, dtype=np.float32)
-        return a, a.copy(), np.zeros(THREADS, np.float32)
-    if name == "stencil_2d":
-        return rng.random((SIDE, SIDE)), np.zeros((SIDE, SIDE))
-    if name == "mandelbrot":
-        return (np.zeros((SIDE, SIDE), np.int32),)
-    if name == "tree_reduction":
-        return rng.random(THREADS, dtype=np.float32), np.zeros(THREADS // K.THREADS, np.float32)
-    shape = (MATMUL, MATMUL)
-    return rng.random(shape, dtype=np.float32), rng.random(shape, dtype=np.float32), np.zeros(shape, np.float32)
+    return K.inputs(name, SIDE, MATMUL)
 
 
 def launch(name: str) -> tuple:

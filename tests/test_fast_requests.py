@@ -15,6 +15,7 @@ from gpuviz.core.analysis.races import find_races
 from gpuviz.core.analysis.requests import _occurrence, dense_ids, global_warp, group_requests
 
 from .race_suite import CASES
+from .test_logged_requests import SKIPPING as SKIPPING_WITHOUT_BARRIER
 
 SPEED = (Path(__file__).parents[1] / "bench" / "speed_kernels.py").read_text()
 STENCIL = """from numba import cuda
@@ -40,15 +41,8 @@ def k(a, out):
     i = cuda.grid(1)
     out[i] = a[i] if i % 2 else a[i + 1]  # two reads of one line and array: one site, lanes paired by execution
 """
-SKIPPING = """from numba import cuda
-@cuda.jit
-def k(a):
-    i = cuda.grid(1)
-    for r in range(3):
-        if r > 0 or i % 3 == 0:  # lanes that skip the first execution of the site, then join
-            a[i] += 1.0
-        cuda.syncthreads()
-"""
+# test_logged_requests.py's lanes that skip the first execution of a site, with a barrier closing each turn
+SKIPPING = SKIPPING_WITHOUT_BARRIER + "        cuda.syncthreads()\n"
 SHARED_2D = """from numba import cuda, float32
 @cuda.jit
 def k(a, out):

@@ -88,27 +88,48 @@ def _rows_in_lockstep(count, slots, n, sites, phases, times, starts, points, kep
         _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step)
         return groups
     first = np.zeros(cells + 1, np.int64)
-    for walk in range(2):  # count each cell's accesses, then hand out rows cell by cell in thread order
-        for b in range(count.size // tpb):
-            group, start = kept[b] // per_group, starts[kept[b]]
-            for s in range(b * tpb, (b + 1) * tpb):
-                rank, last = 0, -1
-                for k in range(min(count[s], slots)):
-                    j = k * n + s
-                    rank = rank + 1 if phases[j] == last else 0
-                    last = phases[j]
-                    step = points[sites[j]] if points[sites[j]] >= 0 else rank
-                    cell = (group * (top_phase + 1) + phases[j]) * (top_step + 1) + step
-                    if walk == 0:
-                        times[j] += start
-                        first[cell + 1] += 1
-                    else:
-                        dest[j] = first[cell]
-                        first[cell] += 1
-        if walk == 0:
-            for c in range(cells):
-                first[c + 1] += first[c]
+    _count_cells(count, slots, n, sites, phases, times, starts, points, kept, tpb, per_group, top_phase, top_step,
+                 first)  # fmt: skip
+    for c in range(cells):
+        first[c + 1] += first[c]
+    for b in range(count.size // tpb):  # rows handed out cell by cell in thread order
+        group = kept[b] // per_group
+        for s in range(b * tpb, (b + 1) * tpb):
+            rank, last = 0, -1
+            for k in range(min(count[s], slots)):
+                j = k * n + s
+                rank = rank + 1 if phases[j] == last else 0
+                last = phases[j]
+                step = points[sites[j]] if points[sites[j]] >= 0 else rank
+                cell = (group * (top_phase + 1) + phases[j]) * (top_step + 1) + step
+                dest[j] = first[cell]
+                first[cell] += 1
     return groups
+
+
+@njit(cache=True)
+def _count_cells(count, slots, n, sites, phases, times, starts, points, kept, tpb, per_group, top_phase, top_step,
+                 first):  # fmt: skip
+    """Each cell's accesses counted (into first[cell + 1]) and each time given its block's start, slot by slot
+    over a block's threads: the log's own order, where a thread's slots lie n apart (the count needs no
+    thread order; each thread's rank in its phase is kept apart)."""
+    rank, last = np.zeros(tpb, np.int64), np.zeros(tpb, np.int64)
+    for b in range(count.size // tpb):
+        group, start, most = kept[b] // per_group, starts[kept[b]], 0
+        for s in range(b * tpb, (b + 1) * tpb):
+            most = max(most, min(count[s], slots))
+        rank[:] = 0
+        last[:] = -1
+        for k in range(most):
+            for t in range(tpb):
+                s = b * tpb + t
+                if k < count[s]:
+                    j = k * n + s
+                    rank[t] = rank[t] + 1 if phases[j] == last[t] else 0
+                    last[t] = phases[j]
+                    step = points[sites[j]] if points[sites[j]] >= 0 else rank[t]
+                    times[j] += start
+                    first[(group * (top_phase + 1) + phases[j]) * (top_step + 1) + step + 1] += 1
 
 
 @njit(cache=True)
@@ -201,27 +222,38 @@ def _site_columns(count, slots, n, sites, site_of, kept, tpb, dest, array_of, ki
     0..k-1 times, so a warp has as many requests of a site as its busiest lane's executions of it: each
     site's first number is counted out, then each row's number is that plus its execution."""
     n_sites = site_of.max() + 1 if site_of.size else 1
-    runs, first = np.zeros(n_sites, np.int64), np.zeros(n_sites, np.int64)
-    next_request = 0
+    # Slot by slot over a warp's lanes (the log's own order: a thread's slots lie n apart), each lane's
+    # executions of each site counted apart; `seen` says which warp and walk a lane's count belongs to, so
+    # that no count is cleared.
+    runs, seen = np.zeros((32, n_sites), np.int64), np.full((32, n_sites), -1, np.int64)
+    first = np.zeros(n_sites, np.int64)
+    next_request, walk = 0, 0
     for b in range(count.size // tpb):
         for w in range(0, tpb, 32):
             lo, hi = b * tpb + w, b * tpb + min(w + 32, tpb)
+            most = 0
+            for s in range(lo, hi):
+                most = max(most, min(count[s], slots))
             first[:] = 0
-            for s in range(lo, hi):  # the warp's busiest lane's executions of each site
-                runs[:] = 0
-                for k in range(min(count[s], slots)):
-                    runs[site_of[sites[k * n + s]]] += 1
-                for c in range(n_sites):
-                    first[c] = max(first[c], runs[c])
+            for k in range(most):  # the warp's busiest lane's executions of each site
+                for s in range(lo, hi):
+                    if k < count[s]:
+                        c = site_of[sites[k * n + s]]
+                        done = runs[s - lo, c] + 1 if seen[s - lo, c] == walk else 1
+                        runs[s - lo, c], seen[s - lo, c] = done, walk
+                        first[c] = max(first[c], done)
+            walk += 1
             for c in range(n_sites):
                 first[c], next_request = next_request, next_request + first[c]
-            for s in range(lo, hi):
-                runs[:] = 0
-                g = kept[b] * tpb + s - b * tpb
-                for k in range(min(count[s], slots)):
-                    j = k * n + s
-                    row, site = dest[j], sites[j]
-                    c = site_of[site]
-                    array[row], kind[row], line[row], thread[row] = array_of[site], kind_of[site], line_of[site], g
-                    request[row] = first[c] + runs[c]
-                    runs[c] += 1
+            for k in range(most):
+                for s in range(lo, hi):
+                    if k < count[s]:
+                        j = k * n + s
+                        row, site = dest[j], sites[j]
+                        c = site_of[site]
+                        before = runs[s - lo, c] if seen[s - lo, c] == walk else 0
+                        runs[s - lo, c], seen[s - lo, c] = before + 1, walk
+                        array[row], kind[row], line[row] = array_of[site], kind_of[site], line_of[site]
+                        thread[row] = kept[b] * tpb + s - b * tpb
+                        request[row] = first[c] + before
+            walk += 1
