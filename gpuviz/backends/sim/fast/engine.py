@@ -62,7 +62,7 @@ _translations: dict[tuple, Translation | FastUnsupported] = {}
 _modules: dict[str, object] = {}
 _slots_needed: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (slots its busiest thread needed, narrowed)
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
-_kept: dict[tuple, dict | None] = {}  # (translation, argument types) -> its kept locals' dtypes (None: not learnt)
+_kept: dict[tuple, dict | None] = {}  # (translation, argument types) -> its kept locals' dtypes ({}: not learnable)
 
 
 def forget_fast(py_func, why: str) -> None:
@@ -278,7 +278,9 @@ def _kept_dtypes(translation: Translation, config, device, per_sm: int, host_arg
         runner = compiled(translation)
         tiny = _State(LaunchConfig.of(1, config.block), None if keep is None else np.ones(1, bool), 0,
                       len(translation.shared))  # fmt: skip
-        unwatched_arrays = tuple(_unwatched() for _ in translation.array_params)
+        from gpuviz.backends.sim.fast.hooks import unwatched
+
+        unwatched_arrays = tuple(unwatched() for _ in translation.array_params)  # typed as the watched ones
         sample = (np.zeros(1, np.int64), tiny.slot_base, *host_args, *_launch_arguments(translation, config, device,
                   per_sm), tiny.L, unwatched_arrays, tiny.F, tiny.clk, tiny.end, tiny.hsh)  # fmt: skip
         found = kept_types.learn(runner.py_func, tuple(runner.typeof_pyval(a) for a in sample))
@@ -286,12 +288,6 @@ def _kept_dtypes(translation: Translation, config, device, per_sm: int, host_arg
         if _kept[known]:
             kept_types.remember(_sidecar(translation), key, _kept[known])
     return _kept[known] or None
-
-
-def _unwatched() -> tuple:
-    from gpuviz.backends.sim.fast.hooks import unwatched
-
-    return unwatched()
 
 
 def _finish(translation, config, device, per_sm: int, options, arrays, params, host_args, state: _State, keep,

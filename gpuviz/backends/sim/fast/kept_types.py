@@ -1,11 +1,12 @@
 """The NumPy dtypes of the locals a kernel keeps per thread across a barrier (fast/phases.py), learnt from numba's
 typing of the translation that makes their arrays lazily, and kept on disk beside it.
 
-The translation cannot know a local's type (numba infers it), so at first each kept local's array is made by
-the first thread that keeps one. numba then counts the array's references on every thread of the phase,
-which tripled a shared-memory reduction's run. Once a launch has run, numba's typing of that translation
-gives each array's dtype; the next launch of the kernel with arguments of the same types runs a
-translation that makes the arrays once, before the blocks run (fast/translate.py: `kept_dtypes`).
+The translation cannot know a local's type (numba infers it), so its first form has each kept local's array
+made by the first thread that keeps one. Run that way, numba counts the array's references on every thread
+of the phase, which tripled a shared-memory reduction's run. So before a kernel's first launch with
+arguments of new types, numba types that first form (without running it); the launch then runs a
+translation that makes the arrays once, before the blocks run (fast/translate.py: `kept_dtypes`), and
+later launches find the dtypes here.
 """
 
 from __future__ import annotations

@@ -100,8 +100,7 @@ def _rows_in_lockstep(count, slots, n, sites, phases, times, starts, points, kep
                 j = k * n + s
                 rank = rank + 1 if phases[j] == last else 0
                 last = phases[j]
-                step = points[sites[j]] if points[sites[j]] >= 0 else rank
-                cell = (group * (top_phase + 1) + phases[j]) * (top_step + 1) + step
+                cell = _cell(group, phases[j], points[sites[j]], rank, top_phase, top_step)
                 dest[j] = first[cell]
                 first[cell] += 1
     return groups
@@ -127,9 +126,15 @@ def _count_cells(count, slots, n, sites, phases, times, starts, points, kept, tp
                     j = k * n + s
                     rank[t] = rank[t] + 1 if phases[j] == last[t] else 0
                     last[t] = phases[j]
-                    step = points[sites[j]] if points[sites[j]] >= 0 else rank[t]
                     times[j] += start
-                    first[(group * (top_phase + 1) + phases[j]) * (top_step + 1) + step + 1] += 1
+                    first[_cell(group, phases[j], points[sites[j]], rank[t], top_phase, top_step) + 1] += 1
+
+
+@njit(cache=True, inline="always")
+def _cell(group, phase, point, rank, top_phase, top_step):
+    """An access's (group, phase, step) as one counter: its step is its site's point in a loop-free phase,
+    else (point -1) the thread's rank among its accesses of the phase."""
+    return (group * (top_phase + 1) + phase) * (top_step + 1) + (point if point >= 0 else rank)
 
 
 @njit(cache=True)
@@ -155,8 +160,7 @@ def _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, 
             j = k * n + s
             rank = rank + 1 if phases[j] == last else 0
             last = phases[j]
-            step = points[sites[j]] if points[sites[j]] >= 0 else rank
-            key[used] = ((group * (top_phase + 1) + phases[j]) * (top_step + 1) + step) * n + s
+            key[used] = _cell(group, phases[j], points[sites[j]], rank, top_phase, top_step) * n + s
             at[used] = j
             used += 1
     order = np.argsort(key[:used], kind="mergesort")
