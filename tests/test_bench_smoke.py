@@ -39,6 +39,7 @@ ON_THE_CPU = {
 ON_A_GPU = {
     "gpu_latency.py": "latency global=",
     "gpu_overhead.py": "overhead threads=",
+    "gpu_recorder_floor.py": "recorder_floor stores_now=",
     "gpu_race_fidelity.py": "| ",
     "gpu_race_perturbation.py": "| [2,64] | window_record | ",
     "racecheck_compare.py": "racecheck ",

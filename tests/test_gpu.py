@@ -268,6 +268,49 @@ def test_threads_level_has_no_access_log():
     assert trace.threads["sm"].min() >= 0
 
 
+BLOCK_START_KERNEL = """from numba import cuda
+@cuda.jit
+def k(out, flag, n):
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    if cuda.blockIdx.x == 1 and t == 0:
+        while cuda.atomic.add(flag, 0, 0) < 32:  # until every lane of warp 1 is done
+            pass
+        out[i] = 2.0
+        return
+    if cuda.blockIdx.x == 1 and t >= 32:
+        v = 0
+        for r in range(n):  # each atomic waits for the one before (its index depends on it)
+            v = cuda.atomic.add(flag, 1 + (v >> 62), 1)
+        cuda.atomic.add(flag, 0, 1)
+        out[i] = 3.0
+        return
+    out[i] = 1.0
+"""
+
+
+@pytest.mark.parametrize("level", ["threads", "accesses"])
+def test_a_block_starts_at_its_first_instruction_though_thread_0_stores_it_last(level):
+    """Thread 0 stores its block's start and SM, and lane 0 its warp's start, as they return
+    (hooks.py: stored as the block started, they held back its first warp), but each start is the
+    reading taken on entry. Block 1's thread 0 returns only after warp 1 has run a loop of dependent
+    atomics, so a start read as thread 0 returned would come after warp 1's end; it comes long before.
+    Every thread of a block shows its block's one SM."""
+    n = 2 if SIMULATED else 2000
+    args = (np.zeros(128, np.float32), np.zeros(3, np.int64), n)
+    trace = _run(BLOCK_START_KERNEL, 2, 64, args, "gpu", level=level)
+    threads = trace.threads
+    expected = np.ones(128, np.float32)
+    expected[64], expected[96:] = 2.0, 3.0
+    np.testing.assert_array_equal(trace.after("out"), expected)
+    sm = threads["sm"].reshape(2, 64)
+    assert (sm == sm[:, :1]).all() and sm.min() >= 0
+    start, end = threads["t_start"].reshape(2, 64), threads["t_end"].reshape(2, 64)
+    assert (start <= end).all() and end[1, 0] >= end[1, 32]  # thread 0 waited for warp 1
+    if not SIMULATED:  # 2,000 round trips to memory: far more than 100 us on any GPU
+        assert end[1, 32] - start[1, 32] >= 100_000 and end[1, 0] - start[1, 0] >= 100_000
+
+
 @pytest.mark.parametrize("case", RACE_CASES, ids=lambda c: c.name)
 def test_gpu_race_verdicts_agree_with_the_simulator(case):
     if SIMULATED and case.warp_level:

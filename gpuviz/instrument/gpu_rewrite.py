@@ -267,7 +267,7 @@ class GpuRewriter(LibraryCallLogging, KernelRewriter):
         args.args = [*args.args, *(ast.arg(name) for name in buffers)]
         if self.accesses:  # the thread's log state lives in a local array the hooks update
             log = ", ".join(KERNEL_BUFFERS[4:])
-            prologue = "_gv_st = _gv_cuda.local.array(4, _gv_int64)\n"
+            prologue = "_gv_st = _gv_cuda.local.array(5, _gv_uint32)\n"
             prologue += f"_t = _gv_begin(_gv_bs, _gv_bsm, _gv_ws, _gv_st, {log})\n"
         else:
             prologue = "_t = _gv_begin_threads(_gv_bs, _gv_bsm)\n"

@@ -1,11 +1,12 @@
 """The recording hooks of the GPU backend, as numba device functions.
 
 What they store (the overhead bars depend on it; measured figures in docs/performance.md):
-- per block, 12 bytes: start time (uint64 ns, %globaltimer) and SM (uint32, %smid), written by
-  thread 0 when the block starts;
+- per block, 12 bytes: start time (uint64 ns, %globaltimer, thread 0's first instruction) and SM
+  (uint32, %smid), stored by thread 0 as it returns: every thread reads the timer first, with no
+  branch, and nothing waits for the reading until then;
 - per warp, 8 bytes: end time (uint64 ns), the latest %globaltimer reading of its returning lanes
   (each returning lane stores its reading; the last store stays). At level `accesses` also its start
-  (uint64 ns, lane 0's first reading).
+  (uint64 ns, lane 0's first reading, stored as lane 0 returns).
 - per thread at level `accesses`, 2 bytes: how many of its slots it filled, written as it returns;
 - per access, its own slot: no atomics and no warp-wide protocol, so divergence, grid barriers and
   independent thread scheduling cannot mix records up. Slot k of thread t is at k * threads + t of
@@ -60,13 +61,17 @@ MAX_SITE = 511  # site ids of the wide layout: BARRIER and TIME_MARK, then the k
 GUARD_NS = WIDE.guard_ns  # wide layout: a record this long after the thread's previous one follows a time mark
 
 # The thread context `_t` that _gv_begin returns (the hooks index it by position): 0 global thread id,
-# 1 global warp, 2 state (a local int64[4]: records so far, previous element, previous time in ns, and
-# with the guard the lane's first access outside its array or 0),
+# 1 global warp, 2 state (a local uint32[5]: records so far, previous element, previous time in units of
+# 32 ns, and with the guard the code of the lane's first access outside its array (0: none) and its
+# element; 32 bits each: a recorded kernel is bound by how many instructions it issues, and 64-bit
+# arithmetic takes two where 32-bit takes one: docs/performance.md),
 # 3-5 the slot columns (tag: code over the time's low bits, as layout.py packs it; element; value), 6 the
 # per-thread counts, 7 slots a thread (K), 8 threads in the launch, 9-13 the pool's columns (thread, code,
 # time, element, value), 14 the pool's counters, 15 the pool's size, 16 the mask of array ids whose values
-# are stored.
-# _gv_begin_threads returns only 0 and 1.
+# are stored, 17 the thread's first reading (ns), 18 its block, 19 its place in the block, 20-22 the block
+# starts, block SMs and warp starts.
+# _gv_begin_threads returns 0 and 1, then 2 the first reading, 3 the block, 4 the place, 5-6 the block
+# starts and SMs.
 
 ATOMIC_RESULTS = {
     "add": "old + v0", "sub": "old - v0", "and_": "old & v0", "or_": "old | v0", "xor": "old ^ v0",
@@ -79,20 +84,22 @@ _CORE = """
 def _gv_claim(t):
     if t[14][COUNTERS * STRIDE] != 0:  # the pool was found full: one load, not a round of atomics a record
         return _gv_int64(-1)
-    region = t[15] // COUNTERS
-    k = t[1] % COUNTERS
+    # Unsigned and 32-bit where they can be: this path is compiled into every access, and its registers
+    # count against the whole kernel's (the register cap, docs/performance.md).
+    region = t[15] >> COUNTER_BITS
+    k = _gv_uint32(t[1]) & (COUNTERS - 1)
     for _ in range(COUNTERS):
         base = _gv_cuda.atomic.add(t[14], k * STRIDE, _gv_int64(1))
         if base < region:
-            return k * region + base
-        k = (k + 1) % COUNTERS
+            return _gv_int64(k) * region + base
+        k = _gv_uint32(k + 1) & (COUNTERS - 1)
     t[14][COUNTERS * STRIDE] = 1
     return _gv_int64(-1)
 
 def _gv_put(t, k, code, element, keep_element, now, value, keep_value):
     units = now >> UNIT
     if k < t[7]:
-        slot = k * t[8] + t[0]
+        slot = _gv_uint64(k) * t[8] + t[0]  # unsigned (as the place's parts): no code for negative indices
         t[3][slot] = TAG((code << TIME_BITS) | (units & TIME_MASK))
         if keep_element:
             t[4][slot] = _gv_uint32(element)
@@ -112,53 +119,70 @@ def _gv_log(t, code, flat, value, keep_value):
     s = t[2]
     k = s[0]
     now = _gv_int64(_gv_globaltimer())
-    if now - s[2] >= GUARD:
-        _gv_put(t, k, TIME_CODE, (now >> (UNIT + TIME_BITS)) & 0xFFFFFFFF, True, now, value, False)
-        k += 1
-    s[2] = now
-    same = flat == s[1]
-    s[1] = flat
+    k = _gv_mark_time(t, k, now)
+    element = _gv_uint32(flat)  # the log keeps 32 bits of an element (arrays of up to 2^32 elements)
+    same = element == s[1]
+    s[1] = element
     _gv_put(t, k, code | (SAME if same else 0), flat, not same, now, value, keep_value)
     s[0] = k + 1
 
+def _gv_mark_time(t, k, now):
+    # A record more than GUARD units after the thread's previous one follows a time mark with the high
+    # bits. The difference wraps at 32 bits (137 s), as the state keeps the units.
+    s = t[2]
+    units = _gv_uint32(now >> UNIT)
+    if _gv_uint32(units - s[2]) >= GUARD:
+        _gv_put(t, k, TIME_CODE, (now >> (UNIT + TIME_BITS)) & 0xFFFFFFFF, True, now, 0, False)
+        k += 1
+    s[2] = units
+    return k
+
 def _gv_access(t, aid, site, flat, value):
-    _gv_log(t, ACCESS_CODE, _gv_int64(flat), _gv_logged(t[5], value), ((t[16] >> aid) & 1) != 0)
+    _gv_log(t, ACCESS_CODE, _gv_int64(flat), _gv_logged(t[5], value), _gv_uint32((t[16] >> aid) & 1) != 0)
 
 PLACE
-def _gv_start_block(block, thread, bs, bsm):
-    if thread == 0:
-        bs[block] = _gv_globaltimer()
-        bsm[block] = _gv_smid()
-
 def _gv_begin(bs, bsm, ws, st, tag, le, lv, lc, k, ps_thread, ps_code, ps_time, ps_element, ps_value,
               counters, pool, vmask):
+    now = _gv_uint64(_gv_globaltimer())  # stored as the thread returns (_gv_begin_threads says why)
     block, thread, per_block, warp = _gv_place()
-    _gv_start_block(block, thread, bs, bsm)
-    now = _gv_int64(_gv_globaltimer())
-    if (thread & 31) == 0:
-        ws[warp] = _gv_uint64(now)
     gid = block * per_block + thread
     st[0] = 0
-    st[1] = gid
-    st[2] = now
-    threads = _gv_int64(per_block) * _gv_cuda.gridDim.x * _gv_cuda.gridDim.y * _gv_cuda.gridDim.z
+    st[1] = _gv_uint32(gid)
+    st[2] = _gv_uint32(now >> UNIT)
+    threads = _gv_uint64(per_block) * _gv_uint64(_gv_cuda.gridDim.x * _gv_cuda.gridDim.y * _gv_cuda.gridDim.z)
     return (gid, warp, st, tag, le, lv, lc, k, threads, ps_thread, ps_code, ps_time, ps_element, ps_value,
-            counters, pool, vmask)
+            counters, pool, vmask, now, block, thread, bs, bsm, ws)
 
 def _gv_begin_threads(bs, bsm):
+    # Every thread reads the timer first, with no branch, and nothing waits for the reading until the
+    # thread returns; thread 0 stores its block's start and SM then (_gv_end). Stored as the block
+    # started, by thread 0 alone, they held back warp 0's first instructions, and with it the block's
+    # end: 4% of a memory-bound kernel's time on an H200 (bench/gpu_recorder_floor.py).
+    start = _gv_uint64(_gv_globaltimer())
     block, thread, per_block, warp = _gv_place()
-    _gv_start_block(block, thread, bs, bsm)
-    return (block * per_block + thread, warp)
+    return (block * per_block + thread, warp, start, block, thread, bs, bsm)
 
-def _gv_end(t, wend):
+def _gv_warp_end(wend, warp):
     # Every returning lane stores its reading (one instruction and one transaction for the lanes that
     # return together); lanes of a warp that return later store later, so the last store, which
     # stays, is the latest reading. An atomic max or a choice of one lane costs more (docs/gpu.md).
-    wend[t[1]] = _gv_uint64(_gv_globaltimer())
+    wend[warp] = _gv_uint64(_gv_globaltimer())
+
+def _gv_block_start(thread, block, start, bs, bsm):
+    if thread == 0:
+        bs[block] = start
+        bsm[block] = _gv_smid()  # a block runs on one SM: read where nothing waits for it
+
+def _gv_end(t, wend):
+    _gv_warp_end(wend, t[1])
+    _gv_block_start(t[4], t[3], t[2], t[5], t[6])
 
 def _gv_end_log(t, wend):
-FAULT_RECORD    t[6][t[0]] = _gv_uint16(min(t[2][0], t[7]))
-    _gv_end(t, wend)
+FAULT_RECORD    t[6][t[0]] = _gv_uint16(min(t[2][0], _gv_uint32(t[7])))
+    _gv_warp_end(wend, t[1])
+    if (t[19] & 31) == 0:  # lane 0: its warp's start, the first time of each of its lanes' records
+        t[22][t[1]] = t[17]
+        _gv_block_start(t[19], t[18], t[17], t[20], t[21])
 
 def _gv_epoch(t):
     _gv_log(t, BLOCK_CODE, t[2][1], 0, False)
@@ -178,12 +202,8 @@ def _gv_syncwarp(t, mask):
     # (backends/gpu/meetings.py). The thread's previous element stays as it was.
     _gv_cuda.syncwarp(mask)
     s = t[2]
-    k = s[0]
     now = _gv_int64(_gv_globaltimer())
-    if now - s[2] >= GUARD:
-        _gv_put(t, k, TIME_CODE, (now >> (UNIT + TIME_BITS)) & 0xFFFFFFFF, True, now, 0, False)
-        k += 1
-    s[2] = now
+    k = _gv_mark_time(t, s[0], now)
     _gv_put(t, k, WARP_CODE, mask, True, now, 0, False)
     s[0] = k + 1
 """
@@ -201,41 +221,43 @@ def _gv_fault(t, aid, site, flat):
     # the lane ends (_gv_end_log), which keeps the logging code out of every access.
     s = t[2]
     if s[3] == 0:
-        s[3] = (_gv_int64(1) << 48) | (_gv_int64(ACCESS_CODE) << 32) | _gv_far(flat)  # all below bit 63
+        s[3] = (1 << 16) | ACCESS_CODE  # never 0: the flag bit over the code
+        s[4] = _gv_far(flat)
 
 def _gv_far(flat):
-    return _gv_int64(0xFFFFFFFF) if flat < 0 or flat >= 0xFFFFFFFF else flat
+    return _gv_uint32(0xFFFFFFFF) if flat < 0 or flat >= 0xFFFFFFFF else _gv_uint32(flat)
 """
 
 _FAULT_RECORD = """    fault = t[2][3]
     if fault != 0:
-        _gv_log(t, (fault >> 32) & 0xFFFF, fault & 0xFFFFFFFF, 0, False)
+        _gv_log(t, fault & 0xFFFF, t[2][4], 0, False)
 """
 
 _PLACE_ANY = """
 def _gv_place():
     # A block has at most 1024 threads: its sizes and a thread's place in it fit 32 bits, which
-    # numba would widen to 64 (the casts let the compiler keep them narrow).
+    # numba would widen to 64 (the casts let the compiler keep them narrow). Unsigned, so that an
+    # array indexed with them needs no code for negative indices.
     bdx = _gv_cuda.blockDim.x
     bdy = _gv_cuda.blockDim.y
-    per_block = _gv_int32(bdx * bdy * _gv_cuda.blockDim.z)
-    thread = _gv_int32(_gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy)
+    per_block = _gv_uint32(bdx * bdy * _gv_cuda.blockDim.z)
+    thread = _gv_uint32(_gv_cuda.threadIdx.x + _gv_cuda.threadIdx.y * bdx + _gv_cuda.threadIdx.z * bdx * bdy)
     gdx = _gv_cuda.gridDim.x
     gdy = _gv_cuda.gridDim.y
-    block = _gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * gdy
-    warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
-    return _gv_int64(block), thread, per_block, warp
+    block = _gv_uint64(_gv_cuda.blockIdx.x + _gv_cuda.blockIdx.y * gdx + _gv_cuda.blockIdx.z * gdx * gdy)
+    warp = block * _gv_uint64(_gv_uint32(per_block + 31) >> 5) + _gv_uint64(thread >> 5)
+    return block, thread, per_block, warp
 """
 
 _PLACE_FLAT = """
 def _gv_place():
     # A launch with one axis (grid and block): numba cannot know it, so the other axes' reads and
     # products would cost every thread a few instructions (docs/performance.md measures them).
-    per_block = _gv_int32(_gv_cuda.blockDim.x)
-    thread = _gv_int32(_gv_cuda.threadIdx.x)
-    block = _gv_cuda.blockIdx.x
-    warp = _gv_int64(block) * ((per_block + 31) >> 5) + (thread >> 5)
-    return _gv_int64(block), thread, per_block, warp
+    per_block = _gv_uint32(_gv_cuda.blockDim.x)
+    thread = _gv_uint32(_gv_cuda.threadIdx.x)
+    block = _gv_uint64(_gv_cuda.blockIdx.x)
+    warp = block * _gv_uint64(_gv_uint32(per_block + 31) >> 5) + _gv_uint64(thread >> 5)
+    return block, thread, per_block, warp
 """
 
 _INDEX_NAMES = ["i0", "i1", "i2"]
@@ -357,14 +379,16 @@ def _gv_at_{op}{dims}(t, aid, arr, {idx}, {operands}, site):
 
 def hook_source(layout: RecordLayout = WIDE) -> str:
     """The hooks' source for one record layout (layout.py)."""
-    constants = {"COUNTERS": COUNTERS, "STRIDE": COUNTER_STRIDE, "SAME": layout.same, "GUARD": layout.guard_ns,
-                 "UNIT": UNIT_SHIFT, "TIME_BITS": layout.time_bits, "TIME_MASK": (1 << layout.time_bits) - 1,
+    constants = {"COUNTERS": COUNTERS, "COUNTER_BITS": COUNTERS.bit_length() - 1, "STRIDE": COUNTER_STRIDE,
+                 "SAME": layout.same, "GUARD": layout.guard_ns >> UNIT_SHIFT, "UNIT": UNIT_SHIFT,
+                 "TIME_BITS": layout.time_bits, "TIME_MASK": (1 << layout.time_bits) - 1,
                  "TAG": "_gv_uint16" if layout.narrow else "_gv_uint32", **layout.codes()}  # fmt: skip
     core = _CORE.replace("PLACE\n", _PLACE_FLAT if layout.flat else _PLACE_ANY)
     access, atomic = _access_source, _atomic_source
     core = core.replace("FAULT_RECORD", _FAULT_RECORD if layout.guarded else "")
     if layout.guarded:  # the state's slot 3 (the lane's fault) starts empty; the guard's own hooks join
-        core = core.replace("    st[2] = now\n", "    st[2] = now\n    st[3] = 0\n") + _GUARD
+        first_time = "    st[2] = _gv_uint32(now >> UNIT)\n"
+        core = core.replace(first_time, first_time + "    st[3] = 0\n") + _GUARD
         access, atomic = _guarded_access_source, _guarded_atomic_source
     for name, value in constants.items():
         core = re.sub(rf"\b{name}\b", str(value), core)
@@ -401,6 +425,8 @@ def make_hooks(layout: RecordLayout = WIDE) -> dict:
     for name in set(namespace) - before - {"__builtins__"}:
         namespace[name] = device(namespace[name])
     return namespace
+
+
 
 
 def device_function_decorator():
