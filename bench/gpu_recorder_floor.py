@@ -39,98 +39,101 @@ WARPS = BLOCK // 32
 
 
 def variants(cuda, timer, smid) -> dict:
-    """name -> kernel(a, b, c, block_start, block_sm, warp_end)."""
+    """name -> kernel(a, b, c, block_start, block_sm, warp_end): the vector add between what a design
+    does first (returns what it keeps for the end) and what it does as the thread returns."""
+    part = cuda.jit(device=True, forceinline=True)
 
-    def plain(a, b, c, bs, bsm, we):
+    @part
+    def add(a, b, c):
         i = cuda.grid(1)
         if i < c.size:
             c[i] = a[i] + b[i]
 
-    def stores_now(a, b, c, bs, bsm, we):
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        if t == 0:
-            bs[blk] = timer()
-            bsm[blk] = smid()
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
-        we[blk * WARPS + (t >> 5)] = timer()
+    @part
+    def nothing_first(bs, bsm):
+        return 0, 0
 
-    def start_only(a, b, c, bs, bsm, we):
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        if t == 0:
-            bs[blk] = timer()
-            bsm[blk] = smid()
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
+    @part
+    def stores_first(bs, bsm):  # thread 0 stores its block's start and SM as the block starts
+        if cuda.threadIdx.x == 0:
+            bs[cuda.blockIdx.x] = timer()
+            bsm[cuda.blockIdx.x] = smid()
+        return 0, 0
 
-    def ends_only(a, b, c, bs, bsm, we):
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
-        we[blk * WARPS + (t >> 5)] = timer()
+    @part
+    def readings_first(bs, bsm):  # every thread, no branch; nothing waits for the readings yet
+        return timer(), smid()
 
-    def start_read_early_stored_late(a, b, c, bs, bsm, we):
-        # every thread reads the timer and its SM first (no branch, nothing waits for the readings);
-        # thread 0 stores its block's pair as it returns, beside its warp's end
-        start, sm = timer(), smid()
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
-        we[blk * WARPS + (t >> 5)] = timer()
-        if t == 0:
-            bs[blk] = start
-            bsm[blk] = sm
+    @part
+    def timer_first(bs, bsm):
+        return timer(), 0
 
-    def start_read_early_stored_late_only(a, b, c, bs, bsm, we):
-        start, sm = timer(), smid()
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
-        if t == 0:
-            bs[blk] = start
-            bsm[blk] = sm
+    @part
+    def nothing_last(kept, bs, bsm, we):
+        pass
 
-    def timer_early_sm_late(a, b, c, bs, bsm, we):
-        start = timer()
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
-        we[blk * WARPS + (t >> 5)] = timer()
-        if t == 0:
-            bs[blk] = start
-            bsm[blk] = smid()
+    @part
+    def warp_end(we):  # every returning lane stores its reading; the last store stays
+        we[cuda.blockIdx.x * WARPS + (cuda.threadIdx.x >> 5)] = timer()
 
-    def ends_constant(a, b, c, bs, bsm, we):
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
-        we[blk * WARPS + (t >> 5)] = 1
+    @part
+    def end_last(kept, bs, bsm, we):
+        warp_end(we)
 
-    def ends_timer_unstored(a, b, c, bs, bsm, we):
-        t, blk = cuda.threadIdx.x, cuda.blockIdx.x
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
+    @part
+    def end_and_readings_last(kept, bs, bsm, we):
+        warp_end(we)
+        if cuda.threadIdx.x == 0:
+            bs[cuda.blockIdx.x] = kept[0]
+            bsm[cuda.blockIdx.x] = kept[1]
+
+    @part
+    def readings_only_last(kept, bs, bsm, we):
+        if cuda.threadIdx.x == 0:
+            bs[cuda.blockIdx.x] = kept[0]
+            bsm[cuda.blockIdx.x] = kept[1]
+
+    @part
+    def end_and_start_sm_late(kept, bs, bsm, we):
+        warp_end(we)
+        if cuda.threadIdx.x == 0:
+            bs[cuda.blockIdx.x] = kept[0]
+            bsm[cuda.blockIdx.x] = smid()
+
+    @part
+    def constant_end_last(kept, bs, bsm, we):
+        we[cuda.blockIdx.x * WARPS + (cuda.threadIdx.x >> 5)] = 1
+
+    @part
+    def unstored_reading_last(kept, bs, bsm, we):
         if timer() == 0:  # never: the reading is made and waited for, nothing is stored
-            we[blk * WARPS + (t >> 5)] = 1
+            we[0] = 1
 
-    def barrier_only(a, b, c, bs, bsm, we):
-        i = cuda.grid(1)
-        if i < c.size:
-            c[i] = a[i] + b[i]
+    @part
+    def barrier_last(kept, bs, bsm, we):
         cuda.syncthreads()
 
-    kernels = [plain, stores_now, start_only, ends_only, start_read_early_stored_late,
-               start_read_early_stored_late_only, timer_early_sm_late, ends_constant, ends_timer_unstored,
-               barrier_only]  # fmt: skip
-    return {k.__name__: cuda.jit(k) for k in kernels}
+    def kernel(first, last):
+        def launched(a, b, c, bs, bsm, we):
+            kept = first(bs, bsm)
+            add(a, b, c)
+            last(kept, bs, bsm, we)
+
+        return cuda.jit(launched)
+
+    designs = {
+        "plain": (nothing_first, nothing_last),
+        "stores_now": (stores_first, end_last),
+        "start_only": (stores_first, nothing_last),
+        "ends_only": (nothing_first, end_last),
+        "start_read_early_stored_late": (readings_first, end_and_readings_last),
+        "start_read_early_stored_late_only": (readings_first, readings_only_last),
+        "timer_early_sm_late": (timer_first, end_and_start_sm_late),
+        "ends_constant": (nothing_first, constant_end_last),
+        "ends_timer_unstored": (nothing_first, unstored_reading_last),
+        "barrier_only": (nothing_first, barrier_last),
+    }
+    return {name: kernel(*parts) for name, parts in designs.items()}
 
 
 def times(cuda, kernels: dict, args: tuple) -> dict[str, float]:
