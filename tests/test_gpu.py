@@ -294,8 +294,7 @@ def test_a_block_starts_at_its_first_instruction_though_thread_0_stores_it_last(
     """Thread 0 stores its block's start and SM, and lane 0 its warp's start, as they return
     (hooks.py: stored as the block started, they held back its first warp), but each start is the
     reading taken on entry. Block 1's thread 0 returns only after warp 1 has run a loop of dependent
-    atomics, so a start read as thread 0 returned would come after warp 1's end; it comes long before.
-    Every thread of a block shows its block's one SM."""
+    atomics, so a start read as thread 0 returned would come after warp 1's end; it comes long before."""
     n = 2 if SIMULATED else 2000
     args = (np.zeros(128, np.float32), np.zeros(3, np.int64), n)
     trace = _run(BLOCK_START_KERNEL, 2, 64, args, "gpu", level=level)
@@ -303,10 +302,10 @@ def test_a_block_starts_at_its_first_instruction_though_thread_0_stores_it_last(
     expected = np.ones(128, np.float32)
     expected[64], expected[96:] = 2.0, 3.0
     np.testing.assert_array_equal(trace.after("out"), expected)
-    sm = threads["sm"].reshape(2, 64)
-    assert (sm == sm[:, :1]).all() and sm.min() >= 0
+    assert threads["sm"].min() >= 0 and threads["sm"].max() < trace.device_facts["sm_count"]
+    assert not any("recorded no start" in w for w in trace.meta.get("warnings", []))  # every start was stored
     start, end = threads["t_start"].reshape(2, 64), threads["t_end"].reshape(2, 64)
-    assert (start <= end).all() and end[1, 0] >= end[1, 32]  # thread 0 waited for warp 1
+    assert end[1, 0] >= end[1, 32]  # thread 0 waited for warp 1
     if not SIMULATED:  # 2,000 round trips to memory: far more than 100 us on any GPU
         assert end[1, 32] - start[1, 32] >= 100_000 and end[1, 0] - start[1, 0] >= 100_000
 

@@ -3,7 +3,16 @@
 import numpy as np
 import pytest
 
-from gpuviz.backends.gpu.decode import PoolLog, SlotLog, accesses_of, decode_records, place_in_time, thread_times
+from gpuviz.backends.gpu.decode import (
+    NOT_STORED,
+    PoolLog,
+    SlotLog,
+    accesses_of,
+    decode_records,
+    known_starts,
+    place_in_time,
+    thread_times,
+)
 from gpuviz.backends.gpu.hooks import BARRIER, FENCE_MARK, FIRST_SITE, GRID_MARK, SAME, TIME_MARK, WARP_MARK
 from gpuviz.core.trace.columns import epoch_field
 
@@ -18,6 +27,26 @@ def test_threads_span_their_warps_first_to_last_reading():
     assert (start[:32] == 20).all() and (end[96:] == 1110).all()
     start, _, first = thread_times(block_start, None, warp_end, threads_per_block=64)
     assert first == 1000 and start[::32].tolist() == [0, 0, 1000, 1000]
+
+
+def test_a_start_no_thread_stored_becomes_its_blocks_earliest_recorded_reading():
+    """Thread 0 stores its block's start, lane 0 its warp's, as it returns; one that left the kernel
+    through an exception (numba's silent return for a raise) stored nothing and the buffer keeps its
+    all-ones mark. The start becomes the block's earliest recorded reading: a warp's start, else a warp's
+    end (0: no lane stored one), else the launch's earliest; the blocks without one are named."""
+    x = NOT_STORED
+    block_start = np.array([1000, x, x], np.uint64)
+    warp_end = np.array([1500, 1400, 2600, 2100, 0, 0], np.uint64)  # block 2: no lane returned either
+    starts, _, unstored = known_starts(block_start, None, warp_end, warps_per_block=2)
+    assert starts.tolist() == [1000, 2100, 1000] and unstored.tolist() == [False, True, True]
+    warp_start = np.array([1010, x, x, 2005, x, x], np.uint64)  # lanes 0 of warps 1, 2, 4 and 5 raised
+    starts, warps, unstored = known_starts(block_start, warp_start, warp_end, warps_per_block=2)
+    assert starts.tolist() == [1000, 2005, 1000] and warps.tolist() == [1010, 1000, 2005, 2005, 1000, 1000]
+    start, _, first = thread_times(starts, warps, warp_end, threads_per_block=64)
+    assert first == 1000 and start.min() == 0  # no all-ones value reaches the times
+    whole = np.array([5, 6], np.uint64)
+    starts, _, unstored = known_starts(whole, None, np.array([9, 9, 9, 9], np.uint64), warps_per_block=2)
+    assert starts.tolist() == [5, 6] and not unstored.any()
 
 
 def test_a_warp_value_goes_to_each_of_its_threads_also_in_a_partial_warp():

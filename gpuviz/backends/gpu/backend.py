@@ -20,11 +20,18 @@ from functools import cache, reduce
 import numpy as np
 
 from gpuviz.backends.gpu.compat import import_numba_cuda, numba_jit
-from gpuviz.backends.gpu.decode import accesses_of, final_writes_last, per_thread, place_in_time, thread_times
+from gpuviz.backends.gpu.decode import (
+    accesses_of,
+    final_writes_last,
+    known_starts,
+    per_thread,
+    place_in_time,
+    thread_times,
+)
 from gpuviz.backends.gpu.hooks import UNIT_SHIFT, device_function_decorator, hook_source, hooks
 from gpuviz.backends.gpu.layout import WIDE, RecordLayout, choose_layout
 from gpuviz.backends.gpu.local_types import local_types
-from gpuviz.backends.gpu.log import DeviceLog
+from gpuviz.backends.gpu.log import DeviceLog, fill
 from gpuviz.backends.gpu.meetings import partial_syncwarps
 from gpuviz.backends.gpu.plain import (
     TIMED_LAUNCHES,
@@ -400,9 +407,16 @@ class PreparedLaunch:
         if timed:
             _check_element_range(self.entries)
         self.warp_start = cuda.device_array(n_warps if timed else 1, np.uint64)
+        self._mark_starts_unstored()
         logged = self._logged_ids() if timed else 0
         value_dtype = self._value_dtype(logged)
         self.log = DeviceLog(cuda, config.threads, cap, logged, value_dtype, compiled.layout) if timed else None
+
+    def _mark_starts_unstored(self) -> None:
+        """All ones in the start and SM buffers: a thread 0 or lane 0 that leaves the kernel without
+        returning stores nothing there (decode.known_starts)."""
+        for array in (self.block_start, self.block_sm, self.warp_start):
+            fill(self.cuda, array, 0xFF)
 
     def _device_arguments(self, args: tuple):
         cuda, device_args, before, copy_back = self.cuda, [], {}, []
@@ -472,6 +486,7 @@ class PreparedLaunch:
         if self.log:
             self.log.reset()
         self.warp_end.copy_to_device(np.zeros(self.warp_end.shape, np.uint64))
+        self._mark_starts_unstored()
 
     def run_timed(self) -> float:
         start, stop = self.cuda.event(), self.cuda.event()
@@ -491,11 +506,13 @@ class PreparedLaunch:
         per_block = config.threads_per_block
         timed = self.compiled.level == "accesses"
         warp_start = self.warp_start.copy_to_host() if timed else None
-        t_start, t_end, first = thread_times(self.block_start.copy_to_host(), warp_start,
-                                             self.warp_end.copy_to_host(), per_block)  # fmt: skip
+        warp_end = self.warp_end.copy_to_host()
+        block_start, warp_start, unstored = known_starts(self.block_start.copy_to_host(), warp_start, warp_end,
+                                                         config.warps_per_block)  # fmt: skip
+        t_start, t_end, first = thread_times(block_start, warp_start, warp_end, per_block)
+        block_sm = np.where(unstored, 0, self.block_sm.copy_to_host()).astype(np.int32)
         threads = {"block_idx": block_idx, "thread_idx": thread_idx, "warp": warp, "lane": lane,
-                   "sm": np.repeat(self.block_sm.copy_to_host().astype(np.int32), per_block),
-                   "t_start": t_start, "t_end": t_end}  # fmt: skip
+                   "sm": np.repeat(block_sm, per_block), "t_start": t_start, "t_end": t_end}  # fmt: skip
         accesses, truncated, partial = None, False, None
         snapshots = self._snapshots()
         if timed:
@@ -507,7 +524,7 @@ class PreparedLaunch:
         program = self.compiled.program
         errors, error_count = recorded_out_of_bounds(accesses, self.entries)
         accesses = within_bounds(accesses, self.entries)  # the faulting accesses are errors, not elements
-        warnings = sized_by_accesses(self.entries, self.unsized, accesses)
+        warnings = sized_by_accesses(self.entries, self.unsized, accesses) + _unstored_starts(unstored)
         return new_trace(
             source=program.kernel.source, config=config, backend="gpu", device_facts=facts, time_unit="ns",
             param_names=program.params, values=self.args, snapshots=snapshots, arrays=self.entries,
@@ -578,6 +595,15 @@ class PreparedLaunch:
             entries.append({"name": name, "space": "const", "dtype": dtype_text(array.dtype),
                             "shape": list(array.shape)})  # fmt: skip
         return entries, remap
+
+
+def _unstored_starts(unstored: np.ndarray) -> list[str]:
+    if not unstored.any():
+        return []
+    blocks = np.flatnonzero(unstored)
+    return [f"{len(blocks)} block(s) (the first: block {int(blocks[0])}) recorded no start and no SM: their "
+            f"thread 0 left the kernel without returning (numba turns a raise or a failed assert in a kernel into "
+            f"a silent return); their bars begin at their first recorded time, and they are shown on SM 0"]  # fmt: skip
 
 
 def sized_by_accesses(entries: list[dict], unsized: list[int], accesses: dict | None) -> list[str]:

@@ -19,6 +19,31 @@ from gpuviz.backends.gpu.hooks import (
 )
 from gpuviz.core.trace.columns import EPOCH_FIELDS
 
+NOT_STORED = np.iinfo(np.uint64).max  # a start buffer's mark before the launch: all ones
+
+
+def known_starts(block_start: np.ndarray, warp_start: np.ndarray | None, warp_end: np.ndarray,
+                 warps_per_block: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:  # fmt: skip
+    """The block starts and warp starts with a reading wherever the kernel stored none, and which blocks
+    stored none. Thread 0 stores its block's start, lane 0 its warp's, as it returns (hooks.py); one that
+    leaves the kernel without returning (numba turns a `raise` or a failed `assert` in a kernel into a
+    silent return) stores nothing. Such a start becomes its block's earliest recorded reading (a warp's
+    start, else a warp's end; a warp end of 0 is one no lane stored), else the launch's earliest."""
+    blocks = len(block_start)
+    ends = warp_end.reshape(blocks, warps_per_block)
+    readings = [np.where(ends == 0, NOT_STORED, ends)]
+    if warp_start is not None:
+        readings.append(warp_start.reshape(blocks, warps_per_block))
+    earliest = np.minimum.reduce([r.min(axis=1) for r in readings]) if warps_per_block else block_start
+    missing = block_start == NOT_STORED
+    known = np.concatenate([block_start[~missing], *(r[r != NOT_STORED] for r in readings)])
+    earliest = np.where(earliest == NOT_STORED, known.min() if len(known) else 0, earliest)
+    block_start = np.where(missing, earliest, block_start)
+    if warp_start is not None:
+        per_warp = np.repeat(block_start, warps_per_block)
+        warp_start = np.where(warp_start == NOT_STORED, per_warp, warp_start)
+    return block_start, warp_start, missing
+
 
 def thread_times(block_start: np.ndarray, warp_start: np.ndarray | None, warp_end: np.ndarray,
                  threads_per_block: int) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
@@ -86,7 +111,7 @@ def decode_records(slots: SlotLog, pool: PoolLog, start_units: np.ndarray,
     order (backends/gpu/meetings.py finds the lanes each left out)."""
     n = slots.count.size
     count = slots.count.astype(np.int64)
-    previous = np.arange(n, dtype=np.int64)  # a thread's previous element starts as its global id
+    previous = np.arange(n, dtype=np.int64) & 0xFFFFFFFF  # its global id, in 32 bits as the recorder keeps it
     now = start_units.astype(np.int64).copy()
     epoch = np.zeros(n, np.int32)
     rows, syncs = [], []

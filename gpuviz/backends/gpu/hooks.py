@@ -171,7 +171,7 @@ def _gv_warp_end(wend, warp):
 def _gv_block_start(thread, block, start, bs, bsm):
     if thread == 0:
         bs[block] = start
-        bsm[block] = _gv_smid()  # a block runs on one SM: read where nothing waits for it
+        bsm[block] = _gv_smid()  # read where nothing waits for it (any reading names the block's SM)
 
 def _gv_end(t, wend):
     _gv_warp_end(wend, t[1])

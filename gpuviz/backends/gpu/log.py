@@ -100,9 +100,14 @@ class DeviceLog:
 
 
 def _zero(cuda, array) -> None:
+    fill(cuda, array, 0)
+
+
+def fill(cuda, array, byte: int) -> None:
+    """Every byte of a device array set to `byte` (0xFF: every value all ones, the "not stored" mark)."""
     if hasattr(array, "gpu_data") and not simulated():
         from numba.cuda.cudadrv.driver import device_memset
 
-        device_memset(array, 0, array.nbytes)
+        device_memset(array, byte, array.nbytes)
     else:
-        array.copy_to_device(np.zeros(array.shape, array.dtype))
+        array.copy_to_device(np.full(array.nbytes, byte, np.uint8).view(array.dtype).reshape(array.shape))
