@@ -34,7 +34,7 @@ def known_starts(block_start: np.ndarray, warp_start: np.ndarray | None, warp_en
     readings = [np.where(ends == 0, NOT_STORED, ends)]
     if warp_start is not None:
         readings.append(warp_start.reshape(blocks, warps_per_block))
-    earliest = np.minimum.reduce([r.min(axis=1) for r in readings]) if warps_per_block else block_start
+    earliest = np.minimum.reduce([r.min(axis=1) for r in readings])
     missing = block_start == NOT_STORED
     known = np.concatenate([block_start[~missing], *(r[r != NOT_STORED] for r in readings)])
     earliest = np.where(earliest == NOT_STORED, known.min() if len(known) else 0, earliest)

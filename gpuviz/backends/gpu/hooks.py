@@ -427,8 +427,6 @@ def make_hooks(layout: RecordLayout = WIDE) -> dict:
     return namespace
 
 
-
-
 def device_function_decorator():
     """numba's device-function decorator, inlining where it compiles: a hook called as a function
     would pass the thread context (a tuple of arrays) on every access and keep the thread's log

@@ -56,7 +56,7 @@ class DeviceLog:
         through gpuviz's end hook, e.g. one stopped by an exception, then reads as empty)."""
         self.counters.copy_to_device(np.zeros(COUNTER_WORDS, np.int64))
         if self.k:
-            _zero(self.cuda, self.count)
+            fill(self.cuda, self.count, 0)
 
     def filled(self) -> int:
         """How many records the last launch made (time and barrier marks included)."""
@@ -97,10 +97,6 @@ class DeviceLog:
         warp_region = warp_of_thread[thread] % COUNTERS
         rank = ((where // max(region, 1) - warp_region) % COUNTERS) * region + where % max(region, 1)
         return PoolLog(*columns, rank=rank)
-
-
-def _zero(cuda, array) -> None:
-    fill(cuda, array, 0)
 
 
 def fill(cuda, array, byte: int) -> None:
