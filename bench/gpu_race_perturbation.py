@@ -11,9 +11,36 @@ outcome (the counter after the launch, 16 runs from zero) shows what that work d
 - window_clocks: the same with %clock64;
 - window_tag: the load's record (a 4-byte tag) stored between the load and the store;
 - window_record: the load's tag and value stored between the load and the store, as the recorder's
-  level `accesses` does.
+  level `accesses` does;
+- plain_again: the plain kernel compiled a second time: how far two batches of the same kernel apart;
+- block_start_at_end: every thread reads %globaltimer first, and thread 0 stores it as it ends (one
+  store a block: the least a recording of which block ran where and when can store);
+- block_end: thread 0 reads the timer and stores it as it ends, with nothing read first;
+- warp_end: every lane stores its end reading to its warp's word, as level `threads` does;
+- threads_place_first: what level `threads` does: the timer read and the thread's place (block,
+  thread, warp) worked out first; thread 0 stores the block's start and SM as it ends, every lane its
+  warp's end reading;
+- threads_place_last: the same, the place worked out as the thread ends;
+- threads_no_sm: threads_place_last without the SM (no %smid read, no store of it);
+- threads_sm_constant: threads_place_last with a constant stored for the SM (the store, no read);
+- threads_sm_first: threads_place_last with %smid read first, beside the timer;
+- warp_start_end: every lane stores one word as it ends, its first reading's low half over its end
+  reading's low half: a warp's start and end in one store, and no other;
+- warp_start_only: every lane stores its first reading to its warp's word as it ends (no end reading);
+- warp_block_end: threads_no_sm without the first reading: thread 0 stores its end reading too;
+- warp_clock_start: warp_start_only with %clock64 read first in place of %globaltimer;
+- threads_place_bound: threads_place_first, with the counter's index made to depend on the place
+  (plus the place times a zero that the kernel cannot know is zero): the place is worked out before
+  the load, so the compiler cannot schedule it between the load and the store;
+- end_thread_16, end_thread_4: end_stores, and every thread stores 16 (or 4) bytes more as it ends:
+  window_timers' stores without its timer reads, so that the two tell timers and stores apart;
+- end_warp_16: end_stores, and lane 0 stores 16 bytes for its warp as it ends;
+- window_timers_warp: window_timers with 16 bytes a warp (lane 0) in place of 16 bytes a thread;
+- uniform_held: window_timers, but a warp whose active lanes loaded one value stores its two records
+  once (lane 0), 16 bytes a warp; other warps store 16 bytes a thread (on a GPU only).
 The rule of docs/gpu.md ("same": median inside the plain [min, max], every run inside
-[0.75 x min, 1.25 x max]) is applied to each. Usage: python bench/gpu_race_perturbation.py [runs]
+[0.75 x min, 1.25 x max]) is applied to each.
+Usage: python bench/gpu_race_perturbation.py [runs] [variant ...] (every variant when none is named)
 """
 
 from __future__ import annotations
@@ -32,6 +59,7 @@ from numba import uint32  # noqa: E402
 
 SMOKE = "--smoke" in sys.argv
 SHAPES = [(2, 64)] if SMOKE else [(1024, 1024), (8192, 128), (264, 1024)]
+FULL_WARP = uint32(0xFFFFFFFF)
 now, clock, sm = intrinsics.globaltimer(), intrinsics.clock64(), intrinsics.smid()
 
 
@@ -96,15 +124,203 @@ def _windowed(read, store_tag: bool, store_value: bool):
     return kernel
 
 
+@cuda.jit
+def plain_again(c, bs, bsm, ws, we, tag, value):
+    c[0] += 1
+
+
+@cuda.jit
+def block_start_at_end(c, bs, bsm, ws, we, tag, value):
+    start = now()
+    c[0] += 1
+    if cuda.threadIdx.x == 0:
+        bs[cuda.blockIdx.x] = start
+
+
+@cuda.jit
+def block_end(c, bs, bsm, ws, we, tag, value):
+    c[0] += 1
+    if cuda.threadIdx.x == 0:
+        bs[cuda.blockIdx.x] = now()
+
+
+@cuda.jit
+def warp_end(c, bs, bsm, ws, we, tag, value):
+    c[0] += 1
+    we[cuda.blockIdx.x * (cuda.blockDim.x // 32) + cuda.threadIdx.x // 32] = now()
+
+
+@cuda.jit
+def threads_place_first(c, bs, bsm, ws, we, tag, value):
+    start = now()
+    thread, block = uint32(cuda.threadIdx.x), cuda.blockIdx.x
+    warp = block * ((uint32(cuda.blockDim.x) + 31) >> 5) + (thread >> 5)
+    c[0] += 1
+    we[warp] = now()
+    if thread == 0:
+        bs[block] = start
+        bsm[block] = sm()
+
+
+@cuda.jit
+def threads_place_last(c, bs, bsm, ws, we, tag, value):
+    start = now()
+    c[0] += 1
+    thread, block = uint32(cuda.threadIdx.x), cuda.blockIdx.x
+    warp = block * ((uint32(cuda.blockDim.x) + 31) >> 5) + (thread >> 5)
+    we[warp] = now()
+    if thread == 0:
+        bs[block] = start
+        bsm[block] = sm()
+
+
+def _threads_sm(how: int):
+    @cuda.jit
+    def kernel(c, bs, bsm, ws, we, tag, value):
+        start = now()
+        if how == 3:
+            where = sm()
+        c[0] += 1
+        thread, block = uint32(cuda.threadIdx.x), cuda.blockIdx.x
+        warp = block * ((uint32(cuda.blockDim.x) + 31) >> 5) + (thread >> 5)
+        we[warp] = now()
+        if thread == 0:
+            bs[block] = start
+            if how == 2:
+                bsm[block] = 7
+            if how == 3:
+                bsm[block] = where
+
+    return kernel
+
+
+@cuda.jit
+def threads_place_bound(c, bs, bsm, ws, we, tag, value):
+    start = now()
+    thread, block = uint32(cuda.threadIdx.x), cuda.blockIdx.x
+    warp = block * ((uint32(cuda.blockDim.x) + 31) >> 5) + (thread >> 5)
+    zero = tag.shape[0] >> 40  # 0 (a kernel parameter: no load), which the compiler cannot know
+    c[warp * zero] += 1
+    we[warp] = now()
+    if thread == 0:
+        bs[block] = start
+        bsm[block] = sm()
+
+
+def _warp_words(how: int):
+    @cuda.jit
+    def kernel(c, bs, bsm, ws, we, tag, value):
+        if how == 4:
+            start = clock()
+        elif how != 3:
+            start = now()
+        c[0] += 1
+        thread, block = uint32(cuda.threadIdx.x), cuda.blockIdx.x
+        warp = block * ((uint32(cuda.blockDim.x) + 31) >> 5) + (thread >> 5)
+        if how == 1:
+            we[warp] = (start << 32) | (now() & 0xFFFFFFFF)
+        if how == 2 or how == 4:
+            we[warp] = start
+        if how == 3:
+            we[warp] = now()
+            if thread == 0:
+                bs[block] = now()
+
+    return kernel
+
+
+def _end_volume(per_thread: int, per_warp: int):
+    @cuda.jit
+    def kernel(c, bs, bsm, ws, we, tag, value):
+        t, b = cuda.threadIdx.x, cuda.blockIdx.x
+        g, n = b * cuda.blockDim.x + t, cuda.gridDim.x * cuda.blockDim.x
+        w = b * (cuda.blockDim.x // 32) + t // 32
+        start, where = now(), sm()
+        v = c[0]
+        c[0] = v + 1
+        if per_thread >= 4:
+            value[g] = v
+        if per_thread >= 16:
+            tag[g] = uint32(start)
+            tag[n + g] = uint32(start)
+            value[n + g] = v + 1
+        if per_warp and t % 32 == 0:
+            tag[w] = uint32(start)
+            value[w] = v
+            tag[n + w] = uint32(start)
+            value[n + w] = v + 1
+        if t == 0:
+            bs[b] = start
+            bsm[b] = where
+        if t % 32 == 0:
+            ws[w] = start
+        we[w] = now()
+
+    return kernel
+
+
+def _window_warp(uniform_only: bool):
+    @cuda.jit
+    def kernel(c, bs, bsm, ws, we, tag, value):
+        t, b = cuda.threadIdx.x, cuda.blockIdx.x
+        g, n = b * cuda.blockDim.x + t, cuda.gridDim.x * cuda.blockDim.x
+        w = b * (cuda.blockDim.x // 32) + t // 32
+        start = now()
+        v = c[0]
+        loaded = now()
+        c[0] = v + 1
+        stored = now()
+        lead = t % 32 == 0
+        if uniform_only:
+            # every launch here has whole warps, all of whose lanes reach this line
+            same = cuda.all_sync(FULL_WARP, cuda.shfl_sync(FULL_WARP, v, 0) == v)
+            lead = same and t % 32 == 0
+            if not same:
+                tag[g] = uint32(loaded - start)
+                value[g] = v
+                tag[n + g] = uint32(stored - start)
+                value[n + g] = v + 1
+        if lead:
+            tag[w] = uint32(loaded - start)
+            value[w] = v
+            tag[n + w] = uint32(stored - start)
+            value[n + w] = v + 1
+        if t % 32 == 0:
+            ws[w] = start
+        we[w] = now()
+
+    return kernel
+
+
 VARIANTS = {
     "plain": plain,
+    "plain_again": plain_again,
+    "block_start_at_end": block_start_at_end,
+    "block_end": block_end,
+    "warp_end": warp_end,
+    "threads_place_first": threads_place_first,
+    "threads_place_last": threads_place_last,
+    "threads_no_sm": _threads_sm(1),
+    "threads_sm_constant": _threads_sm(2),
+    "threads_sm_first": _threads_sm(3),
+    "warp_start_end": _warp_words(1),
+    "warp_start_only": _warp_words(2),
+    "warp_block_end": _warp_words(3),
+    "warp_clock_start": _warp_words(4),
+    "threads_place_bound": threads_place_bound,
     "start_stores": start_stores,
     "end_stores": end_stores,
     "window_timers": _windowed(now, False, False),
     "window_clocks": _windowed(clock, False, False),
     "window_tag": _windowed(now, True, False),
     "window_record": _windowed(now, True, True),
+    "end_thread_16": _end_volume(16, 0),
+    "end_thread_4": _end_volume(4, 0),
+    "end_warp_16": _end_volume(0, 16),
+    "window_timers_warp": _window_warp(False),
 }
+if not intrinsics.simulated():  # numba's CUDA simulator has no warp votes or shuffles
+    VARIANTS["uniform_held"] = _window_warp(True)
 
 
 def outcomes(kernel, grid: int, block: int, runs: int) -> list[int]:
@@ -129,13 +345,17 @@ def same(plain_runs: list[int], runs: list[int]) -> bool:
 def main() -> None:
     words = [w for w in sys.argv[1:] if w != "--smoke"]
     runs = 2 if SMOKE else int(words[0]) if words else 16
+    named = [w for w in words[1:] if w in VARIANTS]
+    if len(named) != len(words[1:]):
+        raise SystemExit(f"unknown variant(s) {sorted(set(words[1:]) - set(VARIANTS))}; known: {', '.join(VARIANTS)}")
+    variants = {"plain": plain} | {name: VARIANTS[name] for name in named or VARIANTS}
     device = getattr(cuda.get_current_device(), "name", "numba's CUDA simulator")
     print(f"device: {device.decode() if isinstance(device, bytes) else device}; {runs} runs each")
     print("| launch | variant | min-max (median) | same as plain |")
     print("|---|---|---|---|")
     for grid, block in SHAPES:
         base = None
-        for name, kernel in VARIANTS.items():
+        for name, kernel in variants.items():
             found = outcomes(kernel, grid, block, runs)
             base = base or found
             verdict = "yes" if same(base, found) else "NO"

@@ -61,3 +61,14 @@ def test_device_wide_fences_leave_a_mark_and_counting_atomics_are_named():
     assert sites.counting_lines() == [first + 3]
     plain = build_program(fenced, GpuRewriter, accesses=False, sites=SharedSites(), ndims={"a": 1, "count": 1})
     assert "_gv_fence_mark" not in names_called(plain.kernel.code)
+
+
+def test_level_threads_runs_the_body_once_the_place_is_known():
+    """The body sits under `_gv_placed` (hooks.py says why the compiler must not be left free to put
+    the place's work between a racy load and its store); level accesses keeps its body as it is."""
+    program = build_program(synced, GpuRewriter, accesses=False, sites=SharedSites(), ndims={"a": 1})
+    names = [n for n in names_called(program.kernel.code) if n.startswith("_gv_") or n in ("syncthreads", "sync")]
+    assert names[:2] == ["_gv_begin_threads", "_gv_placed"] and names[-1] == "_gv_end"
+    assert names.count("_gv_placed") == 1 and names.index("syncthreads") > 1
+    logged = build_program(synced, GpuRewriter, accesses=True, sites=SharedSites(), ndims={"a": 1})
+    assert "_gv_placed" not in names_called(logged.kernel.code)

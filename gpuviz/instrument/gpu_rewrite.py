@@ -276,7 +276,17 @@ class GpuRewriter(LibraryCallLogging, KernelRewriter):
         for stmt in prologue + epilogue:
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
+        if not self.accesses:
+            body = [_placed_body(body, self.source.node)]
         return args, [*prologue, *body, *epilogue]
+
+
+def _placed_body(body: list[ast.stmt], where: ast.AST) -> ast.If:
+    """The kernel's body under `if _gv_placed(_t, _gv_we):` (hooks.py says why)."""
+    test = ast.parse("_gv_placed(_t, _gv_we)", mode="eval").body
+    for child in ast.walk(test):
+        ast.copy_location(child, where)
+    return ast.copy_location(ast.If(test=test, body=body or [ast.Pass()], orelse=[]), where)
 
 
 def _positive(operand: ast.expr) -> bool:

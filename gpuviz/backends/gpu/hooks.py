@@ -162,6 +162,15 @@ def _gv_begin_threads(bs, bsm):
     block, thread, per_block, warp = _gv_place()
     return (block * per_block + thread, warp, start, block, thread, bs, bsm)
 
+def _gv_placed(t, wend):
+    # Always true (a thread's warp is one of the launch's), but the compiler cannot know it, so the
+    # kernel's body, which runs under it at level `threads`, starts only once the thread's place is
+    # worked out. Left free, the compiler fills a racy load's wait with that work and the thread's
+    # end (their order, not their cost, is what it chooses), and the in-order warp then issues the
+    # racy store behind it: the window in which other warps' stores land widens, and a one-address
+    # counter at [1024, 1024] kept 8-13 updates against the plain kernel's 15-19 (docs/gpu.md).
+    return t[1] < _gv_uint64(wend.shape[0])
+
 def _gv_warp_end(wend, warp):
     # Every returning lane stores its reading (one instruction and one transaction for the lanes that
     # return together); lanes of a warp that return later store later, so the last store, which
