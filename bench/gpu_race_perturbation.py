@@ -32,6 +32,11 @@ outcome (the counter after the launch, 16 runs from zero) shows what that work d
 - threads_place_bound: threads_place_first, with the counter's index made to depend on the place
   (plus the place times a zero that the kernel cannot know is zero): the place is worked out before
   the load, so the compiler cannot schedule it between the load and the store;
+- held_bound, held_after, held_free: both records (4-byte time and value each, 16 bytes a thread)
+  held in registers and stored after the counter's store, with the thread's place bound before the
+  load (as level `threads` now binds it); held_after reads both times after the store; held_free
+  leaves the place to the compiler; held_warp: held_after, but a warp whose lanes all loaded one value
+  stores its records once (lane 0: 16 bytes a warp), other warps 16 bytes a thread (on a GPU only);
 - end_thread_16, end_thread_4: end_stores, and every thread stores 16 (or 4) bytes more as it ends:
   window_timers' stores without its timer reads, so that the two tell timers and stores apart;
 - end_warp_16: end_stores, and lane 0 stores 16 bytes for its warp as it ends;
@@ -207,6 +212,37 @@ def threads_place_bound(c, bs, bsm, ws, we, tag, value):
         bsm[block] = sm()
 
 
+def _held(bound: bool, times_after: bool, by_warp: bool = False):
+    @cuda.jit
+    def kernel(c, bs, bsm, ws, we, tag, value):
+        start = now()
+        thread, block = uint32(cuda.threadIdx.x), cuda.blockIdx.x
+        warp = block * ((uint32(cuda.blockDim.x) + 31) >> 5) + (thread >> 5)
+        g = block * cuda.blockDim.x + thread
+        n = cuda.gridDim.x * cuda.blockDim.x
+        if not bound or warp < we.shape[0]:  # always true; the compiler cannot know it
+            v = c[0]
+            loaded = start if times_after else now()
+            c[0] = v + 1
+            stored = now()
+            if times_after:
+                loaded = stored
+            w, lanes = g, True
+            if by_warp:  # every launch here has whole warps, all of whose lanes reach this line
+                lanes = not cuda.all_sync(FULL_WARP, cuda.shfl_sync(FULL_WARP, v, 0) == v)
+                w = warp
+            if lanes or thread % 32 == 0:
+                tag[w] = uint32(loaded - start)
+                value[w] = v
+                tag[n + w] = uint32(stored - start)
+                value[n + w] = v + 1
+        we[warp] = now()
+        if thread == 0:
+            bs[block] = start
+
+    return kernel
+
+
 def _warp_words(how: int):
     @cuda.jit
     def kernel(c, bs, bsm, ws, we, tag, value):
@@ -308,6 +344,9 @@ VARIANTS = {
     "warp_block_end": _warp_words(3),
     "warp_clock_start": _warp_words(4),
     "threads_place_bound": threads_place_bound,
+    "held_bound": _held(True, False),
+    "held_after": _held(True, True),
+    "held_free": _held(False, False),
     "start_stores": start_stores,
     "end_stores": end_stores,
     "window_timers": _windowed(now, False, False),
@@ -321,6 +360,7 @@ VARIANTS = {
 }
 if not intrinsics.simulated():  # numba's CUDA simulator has no warp votes or shuffles
     VARIANTS["uniform_held"] = _window_warp(True)
+    VARIANTS["held_warp"] = _held(True, True, by_warp=True)
 
 
 def outcomes(kernel, grid: int, block: int, runs: int) -> list[int]:
