@@ -41,7 +41,7 @@ ON_A_GPU = {
     "gpu_overhead.py": "overhead threads=",
     "gpu_recorder_floor.py": "recorder_floor stores_now=",
     "gpu_race_fidelity.py": "| ",
-    "gpu_race_perturbation.py": "| [2,64] | window_record | ",
+    "gpu_race_perturbation.py": "| [2,64] | held_warp | ",
     "racecheck_compare.py": "racecheck ",
     "gpu_race_timing.py": "[2, 1024] from the tutorial's [0, 1]",
     "gpu_residency.py": "residency ",
