@@ -544,7 +544,7 @@ def _print_info(trace) -> None:
     from gpuviz.core.analysis.memcheck import format_errors
     from gpuviz.core.analysis.memory_text import register_words
     from gpuviz.core.analysis.occupancy import theoretical
-    from gpuviz.core.analysis.outcomes import plain_vs_recorded
+    from gpuviz.core.analysis.outcomes import plain_vs_recorded, recording_note
     from gpuviz.core.analysis.residency import residency_note
     from gpuviz.core.launch import LaunchConfig
 
@@ -569,6 +569,9 @@ def _print_info(trace) -> None:
         _print_outcomes(trace)
     for line in plain_vs_recorded(trace):
         print(f"plain    {line}")
+    note = recording_note(trace)
+    if note:
+        print(f"plain    {note}")
     note = residency_note(trace)
     if note:
         print(f"timeline {note}")

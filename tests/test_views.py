@@ -426,6 +426,23 @@ def test_the_race_view_charts_outcomes_of_complex_and_bool_arrays(qtbot, dtype):
     assert "over 3 runs" in text and ("(real part)" in text) == (dtype is np.complex64)
 
 
+def test_the_race_view_says_when_recording_moved_the_race(qtbot):
+    """A recorded result unlike the kernel's own run without recording (the GPU backend's `.plain`
+    outcome): the view prints both and says why they differ, and the note goes with a trace alike."""
+    trace = gpuviz.trace(RACE, backend="sim", level="accesses", sms=1)[4, 64](np.zeros(1), np.zeros(256))
+    state = AppState()
+    views = shown_views(qtbot, state, "races")
+    trace.outcomes = {"a.plain": trace.after("a") + 5}
+    state.set_trace(trace)
+    assert "without recording" in views["races"].outcomes.text()
+    assert "level threads records no access" in views["races"].outcomes.text()
+    same = gpuviz.trace(RACE, backend="sim", level="accesses", sms=1)[4, 64](np.zeros(1), np.zeros(256))
+    same.outcomes = {"a.plain": same.after("a").copy()}
+    state.set_trace(same)
+    assert "the same result" in views["races"].outcomes.text()
+    assert "level threads records no access" not in views["races"].outcomes.text()
+
+
 def test_the_code_view_marks_a_library_call_that_ran_as_a_model(qtbot):
     """CCCL's block sum on the simulator: its line says "model" on a violet ground, and only its line."""
     source = ("import cuda.cccl.cooperative.experimental as coop\nfrom numba import cuda, float32\n"

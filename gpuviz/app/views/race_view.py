@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from gpuviz.app.views.base import View
-from gpuviz.core.analysis.outcomes import plain_vs_recorded, serial_answers, serial_text
+from gpuviz.core.analysis.outcomes import plain_vs_recorded, recording_note, serial_answers, serial_text
 from gpuviz.core.analysis.report import race_report
 from gpuviz.core.display import code_as_html
 from gpuviz.core.numbers import number
@@ -111,6 +111,8 @@ class RaceView(QWidget, View):
         trace = self.state.trace
         self.plot.clear()
         plain = "<br>".join(plain_vs_recorded(trace)) if trace is not None else ""
+        note = recording_note(trace) if trace is not None else None
+        plain += f"<br><i>{note}</i>" if note else ""
         if trace is None or not any(key.endswith(".runs") for key in trace.outcomes):
             self.outcomes.setText((plain + "<br>" if plain else "") + code_as_html(
                 "Set repeat above 1 and Run (or `gpuviz run --repeat N`) to see here what N runs from the same "

@@ -207,6 +207,26 @@ def plain_vs_recorded(trace: Trace, shown: int = 4) -> list[str]:
     return lines
 
 
+RECORDING_MOVED_THE_RACE = (
+    "Recording every access changes how a race interleaves on a GPU (the records' stores sit among the "
+    "kernel's own accesses), so the recorded result above is not the kernel's own; level threads records "
+    "no access and keeps a race's outcomes as the kernel has them (docs/gpu.md)."
+)
+
+
+def recording_note(trace: Trace) -> str | None:
+    """What to tell a reader whose recorded result differs from the kernel run without recording: why,
+    and which level keeps the race (measured on an H100 and an H200: docs/gpu.md, "What moves a
+    one-address race"). None where nothing differs or no access was recorded."""
+    if trace.meta.get("level") != "accesses":
+        return None
+    for name in trace.args:
+        plain = trace.outcomes.get(f"{name}.plain")
+        if plain is not None and not _same(trace.after(name).reshape(-1), plain.reshape(-1)).all():
+            return RECORDING_MOVED_THE_RACE
+    return None
+
+
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     both_nan = (a != a) & (b != b)  # noqa: PLR0124 - NaN is the only value unequal to itself
     return (a == b) | both_nan
