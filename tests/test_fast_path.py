@@ -245,10 +245,46 @@ def test_over_the_memory_budget_the_fast_path_keeps_the_first_and_last_blocks_as
 
     fast, vector = run("fast"), run("vector")
     assert fast.meta["engine"] == "fast", fast.meta["engine_note"]
-    assert len(passes) == 2  # one that counts every thread's accesses, one that logs the kept blocks'
+    assert len(passes) == 1  # its first and last block, run alone first, show it far over: one run logs them
     assert fast.meta["recorded_blocks"] == vector.meta["recorded_blocks"] == [0, n // 256 - 1]
     assert any("first and last block only" in w for w in fast.meta["warnings"])
     assert_same_trace(fast, vector)
+
+
+HEAVY_ENDS = """from numba import cuda
+@cuda.jit
+def ends(a, out):
+    i = cuda.grid(1)
+    b = cuda.blockIdx.x
+    reps = 40 if b == 0 or b == cuda.gridDim.x - 1 else 1
+    total = 0.0
+    for r in range(reps):
+        total += a[i]
+    out[i] = total
+"""
+
+
+def test_a_launch_whose_first_and_last_block_mislead_is_not_narrowed(monkeypatch):
+    """Its two end blocks read 40 times what the others do: run alone, they make the launch look far over the
+    budget, but every access fits, so the run that kept them only is not the trace: the fast path's fixed
+    slots (41 a thread) cannot hold every block's, so it declines as it did before it ran the ends first,
+    and the vector engine logs every block."""
+    from gpuviz.backends.sim.fast import engine
+    from gpuviz.backends.sim.recording import BYTES_PER_EVENT, BYTES_PER_THREAD
+
+    passes = []
+    whole_launch = engine._call
+    monkeypatch.setattr(engine, "_call", lambda *args: passes.append(1) or whole_launch(*args))
+    n, blocks = 1 << 14, 64
+    arrays = [np.arange(n, dtype=np.float64), np.zeros(n)]
+    events = 2 * 256 * 41 + (blocks - 2) * 256 * 2  # every access: the ends' 41 a thread, the others' 2
+    budget = n * BYTES_PER_THREAD + sum(3 * a.nbytes for a in arrays) + (events + 10) * BYTES_PER_EVENT
+    trace = gpuviz.trace(HEAVY_ENDS, name="ends", backend="sim", level="accesses", engine="fast",
+                         memory_budget=budget)[blocks, 256](*[a.copy() for a in arrays])  # fmt: skip
+    assert trace.meta["engine"] == "vector" and "slots would not fit" in trace.meta["engine_note"]
+    assert len(passes) == 1 and len(trace.accesses["thread"]) == events
+    assert not trace.meta.get("recorded_blocks")
+    np.testing.assert_array_equal(trace.args["out"][1][:256], np.arange(256) * 40.0)
 
 
 KEPT = """from numba import cuda, float32

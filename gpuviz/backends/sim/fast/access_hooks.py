@@ -104,10 +104,13 @@ def _watch_shared(flags, stamp, thread, site, flat, g, write, F, since):
 
 @njit(cache=True, _nrt=False)
 def _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, value, time, ep, ph):
+    # s: the thread's place in the count, -1 where nothing is counted (level threads). Threads of kept
+    # blocks come first (s < n, the log's stride) and log their accesses; the others only count theirs,
+    # so that a run that logs only some blocks still knows every thread's count (engine.py: run_fast).
     if s < 0:
         return
     k = Lc[s]
-    if k < slots:
+    if k < slots and s < n:
         j = k * n + s
         Li[j] = flat
         Lv[j] = value

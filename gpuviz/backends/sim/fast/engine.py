@@ -159,27 +159,35 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     started = time.perf_counter()
     # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
     # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
+    # A launch whose first and last block alone show it far over the budget skips that counting run.
     cap = event_cap(options, config, host_args)
     known = (translation.digest, config, options.blocks, cap)
     slots, narrowed = _slots_needed.get(known, (0, False)) if keep is not None else (0, False)
+    if keep is not None and not slots and not options.blocks:
+        watched = _watched(program, kinds, host_args, params)
+        slots, narrowed = _narrowed_by_probe(runner, translation, config, device, per_sm, host_args, watched, cap,
+                                             restore)  # fmt: skip
     if narrowed:
         keep = block_mask(NARROWED, config.blocks)
     while True:
         state = _State(config, keep, slots, len(translation.shared))
         _call(runner, translation, config, device, per_sm, host_args, _watched(program, kinds, host_args, params),
               state, notify)  # fmt: skip
-        needed = int(state.count.max()) if state.count.size else 0
-        if state.F[0] != 0 or needed <= slots:
+        kept = state.kept_counts()
+        needed = int(kept.max()) if kept.size else 0
+        # Over the budget: the chosen blocks' accesses, or where none were chosen every block's (each thread
+        # counted its own, kept or not), which decides whether the first and last block alone are kept.
+        over = int((kept if options.blocks else state.count).sum()) > cap
+        if state.F[0] != 0 or (needed <= slots and over == narrowed):
             break
         restore()  # the arguments as they were given, for the run that logs
-        n_log = state.n_log
-        if int(state.count.sum()) > cap:
-            if narrowed or options.blocks:
-                raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
-                                   "earliest accesses)")  # fmt: skip
-            keep, narrowed = block_mask(NARROWED, config.blocks), True  # as the vector engine narrows
-            counted = state.count.reshape(config.blocks, -1)[keep]  # this run counted every block's threads
-            needed, n_log = (int(counted.max()) if counted.size else 0), counted.size
+        if over and options.blocks:
+            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
+                               "earliest accesses)")  # fmt: skip
+        narrowed = over  # as the vector engine narrows
+        keep = block_mask(NARROWED, config.blocks) if narrowed else _kept_blocks(config, options, level)
+        counted = state.blocks_counts(keep, config.threads_per_block)
+        needed, n_log = (int(counted.max()) if counted.size else 0), counted.size
         if needed * n_log > cap:
             raise FastDeclined("the access log's slots would not fit its memory budget (a few threads make most "
                                "accesses)")  # fmt: skip
@@ -190,6 +198,27 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     if narrowed:
         run.schedule.warnings.append(narrowed_warning(options))
     return run
+
+
+def _narrowed_by_probe(runner, translation, config, device, per_sm: int, host_args, watched: tuple, cap: int,
+                       restore: Callable[[], None]) -> tuple[int, bool]:  # fmt: skip
+    """(slots a thread, narrowed) for a launch whose slots are not known yet: its first and last block are
+    run alone, counting, and where their accesses times the blocks would be over twice the log's budget,
+    the launch is taken to keep those two blocks' accesses only (the vector engine's choice when all would
+    not fit), so that it runs once, logging them, instead of a counting run and a run that logs. Where
+    the launch turns out to fit after all, run_fast runs it again, logging every block."""
+    mask = block_mask(NARROWED, config.blocks)
+    if mask.all():
+        return 0, False
+    probe = _State(config, mask, 0, len(translation.shared))
+    fixed = _launch_arguments(translation, config, device, per_sm)
+    runner(np.flatnonzero(mask).astype(np.int64), probe.slot_base, *host_args, *fixed, probe.L, watched, probe.F,
+           probe.clk, probe.end, probe.hsh)  # fmt: skip
+    restore()
+    counts = probe.kept_counts()
+    if probe.F[0] or not counts.size or counts.sum() * (config.blocks / mask.sum()) <= 2 * cap:
+        return 0, False
+    return int(counts.max()), True
 
 
 class _State:
@@ -204,18 +233,27 @@ class _State:
 
         self.F = np.zeros(FLAGS, np.int64)
         self.slot_base = np.full(config.blocks, -1, np.int64)
-        if keep is not None:
-            kept = np.flatnonzero(keep)
-            self.slot_base[kept] = np.arange(len(kept), dtype=np.int64) * tpb
+        if keep is not None:  # the kept blocks' threads first, then the others', which only count (_log)
+            order = np.concatenate([np.flatnonzero(keep), np.flatnonzero(~keep)])
+            self.slot_base[order] = np.arange(config.blocks, dtype=np.int64) * tpb
         self.n_log = 0 if keep is None else int(keep.sum()) * tpb
         self.slots = slots if self.n_log else 0
         size = self.slots * self.n_log
-        self.count = np.zeros(self.n_log, np.int64)
+        self.count = np.zeros(0 if keep is None else n, np.int64)  # every thread's accesses, kept ones first
         # index, value, time, site, epoch, phase; each thread's count, slots a thread, threads logged
         # Not cleared: a slot is read only once its thread has written it (fast/log_rows.py, hooks.py: settle).
         self.L = (np.empty(size, np.int64), np.empty(size, np.float64), np.empty(size, np.int64),
                   np.empty(size, np.int16), np.empty(size, np.int32), np.empty(size, np.int32), self.count,
                   self.slots, max(self.n_log, 1))  # fmt: skip
+
+    def kept_counts(self) -> np.ndarray:
+        """Each kept thread's accesses, logged or not (in the log's order of threads)."""
+        return self.count[: self.n_log]
+
+    def blocks_counts(self, keep: np.ndarray, tpb: int) -> np.ndarray:
+        """Each thread's accesses, block by block in launch order, of the blocks `keep` marks."""
+        by_place = self.count.reshape(-1, tpb)
+        return by_place[(self.slot_base[keep] // tpb)]
 
 
 def _kept_blocks(config: LaunchConfig, options: RunOptions, level: str) -> np.ndarray | None:
@@ -315,6 +353,7 @@ def _columns(translation, config, ids: list[int], state: _State, keep, starts) -
     """The access log's columns in the vector engine's order and each row's warp request (fast/log_rows.py);
     the log is let go."""
     log, state.L = list(state.L), None
+    log[6] = state.kept_counts()  # the threads of blocks that were not kept only counted their accesses
     per_group = max(1, GROUP_LANES // config.threads_per_block)
     site_table = np.array(translation.sites, np.int64).reshape(-1, 4)
     kept = np.flatnonzero(keep).astype(np.int64)

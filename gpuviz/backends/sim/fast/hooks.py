@@ -128,7 +128,7 @@ def settle(costs, site_points, before, alive, clk, c0, end, pm, rp, n0, first, b
         for t in range(w, last):
             if not before[t] or pm[t] == union:
                 continue
-            if base >= 0:
+            if 0 <= base < n:  # a kept block's threads (others only count their accesses: access_hooks.py, _log)
                 s = base + t
                 for k in range(n0[t], min(count[s], slots)):
                     j = k * n + s
