@@ -24,12 +24,13 @@ def costs(space: int, width: int, *requests: np.ndarray, together: bool = True) 
     index = np.concatenate(requests).astype(np.int64)
     of_row = np.repeat(np.arange(len(requests)), [len(r) for r in requests])
     lane = np.concatenate([np.arange(len(r)) for r in requests])
-    runs = np.cumsum([0] + [len(r) for r in requests[:-1]])
+    first = np.cumsum([0] + [len(r) for r in requests[:-1]])
+    spans = first, first + [len(r) for r in requests]
     if not together:  # the rows dealt out in a fixed shuffle: the costs must not depend on it
         order = np.random.default_rng(0).permutation(len(index))
-        index, of_row, lane, runs = index[order], of_row[order], lane[order], None
+        index, of_row, lane, spans = index[order], of_row[order], lane[order], None
     n = len(requests)
-    a, b, c = request_costs(of_row, n, runs, index, lane, np.full(n, space), np.full(n, width))
+    a, b, c = request_costs(of_row, n, spans, index, lane, np.full(n, space), np.full(n, width))
     return list(zip(a.tolist(), b.tolist(), c.tolist()))
 
 
@@ -71,8 +72,8 @@ def test_requests_of_no_space_cost_nothing():
 
 
 def test_runs_of_the_engines_numbers():
-    starts, first, lanes = request_runs(np.array([2, 2, 0, 0, 0, 2, 3], np.int32))
-    assert starts.tolist() == [0, 2, 5, 6] and first.tolist() == [2, -1, 0, 6] and lanes.tolist() == [3, 0, 3, 1]
+    runs, first, lanes = request_runs(np.array([2, 2, 0, 0, 0, 2, 3], np.int32))
+    assert runs == 4 and first.tolist() == [2, -1, 0, 6] and lanes.tolist() == [3, 0, 3, 1]
 
 
 SPLIT = """from numba import cuda

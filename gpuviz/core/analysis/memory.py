@@ -47,7 +47,7 @@ def _line_rows(trace: Trace) -> tuple[list[dict], Requests]:
     requests = group_requests(trace, ordered=False)  # the rows below sum over requests: any order
     codes = [SPACES.index(entry["space"]) if entry["space"] in SPACES else -1 for entry in trace.meta.get("arrays", [])]
     space = np.array(codes or [-1], np.int64)[requests.array]
-    costs = request_costs(requests.of_row, len(requests), requests.runs, acc["index"], acc["thread"], space,
+    costs = request_costs(requests.of_row, len(requests), requests.spans(), acc["index"], acc["thread"], space,
                           itemsizes(trace)[requests.array])  # fmt: skip
     rows = _site_rows(trace, requests, space, costs)
     return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), requests

@@ -19,23 +19,22 @@ MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of the word set's keys
 PHASES = 4  # the most phases a shared request is served in (128-bit elements: per quarter-warp)
 
 
-def rows_by_request(of_row: np.ndarray, n_requests: int, runs: np.ndarray | None) -> tuple:
+def rows_by_request(of_row: np.ndarray, n_requests: int, spans: tuple | None) -> tuple:
     """(order, lo, hi): request q's rows are order[lo[q]:hi[q]]; an empty order where each request's rows
-    are together in the log (`runs`: the first row of each, ascending), then its rows are lo[q]..hi[q]-1."""
-    if runs is not None:
-        lo, hi = np.zeros(n_requests, np.int64), np.zeros(n_requests, np.int64)
-        _spans_of_runs(of_row, runs, lo, hi)
-        return np.zeros(0, np.int64), lo, hi
+    are together in the log (`spans`: Requests.spans(), each request's first row and end), then its rows
+    are lo[q]..hi[q]-1."""
+    if spans is not None:
+        return np.zeros(0, np.int64), spans[0].astype(np.int64, copy=False), spans[1].astype(np.int64, copy=False)
     return _counting_sort(of_row, n_requests)
 
 
-def request_costs(of_row: np.ndarray, n_requests: int, runs: np.ndarray | None, index: np.ndarray,
+def request_costs(of_row: np.ndarray, n_requests: int, spans: tuple | None, index: np.ndarray,
                   lane: np.ndarray, space: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
     """Per request (int64 each): global (space GLOBAL): sectors, lines, ideal sectors; shared: conflict
     degree, wavefronts, ideal wavefronts; constant: turns, 0, 0. `index`: every row's element; `lane`: every
     row's lane (or thread: taken modulo 32), looked at only for shared elements wider than a word; `space`
-    and `size`: each request's space code and bytes per element."""
-    order, lo, hi = rows_by_request(of_row, n_requests, runs)
+    and `size`: each request's space code and bytes per element; `spans`: as rows_by_request takes them."""
+    order, lo, hi = rows_by_request(of_row, n_requests, spans)
     out = [np.zeros(n_requests, np.int64) for _ in range(3)]
     if n_requests:
         _costs(index, lane, order, lo, hi, space.astype(np.int64), size.astype(np.int64), *out)
@@ -44,33 +43,23 @@ def request_costs(of_row: np.ndarray, n_requests: int, runs: np.ndarray | None, 
 
 @njit(cache=True, nogil=True)
 def request_runs(logged):
-    """(where each run of equal numbers starts; per number 0..max, its first row, -1 where it never
-    occurs; per number, its rows) of an engine's request numbers (at least one). Two passes over the
-    rows with no branch on the first, then one over the runs."""
-    top, runs = logged[0], 1
+    """(how many runs of equal numbers; per number 0..max, its first row, -1 where it never occurs; per
+    number, its rows) of an engine's request numbers (at least one). One pass over the rows with no branch
+    for the largest number, then one that handles a run where it ends."""
+    top = logged[0]
     for r in range(1, logged.size):
         top = max(top, logged[r])
-        runs += logged[r] != logged[r - 1]
-    starts, first, lanes = np.empty(runs, np.int64), np.full(top + 1, -1, np.int64), np.zeros(top + 1, np.int64)
-    starts[0], j = 0, 1
-    for r in range(1, logged.size):
-        if logged[r] != logged[r - 1]:
-            starts[j] = r
-            j += 1
-    for i in range(runs):
-        v, end = logged[starts[i]], starts[i + 1] if i + 1 < runs else logged.size
-        lanes[v] += end - starts[i]
+    first, lanes = np.full(top + 1, -1, np.int64), np.zeros(top + 1, np.int64)
+    runs, start, v = 1, 0, logged[0]
+    for r in range(1, logged.size + 1):
+        if r < logged.size and logged[r] == v:
+            continue
+        lanes[v] += r - start
         if first[v] < 0:
-            first[v] = starts[i]
-    return starts, first, lanes
-
-
-@njit(cache=True, nogil=True)
-def _spans_of_runs(of_row, runs, lo, hi):
-    for i in range(runs.size):
-        q = of_row[runs[i]]
-        lo[q] = runs[i]
-        hi[q] = runs[i + 1] if i + 1 < runs.size else of_row.size
+            first[v] = start
+        if r < logged.size:
+            runs, start, v = runs + 1, r, logged[r]
+    return runs, first, lanes
 
 
 @njit(cache=True, nogil=True)
@@ -144,20 +133,30 @@ def _costs(index, lane, order, lo, hi, space, size, a, b, c):
         if code != GLOBAL and code != CONST:
             continue
         scale = width if code == GLOBAL else 1
-        ordered = True
-        for p in range(lo[q], hi[q]):
-            r = p if direct else order[p]
-            values[k] = index[r] * scale  # global: byte; constant: element
-            ordered = ordered and (k == 0 or values[k - 1] <= values[k])
-            k += 1
+        # Rows together (direct): counted where they lie, with no copy, when they come in order (the usual
+        # case); unsigned positions need no negative-index test, so the loop vectorises.
+        start, end = np.uint64(lo[q]), np.uint64(hi[q])
+        distinct, sectors, lines, ordered = 1, 1, 1, direct
+        if direct:
+            for p in range(start + np.uint64(1), end):
+                v, u = index[p] * scale, index[p - np.uint64(1)] * scale  # global: byte; constant: element
+                ordered &= u <= v
+                distinct += v != u
+                sectors += (v >> SECTOR_BITS) != (u >> SECTOR_BITS)
+                lines += (v >> LINE_BITS) != (u >> LINE_BITS)
         if not ordered:
-            _sort(values, k)
-        distinct, sectors, lines = 1, 1, 1
-        for i in range(1, k):
-            v, u = values[i], values[i - 1]
-            distinct += v != u
-            sectors += (v >> SECTOR_BITS) != (u >> SECTOR_BITS)
-            lines += (v >> LINE_BITS) != (u >> LINE_BITS)
+            for p in range(start, end):
+                values[k] = index[p if direct else np.uint64(order[p])] * scale
+                ordered = ordered and (k == 0 or values[k - 1] <= values[k])
+                k += 1
+            if not ordered:
+                _sort(values, k)
+            distinct, sectors, lines = 1, 1, 1
+            for i in range(1, k):
+                v, u = values[i], values[i - 1]
+                distinct += v != u
+                sectors += (v >> SECTOR_BITS) != (u >> SECTOR_BITS)
+                lines += (v >> LINE_BITS) != (u >> LINE_BITS)
         if code == CONST:
             a[q] = distinct
         else:

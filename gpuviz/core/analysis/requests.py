@@ -27,12 +27,17 @@ class Requests:
     array: np.ndarray  # per request: index into meta["arrays"]
     kind: np.ndarray  # per request: READ, WRITE or ATOMIC
     lanes: np.ndarray  # per request: how many rows (lanes) it holds
-    # Where each request's rows are together in of_row (the vector engine's log): the first row of each,
-    # ascending; None where that is not known (then coalescing.py looks at the rows itself).
+    # Where each request's rows are together in of_row (the vector engine's log): the first row of each
+    # request (its rows are runs[q] .. runs[q] + lanes[q] - 1); None where that is not known (then
+    # request_costs.py orders the rows by request itself).
     runs: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.warp)
+
+    def spans(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(first row, end) of every request whose rows are together (`runs`), else None."""
+        return None if self.runs is None else (self.runs, self.runs + self.lanes)
 
 
 def dense_ids(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -146,9 +151,9 @@ def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered
     from gpuviz.core.analysis.request_costs import request_runs  # numba: on first use, not with the app
 
     acc = trace.accesses
-    starts, first, lanes = request_runs(logged)
+    runs, first, lanes = request_runs(logged)
     present = np.flatnonzero(first >= 0)
-    together = len(present) == len(starts)  # one run a request
+    together = len(present) == runs  # one run a request
     dense = rows is None and len(present) == len(first)  # a whole log's requests: numbered 0, 1, 2, ...
     if not dense:
         first, lanes = first[present], lanes[present]
@@ -158,10 +163,10 @@ def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered
     if not ordered and dense:
         of_row = logged  # the engine's numbers as they are: a copy to int64 would cost a pass of its own
         return Requests(of_row=of_row, warp=warp, line=line, array=array, kind=kind, lanes=lanes,
-                        runs=starts if together else None)  # fmt: skip
+                        runs=first if together else None)  # fmt: skip
     order = np.lexsort((first, kind, array, line, warp)) if ordered else np.arange(len(first))
     rank = np.zeros(int(present[-1]) + 1, np.int64)
     rank[(np.arange(len(first)) if dense else present)[order]] = np.arange(len(order))
     of_row = rank[logged]
     return Requests(of_row=of_row, warp=warp[order], line=line[order], array=array[order], kind=kind[order],
-                    lanes=lanes[order], runs=starts if together else None)  # fmt: skip
+                    lanes=lanes[order], runs=first[order] if together else None)  # fmt: skip
