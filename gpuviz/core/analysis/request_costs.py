@@ -44,22 +44,44 @@ def request_costs(of_row: np.ndarray, n_requests: int, spans: tuple | None, inde
 @njit(cache=True, nogil=True)
 def request_runs(logged):
     """(how many runs of equal numbers; per number 0..max, its first row, -1 where it never occurs; per
-    number, its rows) of an engine's request numbers (at least one). One pass over the rows with no branch
-    for the largest number, then one that handles a run where it ends."""
+    number, its rows) of an engine's request numbers (at least one). One pass for the largest number, one
+    that skips along each run 16 rows at a time (compares the compiler vectorises: positions are unsigned,
+    so no index needs a negative test) and handles the run where it ends."""
+    n, one, step = np.uint64(logged.size), np.uint64(1), np.uint64(16)
     top = logged[0]
-    for r in range(1, logged.size):
+    for r in range(one, n):
         top = max(top, logged[r])
     first, lanes = np.full(top + 1, -1, np.int64), np.zeros(top + 1, np.int64)
-    runs, start, v = 1, 0, logged[0]
-    for r in range(1, logged.size + 1):
-        if r < logged.size and logged[r] == v:
-            continue
-        lanes[v] += r - start
+    runs, start, r = 0, np.uint64(0), one
+    while start < n:
+        v = logged[start]
+        while r + step <= n:
+            same = True
+            for q in range(r, r + step):
+                same &= logged[q] == v
+            if not same:
+                break
+            r += step
+        while r < n and logged[r] == v:
+            r += one
+        lanes[v] += np.int64(r - start)
         if first[v] < 0:
-            first[v] = start
-        if r < logged.size:
-            runs, start, v = runs + 1, r, logged[r]
+            first[v] = np.int64(start)
+        runs, start, r = runs + 1, r, r + one
     return runs, first, lanes
+
+
+@njit(cache=True, nogil=True)
+def first_row_fields(source, thread, line, array, kind, per_block, warps_per_block):
+    """(global warp, line, array, kind) of each request's first row (`source`), as int64: one gather per
+    request and column, with no temporaries."""
+    out = np.empty((4, source.size), np.int64)
+    for i in range(source.size):
+        r = source[i]
+        t = np.int64(thread[r])
+        out[0, i] = (t // per_block) * warps_per_block + (t % per_block) // WARP
+        out[1, i], out[2, i], out[3, i] = line[r], array[r], kind[r]
+    return out[0], out[1], out[2], out[3]
 
 
 @njit(cache=True, nogil=True)

@@ -148,7 +148,7 @@ def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered
     and the k-th execution, which is the order of their first rows), so both give the very same Requests.
     A request's rows are together in the engine's log (its lanes of one warp share a time and keep their
     order), so first rows come from the runs of equal numbers (request_costs.request_runs, compiled)."""
-    from gpuviz.core.analysis.request_costs import request_runs  # numba: on first use, not with the app
+    from gpuviz.core.analysis.request_costs import first_row_fields, request_runs  # numba: on first use
 
     acc = trace.accesses
     runs, first, lanes = request_runs(logged)
@@ -158,8 +158,9 @@ def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered
     if not dense:
         first, lanes = first[present], lanes[present]
     source = first if rows is None else rows[first]
-    warp = global_warp(trace, acc["thread"][source])
-    line, array, kind = (acc[name][source].astype(np.int64) for name in ("line", "array", "kind"))
+    per_block = int(np.prod(trace.block))
+    warp, line, array, kind = first_row_fields(source, acc["thread"], acc["line"], acc["array"], acc["kind"], per_block,
+                                               -(-per_block // WARP))  # fmt: skip
     if not ordered and dense:
         of_row = logged  # the engine's numbers as they are: a copy to int64 would cost a pass of its own
         return Requests(of_row=of_row, warp=warp, line=line, array=array, kind=kind, lanes=lanes,
