@@ -36,6 +36,8 @@ class RequestNumbering:
 
     def warp_of(self, gid: np.ndarray) -> np.ndarray:
         """Global warp number (block * warps per block + warp in block) of each global thread id."""
+        if self.per_block % WARP == 0:  # whole warps: the same number, by a shift
+            return gid >> 5
         return (gid // self.per_block) * self.warps_per_block + (gid % self.per_block) // WARP
 
     def entry(self, request: np.ndarray, rows: np.ndarray | None, at: int, gid: np.ndarray, lanes: np.ndarray | None,
@@ -66,12 +68,16 @@ class RequestNumbering:
         self.count += made
 
     def _full_requests(self, lanes: int) -> np.ndarray:
-        """A full batch's request of each lane, counted from 0 (the same for every batch of that many lanes)."""
+        """A full batch's request of each lane, counted from 0 (the same for every batch of that many
+        lanes): the warps of threads 0..lanes-1."""
+        if self._warps is not None and lanes <= len(self._warps):
+            return self._warps[:lanes]
         if self._full is None or len(self._full) != lanes:
-            self._full = self.warp_of(np.arange(lanes)).astype(np.int64)
+            self._full = self.warp_of(np.arange(lanes, dtype=np.int64))
         return self._full
 
     def _thread_warps(self) -> np.ndarray:
+        """Each global thread's warp."""
         if self._warps is None:
             self._warps = self.warp_of(np.arange(self.n_blocks * self.per_block, dtype=np.int64))
         return self._warps
@@ -99,19 +105,17 @@ def _number_full(request, order, at, local, count, checked, warps, per_thread, p
 @njit(cache=True, nogil=True)
 def _number_lanes(request, order, at, gid, lanes, n, count, warps, per_thread, per_warp):
     """An entry of some lanes: a new request where the warp changes; every lane checked against the count
-    its warp had before the entry, then counted (the warp once per run of its lanes). How many requests it
-    made, or -1 where a lane's count differs (nothing counted then)."""
-    for i in range(n):
-        t = gid[lanes[i]] if lanes.size else gid[i]
-        if per_thread[t] != per_warp[warps[t]]:
-            return -1
-    q, last = count - 1, -1
+    its warp had before the entry, and counted (the warp once per run of its lanes). How many requests it
+    made, or -1 where a lane's count differs (the counts are then dropped: the numbering is not handed over)."""
+    q, last, before = count - 1, -1, 0
     for i in range(n):
         t = gid[lanes[i]] if lanes.size else gid[i]
         w = warps[t]
         if w != last:
-            q, last = q + 1, w
-            per_warp[w] += 1
+            q, last, before = q + 1, w, per_warp[w]
+            per_warp[w] = before + 1
+        if per_thread[t] != before:
+            return -1
         per_thread[t] += 1
         request[order[at + i] if order.size else at + i] = q
     return q - count + 1
