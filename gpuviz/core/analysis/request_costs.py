@@ -85,6 +85,24 @@ def first_row_fields(source, thread, line, array, kind, per_block, warps_per_blo
 
 
 @njit(cache=True, nogil=True)
+def site_sums(site, n_sites, a, b, c, lanes):
+    """Per access site (`site`: each request's): (requests; the most `a` of one request; the sums of a, b, c
+    and lanes, as float64 rows in that order, added in request order as np.bincount's weights are). One
+    pass instead of five bincounts and a ufunc.at."""
+    count, worst = np.zeros(n_sites, np.int64), np.zeros(n_sites, np.int64)
+    totals = np.zeros((4, n_sites), np.float64)
+    for q in range(site.size):
+        s = site[q]
+        count[s] += 1
+        worst[s] = max(worst[s], a[q])
+        totals[0, s] += a[q]
+        totals[1, s] += b[q]
+        totals[2, s] += c[q]
+        totals[3, s] += lanes[q]
+    return count, worst, totals
+
+
+@njit(cache=True, nogil=True)
 def _counting_sort(of_row, n_requests):
     """The rows ordered by request (each request's in log order): two passes, no comparison sort."""
     hi = np.zeros(n_requests, np.int64)
@@ -192,8 +210,8 @@ def _one_phase_wavefronts(index, order, start, end, width, q, bank_words, per_sl
     through `counted`: nothing to clear), and the busiest bank's count is the wavefronts. No sort and no
     hash: the word set that wider elements need (_wavefronts) costs more."""
     most = 0
-    for p in range(start, end):
-        r = p if order.size == 0 else order[p]
+    for p in range(np.uint64(start), np.uint64(end)):  # unsigned: no negative-index test per row
+        r = p if order.size == 0 else np.uint64(order[p])
         word = index[r] if width == WORD else index[r] * width >> WORD_BITS
         slot = word & (BANKS - 1)  # word % BANKS, for BANKS a power of 2
         n = per_slot[slot] if counted[slot] == q else 0
