@@ -108,7 +108,8 @@ def _ranges(runs, array, index, kind, epoch, thread, shared):
             per_array[4, a] = max(per_array[4, a], top_epoch)
             if shared[a] and written:
                 for q in range(r, end):
-                    phases[a, epoch[q] & 65535] |= kind[q] != 0
+                    if kind[q]:  # a store only where a row writes: most shared rows read
+                        phases[a, epoch[q] & 65535] = True
     top_index = top_index if array.size else 0
     over_log = np.array([top_index, top_grid, top_thread, epochs_or != 0, (epochs_or >> 30) & 1], np.int64)
     return per_array, over_log, phases
