@@ -72,8 +72,11 @@ def test_requests_of_no_space_cost_nothing():
 
 
 def test_runs_of_the_engines_numbers():
-    runs, first, lanes = request_runs(np.array([2, 2, 0, 0, 0, 2, 3], np.int32))
+    logged = np.array([2, 2, 0, 0, 0, 2, 3], np.int32)
+    thread, line = np.array([0, 1, 32, 33, 34, 2, 64]), np.arange(10, 17)
+    runs, first, lanes, fields = request_runs(logged, thread, line, line * 0, line * 0 + 1, 64, 2)
     assert runs == 4 and first.tolist() == [2, -1, 0, 6] and lanes.tolist() == [3, 0, 3, 1]
+    assert fields[:2].tolist() == [[1, 0, 0, 2], [12, 0, 10, 16]]  # warp (64-thread blocks) and line of first rows
 
 
 SPLIT = """from numba import cuda

@@ -42,16 +42,19 @@ def request_costs(of_row: np.ndarray, n_requests: int, spans: tuple | None, inde
 
 
 @njit(cache=True, nogil=True)
-def request_runs(logged):
+def request_runs(logged, thread, line, array, kind, per_block, warps_per_block):
     """(how many runs of equal numbers; per number 0..max, its first row, -1 where it never occurs; per
-    number, its rows) of an engine's request numbers (at least one). One pass for the largest number, one
-    that skips along each run 16 rows at a time (compares the compiler vectorises: positions are unsigned,
-    so no index needs a negative test) and handles the run where it ends."""
+    number, its rows; per number, the global warp, line, array and kind of its first row, where the
+    columns are given, else an empty array) of an engine's request numbers (at least one). One pass for
+    the largest number, one that skips along each run 16 rows at a time (compares the compiler
+    vectorises: positions are unsigned, so no index needs a negative test) and handles the run where it
+    ends, its fields read there, in the order of the rows."""
     n, one, step = np.uint64(logged.size), np.uint64(1), np.uint64(16)
     top = logged[0]
     for r in range(one, n):
         top = max(top, logged[r])
     first, lanes = np.full(top + 1, -1, np.int64), np.zeros(top + 1, np.int64)
+    fields = np.zeros((4, top + 1 if thread.size else 0), np.int64)
     runs, start, r = 0, np.uint64(0), one
     while start < n:
         v = logged[start]
@@ -67,21 +70,27 @@ def request_runs(logged):
         lanes[v] += np.int64(r - start)
         if first[v] < 0:
             first[v] = np.int64(start)
+            if thread.size:
+                _fields_of_row(fields, v, start, thread, line, array, kind, per_block, warps_per_block)
         runs, start, r = runs + 1, r, r + one
-    return runs, first, lanes
+    return runs, first, lanes, fields
+
+
+@njit(inline="always")
+def _fields_of_row(fields, i, r, thread, line, array, kind, per_block, warps_per_block):
+    t = np.int64(thread[r])
+    fields[0, i] = (t // per_block) * warps_per_block + (t % per_block) // WARP
+    fields[1, i], fields[2, i], fields[3, i] = line[r], array[r], kind[r]
 
 
 @njit(cache=True, nogil=True)
 def first_row_fields(source, thread, line, array, kind, per_block, warps_per_block):
-    """(global warp, line, array, kind) of each request's first row (`source`), as int64: one gather per
-    request and column, with no temporaries."""
-    out = np.empty((4, source.size), np.int64)
+    """The global warp, line, array and kind of each given row (`source`: each request's first), as rows
+    of one int64 array: one gather per request and column, with no temporaries."""
+    fields = np.empty((4, source.size), np.int64)
     for i in range(source.size):
-        r = source[i]
-        t = np.int64(thread[r])
-        out[0, i] = (t // per_block) * warps_per_block + (t % per_block) // WARP
-        out[1, i], out[2, i], out[3, i] = line[r], array[r], kind[r]
-    return out[0], out[1], out[2], out[3]
+        _fields_of_row(fields, i, source[i], thread, line, array, kind, per_block, warps_per_block)
+    return fields
 
 
 @njit(cache=True, nogil=True)

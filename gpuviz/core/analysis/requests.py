@@ -143,6 +143,11 @@ def logged_requests(trace: Trace) -> np.ndarray | None:
     return logged if logged is not None and acc is not None and len(logged) == len(acc["thread"]) else None
 
 
+def _no_columns(columns: tuple) -> tuple:
+    """The columns as request_runs takes them when it is not to read them: empty, of the same types."""
+    return (*(column[:0] for column in columns[:4]), *columns[4:])
+
+
 def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered: bool) -> Requests:
     """Requests from the engine's numbers; `ordered`: renumbered in group_requests' order (by warp, site,
     and the k-th execution, which is the order of their first rows), so both give the very same Requests.
@@ -151,16 +156,17 @@ def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered
     from gpuviz.core.analysis.request_costs import first_row_fields, request_runs  # numba: on first use
 
     acc = trace.accesses
-    runs, first, lanes = request_runs(logged)
+    per_block = int(np.prod(trace.block))
+    columns = (acc["thread"], acc["line"], acc["array"], acc["kind"], per_block, -(-per_block // WARP))
+    # A whole log's fields are read as its runs are found; a part's rows are another log's.
+    runs, first, lanes, fields = request_runs(logged, *(columns if rows is None else _no_columns(columns)))
     present = np.flatnonzero(first >= 0)
     together = len(present) == runs  # one run a request
     dense = rows is None and len(present) == len(first)  # a whole log's requests: numbered 0, 1, 2, ...
     if not dense:
         first, lanes = first[present], lanes[present]
-    source = first if rows is None else rows[first]
-    per_block = int(np.prod(trace.block))
-    warp, line, array, kind = first_row_fields(source, acc["thread"], acc["line"], acc["array"], acc["kind"], per_block,
-                                               -(-per_block // WARP))  # fmt: skip
+        fields = fields[:, present] if rows is None else first_row_fields(rows[first], *columns)
+    warp, line, array, kind = fields
     if not ordered and dense:
         of_row = logged  # the engine's numbers as they are: a copy to int64 would cost a pass of its own
         return Requests(of_row=of_row, warp=warp, line=line, array=array, kind=kind, lanes=lanes,
