@@ -49,6 +49,17 @@ def test_shared_one_word_conflicts(together):
     found = costs(SHARED, 4, LANES, broadcast, stride_2, column, halves, LANES[::-1], together=together)
     assert found == [(1, 1, 1), (1, 1, 1), (2, 2, 1), (32, 32, 1), (8, 8, 1), (1, 1, 1)]
     assert costs(SHARED, 1, LANES, together=together) == [(1, 1, 1)]  # four bytes share a word
+    # bank 8 serves five words: two below the first lane's, one far above it, each asked for twice
+    far = np.array([5000, 4968, 4936, 5032, 5000 + 32 * 200, 4968, 5032, 5000 + 32 * 200] + [5000] * 24)
+    assert costs(SHARED, 4, far, together=together) == [(5, 5, 1)]
+
+
+def test_shared_one_word_conflicts_equal_distinct_words_per_bank():
+    """Random requests, words near and far apart: the busiest bank's distinct words, as sets count them."""
+    rng = np.random.default_rng(7)
+    requests = [rng.integers(0, high, 32) for high in (8, 64, 300, 5000, 20000, 1 << 20) for _ in range(20)]
+    expected = [max(len({w for w in r if w % 32 == bank}) for bank in range(32)) for r in requests]
+    assert [a for a, _, _ in costs(SHARED, 4, *requests)] == expected
 
 
 @pytest.mark.parametrize("together", [True, False])

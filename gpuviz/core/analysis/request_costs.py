@@ -17,6 +17,7 @@ from gpuviz.core.analysis.memory_units import BANKS, CACHE_LINE, CONST, GLOBAL, 
 SECTOR_BITS, LINE_BITS, WORD_BITS = (unit.bit_length() - 1 for unit in (SECTOR, CACHE_LINE, WORD))  # powers of 2
 MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of the word set's keys
 PHASES = 4  # the most phases a shared request is served in (128-bit elements: per quarter-warp)
+NEAR = np.uint64(4096)  # words above a shared request's first one told new by a mark (32 KiB of marks)
 
 
 def rows_by_request(of_row: np.ndarray, n_requests: int, spans: tuple | None) -> tuple:
@@ -164,6 +165,7 @@ def _costs(index, lane, order, lo, hi, space, size, a, b, c):
         np.zeros(PHASES, np.int64),
     )
     bank_words = np.empty((BANKS, longest + 1), np.int64)  # each bank's distinct words of one request
+    listed, near = np.zeros(BANKS, np.int64), np.full(NEAR, -1, np.int64)  # (_one_phase_wavefronts)
     direct = order.size == 0
     # Rows are gathered inline (numba leaves a function called per row in place, at ten times the work)
     # and divided by shifts: the units are powers of two, and a division costs more than the rest.
@@ -171,7 +173,7 @@ def _costs(index, lane, order, lo, hi, space, size, a, b, c):
         code, width, k = space[q], size[q], 0
         if code == SHARED and width <= WORD:  # the usual case: elements of a word or less, one phase
             a[q], b[q], c[q] = _one_phase_wavefronts(
-                index, order, lo[q], hi[q], width, q, bank_words, per_slot, counted
+                index, order, lo[q], hi[q], width, q, bank_words, per_slot, counted, listed, near
             )
             continue
         if code == SHARED:
@@ -213,26 +215,39 @@ def _costs(index, lane, order, lo, hi, space, size, a, b, c):
 
 
 @njit(inline="always")  # a call per request with arrays for arguments would cost more than its work
-def _one_phase_wavefronts(index, order, start, end, width, q, bank_words, per_slot, counted):
+def _one_phase_wavefronts(index, order, start, end, width, q, bank_words, per_slot, counted, listed, near):
     """(degree, wavefronts, ideal) of shared request q whose elements are at most a word wide (one phase):
-    each bank keeps the distinct words it serves (bank_words, a few each; entries marked with their request
-    through `counted`: nothing to clear), and the busiest bank's count is the wavefronts. No sort and no
-    hash: the word set that wider elements need (_wavefronts) costs more."""
+    the busiest bank's count of distinct words is the wavefronts. A word within NEAR words above the first
+    row's is told new by a mark in `near` (one look, however many words its bank serves); one outside by
+    its bank's short list of such words (bank_words, `listed` long). Marks, lists and counts carry their
+    request (`near`, `counted`): nothing to clear. No sort and no hash: the word set that wider elements
+    need (_wavefronts) costs more."""
     most = 0
+    base = np.int64(0)
     for p in range(np.uint64(start), np.uint64(end)):  # unsigned: no negative-index test per row
         r = p if order.size == 0 else np.uint64(order[p])
         word = index[r] if width == WORD else index[r] * width >> WORD_BITS
+        if p == start:
+            base = word
         slot = word & (BANKS - 1)  # word % BANKS, for BANKS a power of 2
-        n = per_slot[slot] if counted[slot] == q else 0
-        seen = False
-        for j in range(n):
-            if bank_words[slot, j] == word:
-                seen = True  # served with the lane that asked first
-                break
-        if not seen:
-            bank_words[slot, n] = word
-            per_slot[slot], counted[slot] = n + 1, q
-            most = max(most, n + 1)
+        if counted[slot] != q:
+            per_slot[slot], listed[slot], counted[slot] = 0, 0, q
+        offset = np.uint64(word - base)  # words below the first one wrap far above NEAR
+        if offset < NEAR:
+            if near[offset] == q:
+                continue  # served with the lane that asked first
+            near[offset] = q
+        else:
+            n, seen = listed[slot], False
+            for j in range(n):
+                if bank_words[slot, j] == word:
+                    seen = True
+                    break
+            if seen:
+                continue
+            bank_words[slot, n], listed[slot] = word, n + 1
+        per_slot[slot] += 1
+        most = max(most, per_slot[slot])
     return (most, most, 1) if end > start else (0, 0, 0)
 
 
