@@ -93,12 +93,14 @@ def _number_full(request, order, at, local, count, checked, warps, per_thread, p
     for i in range(checked.size):
         if per_thread[checked[i]] != per_warp[warps[checked[i]]]:
             return -1
+    # Unsigned positions (a row or thread known not to be negative needs no test): the loops vectorise.
+    start = np.uint64(at)
     if order.size:
         for i in range(local.size):
-            request[order[at + i]] = count + local[i]
+            request[np.uint64(order[start + np.uint64(i)])] = count + local[i]
     else:
         for i in range(local.size):
-            request[at + i] = count + local[i]
+            request[start + np.uint64(i)] = count + local[i]
     return local[-1] + 1 if local.size else 0
 
 
@@ -107,9 +109,9 @@ def _number_lanes(request, order, at, gid, lanes, n, count, warps, per_thread, p
     """An entry of some lanes: a new request where the warp changes; every lane checked against the count
     its warp had before the entry, and counted (the warp once per run of its lanes). How many requests it
     made, or -1 where a lane's count differs (the counts are then dropped: the numbering is not handed over)."""
-    q, last, before = count - 1, -1, 0
+    q, last, before, start = count - 1, -1, 0, np.uint64(at)
     for i in range(n):
-        t = gid[lanes[i]] if lanes.size else gid[i]
+        t = np.uint64(gid[np.uint64(lanes[i])] if lanes.size else gid[i])  # unsigned, as in _number_full
         w = warps[t]
         if w != last:
             q, last, before = q + 1, w, per_warp[w]
@@ -117,5 +119,6 @@ def _number_lanes(request, order, at, gid, lanes, n, count, warps, per_thread, p
         if per_thread[t] != before:
             return -1
         per_thread[t] += 1
-        request[order[at + i] if order.size else at + i] = q
+        row = start + np.uint64(i)
+        request[np.uint64(order[row]) if order.size else row] = q
     return q - count + 1
