@@ -117,3 +117,54 @@ def test_local_arrays_are_reported_as_local_bytes_per_thread():
         "def k(a):\n    v = cuda.local.array(8, float32)\n    w = cuda.local.array((2, 4), np.int64)\n    a[0] = 1\n"
     )
     assert registers.local_array_bytes(source) == 8 * 4 + 8 * 8
+
+
+TRICKY = '''import numba
+x = 1
+def after_code(a):  # a line of code just above: the whole script is parsed
+    a[0] = 1
+@numba.cuda.jit(
+    "void(float32[:])"
+)
+def wrapped(a):  # a decorator over several lines: the whole script is parsed
+    a[0] = 2
+
+text = """
+def in_a_string(a):
+    a[0] = 3
+"""
+
+
+class Holder:
+    @staticmethod
+    def method(a):
+        s = """a string
+whose lines are not indented"""
+        a[0] = s
+
+
+def twice(a):
+    a[0] = 4
+
+
+def twice(a):  # noqa: F811
+    a[1] = 5
+'''
+
+
+@pytest.mark.parametrize("script", sorted({e["script"] for e in FIXTURE}) + ["tricky"])
+def test_a_kernel_parsed_from_its_own_lines_is_the_scripts_own(script):
+    """Parsing only the kernel's lines (as a first launch does where it can) gives the very tree the whole
+    script gives, or nothing: every function of the fixture's scripts and of a script with the hard cases."""
+    text = TRICKY if script == "tricky" else _script(script).read_text()
+    names = {n.name for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)}
+    for name in sorted(names | {"in_a_string"}):
+        registers.clear_cache()
+        alone = registers._function_alone(text, name)
+        tree = registers._parsed(text)
+        first = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name), None)
+        assert alone is None or ast.dump(alone) == ast.dump(first), name
+    if script == "tricky":
+        found = {name: registers._function_alone(text, name) is not None for name in sorted(names | {"in_a_string"})}
+        assert found == {"after_code": False, "wrapped": False, "in_a_string": False, "method": False,
+                         "twice": False}  # fmt: skip

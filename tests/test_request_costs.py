@@ -24,12 +24,13 @@ def costs(space: int, width: int, *requests: np.ndarray, together: bool = True) 
     index = np.concatenate(requests).astype(np.int64)
     of_row = np.repeat(np.arange(len(requests)), [len(r) for r in requests])
     lane = np.concatenate([np.arange(len(r)) for r in requests])
-    runs = np.cumsum([0] + [len(r) for r in requests[:-1]])
+    first = np.cumsum([0] + [len(r) for r in requests[:-1]])
+    spans = first, first + [len(r) for r in requests]
     if not together:  # the rows dealt out in a fixed shuffle: the costs must not depend on it
         order = np.random.default_rng(0).permutation(len(index))
-        index, of_row, lane, runs = index[order], of_row[order], lane[order], None
+        index, of_row, lane, spans = index[order], of_row[order], lane[order], None
     n = len(requests)
-    a, b, c = request_costs(of_row, n, runs, index, lane, np.full(n, space), np.full(n, width))
+    a, b, c = request_costs(of_row, n, spans, index, lane, np.full(n, space), np.full(n, width))
     return list(zip(a.tolist(), b.tolist(), c.tolist()))
 
 
@@ -48,6 +49,17 @@ def test_shared_one_word_conflicts(together):
     found = costs(SHARED, 4, LANES, broadcast, stride_2, column, halves, LANES[::-1], together=together)
     assert found == [(1, 1, 1), (1, 1, 1), (2, 2, 1), (32, 32, 1), (8, 8, 1), (1, 1, 1)]
     assert costs(SHARED, 1, LANES, together=together) == [(1, 1, 1)]  # four bytes share a word
+    # bank 8 serves five words: two below the first lane's, one far above it, each asked for twice
+    far = np.array([5000, 4968, 4936, 5032, 5000 + 32 * 200, 4968, 5032, 5000 + 32 * 200] + [5000] * 24)
+    assert costs(SHARED, 4, far, together=together) == [(5, 5, 1)]
+
+
+def test_shared_one_word_conflicts_equal_distinct_words_per_bank():
+    """Random requests, words near and far apart: the busiest bank's distinct words, as sets count them."""
+    rng = np.random.default_rng(7)
+    requests = [rng.integers(0, high, 32) for high in (8, 64, 300, 5000, 20000, 1 << 20) for _ in range(20)]
+    expected = [max(len({w for w in r if w % 32 == bank}) for bank in range(32)) for r in requests]
+    assert [a for a, _, _ in costs(SHARED, 4, *requests)] == expected
 
 
 @pytest.mark.parametrize("together", [True, False])
@@ -71,8 +83,11 @@ def test_requests_of_no_space_cost_nothing():
 
 
 def test_runs_of_the_engines_numbers():
-    starts, first, lanes = request_runs(np.array([2, 2, 0, 0, 0, 2, 3], np.int32))
-    assert starts.tolist() == [0, 2, 5, 6] and first.tolist() == [2, -1, 0, 6] and lanes.tolist() == [3, 0, 3, 1]
+    logged = np.array([2, 2, 0, 0, 0, 2, 3], np.int32)
+    thread, line = np.array([0, 1, 32, 33, 34, 2, 64]), np.arange(10, 17)
+    runs, first, lanes, fields = request_runs(logged, thread, line, line * 0, line * 0 + 1, 64, 2)
+    assert runs == 4 and first.tolist() == [2, -1, 0, 6] and lanes.tolist() == [3, 0, 3, 1]
+    assert fields[:2].tolist() == [[1, 0, 0, 2], [12, 0, 10, 16]]  # warp (64-thread blocks) and line of first rows
 
 
 SPLIT = """from numba import cuda

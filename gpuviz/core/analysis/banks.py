@@ -46,4 +46,4 @@ def bank_cost(trace: Trace, requests: Requests, index: np.ndarray, lane: np.ndar
     n, size = len(requests), itemsizes(trace)[requests.array]
     if callable(lane):
         lane = lane() if (size > WORD).any() else np.zeros(0, np.int64)
-    return request_costs(requests.of_row, n, requests.runs, index, lane, np.full(n, SHARED), size)
+    return request_costs(requests.of_row, n, requests.spans(), index, lane, np.full(n, SHARED), size)

@@ -37,7 +37,7 @@ def request_cost(trace: Trace, requests: Requests, index: np.ndarray) -> Request
     from gpuviz.core.analysis.request_costs import GLOBAL, request_costs  # numba: on first use, not with the app
 
     n = len(requests)
-    sectors, lines, ideal = request_costs(requests.of_row, n, requests.runs, index, np.zeros(0, np.int64),
+    sectors, lines, ideal = request_costs(requests.of_row, n, requests.spans(), index, np.zeros(0, np.int64),
                                           np.full(n, GLOBAL), itemsizes(trace)[requests.array])  # fmt: skip
     return RequestCost(sectors=sectors, lines=lines, ideal=ideal)
 

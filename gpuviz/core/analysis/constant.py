@@ -18,4 +18,4 @@ def request_turns(requests: Requests, index: np.ndarray) -> np.ndarray:
 
     n = len(requests)
     ones = np.ones(n, np.int64)
-    return request_costs(requests.of_row, n, requests.runs, index, np.zeros(0, np.int64), ones * CONST, ones)[0]
+    return request_costs(requests.of_row, n, requests.spans(), index, np.zeros(0, np.int64), ones * CONST, ones)[0]

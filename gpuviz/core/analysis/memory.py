@@ -47,7 +47,7 @@ def _line_rows(trace: Trace) -> tuple[list[dict], Requests]:
     requests = group_requests(trace, ordered=False)  # the rows below sum over requests: any order
     codes = [SPACES.index(entry["space"]) if entry["space"] in SPACES else -1 for entry in trace.meta.get("arrays", [])]
     space = np.array(codes or [-1], np.int64)[requests.array]
-    costs = request_costs(requests.of_row, len(requests), requests.runs, acc["index"], acc["thread"], space,
+    costs = request_costs(requests.of_row, len(requests), requests.spans(), acc["index"], acc["thread"], space,
                           itemsizes(trace)[requests.array])  # fmt: skip
     rows = _site_rows(trace, requests, space, costs)
     return sorted(rows, key=lambda r: (r["line"], r["array"], r["kind"])), requests
@@ -57,21 +57,16 @@ def _site_rows(trace: Trace, requests: Requests, space: np.ndarray, costs: tuple
     """The rows of every access site of an array in one of the three spaces, from its requests' costs:
     request_costs.py's (sectors, lines, ideal) for global, (degree, wavefronts, ideal) for shared and
     (turns, 0, 0) for constant memory."""
+    from gpuviz.core.analysis.request_costs import site_sums  # numba: on first use, not with the app
+
     mine = space >= 0
     every = bool(mine.all())  # the usual case: no copies
     pick = (lambda values: values) if every else (lambda values: values[mine])
     site, first = dense_ids(pick(requests.line), pick(requests.array), pick(requests.kind))
     if len(first) == 0:
         return []
-    count = np.bincount(site, minlength=len(first))
-
-    def total(values):
-        return np.bincount(site, weights=pick(values), minlength=len(first))
-
-    worst = np.zeros(len(first), np.int64)
-    np.maximum.at(worst, site, pick(costs[0]))
-    sums = [total(values) for values in costs]
-    lanes, codes = total(requests.lanes), pick(space)[first]
+    count, worst, totals = site_sums(site, len(first), *(pick(values) for values in (*costs, requests.lanes)))
+    sums, lanes, codes = totals[:3], totals[3], pick(space)[first]
     line, array, kind = pick(requests.line)[first], pick(requests.array)[first], pick(requests.kind)[first]
     names, rows = trace.array_names(), []
     for s in range(len(first)):

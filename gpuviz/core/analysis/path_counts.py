@@ -30,7 +30,7 @@ def path_counts(requests: Requests, thread: np.ndarray, lanes_per_warp: np.ndarr
     low = int(requests.line.min())
     span = int(requests.line.max()) - low + 1
     warps, split = np.zeros(span, np.int64), np.zeros(span, np.int64)
-    order, lo, hi = rows_by_request(requests.of_row, len(requests), requests.runs)
+    order, lo, hi = rows_by_request(requests.of_row, len(requests), requests.spans())
     _paths(requests.warp.astype(np.int64), requests.line.astype(np.int64), requests.lanes.astype(np.int64),
            order, lo, hi, thread, lanes_per_warp.astype(np.int64), per_block, low, paths, warps, split)  # fmt: skip
     present = np.flatnonzero(warps)

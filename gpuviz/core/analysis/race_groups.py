@@ -60,18 +60,20 @@ def _runs(array):
     """Where each run of rows of one array starts, and the end (instructions log their lanes together, so
     runs are long): compared 64 rows at a time, a loop the compiler can vectorise."""
     starts = np.empty(array.size + 1, np.int64)  # pages beyond the runs found are never touched
-    runs, r, n = 0, 0, array.size
+    # Unsigned positions: an index known not to be negative needs no test, so the compare loop vectorises.
+    n, one, step = np.uint64(array.size), np.uint64(1), np.uint64(64)
+    runs, r = 0, np.uint64(0)
     while r < n:
-        a, end = array[r], r + 1
-        while end + 64 <= n:
+        a, end = array[r], r + one
+        while end + step <= n:
             same = True
-            for q in range(end, end + 64):
+            for q in range(end, end + step):
                 same &= array[q] == a
             if not same:
                 break
-            end += 64
+            end += step
         while end < n and array[end] == a:
-            end += 1
+            end += one
         starts[runs] = r
         runs, r = runs + 1, end
     starts[runs] = n
@@ -89,7 +91,7 @@ def _ranges(runs, array, index, kind, epoch, thread, shared):
     phases = np.zeros((n_arrays if shared.any() else 0, 1 << 16), np.bool_)
     top_index, top_thread, epochs_or, top_grid = np.iinfo(np.int64).min, 0, 0, 0
     for k in range(runs.size - 1):
-        r, end = runs[k], runs[k + 1]
+        r, end = np.uint64(runs[k]), np.uint64(runs[k + 1])  # unsigned: no negative-index test, so the loops vectorise
         low, high, top, written, top_epoch, run_or = index[r], index[r], thread[r], 0, 0, 0
         for q in range(r, end):
             low, high, top = min(low, index[q]), max(high, index[q]), max(top, thread[q])
@@ -101,12 +103,13 @@ def _ranges(runs, array, index, kind, epoch, thread, shared):
         a = array[r]
         if 0 <= a < n_arrays:
             per_array[0, a], per_array[1, a] = min(per_array[0, a], low), max(per_array[1, a], high)
-            per_array[2, a] += end - r
+            per_array[2, a] += np.int64(end - r)
             per_array[3, a] |= written != 0
             per_array[4, a] = max(per_array[4, a], top_epoch)
             if shared[a] and written:
                 for q in range(r, end):
-                    phases[a, epoch[q] & 65535] |= kind[q] != 0
+                    if kind[q]:  # a store only where a row writes: most shared rows read
+                        phases[a, epoch[q] & 65535] = True
     top_index = top_index if array.size else 0
     over_log = np.array([top_index, top_grid, top_thread, epochs_or != 0, (epochs_or >> 30) & 1], np.int64)
     return per_array, over_log, phases
@@ -160,7 +163,7 @@ def _groups(runs, array, index, epoch, thread, plan, grid_span, per_block, phase
     array's row at a block epoch no block wrote it in: a group with no write adds no pair)."""
     inverse = 1.0 / per_block  # thread // per_block, exact below 2**19 threads a block (CUDA allows 1,024)
     for k in range(runs.size - 1):
-        r, end, a = runs[k], runs[k + 1], array[runs[k]]
+        r, end, a = np.uint64(runs[k]), np.uint64(runs[k + 1]), array[runs[k]]  # unsigned: as in _ranges
         if not (0 <= a < plan.shape[0] and plan[a, 0] >= 0):
             group[r:end] = -1
             continue

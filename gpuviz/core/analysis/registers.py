@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import collections
 import functools
+import re
 import textwrap
 from dataclasses import dataclass, field
 
@@ -134,6 +135,9 @@ def _nodes(node: ast.AST) -> list[ast.AST]:
 def _function(source: str, name: str | None) -> ast.FunctionDef | None:
     """The first function named `name` (else the first function) in ast.walk's breadth-first order, with
     only statements searched (and the handlers and cases that hold them): only they can define one."""
+    alone = _function_alone(source, name) if name else None
+    if alone is not None:
+        return alone
     tree = _parsed(source)
     queue = collections.deque([tree] if tree is not None else [])
     while queue:
@@ -146,6 +150,52 @@ def _function(source: str, name: str | None) -> ast.FunctionDef | None:
                 if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
                     queue.append(child)
     return None
+
+
+def _function_alone(source: str, name: str) -> ast.FunctionDef | None:
+    """The function `name` parsed from its own lines, where they can be told without parsing the script
+    (parsing a whole script is most of a first launch's estimate): in the script as _parsed dedents it,
+    the one line that defines a function of that name, the decorator lines just above it, and the lines
+    after it that are more indented, blank or comments, parsed as they are (the same tree as the whole
+    script's). None (parse the script) where any of that is in doubt: the name defined twice, the
+    definition after an odd number of triple quotes (in a string), a line above it that may continue a
+    statement, or lines that do not parse alone as one function of that name."""
+    text = textwrap.dedent(source)
+    found = list(re.finditer(rf"^([ \t]*)def[ \t]+{re.escape(name)}[ \t]*\(", text, re.MULTILINE))
+    if len(found) != 1:
+        return None
+    match = found[0]
+    before = text[: match.start()]
+    if (before.count('"""') + before.count("'''")) % 2:
+        return None
+    indent, lines = match.group(1), text[match.start() :].split("\n")
+    end = 1
+    while end < len(lines) and (_blank(lines[end]) or _indent(lines[end]) > len(indent)):
+        end += 1
+    above = before.split("\n")[:-1]
+    start = len(above)
+    while start and above[start - 1].startswith(indent + "@"):
+        start -= 1
+    if start and not _blank(above[start - 1]) and _indent(above[start - 1]) >= len(indent):
+        return None  # a line above that may continue a statement or a decorator
+    snippet = "\n".join([*above[start:], *lines[:end]])
+    try:  # an indented definition is parsed inside a block, so that no line (nor string) changes
+        tree = ast.parse(f"if 1:\n{snippet}" if indent else snippet)
+    except SyntaxError:
+        return None
+    body = tree.body[0].body if indent and tree.body and isinstance(tree.body[0], ast.If) else tree.body
+    alone = len(tree.body) == 1 and len(body) == 1 and isinstance(body[0], ast.FunctionDef) and body[0].name == name
+    return body[0] if alone else None
+
+
+def _blank(line: str) -> bool:
+    """Whether a line holds nothing or a comment only (no part of a statement's indentation)."""
+    text = line.strip()
+    return not text or text.startswith("#")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 @functools.lru_cache(maxsize=64)

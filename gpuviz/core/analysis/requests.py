@@ -27,12 +27,17 @@ class Requests:
     array: np.ndarray  # per request: index into meta["arrays"]
     kind: np.ndarray  # per request: READ, WRITE or ATOMIC
     lanes: np.ndarray  # per request: how many rows (lanes) it holds
-    # Where each request's rows are together in of_row (the vector engine's log): the first row of each,
-    # ascending; None where that is not known (then coalescing.py looks at the rows itself).
+    # Where each request's rows are together in of_row (the vector engine's log): the first row of each
+    # request (its rows are runs[q] .. runs[q] + lanes[q] - 1); None where that is not known (then
+    # request_costs.py orders the rows by request itself).
     runs: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.warp)
+
+    def spans(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(first row, end) of every request whose rows are together (`runs`), else None."""
+        return None if self.runs is None else (self.runs, self.runs + self.lanes)
 
 
 def dense_ids(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -138,30 +143,37 @@ def logged_requests(trace: Trace) -> np.ndarray | None:
     return logged if logged is not None and acc is not None and len(logged) == len(acc["thread"]) else None
 
 
+def _no_columns(columns: tuple) -> tuple:
+    """The columns as request_runs takes them when it is not to read them: empty, of the same types."""
+    return (*(column[:0] for column in columns[:4]), *columns[4:])
+
+
 def _numbered(trace: Trace, logged: np.ndarray, rows: np.ndarray | None, ordered: bool) -> Requests:
     """Requests from the engine's numbers; `ordered`: renumbered in group_requests' order (by warp, site,
     and the k-th execution, which is the order of their first rows), so both give the very same Requests.
     A request's rows are together in the engine's log (its lanes of one warp share a time and keep their
     order), so first rows come from the runs of equal numbers (request_costs.request_runs, compiled)."""
-    from gpuviz.core.analysis.request_costs import request_runs  # numba: on first use, not with the app
+    from gpuviz.core.analysis.request_costs import first_row_fields, request_runs  # numba: on first use
 
     acc = trace.accesses
-    starts, first, lanes = request_runs(logged)
+    per_block = int(np.prod(trace.block))
+    columns = (acc["thread"], acc["line"], acc["array"], acc["kind"], per_block, -(-per_block // WARP))
+    # A whole log's fields are read as its runs are found; a part's rows are another log's.
+    runs, first, lanes, fields = request_runs(logged, *(columns if rows is None else _no_columns(columns)))
     present = np.flatnonzero(first >= 0)
-    together = len(present) == len(starts)  # one run a request
+    together = len(present) == runs  # one run a request
     dense = rows is None and len(present) == len(first)  # a whole log's requests: numbered 0, 1, 2, ...
     if not dense:
         first, lanes = first[present], lanes[present]
-    source = first if rows is None else rows[first]
-    warp = global_warp(trace, acc["thread"][source])
-    line, array, kind = (acc[name][source].astype(np.int64) for name in ("line", "array", "kind"))
+        fields = fields[:, present] if rows is None else first_row_fields(rows[first], *columns)
+    warp, line, array, kind = fields
     if not ordered and dense:
         of_row = logged  # the engine's numbers as they are: a copy to int64 would cost a pass of its own
         return Requests(of_row=of_row, warp=warp, line=line, array=array, kind=kind, lanes=lanes,
-                        runs=starts if together else None)  # fmt: skip
+                        runs=first if together else None)  # fmt: skip
     order = np.lexsort((first, kind, array, line, warp)) if ordered else np.arange(len(first))
     rank = np.zeros(int(present[-1]) + 1, np.int64)
     rank[(np.arange(len(first)) if dense else present)[order]] = np.arange(len(order))
     of_row = rank[logged]
     return Requests(of_row=of_row, warp=warp[order], line=line[order], array=array[order], kind=kind[order],
-                    lanes=lanes[order], runs=starts if together else None)  # fmt: skip
+                    lanes=lanes[order], runs=first[order] if together else None)  # fmt: skip

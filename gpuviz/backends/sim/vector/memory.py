@@ -145,7 +145,7 @@ class VectorLog:
         for (n, lanes, gid, ep, aid, index, kind, line, value, _clock), at in zip(self.entries, spans):
             span = slice(at, at + n) if rows is None else rows[at : at + n]
             if numbering.agrees:
-                request[span] = numbering.entry(gid, lanes, n, (aid, kind, line))
+                numbering.entry(request, rows, at, gid, lanes, n, (aid, kind, line))
             pick = (lambda a, n=n: a[:n]) if lanes is None else (lambda a, lanes=lanes, n=n: a[lanes[:n]])
             out["thread"][span] = pick(gid)
             out["epoch"][span] = pick(ep)
