@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from gpuviz.core.analysis.runs import run_end
+
 TABLE = 1 << 22  # groups numbered from their fields up to this many (or 4 per row), else hashed
 TWO_THREADS, WRITTEN = 1, 2  # a group's flags
 
@@ -61,21 +63,11 @@ def _runs(array):
     runs are long): compared 64 rows at a time, a loop the compiler can vectorise."""
     starts = np.empty(array.size + 1, np.int64)  # pages beyond the runs found are never touched
     # Unsigned positions: an index known not to be negative needs no test, so the compare loop vectorises.
-    n, one, step = np.uint64(array.size), np.uint64(1), np.uint64(64)
+    n, step = np.uint64(array.size), np.uint64(64)
     runs, r = 0, np.uint64(0)
     while r < n:
-        a, end = array[r], r + one
-        while end + step <= n:
-            same = True
-            for q in range(end, end + step):
-                same &= array[q] == a
-            if not same:
-                break
-            end += step
-        while end < n and array[end] == a:
-            end += one
         starts[runs] = r
-        runs, r = runs + 1, end
+        runs, r = runs + 1, run_end(array, r, n, step)
     starts[runs] = n
     return starts[: runs + 1].copy()
 

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from gpuviz.core.analysis.memory_units import BANKS, CACHE_LINE, CONST, GLOBAL, SECTOR, SHARED, WARP, WORD
+from gpuviz.core.analysis.runs import run_end
 
 SECTOR_BITS, LINE_BITS, WORD_BITS = (unit.bit_length() - 1 for unit in (SECTOR, CACHE_LINE, WORD))  # powers of 2
 MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing of the word set's keys
@@ -56,24 +57,16 @@ def request_runs(logged, thread, line, array, kind, per_block, warps_per_block):
         top = max(top, logged[r])
     first, lanes = np.full(top + 1, -1, np.int64), np.zeros(top + 1, np.int64)
     fields = np.zeros((4, top + 1 if thread.size else 0), np.int64)
-    runs, start, r = 0, np.uint64(0), one
+    runs, start = 0, np.uint64(0)
     while start < n:
         v = logged[start]
-        while r + step <= n:
-            same = True
-            for q in range(r, r + step):
-                same &= logged[q] == v
-            if not same:
-                break
-            r += step
-        while r < n and logged[r] == v:
-            r += one
+        r = run_end(logged, start, n, step)
         lanes[v] += np.int64(r - start)
         if first[v] < 0:
             first[v] = np.int64(start)
             if thread.size:
                 _fields_of_row(fields, v, start, thread, line, array, kind, per_block, warps_per_block)
-        runs, start, r = runs + 1, r, r + one
+        runs, start = runs + 1, r
     return runs, first, lanes, fields
 
 
