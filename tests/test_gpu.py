@@ -305,7 +305,9 @@ def test_a_block_starts_at_its_first_instruction_though_thread_0_stores_it_last(
     assert threads["sm"].min() >= 0 and threads["sm"].max() < trace.device_facts["sm_count"]
     assert not any("recorded no start" in w for w in trace.meta.get("warnings", []))  # every start was stored
     start, end = threads["t_start"].reshape(2, 64), threads["t_end"].reshape(2, 64)
-    assert end[1, 0] >= end[1, 32]  # thread 0 waited for warp 1
+    # Thread 0 waited for warp 1's lanes' atomics (each lane takes its end reading a little after its atomic,
+    # so thread 0, released by the last atomic, may end before or after warp 1's end reading)
+    assert trace.after("flag")[0] == 32 and end[1, 0] >= start[1, 32]
     if not SIMULATED:  # 2,000 round trips to memory: far more than 100 us on any GPU
         assert end[1, 32] - start[1, 32] >= 100_000 and end[1, 0] - start[1, 0] >= 100_000
 
