@@ -273,20 +273,14 @@ class GpuRewriter(LibraryCallLogging, KernelRewriter):
             prologue = "_t = _gv_begin_threads(_gv_bs, _gv_bsm)\n"
         prologue = ast.parse(prologue).body
         epilogue = ast.parse(f"{self._end_hook()}(_t, _gv_we)").body
-        for stmt in prologue + epilogue:
+        # Level threads: the body under a branch on the thread's place (hooks.py, _gv_placed, says why)
+        placed = [] if self.accesses else ast.parse("if _gv_placed(_t, _gv_we):\n    pass").body
+        for stmt in prologue + epilogue + placed:
             for child in ast.walk(stmt):
                 ast.copy_location(child, self.source.node)
-        if not self.accesses:
-            body = [_placed_body(body, self.source.node)]
+        if placed:
+            placed[0].body, body = body or placed[0].body, placed
         return args, [*prologue, *body, *epilogue]
-
-
-def _placed_body(body: list[ast.stmt], where: ast.AST) -> ast.If:
-    """The kernel's body under `if _gv_placed(_t, _gv_we):` (hooks.py says why)."""
-    test = ast.parse("_gv_placed(_t, _gv_we)", mode="eval").body
-    for child in ast.walk(test):
-        ast.copy_location(child, where)
-    return ast.copy_location(ast.If(test=test, body=body or [ast.Pass()], orelse=[]), where)
 
 
 def _positive(operand: ast.expr) -> bool:

@@ -192,12 +192,7 @@ def plain_vs_recorded(trace: Trace, shown: int = 4) -> list[str]:
     run's first values next to the unrecorded kernel's, and how many elements differ. Recording adds
     memory traffic and atomics, so a race may interleave differently than in the student's own kernel."""
     lines = []
-    for name in trace.args:
-        plain = trace.outcomes.get(f"{name}.plain")
-        if plain is None:
-            continue
-        recorded = trace.after(name).reshape(-1)
-        flat = plain.reshape(-1)
+    for name, recorded, flat in _recorded_and_plain(trace):
         differ = int(np.count_nonzero(~_same(recorded, flat)))
         first = ", ".join(f"{number(v)}" for v in recorded[:shown].tolist())
         unrecorded = ", ".join(f"{number(v)}" for v in flat[:shown].tolist())
@@ -220,11 +215,17 @@ def recording_note(trace: Trace) -> str | None:
     one-address race"). None where nothing differs or no access was recorded."""
     if trace.meta.get("level") != "accesses":
         return None
+    differ = any(not _same(recorded, plain).all() for _, recorded, plain in _recorded_and_plain(trace))
+    return RECORDING_MOVED_THE_RACE if differ else None
+
+
+def _recorded_and_plain(trace: Trace):
+    """(name, recorded result, result without recording), both flat, of each array the GPU backend also
+    ran without recording ("<name>.plain")."""
     for name in trace.args:
         plain = trace.outcomes.get(f"{name}.plain")
-        if plain is not None and not _same(trace.after(name).reshape(-1), plain.reshape(-1)).all():
-            return RECORDING_MOVED_THE_RACE
-    return None
+        if plain is not None:
+            yield name, trace.after(name).reshape(-1), plain.reshape(-1)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
