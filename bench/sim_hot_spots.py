@@ -53,7 +53,8 @@ def backend_run(name: str, n: int, level: str):
     func = python_function(KERNELS.read_text(), name)
     grid, block, args = launch(name, n)
     started = time.perf_counter()
-    trace = SimBackend().run(func, LaunchConfig.of(grid, block), args, RunOptions(backend="sim", level=level))
+    trace = SimBackend().run(func, LaunchConfig.of(grid, block), args,
+                             RunOptions(backend="sim", level=level, engine="vector"))  # fmt: skip
     seconds = time.perf_counter() - started
     assert trace.meta["engine"] == "vector", trace.meta["engine_note"]
     return seconds, trace

@@ -11,7 +11,7 @@ in the last line), `launch` a whole session launch, which also analyses the trac
 memory run (these kernels' blocks share none, so gpuviz runs them in large groups; same trace).
 numba's simulator records nothing and is timed once, in a subprocess. gpuviz runs in this process
 with its memory set up as in the app's worker process and the command line (freed memory kept).
-Rates, on gpuviz's default engine with the cost model and per-access times, no fallback:
+Rates, on the vector engine with the cost model and per-access times, no fallback:
 - threads_per_s: vector add over 2^22 threads recorded at level `threads` (backend run: engine + trace),
   best of 3;
 - events_per_s: vector add over 2^20 threads at level `accesses` (3 events a thread), best of 3.
@@ -80,7 +80,7 @@ def time_gpuviz(name: str, n: int, analyse: bool, grouped: bool = True) -> float
     func = kernel_function(KERNEL_OF[name])
     args = arguments(name, n)
     grid, block = launch_shape(name, n)
-    options = RunOptions(backend="sim", level="accesses")
+    options = RunOptions(backend="sim", level="accesses", engine="vector")
     started = time.perf_counter()
     with contextlib.nullcontext() if grouped else blocks_interleaved():
         if analyse:
@@ -122,7 +122,8 @@ def recording_rate(n: int, level: str) -> tuple[float, int]:
     func = kernel_function("vecadd")
     args = arguments("vecadd", n)
     started = time.perf_counter()
-    trace = SimBackend().run(func, LaunchConfig.of(n // 256, 256), args, RunOptions(backend="sim", level=level))
+    trace = SimBackend().run(func, LaunchConfig.of(n // 256, 256), args,
+                             RunOptions(backend="sim", level=level, engine="vector"))  # fmt: skip
     seconds = time.perf_counter() - started
     assert trace.meta["engine"] == "vector" and not trace.truncated
     check("vecadd", args)

@@ -85,9 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="simulator: the GPU to model (NVIDIA compute-capability tables; default: h200)")  # fmt: skip
     run.add_argument("--blocks", default="",
                      help="simulator: record accesses of these blocks only, e.g. 0,1,-1 (default: all)")  # fmt: skip
-    run.add_argument("--engine", choices=ENGINES, default="vector",
-                     help="simulator: vector (whole blocks at once), reference (a generator per thread) or fast "
-                          "(compiled for the CPU where its run can stand, else vector)")  # fmt: skip
+    run.add_argument("--engine", choices=ENGINES, default="auto",
+                     help="simulator: auto (fast where this kernel's is compiled already, else vector, which "
+                          "hands a long run to fast), vector (whole blocks at once), reference (a generator per "
+                          "thread) or fast (compiled for the CPU where its run can stand, else vector) "
+                          "(default: auto)")  # fmt: skip
     run.add_argument("--debug", action="store_true", help="show tracebacks for errors", default=argparse.SUPPRESS)
     run.add_argument("--guard", action="store_true",
                      help="GPU, level accesses: check every access against its array first, so that one "

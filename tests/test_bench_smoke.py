@@ -16,6 +16,7 @@ HANG_GUARD = 600  # seconds: a bench that hangs fails instead of blocking the su
 # bench script: the start of its last line, the figures it exists for
 ON_THE_CPU = {
     "fast_speed.py": "fast_speed threads=",
+    "matmul_command.py": "matmul_command side=64 ",
     "cudasim_ratio.py": "cudasim_ratio vecadd=",
     "indigo_score.py": "indigo DAG_5n_5e=",
     "first_frame.py": "first_frame accesses=",
@@ -60,7 +61,7 @@ NOT_SCRIPTS = {
     "fast_kernels.py": "the kernels fast_speed.py times",
 }
 # a window and a worker process; numba's simulator
-SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py", "cudasim_ratio.py"}
+SLOW_ON_THE_CPU = {"first_frame.py", "first_run.py", "sim_speed.py", "cudasim_ratio.py", "matmul_command.py"}
 
 
 def smoke(script: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:

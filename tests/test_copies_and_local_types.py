@@ -148,7 +148,7 @@ def test_the_copies_mark_outlines_the_array_and_says_what_crossed(promoted):
 def test_numbas_typemap_reads_as_one_type_per_local():
     """The GPU backend's reading of numba's typing (backends/gpu/local_types.py); numba-cuda types a kernel
     for a compute capability without a GPU."""
-    from gpuviz.backends.gpu.local_types import typemap_locals
+    from gpuviz.core.local_types import typemap_locals
 
     compiler = pytest.importorskip("numba.cuda.compiler")
     from numba import cuda, types

@@ -59,6 +59,7 @@ def compare_script(path: Path, options: RunOptions) -> list[str]:
     for a, b in zip(fast, vector):
         if a.meta["engine"] == "fast":
             assert_same_trace(a, b)
+            assert a.meta["local_types"] == b.meta["local_types"]  # numba's typing of the locals, as the vector's
         else:
             assert a.meta["engine"] == b.meta["engine"]  # declined: the vector engine ran it, or the reference
     return [t.meta["engine"] for t in fast]
@@ -345,3 +346,79 @@ def test_the_kept_types_file_is_read_with_care(tmp_path):
     assert kept_types.known(sidecar, "key") == {"x": "float32"}
     kept_types.remember(sidecar, "other", {"y": "object"})
     assert kept_types.known(sidecar, "key") == {"x": "float32"} and kept_types.known(sidecar, "other") is None
+
+
+CROSSED = """
+from numba import cuda
+@cuda.jit
+def crossed(a, out):
+    t = cuda.threadIdx.x
+    if cuda.blockIdx.x == 0:
+        a[t] = t + 1
+    else:
+        out[t] = a[t]
+"""
+
+
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_two_blocks_that_share_an_element_cannot_stand_on_one_thread_or_two(lanes, monkeypatch):
+    """Block 0 writes what block 1 reads: on two threads each block is in its own lane's watch, and the
+    lanes' watches merged find what one watch finds."""
+    from gpuviz.backends.sim.fast import engine
+
+    monkeypatch.setattr(engine, "LANES", lanes)
+    a, out = np.zeros(32, np.int64), np.zeros(32, np.int64)
+    trace = gpuviz.trace(CROSSED, backend="sim", engine="fast")[2, 32](a, out)
+    assert trace.meta["engine"] == "vector"
+    assert "two threads touch one element" in trace.meta["engine_note"]
+
+
+@pytest.mark.parametrize("lanes", [2, 3, 5])
+def test_the_lanes_that_run_a_launch_change_nothing_in_its_trace(lanes, monkeypatch):
+    from gpuviz.backends.sim.fast import engine
+
+    def run():
+        args = (np.arange(24 * 64, dtype=np.float64), np.zeros(24 * 64))
+        trace = gpuviz.trace(TILED, backend="sim", engine="fast", level="accesses")[24, 64](*args)
+        assert trace.meta["engine"] == "fast", trace.meta["engine_note"]
+        return trace
+
+    monkeypatch.setattr(engine, "LANES", 1)
+    alone = run()
+    monkeypatch.setattr(engine, "LANES", lanes)
+    assert_same_trace(run(), alone)
+
+
+TILED = """
+from numba import cuda, float64
+@cuda.jit
+def neighbours(a, out):
+    s = cuda.shared.array(64, float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = a[i]
+    cuda.syncthreads()
+    out[i] = s[t] + s[(t + 1) % 64] + cuda.blockIdx.x
+"""
+
+
+DIVIDES = """
+from numba import cuda
+@cuda.jit
+def divides(a, out):
+    i = cuda.grid(1)
+    out[i] = 100 // a[i]
+"""
+
+
+def test_a_kernel_that_raises_in_one_lane_runs_on_the_vector_engine(monkeypatch):
+    """Block 5's thread divides by zero while another thread runs other blocks: the exception reaches the
+    launch (the other lane stops at its next call), and the vector engine words the fault."""
+    from gpuviz.backends.sim.fast import engine
+
+    monkeypatch.setattr(engine, "LANES", 2)
+    a = np.ones(8 * 32, np.int64)
+    a[5 * 32 + 3] = 0
+    trace = gpuviz.trace(DIVIDES, backend="sim", engine="fast")[8, 32](a, np.zeros(8 * 32, np.int64))
+    assert trace.meta["engine"] != "fast"
+    assert "ZeroDivisionError" in trace.meta["engine_note"] or "faulted" in trace.meta["engine_note"]

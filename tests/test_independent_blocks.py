@@ -214,7 +214,9 @@ def test_a_fault_on_a_value_read_out_of_time_order_reruns_interleaved_not_on_the
     for grouped in (True, False):
         args = (np.zeros(1, np.int64), np.ones(10, np.int64), np.zeros(64, np.int64))
         with nullcontext() if grouped else blocks_interleaved():
-            trace = gpuviz.trace(READS_BEFORE_ANOTHER_BLOCK_WRITES, name="k", backend="sim", seed=seed)[2, 32](*args)
+            tracer = gpuviz.trace(READS_BEFORE_ANOTHER_BLOCK_WRITES, name="k", backend="sim", engine="vector",
+                                  seed=seed)  # fmt: skip
+            trace = tracer[2, 32](*args)
         results.append((args, trace))
     (args_g, g), (args_i, i) = results
     assert g.meta["engine"] == i.meta["engine"] == "vector"
@@ -327,6 +329,6 @@ def test_a_call_whose_lanes_all_stopped_keeps_the_launch_on_the_vector_engine():
         "@cuda.jit\ndef k(a, out):\n    i = cuda.grid(1)\n    x = get(a, i + 100) + 1.0\n    out[i] = x\n"
     )
     out = np.zeros(32)
-    trace = gpuviz.trace(src, name="k", backend="sim")[1, 32](np.arange(16.0), out)
+    trace = gpuviz.trace(src, name="k", backend="sim", engine="vector")[1, 32](np.arange(16.0), out)
     assert trace.meta["engine"] == "vector" and trace.error_count == 32
     assert (out == 0).all()  # every thread stopped at its read: none stored

@@ -96,7 +96,8 @@ def _check(trace, handed_over: bool | None = None) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_race_suite(case):
-    _check(gpuviz.trace(case.source, name="k", backend="sim", level="accesses")[case.grid, case.block](*case.make()))
+    tracer = gpuviz.trace(case.source, name="k", backend="sim", level="accesses", engine="vector")
+    _check(tracer[case.grid, case.block](*case.make()))
 
 
 @pytest.mark.parametrize(("name", "grid", "block", "args"), [
@@ -105,13 +106,13 @@ def test_race_suite(case):
     ("matmul_tiled", (2, 2), (16, 16), lambda: tuple(np.ones((32, 32), np.float32) for _ in range(3))),
 ])  # fmt: skip
 def test_bench_kernels(name, grid, block, args):
-    trace = gpuviz.trace(BENCH, name=name, backend="sim", level="accesses")[grid, block](*args())
+    trace = gpuviz.trace(BENCH, name=name, backend="sim", level="accesses", engine="vector")[grid, block](*args())
     _check(trace, handed_over=True)
 
 
 @pytest.mark.parametrize("source", [SKIPPING, TWO_CALLS], ids=["skipping", "two_calls"])
 def test_lanes_that_skipped_an_execution_get_requests_from_the_rows(source):
-    trace = gpuviz.trace(source, name="k", backend="sim", level="accesses")[2, 48](np.zeros(96))
+    trace = gpuviz.trace(source, name="k", backend="sim", level="accesses", engine="vector")[2, 48](np.zeros(96))
     _check(trace, handed_over=False)
     assert memory_report(trace)["lines"]  # grouped from the rows
 
@@ -137,7 +138,8 @@ SKIPPING_STRIDED = SKIPPING.replace("def k(a)", "def k(a, stride)").replace("a[i
 @pytest.mark.parametrize("stride", [1, 2, 3, 8, 33])
 @pytest.mark.parametrize("source", [STRIDED, SKIPPING_STRIDED], ids=["strided", "skipping"])
 def test_costs_by_shortcut_equal_the_general_ones(source, stride):
-    trace = gpuviz.trace(source, name="k", backend="sim", level="accesses")[2, 48](np.zeros(96, np.float32), stride)
+    tracer = gpuviz.trace(source, name="k", backend="sim", level="accesses", engine="vector")
+    trace = tracer[2, 48](np.zeros(96, np.float32), stride)
     requests = group_requests(trace, ordered=False)
     index = trace.accesses["index"]
     lane = trace.accesses["thread"] % 32

@@ -114,7 +114,7 @@ def test_vector_engine_first_block_of_each_sm_reads_the_initial_value(sim_run):
     # The block scheduler hands out a block every 1.5 cycles, so the first wave (2 SMs x 8 blocks of 256)
     # starts within far less than a global round trip: all of it reads the initial 0; later waves see stores.
     a = np.zeros(1, np.int64)
-    trace = sim_run(COUNT_ONE, 32, 256, a, sms=2, level="accesses")
+    trace = sim_run(COUNT_ONE, 32, 256, a, sms=2, level="accesses", engine="vector")
     assert trace.meta["engine"] == "vector"
     acc = trace.accesses
     first_readers = acc["thread"][(acc["kind"] == READ) & (acc["value"] == 0)]

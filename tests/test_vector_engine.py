@@ -173,7 +173,8 @@ def test_device_presets_are_the_options_choices():
 def test_a_lane_past_the_end_stops_with_a_memory_error_and_the_others_go_on():
     src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1) + 1] = 1\n"
     a = np.zeros(64)
-    trace = gpuviz.trace(src, backend="sim")[1, 64](a)  # a memory error is recorded, the launch goes on
+    # a memory error is recorded, the launch goes on
+    trace = gpuviz.trace(src, backend="sim", engine="vector")[1, 64](a)
     assert trace.meta["engine"] == "vector" and trace.meta["engine_note"] == ""
     first = trace.errors[0]
     assert trace.error_count == 1 and first["kind"] == "out-of-bounds write" and first["thread"] == 63
@@ -183,7 +184,8 @@ def test_a_lane_past_the_end_stops_with_a_memory_error_and_the_others_go_on():
 def test_an_index_checked_for_one_array_is_checked_again_for_a_shorter_one():
     src = "from numba import cuda\n@cuda.jit\ndef k(a, b, c):\n    i = cuda.grid(1)\n    c[i] = a[i] + b[i]\n"
     a, b, c = np.ones(64), np.ones(63), np.zeros(64)
-    trace = gpuviz.trace(src, backend="sim")[1, 64](a, b, c)  # the same `i` is in bounds for a, not for b
+    # the same `i` is in bounds for a, not for b
+    trace = gpuviz.trace(src, backend="sim", engine="vector")[1, 64](a, b, c)
     assert trace.meta["engine"] == "vector"
     assert trace.errors == [{"kind": "out-of-bounds read", "thread": 63, "line": 5, "array": "b", "element": 63}]
     assert c[63] == 0 and (c[:63] == 2).all()  # the stopped lane never stores
@@ -306,7 +308,7 @@ def k(idx, big, out, kinds):
     idx = np.arange(8, dtype=np.uint32)[::-1].copy()
     out, kinds = np.zeros(8, np.int64), np.zeros(8, np.float64)
     big = np.full(8, 2**63, np.uint64)
-    trace = gpuviz.trace(src, name="k", backend="sim")[1, 8](idx, big, out, kinds)
+    trace = gpuviz.trace(src, name="k", backend="sim", engine="vector")[1, 8](idx, big, out, kinds)
     assert trace.meta["engine"] == "vector", trace.meta["engine_note"]
     assert list(out) == list(range(8))[::-1] and kinds[0] == float(2**63 - 1)
 
@@ -507,7 +509,7 @@ def k(d, out):
 """
     d = np.arange(-4, 4, dtype=np.int64)
     out = np.zeros(8, np.int64)
-    trace = gpuviz.trace(src, name="k", backend="sim")[1, 8](d, out)
+    trace = gpuviz.trace(src, name="k", backend="sim", engine="vector")[1, 8](d, out)
     assert trace.meta["engine"] == "vector"
     assert list(out) == [100 // v + 100 % v if v else 0 for v in d.tolist()]
     # an active lane dividing by zero: the reference engine reruns it and says which thread (test_errors.py)

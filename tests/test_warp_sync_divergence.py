@@ -94,7 +94,7 @@ def k(values, out):
 def test_warp_sync_divergence_is_reported_where_cuda_leaves_it_undefined(name, sim_run):
     source, threads, reported = CASES[name]
     values = np.ones(threads, np.float32)
-    trace = sim_run(HEADER + source, 1, threads, values, np.zeros(threads, np.float32))
+    trace = sim_run(HEADER + source, 1, threads, values, np.zeros(threads, np.float32), engine="vector")
     assert trace.meta["engine"] == "vector"
     assert trace.meta["warp_sync_divergence"] == reported, trace.meta["warnings"]
     said = [w for w in trace.meta["warnings"] if "warp-sync divergence" in w]

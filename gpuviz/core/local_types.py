@@ -23,3 +23,17 @@ def float_locals(meta: dict) -> str:
         return "not recorded"
     floats = [f"{name} {kind}" for name, kind in types.items() if kind.startswith(("float", "complex"))]
     return ", ".join(floats) or "none"
+
+
+def typemap_locals(typemap: dict, params: list[str]) -> dict[str, str]:
+    """numba's typemap (`acc`, `acc.1`, `$12binary_add`, `arg.a`) as one type name per local: the GPU backend's
+    kernel and the simulator's fast path are typed by numba alike."""
+    found: dict[str, str] = {}
+    for key, numba_type in typemap.items():
+        name = key.split(".", 1)[0]
+        if key.startswith(("$", "arg.", "_gv")) or name in params:
+            continue
+        text = str(numba_type)
+        if text == "bool" or text.startswith(("int", "uint", "float", "complex")):
+            found[name] = text  # SSA versions of one local share its unified type
+    return found

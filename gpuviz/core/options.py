@@ -11,9 +11,10 @@ BACKEND_CHOICES = ("auto", "sim", "gpu")
 LEVELS = ("auto", "threads", "accesses")
 SCHEDULES = ("gpu", "sequential", "reversed")  # reversed: one thread at a time, the last thread first
 DEVICES = ("h200", "h100", "a100", "t4", "rtx3060-laptop", "rtx4060-laptop")  # simulator presets (sim/device.py)
-# simulator: the vectorised engine, the per-thread reference engine, or the compiled fast path (the vector
-# engine where the fast path cannot run a launch)
-ENGINES = ("vector", "reference", "fast")
+# simulator: `auto` (the compiled fast path where this kernel's is compiled already, else the vector engine,
+# which hands a long run to the fast path: backends/sim/backend.py), the vectorised engine, the per-thread
+# reference engine, or the compiled fast path (the vector engine where the fast path cannot run a launch)
+ENGINES = ("auto", "vector", "reference", "fast")
 AUTO_ACCESS_LIMIT = 1 << 21  # above this many threads, `auto` records threads (on the simulator: + AUTO_BLOCKS')
 AUTO_BLOCKS = (0, -1)  # the blocks whose accesses are kept when not all are: the first and the last
 
@@ -28,7 +29,7 @@ class RunOptions:
     access_cap: int = 1 << 26  # events; 64 Mi
     repeat: int = 1  # run each launch this many times from the same inputs (outcome distributions)
     memory_budget: int = field(default_factory=default_memory_budget)  # bytes (core/budget.py)
-    engine: str = "vector"  # simulator engine (falls back to `reference` per kernel where it must)
+    engine: str = "auto"  # simulator engine (falls back to `reference` per kernel where it must)
     device: str = "h200"  # simulator: a device preset (backends/sim/device.py)
     blocks: tuple[int, ...] = ()  # record accesses of these linear blocks only (negative: from the end); () all
     stop_stuck: bool = True  # simulator: stop a kernel that can make no progress (off when --timeout is given)

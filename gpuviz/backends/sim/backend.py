@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import gc
-from dataclasses import replace
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, preset
-from gpuviz.backends.sim.fast.engine import FastDeclined, forget_fast, run_fast
+from gpuviz.backends.sim.fast import compile_times
+from gpuviz.backends.sim.fast.engine import FastDeclined, FastNotCompiled, fast_state, forget_fast, run_fast
 from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
 from gpuviz.backends.sim.recording import Recording, global_arrays, run_reference, run_vector
 from gpuviz.backends.sim.stream_clock import StreamClock
@@ -16,13 +19,14 @@ from gpuviz.backends.sim.vector.memory import LaneFault, block_mask
 from gpuviz.core.block_size import potential_block_size
 from gpuviz.core.copies import implicit_copies
 from gpuviz.core.errors import EngineError, GpuvizError, KernelError, KernelSourceError, LaunchError
-from gpuviz.core.events import Notify, ignore
+from gpuviz.core.events import Notify, Progress, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count, check_cooperative_fits
 from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
 from gpuviz.core.thread_record import named_blocks
 from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
 from gpuviz.instrument.arguments import check_arguments
+from gpuviz.instrument.gpu_rewrite import cache_dir
 from gpuviz.instrument.rewrite import Program, build_program
 from gpuviz.instrument.shared_memory import MAX_STATIC_SHARED, shared_bytes
 from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupported, build_vector_program
@@ -106,23 +110,11 @@ class SimBackend:
         gc.disable()  # millions of short-lived objects: collection passes only cost time
         try:
             with np.errstate(all="ignore"):
-                if engine == "vector" and options.engine == "fast":
-                    recording, engine, note = _try_fast(
-                        py_func,
-                        program,
-                        config,
-                        params,
-                        host_args,
-                        device,
-                        options,
-                        level,
-                        notify,
-                        lambda: _restore(params, host_args, before),
-                    )
                 if engine == "vector":
                     try:
-                        recording = run_vector(vector_program_for(py_func), config, params, host_args, device,
-                                               options, level, notify)  # fmt: skip
+                        launch = _Launch(py_func, program, config, params, host_args, device, options, level,
+                                         notify, before)  # fmt: skip
+                        recording, engine, note = launch.on_vector_engines()
                     except ReferenceEngineNeeded as exc:  # a named reason; anything else is a bug
                         _restore(params, host_args, before)
                         engine, note = "reference", f"vector engine stopped: {fallback_reason(exc)}"
@@ -168,13 +160,66 @@ def _refuse_endless(program) -> None:
         )
 
 
-def _try_fast(py_func, program, config, params, host_args, device, options, level, notify,
-              restore) -> tuple[Recording | None, str, str]:  # fmt: skip
+@dataclass
+class _Launch:
+    """A launch the vector engine can run, and the engines that may run it in turn."""
+
+    py_func: object
+    program: Program
+    config: LaunchConfig
+    params: list[str]
+    host_args: tuple
+    device: VirtualDevice
+    options: RunOptions
+    level: str
+    notify: Notify
+    before: dict
+
+    def on_vector_engines(self) -> tuple[Recording, str, str]:
+        """(recording, engine, note): on the fast path first where asked (engine `fast`), or where it is
+        compiled already (`auto`); else on the vector engine, which under `auto` hands a grouped run (blocks
+        that share no memory) projected to be long to the fast path, where the fast path can take the kernel.
+        A launch the fast path declines runs on the vector engine to its end."""
+        engine = self.options.engine
+        fast = fast_state(self.py_func, self.params, self.host_args) if engine == "auto" else ""
+        if engine == "fast" or fast == "on disk":
+            try:
+                recording, ran, note = self.fast(may_compile=engine == "fast")
+                return (recording, ran, note) if ran == "fast" else (self.vector(), "vector", note)
+            except FastNotCompiled:  # on disk for other argument types only: as if it were not
+                self.restore()
+        if not fast:  # not auto, or a kernel the fast path declines by declaration: nothing to hand over
+            return self.vector(), "vector", ""
+        watch = _SlowVectorRun(self.notify, compile_times.expected(cache_dir() / "fast"))
+        try:
+            return self.vector(watch), "vector", ""
+        except _SwitchToFast:
+            self.restore()
+        recording, ran, note = self.fast(may_compile=True)
+        return (recording, ran, watch.reason) if ran == "fast" else (self.vector(), "vector", note)
+
+    def vector(self, grouped_notify: Notify | None = None) -> Recording:
+        return run_vector(vector_program_for(self.py_func), self.config, self.params, self.host_args, self.device,
+                          self.options, self.level, self.notify, grouped_notify)  # fmt: skip
+
+    def fast(self, may_compile: bool) -> tuple[Recording | None, str, str]:
+        return _try_fast(self.py_func, self.program, self.config, self.params, self.host_args, self.device,
+                         self.options, self.level, self.notify, self.restore, may_compile)  # fmt: skip
+
+    def restore(self) -> None:
+        _restore(self.params, self.host_args, self.before)
+
+
+def _try_fast(py_func, program, config, params, host_args, device, options, level, notify, restore,
+              may_compile: bool = True) -> tuple[Recording | None, str, str]:  # fmt: skip
     """The launch on the compiled fast path: (its recording, "fast", ""), or (None, "vector", why not) with the
-    arguments as they were given, for the vector engine."""
+    arguments as they were given, for the vector engine. FastNotCompiled passes through (may_compile False)."""
     arrays = global_arrays(params, host_args, program)
     try:
-        run = run_fast(py_func, program, config, params, host_args, device, options, level, arrays, restore, notify)
+        run = run_fast(py_func, program, config, params, host_args, device, options, level, arrays, restore, notify,
+                       may_compile)  # fmt: skip
+    except FastNotCompiled:
+        raise
     except FastDeclined as exc:
         restore()
         return None, "vector", str(exc)
@@ -186,8 +231,40 @@ def _try_fast(py_func, program, config, params, host_args, device, options, leve
             forget_fast(py_func, f"numba could not compile it ({type(exc).__name__})")
         return None, "vector", f"the fast path stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
     recording = Recording(run.arrays, run.accesses, False, run.schedule, run.seconds, run.recorded_blocks,
-                          blocks_ran="independent", warp_sync_divergence=0, requests=run.requests)  # fmt: skip
+                          blocks_ran="independent", warp_sync_divergence=0, local_types=run.local_types,
+                          requests=run.requests)  # fmt: skip
     return recording, "fast", "compiled now" if run.compiled else ""
+
+
+class _SwitchToFast(Exception):
+    """The vector engine's run would take long enough that compiling the fast path pays."""
+
+
+# Until this machine has compiled a kernel for the fast path: typing and compiling a tiled matmul took 7.9-9.5 s
+# on the project's 2-core machine (docs/performance.md); the measured median replaces it after the first.
+UNMEASURED_COMPILE_SECONDS = 10.0
+
+
+class _SlowVectorRun:
+    """The vector engine's progress, passed on; once the rest of the run is projected (from the blocks done
+    so far) to take more than twice a compile of the fast path, the run stops for the fast path: the compile
+    then costs at most half the time it saves, and the next launch of the kernel finds it on disk."""
+
+    def __init__(self, notify: Notify, compile_seconds: float | None, clock: Callable[[], float] = time.perf_counter):
+        self.notify, self.clock = notify, clock
+        self.started = clock()
+        self.compile_seconds = compile_seconds or UNMEASURED_COMPILE_SECONDS
+        self.reason = ""  # why the run stopped, for the launch line
+
+    def __call__(self, event) -> None:
+        self.notify(event)
+        if isinstance(event, Progress) and 0 < event.done < event.total:
+            elapsed = self.clock() - self.started
+            rest = elapsed * (event.total - event.done) / event.done
+            if rest > 2 * self.compile_seconds:
+                self.reason = (f"the vector engine's run was projected at {elapsed + rest:.0f} s: compiled for "
+                               f"the fast path (about {self.compile_seconds:.0f} s here, once)")  # fmt: skip
+                raise _SwitchToFast
 
 
 def _level_for(config: LaunchConfig, options: RunOptions, engine: str) -> tuple[str, RunOptions, str]:

@@ -57,13 +57,16 @@ class Recording:
 
 
 def run_vector(program, config: LaunchConfig, params, host_args, device, options: RunOptions, level,
-               notify) -> Recording:  # fmt: skip
-    """Blocks in large groups when they share no memory (vector/sharing.py), else interleaved in time."""
+               notify, grouped_notify: Notify | None = None) -> Recording:  # fmt: skip
+    """Blocks in large groups when they share no memory (vector/sharing.py), else interleaved in time.
+    `grouped_notify`: where given, the grouped run's events go there instead (the `auto` engine watches
+    that run only: blocks that meet in memory would not stand on the fast path either)."""
     arrays = global_arrays(params, host_args, program)
     sharing = block_sharing(program, params, host_args, arrays.ids) if _grouping[0] else None
     if sharing is not None:
         try:
-            return _run_vector(program, config, params, host_args, device, options, level, notify, sharing, arrays)
+            return _run_vector(program, config, params, host_args, device, options, level, grouped_notify or notify,
+                               sharing, arrays)  # fmt: skip
         except BlocksShareMemory as exc:
             sharing.restore()
             why = str(exc)

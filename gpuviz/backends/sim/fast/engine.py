@@ -10,17 +10,20 @@ themselves as in the grouped run: every block timed from 0, then dispatched in b
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from gpuviz.backends.sim.fast import kept_types
+from gpuviz.backends.sim.fast import compile_times, kept_types
+from gpuviz.backends.sim.fast.hooks import CONFLICT, cross_lane_conflict
 from gpuviz.backends.sim.fast.log_rows import log_rows
 from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
 from gpuviz.backends.sim.recording import event_cap, narrowed_warning
@@ -31,18 +34,25 @@ from gpuviz.backends.sim.vector.independent import GROUP_LANES, place_blocks
 from gpuviz.backends.sim.vector.memory import block_mask
 from gpuviz.core.events import Notify, Progress, Stage, ignore
 from gpuviz.core.launch import LaunchConfig
+from gpuviz.core.local_types import typemap_locals
 from gpuviz.core.options import RunOptions
+from gpuviz.core.progress import REPORT_EVERY
 from gpuviz.core.trace.columns import ACCESS_COLUMNS
 from gpuviz.instrument.gpu_rewrite import cache_dir, read_only_params
 from gpuviz.instrument.shared_memory import shared_bytes
 
 WARP = 32
 NARROWED = (0, -1)  # the blocks whose accesses are kept when every access would not fit (as the vector engine)
-BLOCKS_PER_CALL = 256  # blocks per compiled call, so that progress shows between calls
+BLOCKS_PER_CALL = 256  # blocks per compiled call at most, so that progress shows between calls
+LANES = 0  # threads that run a launch's calls (0: one per core this process may use); tests set it
 
 
 class FastDeclined(Exception):
     """The fast path did not run this launch (or its run cannot stand); the message says why."""
+
+
+class FastNotCompiled(FastDeclined):
+    """The launch would need a compile, and the caller allowed none."""
 
 
 @dataclass
@@ -56,6 +66,7 @@ class FastRun:
     recorded_blocks: list | None
     compiled: bool  # whether this launch compiled the kernel (not found in numba's cache on disk)
     requests: np.ndarray | None = None  # each access's warp request (fast/log_rows.py), as Trace.requests
+    local_types: dict[str, str] | None = None  # each local's type as numba typed the translation (None: unknown)
 
 
 _translations: dict[tuple, Translation | FastUnsupported] = {}
@@ -63,6 +74,7 @@ _modules: dict[str, object] = {}
 _slots_needed: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (slots its busiest thread needed, narrowed)
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
 _kept: dict[tuple, dict | None] = {}  # (translation, argument types) -> its kept locals' dtypes ({}: not learnable)
+_signatures: dict[tuple, tuple] = {}  # (translation, level, argument kinds) -> the runner's numba types
 
 
 def forget_fast(py_func, why: str) -> None:
@@ -114,7 +126,7 @@ def compiled(translation: Translation):
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(translation.source.replace("def run_blocks", "@njit(cache=True)\ndef run_blocks", 1)
+        tmp.write_text(translation.source.replace("def run_blocks", f"{RUNNER}\ndef run_blocks", 1)
                        .replace("import math\n", "import math\n\nfrom numba import njit\n", 1))  # fmt: skip
         tmp.replace(path)
     name = f"gpuviz_fast_{translation.digest}"
@@ -126,8 +138,17 @@ def compiled(translation: Translation):
     return module.run_blocks
 
 
+# The runner's decorator: it releases Python's lock, so that threads run a launch's blocks side by side (_call).
+RUNNER = "@njit(cache=True, nogil=True)"
+# What a compile leaves beside the file: the locals' types (_remember_local_types). Files compiled before a
+# change here are not used (their sidecars would be missing).
+BESIDE = "the types of the kernel's own locals"
+
+
 def _generated_path(translation: Translation) -> Path:
-    return cache_dir() / "fast" / f"{translation.name}_{translation.digest}.py"
+    """The translation's file: its text's digest, and the decorator's (a file written with another stays)."""
+    runner = hashlib.sha1(f"{RUNNER} {BESIDE}".encode()).hexdigest()[:6]
+    return cache_dir() / "fast" / f"{translation.name}_{translation.digest}_{runner}.py"
 
 
 def _sidecar(translation: Translation) -> Path:
@@ -143,19 +164,29 @@ def _on_disk(translation: Translation) -> bool:
 
 def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_args: tuple, device,
              options: RunOptions, level: str, arrays: ArrayTable, restore: Callable[[], None],
-             notify: Notify = ignore) -> FastRun:  # fmt: skip
-    """Run the launch on the fast path; FastDeclined says why not (the caller then restores the arguments)."""
+             notify: Notify = ignore, may_compile: bool = True) -> FastRun:  # fmt: skip
+    """Run the launch on the fast path; FastDeclined says why not (the caller then restores the arguments).
+    `may_compile` False: only with machine code already compiled (in this process or on disk)."""
     kinds = argument_kinds(params, host_args)
     translation = translation_for(py_func, kinds)
     per_sm = device.blocks_per_sm(config.threads_per_block, shared_bytes(program))
     keep = _kept_blocks(config, options, level)
+    compiling = time.perf_counter()
     if translation.kept:  # locals kept across a barrier: their arrays made up front where their types are known
-        dtypes = _kept_dtypes(translation, config, device, per_sm, host_args, keep, notify)
+        dtypes = (_kept_dtypes(translation, config, device, per_sm, host_args, keep, notify) if may_compile
+                  else _kept.get((translation.digest, kept_types.arguments_key(host_args)))
+                  or kept_types.known(_sidecar(translation), kept_types.arguments_key(host_args)))  # fmt: skip
         translation = translation_for(py_func, kinds, dtypes) if dtypes else translation
     runner = compiled(translation)
-    fresh = not runner.signatures
-    if fresh and not _on_disk(translation):  # numba's cache holds machine code for another launch shape at most
+    signature = _signature(runner, translation, config, device, per_sm, host_args, keep)
+    compiled_now = not _loaded(runner, signature)
+    if compiled_now:
+        if not may_compile:
+            raise FastNotCompiled("the fast path is not compiled for this kernel and these argument types yet")
         notify(Stage("compiling", f"compiling {translation.name} for the fast path (once: kept on disk)..."))
+        runner.compile(signature)
+        compile_times.remember(cache_dir() / "fast", time.perf_counter() - compiling)
+        _remember_local_types(runner, signature, translation, params, host_args)
     started = time.perf_counter()
     # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
     # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
@@ -169,10 +200,10 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
                                              restore)  # fmt: skip
     if narrowed:
         keep = block_mask(NARROWED, config.blocks)
+    watched_for = lambda: _watched(program, kinds, host_args, params)  # noqa: E731
     while True:
         state = _State(config, keep, slots, len(translation.shared))
-        _call(runner, translation, config, device, per_sm, host_args, _watched(program, kinds, host_args, params),
-              state, notify)  # fmt: skip
+        _call(runner, translation, config, device, per_sm, host_args, watched_for, state, notify)
         kept = state.kept_counts()
         needed = int(kept.max()) if kept.size else 0
         # Over the budget: the chosen blocks' accesses, or where none were chosen every block's (each thread
@@ -194,10 +225,27 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
         slots = needed
         _slots_needed[known] = (slots, narrowed)
     run = _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
-                  fresh and sum(runner.stats.cache_misses.values()) > 0)  # fmt: skip
+                  compiled_now)  # fmt: skip
     if narrowed:
         run.schedule.warnings.append(narrowed_warning(options))
+    run.local_types = kept_types.known(_locals_file(translation), kept_types.arguments_key(host_args))
     return run
+
+
+def _locals_file(translation: Translation) -> Path:
+    """Where the types numba gave the kernel's locals are kept (numba's cache keeps no typing)."""
+    return _generated_path(translation).with_suffix(".locals.json")
+
+
+def _remember_local_types(runner, signature: tuple, translation: Translation, params: list[str], host_args) -> None:
+    """The kernel's locals as numba typed them in the compile just made (the vector engine records them as
+    it runs: lessons and explanations name them, `acc` float64)."""
+    annotation = getattr(runner.overloads.get(signature), "type_annotation", None)
+    if annotation is None:
+        return
+    found = typemap_locals(annotation.typemap, params)
+    kept_types.remember(_locals_file(translation), kept_types.arguments_key(host_args),
+                        {name: kind for name, kind in found.items() if name in translation.locals})  # fmt: skip
 
 
 def _narrowed_by_probe(runner, translation, config, device, per_sm: int, host_args, watched: tuple, cap: int,
@@ -275,16 +323,66 @@ def _watched(program, kinds: tuple, host_args: tuple, params: list[str]) -> tupl
     return tuple(unwatched() if name in read_only else global_watch(by_name[name].size) for name in ndims)
 
 
-def _call(runner, translation, config, device, per_sm: int, host_args, watched, state: _State,
-          notify: Notify) -> None:  # fmt: skip
+def _call(runner, translation, config, device, per_sm: int, host_args, watched_for: Callable[[], tuple],
+          state: _State, notify: Notify) -> None:  # fmt: skip
+    """The launch's blocks, in calls of the runner on as many threads of this process as the machine has cores
+    (the runner releases Python's lock): each thread runs every `lanes`-th call with a watch state and flags
+    of its own, so that what one thread's blocks did is seen by its own watch only; afterwards the states
+    are merged, and two threads' blocks that touched one element, one of them writing, cannot stand."""
     fixed = _launch_arguments(translation, config, device, per_sm)
-    for first in range(0, config.blocks, BLOCKS_PER_CALL):
-        blocks = np.arange(first, min(config.blocks, first + BLOCKS_PER_CALL), dtype=np.int64)
-        arrays = (state.L, watched, state.F, state.clk, state.end, state.hsh)
-        runner(blocks, state.slot_base, *host_args, *fixed, *arrays)
-        notify(Progress(int(blocks[-1]) + 1, config.blocks))
-        if state.F[0]:
+    lanes = min(config.blocks, _lanes())
+    size = min(BLOCKS_PER_CALL, -(-config.blocks // (4 * lanes)))  # a few calls a lane: lanes end close together
+    calls = [np.arange(first, min(config.blocks, first + size), dtype=np.int64)
+             for first in range(0, config.blocks, size)]  # fmt: skip
+    flags = [state.F] + [np.zeros_like(state.F) for _ in range(lanes - 1)]
+    watches = [watched_for() for _ in range(lanes)]
+    done, stop = [0] * lanes, [False]
+
+    def run(lane: int) -> None:
+        for blocks in calls[lane::lanes]:
+            if stop[0] or any(f[0] for f in flags):  # the run cannot stand, or stopped: no lane goes on
+                return
+            runner(blocks, state.slot_base, *host_args, *fixed, state.L, watches[lane], flags[lane], state.clk,
+                   state.end, state.hsh)  # fmt: skip
+            done[lane] += blocks.size
+            if lanes == 1:
+                notify(Progress(int(blocks[-1]) + 1, config.blocks))
+
+    if lanes == 1:
+        run(0)
+        return
+    with ThreadPoolExecutor(lanes) as pool:
+        pending, told = {pool.submit(run, lane) for lane in range(lanes)}, 0
+        try:
+            while pending:  # progress from this thread only (notify may write to a pipe)
+                finished, pending = wait(pending, timeout=REPORT_EVERY)
+                for future in finished:
+                    future.result()  # a kernel's own exception, raised here as on one thread
+                if sum(done) > told:
+                    told = sum(done)
+                    notify(Progress(told, config.blocks))
+        finally:
+            stop[0] = True  # an exception here (a lane's, a time-out's) ends the other lanes at their next call
+    faulted = [f for f in flags if f[0]]
+    if faulted:
+        state.F[:] = faulted[0]
+        return
+    for k in range(len(watches[0])):  # each watched array: its owners and flags, lane by lane
+        thread = cross_lane_conflict(tuple(w[k][0] for w in watches), tuple(w[k][1] for w in watches),
+                                     config.threads_per_block)  # fmt: skip
+        if thread >= 0:
+            state.F[0], state.F[2] = CONFLICT, thread
             return
+
+
+def _lanes() -> int:
+    """Threads to run the blocks on: LANES, else the cores this process may use."""
+    if LANES:
+        return LANES
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _launch_arguments(translation, config, device, per_sm: int) -> tuple:
@@ -314,18 +412,70 @@ def _kept_dtypes(translation: Translation, config, device, per_sm: int, host_arg
     if _kept[known] is None:
         notify(Stage("compiling", f"typing {translation.name} for the fast path (once: kept on disk)..."))
         runner = compiled(translation)
-        tiny = _State(LaunchConfig.of(1, config.block), None if keep is None else np.ones(1, bool), 0,
-                      len(translation.shared))  # fmt: skip
-        from gpuviz.backends.sim.fast.hooks import unwatched
-
-        unwatched_arrays = tuple(unwatched() for _ in translation.array_params)  # typed as the watched ones
-        sample = (np.zeros(1, np.int64), tiny.slot_base, *host_args, *_launch_arguments(translation, config, device,
-                  per_sm), tiny.L, unwatched_arrays, tiny.F, tiny.clk, tiny.end, tiny.hsh)  # fmt: skip
-        found = kept_types.learn(runner.py_func, tuple(runner.typeof_pyval(a) for a in sample))
+        found = kept_types.learn(runner.py_func, _signature(runner, translation, config, device, per_sm, host_args,
+                                                            keep))  # fmt: skip
         _kept[known] = found if found and set(found) == set(translation.kept) else {}  # {}: lazy arrays, not again
         if _kept[known]:
             kept_types.remember(_sidecar(translation), key, _kept[known])
     return _kept[known] or None
+
+
+def _signature(runner, translation: Translation, config, device, per_sm: int, host_args, keep) -> tuple:
+    """The numba types the block runner is called with for this launch (the arrays' sizes aside): worked
+    out once per kind of arguments (numba's typing of every argument costs a small launch a tenth)."""
+    known = (translation.digest, keep is None, *map(_kind_of, host_args))
+    if known not in _signatures:
+        _signatures[known] = _typed_signature(runner, translation, config, device, per_sm, host_args, keep)
+    return _signatures[known]
+
+
+def _kind_of(value) -> tuple:
+    """What numba's type of an argument depends on: an array's dtype, axes, layout, writability and alignment."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        return (value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, flags.aligned)
+    return (type(value),)
+
+
+def _typed_signature(runner, translation: Translation, config, device, per_sm: int, host_args, keep) -> tuple:
+    from gpuviz.backends.sim.fast.hooks import unwatched
+
+    tiny = _State(LaunchConfig.of(1, config.block), None if keep is None else np.ones(1, bool), 0,
+                  len(translation.shared))  # fmt: skip
+    unwatched_arrays = tuple(unwatched() for _ in translation.array_params)  # typed as the watched ones
+    sample = (np.zeros(1, np.int64), tiny.slot_base, *host_args, *_launch_arguments(translation, config, device,
+              per_sm), tiny.L, unwatched_arrays, tiny.F, tiny.clk, tiny.end, tiny.hsh)  # fmt: skip
+    return tuple(runner.typeof_pyval(a) for a in sample)
+
+
+def _loaded(runner, signature: tuple) -> bool:
+    """Whether the runner has machine code for `signature`, from this process or loaded now from numba's
+    cache on disk (as numba's own call would, without compiling when the cache has none)."""
+    if signature in runner.overloads:
+        return True
+    cres = runner._cache.load_overload(signature, runner.targetctx)  # numba's Dispatcher.compile does the same
+    if cres is None:
+        return False
+    runner._cache_hits[signature] += 1  # as numba counts it (runner.stats)
+    runner.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+    runner.add_overload(cres)
+    return True
+
+
+def fast_state(py_func, params: list[str], host_args: tuple) -> str:
+    """"on disk" where an earlier launch left this kernel's fast path for these kinds of argument on disk
+    (numba's cache index of its translation, or this process's), "translatable" where it has not been
+    compiled, "" where the fast path declines the kernel by declaration. Cheap: no machine code loaded;
+    run_fast with may_compile False then checks the exact argument types."""
+    try:
+        kinds = argument_kinds(params, host_args)
+        translation = translation_for(py_func, kinds)
+    except FastDeclined:
+        return ""
+    if translation.kept:
+        dtypes = kept_types.known(_sidecar(translation), kept_types.arguments_key(host_args))
+        translation = translation_for(py_func, kinds, dtypes) if dtypes else translation
+    return "on disk" if translation.digest in _modules or _on_disk(translation) else "translatable"
 
 
 def _finish(translation, config, device, per_sm: int, options, arrays, params, host_args, state: _State, keep,

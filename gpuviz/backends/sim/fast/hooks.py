@@ -163,3 +163,22 @@ def fault(F, why, g):
     if F[0] == 0:
         F[0] = why
         F[2] = g
+
+
+@njit(cache=True)
+def cross_lane_conflict(owners, flags, tpb):
+    """Where a launch's blocks ran on several threads, each with its own watch state of an array: the first
+    thread of a block whose element another thread's block also touched, one of the two writing it (as the
+    watch itself would have found on one thread), else -1. `owners`, `flags`: each lane's, in a tuple."""
+    first_owner, any_flags = owners[0].copy(), flags[0].copy()
+    for lane in range(1, len(owners)):
+        owner, flag = owners[lane], flags[lane]
+        for e in range(owner.size):
+            if owner[e] == 0:
+                continue
+            if first_owner[e] != 0 and (any_flags[e] | flag[e]) & WRITTEN:
+                return (owner[e] - 1) * tpb
+            if first_owner[e] == 0:
+                first_owner[e] = owner[e]
+            any_flags[e] |= flag[e]
+    return -1

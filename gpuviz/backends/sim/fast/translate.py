@@ -47,6 +47,7 @@ class Translation:
     digest: str = ""
     kept: tuple[str, ...] = ()  # locals kept per thread across a barrier
     kept_dtypes: dict[str, str] = field(default_factory=dict)  # those whose arrays are made before the blocks run
+    locals: tuple[str, ...] = ()  # the kernel's own locals (the translation's own names aside)
 
 
 def translate(func, arg_kinds: dict[str, int], kept_dtypes: dict[str, str] | None = None) -> Translation:
@@ -61,7 +62,8 @@ def translate(func, arg_kinds: dict[str, int], kept_dtypes: dict[str, str] | Non
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
     return Translation(source.name, text, writer.params, writer.array_params, writer.shared, writer.sites,
                        writer.phases, digest, tuple(sorted(writer.saved)),
-                       {n: d for n, d in writer.kept_dtypes.items() if n in writer.saved})  # fmt: skip
+                       {n: d for n, d in writer.kept_dtypes.items() if n in writer.saved},
+                       tuple(sorted(writer.kernel_locals - set(writer.shared_names))))  # fmt: skip
 
 
 class _Writer(Phases, Statements, Accesses, Expressions, KernelFacts):
@@ -75,6 +77,7 @@ class _Writer(Phases, Statements, Accesses, Expressions, KernelFacts):
         self.array_params = [p for p in self.params if arg_kinds.get(p, 0) > 0]
         self.ndims = {p: arg_kinds[p] for p in self.array_params}
         self.locals = names_in(node.body, ast.Store) - set(self.params)
+        self.kernel_locals = frozenset(self.locals)  # `locals` loses shared arrays and one-per-block values
         self.temps: set[str] = set()  # names this translation introduces (an index evaluated once)
         self.shared: list[SharedDeclaration] = []
         self.shared_names: dict[str, int] = {}
