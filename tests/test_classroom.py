@@ -152,6 +152,25 @@ def test_running_shows_busy_progress_and_time(qtbot, window):  # noqa: F811
     assert not window.feedback.bar.isVisibleTo(window) and window.feedback.clock.text().startswith("last run")
 
 
+def test_a_compile_in_mid_run_turns_the_bar_busy_and_the_count_starts_again(qtbot, window):  # noqa: F811
+    """The default engine may run part of a launch on the vector engine, then compile the fast path (a stage
+    with no blocks to count) and run the launch there: the bar must not stand at the old count and time."""
+    from gpuviz.core.events import Progress, Stage
+
+    feedback = window.feedback
+    feedback.set_running(True)
+    feedback.on_progress(Progress(1024, 4096), now=0.0)
+    feedback.on_progress(Progress(2048, 4096), now=5.0)
+    assert (feedback.bar.maximum(), feedback.bar.value()) == (4096, 2048) and "left" in feedback.bar.format()
+    window.runs.stage.emit(Stage("compiling", "compiling matmul_tiled for the fast path (once: kept on disk)..."))
+    assert feedback.bar.maximum() == 0 and feedback.bar.format() == ""  # busy, with nothing counted
+    assert "compiling matmul_tiled" in feedback.bar.toolTip() and "compiling matmul_tiled" in window.status.text()
+    feedback.on_progress(Progress(256, 4096), now=20.0)
+    assert (feedback.bar.maximum(), feedback.bar.value()) == (4096, 256) and "left" not in feedback.bar.format()
+    assert "blocks" in feedback.bar.toolTip()
+    feedback.set_running(False)
+
+
 CONTROLS = (pg.QtWidgets.QAbstractButton, pg.QtWidgets.QComboBox, pg.QtWidgets.QAbstractSpinBox,
             pg.QtWidgets.QAbstractSlider, pg.QtWidgets.QListWidget)  # fmt: skip
 

@@ -9,10 +9,11 @@ import time
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QWidget
 
-from gpuviz.core.events import Progress
+from gpuviz.core.events import Progress, Stage
 from gpuviz.core.progress import LaunchClock, progress_text
 
 TICK_MS = 100
+BAR_TIP = "blocks of the current launch run so far, and the time left at the rate so far"
 
 
 class RunFeedback(QObject):
@@ -20,7 +21,7 @@ class RunFeedback(QObject):
         super().__init__(parent)
         self.run_button, self.stop_button = run_button, stop_button
         self.bar = QProgressBar()
-        self.bar.setToolTip("blocks of the current launch run so far, and the time left at the rate so far")
+        self.bar.setToolTip(BAR_TIP)
         self.launch = LaunchClock()
         self.bar.setVisible(False)
         self.clock = QLabel()  # the time of the run, in the status bar
@@ -51,8 +52,19 @@ class RunFeedback(QObject):
             self.run_button.setText("Run")
             self.bar.setVisible(False)
 
+    def on_stage(self, stage: Stage) -> None:
+        """A stage that has no blocks to count (compiling the fast path, perhaps after the vector engine ran
+        part of the launch) turns the bar back to busy with its words: not a count and a time left that stand
+        still; the next Progress starts the count again."""
+        if stage.stage == "compiling" and self._timer.isActive():
+            self.bar.setRange(0, 0)
+            self.bar.setFormat("")
+            self.bar.setToolTip(stage.detail or "compiling")
+            self.launch = LaunchClock()
+
     def on_progress(self, progress: Progress, now: float | None = None) -> None:
         left = self.launch.update(progress, time.monotonic() if now is None else now)
+        self.bar.setToolTip(BAR_TIP)
         self.bar.setRange(0, max(1, progress.total))
         self.bar.setValue(min(progress.done, progress.total))
         self.bar.setFormat(progress_text(progress, left))  # no % in it: the format's own codes start with %

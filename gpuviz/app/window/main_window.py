@@ -186,6 +186,7 @@ class MainWindow(QMainWindow):
         self.runner.error_lines.connect(self.editor.mark_errors)
         self.runner.running_changed.connect(self._on_running_changed)
         self.runs.progress.connect(self.feedback.on_progress)
+        self.runs.stage.connect(self.feedback.on_stage)
         self.runner.launches_listed.connect(self._on_launches_listed)
         self.launch.launch_changed.connect(self._on_launch_changed)
         self.launch.launch_picker.activated.connect(self.runner.pick_launch)
