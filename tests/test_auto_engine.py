@@ -12,7 +12,7 @@ from gpuviz.backends.sim import backend
 from gpuviz.backends.sim.fast import compile_times
 from gpuviz.core.events import Progress
 from gpuviz.core.options import RunOptions
-from tests.test_fast_path import assert_same_trace
+from tests.test_fast_path import RACY, assert_same_trace
 
 SCALE = """
 from numba import cuda
@@ -118,16 +118,6 @@ def count_auto(bins, values):
         cuda.atomic.add(bins, values[i] % bins.size, 1)
 """
 
-SHIFT = """
-from numba import cuda
-@cuda.jit
-def shift_auto(a):
-    i = cuda.grid(1)
-    if i < a.size - 1:
-        a[i] = a[i + 1]
-"""
-
-
 def test_nothing_is_handed_over_that_the_fast_path_would_decline(tmp_path, monkeypatch):
     """Atomics: declined by declaration. Blocks that meet in memory: the vector engine runs them interleaved,
     which the hand-over never watches (the fast path would find them too). Each runs once, on the vector
@@ -136,7 +126,7 @@ def test_nothing_is_handed_over_that_the_fast_path_would_decline(tmp_path, monke
     monkeypatch.setattr(backend, "UNMEASURED_COMPILE_SECONDS", 1e-9)
     values = np.arange(4096 * 32, dtype=np.int64)
     counted = gpuviz.trace(ATOMIC, backend="sim")[4096, 32](np.zeros(16, np.int64), values)
-    shifted = gpuviz.trace(SHIFT, backend="sim")[4096, 32](values.copy())
+    shifted = gpuviz.trace(RACY, backend="sim")[4096, 32](values.copy())  # each thread reads its neighbour's
     for trace in (counted, shifted):
         assert trace.meta["engine"] == "vector" and trace.meta["engine_note"] == "", trace.meta["engine_note"]
     assert shifted.meta["blocks_ran"].startswith("interleaved")
