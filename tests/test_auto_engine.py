@@ -9,10 +9,11 @@ import pytest
 
 import gpuviz
 from gpuviz.backends.sim import backend
-from gpuviz.backends.sim.fast import compile_times
+from gpuviz.backends.sim.fast import compile_times, engine
+from gpuviz.core import progress
 from gpuviz.core.events import Progress
 from gpuviz.core.options import RunOptions
-from tests.test_fast_path import RACY, assert_same_trace
+from tests.test_fast_path import DIVERGENT, RACY, assert_same_trace
 
 SCALE = """
 from numba import cuda
@@ -37,10 +38,16 @@ def test_a_kernel_never_compiled_runs_on_the_vector_engine_and_compiles_nothing(
     assert not list(tmp_path.rglob("*.nbi"))  # nothing compiled
 
 
+def any_rest_is_long(monkeypatch) -> None:
+    """Any projected rest of a run counts as long: from the first progress report (a launch of 4,096 blocks
+    of 32 reports its first 2,048 before its last), against a compile of no time."""
+    monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
+    monkeypatch.setattr(backend, "UNMEASURED_COMPILE_SECONDS", 1e-9)
+
+
 def test_a_long_vector_run_is_handed_to_the_fast_path_which_the_next_launch_finds_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path))
-    # Any projected rest is "long" here; the launch reports its first 2,048 blocks before its last.
-    monkeypatch.setattr(backend, "UNMEASURED_COMPILE_SECONDS", 1e-9)
+    any_rest_is_long(monkeypatch)
     inputs = np.arange(4096 * 32, dtype=np.float64)
     a, plain = inputs.copy(), inputs.copy()
     first = gpuviz.trace(SCALE, backend="sim", level="accesses")[4096, 32](a, 3.0)
@@ -51,8 +58,11 @@ def test_a_long_vector_run_is_handed_to_the_fast_path_which_the_next_launch_find
     assert_same_trace(first, vector)
     assert compile_times.expected(tmp_path / gpuviz.__version__ / "fast") is not None  # the compile was timed
 
+    monkeypatch.setattr(engine, "_modules", {})  # as a new process: the kernel only on disk
+    monkeypatch.setattr(engine, "_signatures", {})
     again = gpuviz.trace(SCALE, backend="sim", level="accesses")[64, 32](inputs[: 64 * 32].copy(), 3.0)
     assert again.meta["engine"] == "fast" and again.meta["engine_note"] == ""  # on disk: no vector run first
+    assert sum(next(iter(engine._modules.values())).run_blocks.stats.cache_hits.values()) == 1  # loaded, not built
 
 
 class FakeClock:
@@ -66,10 +76,12 @@ class FakeClock:
 @pytest.mark.parametrize(
     ("done", "elapsed", "compile_seconds", "switches"),
     [
-        (1, 1.0, 10.0, True),  # 99 s left against a 10 s compile
+        (5, 2.0, 10.0, True),  # 38 s left against a 10 s compile
+        (5, 1.0, 10.0, False),  # 19 s left: less than two compiles
         (50, 1.0, 10.0, False),  # 1 s left
-        (10, 1.0, 5.0, False),  # 9 s left: less than two compiles
         (10, 1.0, 4.0, True),  # 9 s left: more than two compiles
+        (1, 5.0, 1.0, False),  # 495 s left, but from 1 % of the blocks: too early to say (core/progress.py)
+        (10, 0.5, 0.01, False),  # and not before a second
     ],
 )
 def test_the_vector_run_stops_once_its_rest_is_projected_past_two_compiles(done, elapsed, compile_seconds,
@@ -118,12 +130,28 @@ def count_auto(bins, values):
         cuda.atomic.add(bins, values[i] % bins.size, 1)
 """
 
+def test_a_launch_the_fast_path_declined_is_not_handed_to_it_again(tmp_path, monkeypatch):
+    """Lanes that part in a loop are found only when the fast path runs: the first long launch compiles it,
+    is declined and runs on the vector engine; the kernel's next launches stay there, nothing compiled again."""
+    monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path))
+    any_rest_is_long(monkeypatch)
+    first = gpuviz.trace(DIVERGENT, name="steps", backend="sim")[4096, 32](np.zeros(4096 * 32, np.int64))
+    assert first.meta["engine"] == "vector" and "paths through a loop" in first.meta["engine_note"]
+    compiled = sorted(p.name for p in tmp_path.rglob("*.nbi"))
+    assert compiled  # the hand-over compiled it once
+    again = gpuviz.trace(DIVERGENT, name="steps", backend="sim")[4096, 32](np.zeros(4096 * 32, np.int64))
+    assert again.meta["engine"] == "vector" and again.meta["engine_note"] == ""
+    assert sorted(p.name for p in tmp_path.rglob("*.nbi")) == compiled
+    forced = gpuviz.trace(DIVERGENT, name="steps", backend="sim", engine="fast")[2, 32](np.zeros(64, np.int64))
+    assert "paths through a loop" in forced.meta["engine_note"]  # --engine fast still tries
+
+
 def test_nothing_is_handed_over_that_the_fast_path_would_decline(tmp_path, monkeypatch):
     """Atomics: declined by declaration. Blocks that meet in memory: the vector engine runs them interleaved,
     which the hand-over never watches (the fast path would find them too). Each runs once, on the vector
     engine, and nothing is compiled."""
     monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(backend, "UNMEASURED_COMPILE_SECONDS", 1e-9)
+    any_rest_is_long(monkeypatch)
     values = np.arange(4096 * 32, dtype=np.int64)
     counted = gpuviz.trace(ATOMIC, backend="sim")[4096, 32](np.zeros(16, np.int64), values)
     shifted = gpuviz.trace(RACY, backend="sim")[4096, 32](values.copy())  # each thread reads its neighbour's

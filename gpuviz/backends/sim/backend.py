@@ -11,7 +11,14 @@ import numpy as np
 
 from gpuviz.backends.sim.device import DEFAULT_DEVICE, PRESETS, VirtualDevice, preset
 from gpuviz.backends.sim.fast import compile_times
-from gpuviz.backends.sim.fast.engine import FastDeclined, FastNotCompiled, fast_state, forget_fast, run_fast
+from gpuviz.backends.sim.fast.engine import (
+    FastDeclined,
+    FastNotCompiled,
+    fast_state,
+    forget_fast,
+    remember_declined,
+    run_fast,
+)
 from gpuviz.backends.sim.launch_limits import check_launch, check_read_only, writable
 from gpuviz.backends.sim.recording import Recording, global_arrays, run_reference, run_vector
 from gpuviz.backends.sim.stream_clock import StreamClock
@@ -22,6 +29,7 @@ from gpuviz.core.errors import EngineError, GpuvizError, KernelError, KernelSour
 from gpuviz.core.events import Notify, Progress, ignore
 from gpuviz.core.launch import LaunchConfig, check_argument_count, check_cooperative_fits
 from gpuviz.core.options import AUTO_ACCESS_LIMIT, AUTO_BLOCKS, RunOptions
+from gpuviz.core.progress import time_left
 from gpuviz.core.thread_record import named_blocks
 from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
@@ -185,9 +193,14 @@ class _Launch:
         if engine == "fast" or fast == "on disk":
             try:
                 recording, ran, note = self.fast(may_compile=engine == "fast")
-                return (recording, ran, note) if ran == "fast" else (self.vector(), "vector", note)
             except FastNotCompiled:  # on disk for other argument types only: as if it were not
                 self.restore()
+            else:
+                if ran == "fast":
+                    return recording, ran, note
+                if engine == "auto":
+                    remember_declined(self.py_func, self.params, self.host_args, note)
+                return self.vector(), "vector", note
         if not fast:  # not auto, or a kernel the fast path declines by declaration: nothing to hand over
             return self.vector(), "vector", ""
         watch = _SlowVectorRun(self.notify, compile_times.expected(cache_dir() / "fast"))
@@ -196,7 +209,10 @@ class _Launch:
         except _SwitchToFast:
             self.restore()
         recording, ran, note = self.fast(may_compile=True)
-        return (recording, ran, watch.reason) if ran == "fast" else (self.vector(), "vector", note)
+        if ran != "fast":  # not handed over again: a decline such as lanes parting in a loop comes back
+            remember_declined(self.py_func, self.params, self.host_args, note)
+            return self.vector(), "vector", note
+        return recording, ran, watch.reason
 
     def vector(self, grouped_notify: Notify | None = None) -> Recording:
         return run_vector(vector_program_for(self.py_func), self.config, self.params, self.host_args, self.device,
@@ -247,8 +263,10 @@ UNMEASURED_COMPILE_SECONDS = 10.0
 
 class _SlowVectorRun:
     """The vector engine's progress, passed on; once the rest of the run is projected (from the blocks done
-    so far) to take more than twice a compile of the fast path, the run stops for the fast path: the compile
-    then costs at most half the time it saves, and the next launch of the kernel finds it on disk."""
+    so far, as the window's time left is: core/progress.py) to take more than twice a compile of the fast
+    path, the run stops for the fast path, which on the bench kernels runs a launch 0.8-3.9 times as fast as
+    the vector engine (docs/performance.md): compiling and running it then usually ends first, and the next
+    launch of the kernel finds it on disk."""
 
     def __init__(self, notify: Notify, compile_seconds: float | None, clock: Callable[[], float] = time.perf_counter):
         self.notify, self.clock = notify, clock
@@ -258,10 +276,10 @@ class _SlowVectorRun:
 
     def __call__(self, event) -> None:
         self.notify(event)
-        if isinstance(event, Progress) and 0 < event.done < event.total:
+        if isinstance(event, Progress):
             elapsed = self.clock() - self.started
-            rest = elapsed * (event.total - event.done) / event.done
-            if rest > 2 * self.compile_seconds:
+            rest = time_left(event.done, event.total, 0, elapsed)
+            if rest is not None and rest > 2 * self.compile_seconds:
                 self.reason = (f"the vector engine's run was projected at {elapsed + rest:.0f} s: compiled for "
                                f"the fast path (about {self.compile_seconds:.0f} s here, once)")  # fmt: skip
                 raise _SwitchToFast

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import sys
 import time
@@ -23,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from gpuviz.backends.sim.fast import compile_times, kept_types
-from gpuviz.backends.sim.fast.hooks import CONFLICT, cross_lane_conflict
+from gpuviz.backends.sim.fast.hooks import CONFLICT, STOPPED, cross_lane_conflict
 from gpuviz.backends.sim.fast.log_rows import log_rows
 from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
 from gpuviz.backends.sim.recording import event_cap, narrowed_warning
@@ -203,7 +204,7 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
     watched_for = lambda: _watched(program, kinds, host_args, params)  # noqa: E731
     while True:
         state = _State(config, keep, slots, len(translation.shared))
-        _call(runner, translation, config, device, per_sm, host_args, watched_for, state, notify)
+        _call(runner, translation, config, device, per_sm, host_args, watched_for, state, notify, options.memory_budget)
         kept = state.kept_counts()
         needed = int(kept.max()) if kept.size else 0
         # Over the budget: the chosen blocks' accesses, or where none were chosen every block's (each thread
@@ -324,18 +325,19 @@ def _watched(program, kinds: tuple, host_args: tuple, params: list[str]) -> tupl
 
 
 def _call(runner, translation, config, device, per_sm: int, host_args, watched_for: Callable[[], tuple],
-          state: _State, notify: Notify) -> None:  # fmt: skip
+          state: _State, notify: Notify, budget: int) -> None:  # fmt: skip
     """The launch's blocks, in calls of the runner on as many threads of this process as the machine has cores
     (the runner releases Python's lock): each thread runs every `lanes`-th call with a watch state and flags
     of its own, so that what one thread's blocks did is seen by its own watch only; afterwards the states
     are merged, and two threads' blocks that touched one element, one of them writing, cannot stand."""
     fixed = _launch_arguments(translation, config, device, per_sm)
-    lanes = min(config.blocks, _lanes())
+    first = watched_for()
+    lanes = min(config.blocks, _lanes(), _lanes_that_fit(first, budget))
     size = min(BLOCKS_PER_CALL, -(-config.blocks // (4 * lanes)))  # a few calls a lane: lanes end close together
     calls = [np.arange(first, min(config.blocks, first + size), dtype=np.int64)
              for first in range(0, config.blocks, size)]  # fmt: skip
     flags = [state.F] + [np.zeros_like(state.F) for _ in range(lanes - 1)]
-    watches = [watched_for() for _ in range(lanes)]
+    watches = [first] + [watched_for() for _ in range(lanes - 1)]
     done, stop = [0] * lanes, [False]
 
     def run(lane: int) -> None:
@@ -361,8 +363,11 @@ def _call(runner, translation, config, device, per_sm: int, host_args, watched_f
                 if sum(done) > told:
                     told = sum(done)
                     notify(Progress(told, config.blocks))
-        finally:
-            stop[0] = True  # an exception here (a lane's, a time-out's) ends the other lanes at their next call
+        except BaseException:  # a lane's exception, or a time-out's in this thread: every lane stops now
+            stop[0] = True
+            for lane_flags in flags:  # every loop of the compiled code tests F[0]: a lane leaves its call
+                lane_flags[0] = lane_flags[0] or STOPPED
+            raise
     faulted = [f for f in flags if f[0]]
     if faulted:
         state.F[:] = faulted[0]
@@ -373,6 +378,16 @@ def _call(runner, translation, config, device, per_sm: int, host_args, watched_f
         if thread >= 0:
             state.F[0], state.F[2] = CONFLICT, thread
             return
+
+
+MAX_LANES = 8  # more cores than this share the blocks little better and cost a watch state each
+
+
+def _lanes_that_fit(watch: tuple, budget: int) -> int:
+    """Lanes whose watch states (one per lane like `watch`, 21 bytes an element of every array the kernel may
+    write) together take at most a quarter of the memory budget; at least one."""
+    sizes = sum(part.nbytes for array_watch in watch for part in array_watch)
+    return max(1, min(MAX_LANES, budget // 4 // max(sizes, 1)))
 
 
 def _lanes() -> int:
@@ -430,11 +445,14 @@ def _signature(runner, translation: Translation, config, device, per_sm: int, ho
 
 
 def _kind_of(value) -> tuple:
-    """What numba's type of an argument depends on: an array's dtype, axes, layout, writability and alignment."""
+    """What numba's type of an argument depends on: an array's dtype, axes, layout, writability and alignment;
+    a number's own type (a Python int of 2^63 or more is a uint64)."""
     if isinstance(value, np.ndarray):
         flags = value.flags
         return (value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, flags.aligned)
-    return (type(value),)
+    from numba import typeof
+
+    return (str(typeof(value)),)
 
 
 def _typed_signature(runner, translation: Translation, config, device, per_sm: int, host_args, keep) -> tuple:
@@ -472,10 +490,37 @@ def fast_state(py_func, params: list[str], host_args: tuple) -> str:
         translation = translation_for(py_func, kinds)
     except FastDeclined:
         return ""
+    key = kept_types.arguments_key(host_args)
+    if key in _read_table(_declines_file(translation)):
+        return ""  # it declined a launch with these arguments' types before: `auto` leaves it to the vector engine
     if translation.kept:
-        dtypes = kept_types.known(_sidecar(translation), kept_types.arguments_key(host_args))
+        dtypes = kept_types.known(_sidecar(translation), key)
         translation = translation_for(py_func, kinds, dtypes) if dtypes else translation
     return "on disk" if translation.digest in _modules or _on_disk(translation) else "translatable"
+
+
+def remember_declined(py_func, params: list[str], host_args: tuple, why: str) -> None:
+    """A launch of this kernel the fast path declined at run time (lanes that part in a loop, a race, a
+    spin, ...): kept on disk, so that the `auto` engine neither tries nor compiles it again for arguments
+    of these types (`--engine fast` still does)."""
+    try:
+        translation = translation_for(py_func, argument_kinds(params, host_args))
+    except FastDeclined:
+        return
+    kept_types.remember(_declines_file(translation), kept_types.arguments_key(host_args), {"why": why[:300]})
+
+
+def _declines_file(translation: Translation) -> Path:
+    return _generated_path(translation).with_suffix(".declined.json")
+
+
+def _read_table(path: Path) -> dict:
+    """A JSON table kept beside a translation, or {} where it is missing or unreadable."""
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _finish(translation, config, device, per_sm: int, options, arrays, params, host_args, state: _State, keep,

@@ -17,8 +17,9 @@ from numba import njit
 
 from gpuviz.backends.sim.spin import MAX_SEEN
 
-CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS, SPIN = 1, 2, 3, 4, 5, 6
+CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS, SPIN, STOPPED = 1, 2, 3, 4, 5, 6, 7
 REASONS = {
+    STOPPED: "the run was stopped (another lane's exception, or a time-out)",
     SPIN: "a thread read the same few elements over and over with no thread writing memory (a spin: the vector "
     "engine watches it and words it)",
     PATHS: "lanes of a warp took different paths through a loop (their warp's time is the vector engine's to say)",
