@@ -196,11 +196,7 @@ class _Launch:
             except FastNotCompiled:  # on disk for other argument types only: as if it were not
                 self.restore()
             else:
-                if ran == "fast":
-                    return recording, ran, note
-                if engine == "auto":
-                    remember_declined(self.py_func, self.params, self.host_args, note)
-                return self.vector(), "vector", note
+                return self.fast_or_vector(recording, ran, note)
         if not fast:  # not auto, or a kernel the fast path declines by declaration: nothing to hand over
             return self.vector(), "vector", ""
         watch = _SlowVectorRun(self.notify, compile_times.expected(cache_dir() / "fast"))
@@ -208,11 +204,17 @@ class _Launch:
             return self.vector(watch), "vector", ""
         except _SwitchToFast:
             self.restore()
-        recording, ran, note = self.fast(may_compile=True)
-        if ran != "fast":  # not handed over again: a decline such as lanes parting in a loop comes back
+        recording, ran, note = self.fast_or_vector(*self.fast(may_compile=True))
+        return recording, ran, watch.reason if ran == "fast" else note
+
+    def fast_or_vector(self, recording: Recording | None, ran: str, note: str) -> tuple[Recording, str, str]:
+        """The fast path's run where it stood, else the vector engine's; under `auto` a decline is kept, so
+        that the kernel is not tried again (a decline such as lanes parting in a loop comes back)."""
+        if ran == "fast":
+            return recording, ran, note
+        if self.options.engine == "auto":
             remember_declined(self.py_func, self.params, self.host_args, note)
-            return self.vector(), "vector", note
-        return recording, ran, watch.reason
+        return self.vector(), "vector", note
 
     def vector(self, grouped_notify: Notify | None = None) -> Recording:
         return run_vector(vector_program_for(self.py_func), self.config, self.params, self.host_args, self.device,

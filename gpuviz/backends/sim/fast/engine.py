@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import sys
 import time
@@ -75,6 +74,7 @@ _modules: dict[str, object] = {}
 _slots_needed: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (slots its busiest thread needed, narrowed)
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
 _kept: dict[tuple, dict | None] = {}  # (translation, argument types) -> its kept locals' dtypes ({}: not learnable)
+_local_types: dict[tuple, dict | None] = {}  # (translation, argument types) -> its locals' types (None: unknown)
 _signatures: dict[tuple, tuple] = {}  # (translation, level, argument kinds) -> the runner's numba types
 
 
@@ -229,7 +229,10 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
                   compiled_now)  # fmt: skip
     if narrowed:
         run.schedule.warnings.append(narrowed_warning(options))
-    run.local_types = kept_types.known(_locals_file(translation), kept_types.arguments_key(host_args))
+    known_types = (translation.digest, kept_types.arguments_key(host_args))
+    if known_types not in _local_types:  # kept on disk by the compile (_remember_local_types): read once
+        _local_types[known_types] = kept_types.known(_locals_file(translation), known_types[1])
+    run.local_types = _local_types[known_types]
     return run
 
 
@@ -244,9 +247,10 @@ def _remember_local_types(runner, signature: tuple, translation: Translation, pa
     annotation = getattr(runner.overloads.get(signature), "type_annotation", None)
     if annotation is None:
         return
+    key = kept_types.arguments_key(host_args)
     found = typemap_locals(annotation.typemap, params)
-    kept_types.remember(_locals_file(translation), kept_types.arguments_key(host_args),
-                        {name: kind for name, kind in found.items() if name in translation.locals})  # fmt: skip
+    _local_types[(translation.digest, key)] = {name: kind for name, kind in found.items() if name in translation.locals}
+    kept_types.remember(_locals_file(translation), key, _local_types[(translation.digest, key)])
 
 
 def _narrowed_by_probe(runner, translation, config, device, per_sm: int, host_args, watched: tuple, cap: int,
@@ -491,7 +495,7 @@ def fast_state(py_func, params: list[str], host_args: tuple) -> str:
     except FastDeclined:
         return ""
     key = kept_types.arguments_key(host_args)
-    if key in _read_table(_declines_file(translation)):
+    if key in kept_types.read_table(_declines_file(translation)):
         return ""  # it declined a launch with these arguments' types before: `auto` leaves it to the vector engine
     if translation.kept:
         dtypes = kept_types.known(_sidecar(translation), key)
@@ -513,14 +517,6 @@ def remember_declined(py_func, params: list[str], host_args: tuple, why: str) ->
 def _declines_file(translation: Translation) -> Path:
     return _generated_path(translation).with_suffix(".declined.json")
 
-
-def _read_table(path: Path) -> dict:
-    """A JSON table kept beside a translation, or {} where it is missing or unreadable."""
-    try:
-        found = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
 
 
 def _finish(translation, config, device, per_sm: int, options, arrays, params, host_args, state: _State, keep,

@@ -30,11 +30,17 @@ def arguments_key(host_args: tuple) -> str:
 def known(sidecar: Path, key: str) -> dict[str, str] | None:
     """The dtypes learnt before for these argument types (None where none were, or the file is unreadable:
     then they are learnt again)."""
-    try:
-        found = json.loads(sidecar.read_text()).get(key)
-    except (OSError, ValueError, AttributeError):
-        return None
+    found = read_table(sidecar).get(key)
     return found if isinstance(found, dict) and all(_plain(d) for d in found.values()) else None
+
+
+def read_table(sidecar: Path) -> dict:
+    """A JSON table kept beside a translation, or {} where it is missing or unreadable."""
+    try:
+        found = json.loads(sidecar.read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def learn(py_func, signature: tuple) -> dict[str, str] | None:
@@ -59,11 +65,7 @@ def learn(py_func, signature: tuple) -> dict[str, str] | None:
 
 def remember(sidecar: Path, key: str, dtypes: dict[str, str]) -> None:
     """Written whole, then renamed: a reader never sees half a file."""
-    try:
-        table = json.loads(sidecar.read_text()) if sidecar.exists() else {}
-    except (OSError, ValueError):
-        table = {}
-    table = (table if isinstance(table, dict) else {}) | {key: dtypes}
+    table = read_table(sidecar) | {key: dtypes}
     tmp = sidecar.with_suffix(f".{os.getpid()}.tmp")
     try:
         tmp.write_text(json.dumps(table, sort_keys=True))
