@@ -17,7 +17,7 @@ from PySide6.QtGui import QFontMetricsF
 from gpuviz.app.control import document
 from gpuviz.app.window import appearance, screen_fit
 from gpuviz.backends.sim.device import PRESETS
-from tests.test_app import pick, run_and_wait, window  # noqa: F401  (the fixture)
+from tests.test_app import RUN_TIMEOUT, pick, run_and_wait, window  # noqa: F401  (the fixture)
 
 PROJECTOR = QSize(1280, 720)
 
@@ -169,6 +169,52 @@ def test_a_compile_in_mid_run_turns_the_bar_busy_and_the_count_starts_again(qtbo
     assert (feedback.bar.maximum(), feedback.bar.value()) == (4096, 256) and "left" not in feedback.bar.format()
     assert "blocks" in feedback.bar.toolTip()
     feedback.set_running(False)
+
+
+def test_on_the_stage_a_run_shows_its_time_bar_words_and_stop(qtbot, window, tmp_path):  # noqa: F811
+    """Presentation mode hides the launch panel and the status bar: the stage must show the run (its time on Run,
+    a bar of blocks and Stop on the row, what it is doing over the picture), then give the transport its place
+    back."""
+    from gpuviz.core.events import Progress, Stage
+
+    pick(window, "vector add")
+    window.look.toggle_presentation()
+    row, animation = window.stage.bar, window.views["animation"]
+    assert animation.isVisibleTo(window) and not row.stop_button.isVisibleTo(window)
+    seen = []
+    window.runs.progress.connect(lambda progress: seen.append(
+        (row.run_button.text(), row.stop_button.isVisibleTo(window), row.progress.isVisibleTo(window),
+         row.progress.value(), window.stage.caption._text, animation.isVisibleTo(window))))  # fmt: skip
+    with qtbot.waitSignal(window.runs.finished, timeout=RUN_TIMEOUT):
+        qtbot.mouseClick(row.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.runner.loader.idle, timeout=RUN_TIMEOUT)
+    assert seen, "no progress reached the window"
+    text, stop_shown, bar_shown, value, words, transport_shown = seen[-1]
+    assert text.startswith("Running...") and stop_shown and bar_shown and value == 40 and not transport_shown
+    assert "running vecadd" in words.split("<br>")[0]
+    assert row.run_button.text() == "Run" and not row.stop_button.isVisibleTo(window)
+    assert "running vecadd" not in window.stage.caption._text
+    assert animation.isVisibleTo(window) and not row.progress.isVisibleTo(window)
+    window.feedback.set_running(True)  # a compile in mid-run: a busy bar cannot say it, the caption does
+    window.stage.set_running(True)
+    window.runs.stage.emit(Stage("running", "running matmul_tiled (1,048,576 threads)"))
+    window.runs.stage.emit(Stage("compiling", "compiling matmul_tiled for the fast path (once: kept on disk)..."))
+    assert row.progress.maximum() == 0 and "compiling matmul_tiled" in window.stage.caption._text.split("<br>")[0]
+    window.feedback.on_progress(Progress(256, 4096))  # counting again: the run's own words are back
+    assert row.progress.value() == 256 and "running matmul_tiled" in window.stage.caption._text.split("<br>")[0]
+    window.feedback.set_running(False)
+    window.stage.set_running(False)
+    script = tmp_path / "endless.py"
+    script.write_text("import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef spin(a):\n"
+                      "    while a[0] >= 0:\n        a[1] = a[1] + 1\na = np.zeros(2)\nspin[1, 32](a)\n")  # fmt: skip
+    window.open_path(script)
+    qtbot.mouseClick(row.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "running spin" in window.stage.caption._text, timeout=RUN_TIMEOUT)
+    with qtbot.waitSignal(window.runs.finished, timeout=RUN_TIMEOUT) as blocker:
+        qtbot.mouseClick(row.stop_button, Qt.MouseButton.LeftButton)
+    assert blocker.args == [False] and not row.stop_button.isVisibleTo(window)
+    window.look.toggle_presentation()
+    assert animation.isVisibleTo(window)
 
 
 CONTROLS = (pg.QtWidgets.QAbstractButton, pg.QtWidgets.QComboBox, pg.QtWidgets.QAbstractSpinBox,

@@ -1,7 +1,9 @@
 """Screenshots of the stage at 1280x720, from the real app offscreen: a run with out-of-bounds reads
 (the editor's mark, the grid's marks, the banner, the status), the barrier-divergence lesson, and the
 race lesson paused part way through Play; then presentation mode (F5, the stage) on three lessons, dark and
-light, each lesson run after a committed prediction and its answer shown, its evidence view in front.
+light, each lesson run after a committed prediction and its answer shown, its evidence view in front; and the
+stage during a student's 1,024 x 1,024 tiled matmul, once while the fast path compiles and once while the
+blocks are counted (a cache of its own, so that the compile happens).
 Run: `PYTHONPATH=$PWD python tools/screenshots/stage_screenshots.py`."""
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ def main() -> None:
         shoot(app, window, name)
     window.close()
     presentation(app)
+    running_on_stage(app)
 
 
 PRESENTED = (("10.", "race"), ("24.", "mandelbrot"), ("18.", "barrier"))
@@ -114,6 +117,36 @@ def presentation(app) -> None:
             shoot(app, window, f"stage-present-{name}-{theme}.png")
         window.document.editor.document().setModified(False)
         window.close()
+
+
+def running_on_stage(app) -> None:
+    """The stage's row while a long run goes: Stop, the bar and the run's words where the transport was."""
+    sys.path.insert(0, str(HERE.parent / "bench"))
+    from matmul_command import script
+
+    from gpuviz.app.window.main_window import MainWindow
+
+    os.environ["GPUVIZ_CACHE_DIR"] = tempfile.mkdtemp()  # nothing compiled: the run hands over to the fast path
+    path = Path(tempfile.mkdtemp()) / "matmul.py"
+    path.write_text(script())
+    window = MainWindow(warm_worker=False)
+    window.resize(1280, 720)
+    window.show()
+    window.look.toggle_presentation()
+    window.open_path(path)
+    window.run()
+    row = window.stage.bar
+    for name, now in (("stage-running-compiling.png", lambda: "fast path" in window.stage.run_words),
+                      ("stage-running-counting.png", lambda: row.progress.value() > 0)):  # fmt: skip
+        started = time.time()
+        while not now() and window.runs.running and time.time() - started < 300:
+            app.processEvents()
+            time.sleep(0.02)
+        window.grab().save(str(HERE / name))
+        print("wrote", HERE / name, window.stage.run_words, row.progress.format())
+    settle(app, window)
+    window.document.editor.document().setModified(False)
+    window.close()
 
 
 if __name__ == "__main__":

@@ -296,6 +296,7 @@ class MainWindow(QMainWindow):
         self.stage.bar.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
         self.feedback.set_running(running)
+        self.stage.set_running(running)
 
     def _on_launches_listed(self, names: list[str], shown: int) -> None:
         picker = self.launch.launch_picker

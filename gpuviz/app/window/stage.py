@@ -4,7 +4,9 @@ On the stage the view in front fills the window: the menus, toolbar, tab bar, st
 the picture views that live in panels (the Element story, the Races) join the others, each view hands its
 title lines to a caption over the picture's bottom edge (two lines, C or a click for all of it; an error is said
 there too, in a red badge), and one row below the picture holds which view is in front, Run and the animation's
-transport. The lesson text comes and goes with L. Number keys bring the views to the front; a text box with
+transport. While a run is going the transport gives its place to Stop and a bar of the launch's blocks, and the
+caption's first line says what the run is doing (the fast path compiling, then running), so the class sees the
+run move. The lesson text comes and goes with L. Number keys bring the views to the front; a text box with
 the focus keeps its digits (Qt gives typed keys to the text box before any one-key shortcut). Leaving
 restores the everyday layout as it was.
 """
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
     QMainWindow,
+    QProgressBar,
     QPushButton,
     QScrollArea,
     QStackedWidget,
@@ -25,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.app.control.run_feedback import Face
 from gpuviz.app.views.base import View
 from gpuviz.app.views.table import BY_NAME
 from gpuviz.app.widgets.caption_overlay import CaptionOverlay
@@ -39,7 +43,8 @@ LESSON_SHARE = 0.4  # of the window's width, while the lesson text is shown on t
 
 class StageBar(QWidget):
     """The stage's one row under the picture: the view in front (with its number key), Run, and the
-    animation's transport (the Animation view, lent by its panel while the stage is up)."""
+    animation's transport (the Animation view, lent by its panel while the stage is up); while a run is
+    going, Stop and the run's bar instead of the transport."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -52,10 +57,18 @@ class StageBar(QWidget):
         self.picker.setMinimumContentsLength(max(len(self.picker.itemText(i)) for i in range(self.picker.count())))
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Run the script and trace its launches (Ctrl+R)")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stop")
+        self.stop_button.setToolTip("Stop the running script at once")
+        self.progress = QProgressBar()
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(4, 2, 4, 2)
         self.row.addWidget(self.picker)
         self.row.addWidget(self.run_button)
+        self.row.addWidget(self.stop_button)
+        self.row.addWidget(self.progress, 1)
+        for widget in (self.stop_button, self.progress):
+            widget.hide()
         self.hide()
 
 
@@ -69,6 +82,9 @@ class Stage:
         self.bar = StageBar()
         window.centralWidget().layout().addWidget(self.bar)
         self.bar.run_button.clicked.connect(window.run)
+        self.bar.stop_button.clicked.connect(window.runner.stop)
+        self.run_words = ""  # what a run is doing, in words: the caption's first line while it goes
+        window.feedback.add_face(Face(self.bar.run_button, self.bar.stop_button, self.bar.progress, self.say_running))
         self.bar.picker.activated.connect(lambda index: self.bring(self.bar.picker.itemData(index)))
         window.tabs.currentChanged.connect(self._show_front_in_picker)
         self._lent: QScrollArea | None = None  # the Animation panel's scroll area, while its view is on the bar
@@ -109,6 +125,7 @@ class Stage:
         if transport is not None:  # the transport joins the stage's row
             self._lent = transport.widget()
             self.bar.row.addWidget(self._lent.takeWidget(), 1)
+        self.set_running(window.runner.running)  # a run already going shows on the row at once
         for dock in window.findChildren(QDockWidget):
             dock.hide()
         self.error = ""
@@ -131,6 +148,7 @@ class Stage:
             animation = window.views["animation"]
             self.bar.row.removeWidget(animation)
             self._lent.setWidget(animation)
+            animation.show()  # a run may have hidden it on the row
             self._lent = None
         self.bar.hide()
         for name in list(self._moved):
@@ -151,6 +169,13 @@ class Stage:
         view = self.window.views[name]
         if self.window.tabs.indexOf(view) >= 0:
             self.window.tabs.setCurrentWidget(view)
+
+    def set_running(self, running: bool) -> None:
+        """While a run is going the row shows Stop and the run's bar in the transport's place."""
+        self.bar.stop_button.setVisible(running)
+        self.bar.progress.setVisible(running)
+        if self._lent is not None:
+            self.window.views["animation"].setVisible(not running)
 
     def show_panel(self, dock: QDockWidget) -> None:
         """A panel the scene asks for (a lesson's evidence in the Output panel) beside the picture, until
@@ -176,6 +201,11 @@ class Stage:
             dock.raise_()
             self.window.resizeDocks([dock], [int(self.window.width() * LESSON_SHARE)], Qt.Orientation.Horizontal)
 
+    def say_running(self, words: str) -> None:
+        """What the run is doing, over the picture while it goes ("" once it ends)."""
+        self.run_words = words
+        self._say()
+
     def say_error(self, text: str) -> None:
         """An error while the status bar is hidden: said over the picture, in a red badge, until the next run."""
         self.error = text
@@ -198,7 +228,8 @@ class Stage:
         headline = front.headline() if front is not None else ""
         words = f"<b>{code_as_html(caption)}</b>" if caption else ""
         error = f"<b>{badge_html(code_as_html(self.error), 'bad')}</b>" if self.error else ""
-        self.caption.say("<br>".join(part for part in (error, words, headline) if part))
+        running = f"<b>{badge_html(code_as_html(self.run_words), 'busy')}</b>" if self.run_words else ""
+        self.caption.say("<br>".join(part for part in (running, error, words, headline) if part))
 
     # ---- moving docked pictures -----------------------------------------------------------------------
     def _dock_of(self, name: str) -> QDockWidget | None:
