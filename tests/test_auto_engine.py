@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba.core import config as numba_config
 
 import gpuviz
 from gpuviz.backends.sim import backend
@@ -45,8 +46,14 @@ def any_rest_is_long(monkeypatch) -> None:
     monkeypatch.setattr(backend, "UNMEASURED_COMPILE_SECONDS", 1e-9)
 
 
-def test_a_long_vector_run_is_handed_to_the_fast_path_which_the_next_launch_finds_on_disk(tmp_path, monkeypatch):
+@pytest.mark.parametrize("numba_cache", ["beside the source", "NUMBA_CACHE_DIR"])
+def test_a_long_vector_run_is_handed_to_the_fast_path_which_the_next_launch_finds_on_disk(tmp_path, monkeypatch,
+                                                                                         numba_cache):  # fmt: skip
     monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path))
+    chosen = tmp_path / "numba" if numba_cache == "NUMBA_CACHE_DIR" else None
+    monkeypatch.setattr(numba_config, "CACHE_DIR", str(chosen) if chosen else "")  # as the variable sets it
+    monkeypatch.setattr(engine, "_modules", {})  # nothing compiled in this process either
+    monkeypatch.setattr(engine, "_signatures", {})
     any_rest_is_long(monkeypatch)
     inputs = np.arange(4096 * 32, dtype=np.float64)
     a, plain = inputs.copy(), inputs.copy()
@@ -63,6 +70,8 @@ def test_a_long_vector_run_is_handed_to_the_fast_path_which_the_next_launch_find
     again = gpuviz.trace(SCALE, backend="sim", level="accesses")[64, 32](inputs[: 64 * 32].copy(), 3.0)
     assert again.meta["engine"] == "fast" and again.meta["engine_note"] == ""  # on disk: no vector run first
     assert sum(next(iter(engine._modules.values())).run_blocks.stats.cache_hits.values()) == 1  # loaded, not built
+    machine_code = list(tmp_path.rglob("*.nbi"))
+    assert machine_code and all((chosen in p.parents) if chosen else ("__pycache__" in p.parts) for p in machine_code)
 
 
 class FakeClock:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba.core import config as numba_config
+from numba.core.caching import UserProvidedCacheLocator
 
 from gpuviz.backends.sim.fast import compile_times, kept_types
 from gpuviz.backends.sim.fast.hooks import CONFLICT, STOPPED, cross_lane_conflict
@@ -158,9 +160,13 @@ def _sidecar(translation: Translation) -> Path:
 
 
 def _on_disk(translation: Translation) -> bool:
-    """Whether numba's cache holds machine code of this translation (its index file, beside the source)."""
+    """Whether numba's cache holds machine code of this translation (its index file: beside the source, or
+    under NUMBA_CACHE_DIR where the user set one, as numba's own locators choose)."""
     path = _generated_path(translation)
-    return any((path.parent / "__pycache__").glob(f"{path.stem}.run_blocks-*.nbi"))
+    folder = path.parent / "__pycache__"
+    if numba_config.CACHE_DIR:
+        folder = Path(numba_config.CACHE_DIR) / UserProvidedCacheLocator.get_suitable_cache_subpath(str(path))
+    return any(folder.glob(f"{path.stem}.run_blocks-*.nbi"))
 
 
 def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_args: tuple, device,
