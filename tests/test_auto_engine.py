@@ -26,6 +26,13 @@ def scale_auto(a, k):
 """
 
 
+@pytest.fixture(autouse=True)
+def fresh_process(monkeypatch):
+    """Each test as in a process that compiled nothing yet (another test file may have compiled its kernels)."""
+    monkeypatch.setattr(engine, "_modules", {})
+    monkeypatch.setattr(engine, "_signatures", {})
+
+
 def test_auto_is_the_default_engine():
     assert RunOptions().engine == "auto"
 
@@ -52,8 +59,6 @@ def test_a_long_vector_run_is_handed_to_the_fast_path_which_the_next_launch_find
     monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path))
     chosen = tmp_path / "numba" if numba_cache == "NUMBA_CACHE_DIR" else None
     monkeypatch.setattr(numba_config, "CACHE_DIR", str(chosen) if chosen else "")  # as the variable sets it
-    monkeypatch.setattr(engine, "_modules", {})  # nothing compiled in this process either
-    monkeypatch.setattr(engine, "_signatures", {})
     any_rest_is_long(monkeypatch)
     inputs = np.arange(4096 * 32, dtype=np.float64)
     a, plain = inputs.copy(), inputs.copy()

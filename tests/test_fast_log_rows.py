@@ -52,11 +52,13 @@ def lexsorted(log: list, kept, per_group: int, starts) -> dict:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("per_group", [1, 6])  # groups ran one after the other, or one group of them all
 @pytest.mark.parametrize("spare", [1 << 20, -(1 << 40)])  # counting, or the sorts it gives way to
-def test_the_log_comes_out_in_the_vector_engines_order(seed, per_group, spare):
+@pytest.mark.parametrize("lanes", [1, 2, 3])  # the passes on threads: parts of one group or of several
+def test_the_log_comes_out_in_the_vector_engines_order(seed, per_group, spare, lanes):
     kept = np.array([0, 2, 5], np.int64)  # the blocks logged
     starts = np.array([0, 7, 3, 9, 1, 4], np.int64)
     expected = lexsorted(hand_built_log(seed), kept, per_group, starts)
-    out = log_rows(hand_built_log(seed), SITES, kept, TPB, per_group, starts, np.array([4, 6], np.int64), spare)
+    out = log_rows(hand_built_log(seed), SITES, kept, TPB, per_group, starts, np.array([4, 6], np.int64), spare,
+                   lanes)  # fmt: skip
     for name, column in expected.items():
         np.testing.assert_array_equal(out[name], column, err_msg=name)
     assert out["array"].dtype == np.int16 and set(out["array"]) <= {4, 6}

@@ -114,7 +114,8 @@ def test_rows_of_a_request_are_together_where_the_lanes_share_their_path():
 SITES = np.array([[10, 0, 0, -1], [10, 0, 0, -1], [11, 1, 1, -1], [12, 0, 1, -1]], np.int64)  # two sites: one
 
 
-def test_a_hand_built_log_is_numbered_as_its_rows_group():
+@pytest.mark.parametrize("lanes", [1, 2, 3])  # one block a part: each part numbers from where the last ended
+def test_a_hand_built_log_is_numbered_as_its_rows_group(lanes):
     """Random sites (two of one line, array and kind), counts and phases over partial warps: the numbers equal
     group_requests' dense (warp, site, execution) of the rows the log becomes."""
     rng = np.random.default_rng(3)
@@ -129,7 +130,8 @@ def test_a_hand_built_log_is_numbered_as_its_rows_group():
            rng.integers(0, len(SITES), slots * n).astype(np.int16), np.zeros(slots * n, np.int32), phases, count,
            slots, n]  # fmt: skip
     kept = np.array([0, 2, 5], np.int64)
-    out = log_rows(log, SITES, kept, tpb, 1, np.array([0, 7, 3, 9, 1, 4], np.int64), np.array([4, 6], np.int64))
+    out = log_rows(log, SITES, kept, tpb, 1, np.array([0, 7, 3, 9, 1, 4], np.int64), np.array([4, 6], np.int64),
+                   lanes=lanes)  # fmt: skip
     site, _ = dense_ids(out["line"], out["array"], out["kind"])
     per_block = -(-tpb // 32)
     warp = (out["thread"] // tpb) * per_block + out["thread"] % tpb // 32

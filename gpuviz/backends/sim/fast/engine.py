@@ -555,7 +555,7 @@ def _columns(translation, config, ids: list[int], state: _State, keep, starts) -
     site_table = np.array(translation.sites, np.int64).reshape(-1, 4)
     kept = np.flatnonzero(keep).astype(np.int64)
     out = log_rows(log, site_table, kept, config.threads_per_block, per_group, np.asarray(starts, np.int64),
-                   np.array(ids, np.int64))  # fmt: skip
+                   np.array(ids, np.int64), lanes=_lanes())  # fmt: skip
     return {name: out[name] for name in (*ACCESS_COLUMNS, "time", "request")}
 
 
