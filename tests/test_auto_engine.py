@@ -144,6 +144,7 @@ def count_auto(bins, values):
         cuda.atomic.add(bins, values[i] % bins.size, 1)
 """
 
+
 def test_a_launch_the_fast_path_declined_is_not_handed_to_it_again(tmp_path, monkeypatch):
     """Lanes that part in a loop are found only when the fast path runs: the first long launch compiles it,
     is declined and runs on the vector engine; the kernel's next launches stay there, nothing compiled again."""
