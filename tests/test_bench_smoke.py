@@ -16,6 +16,7 @@ HANG_GUARD = 600  # seconds: a bench that hangs fails instead of blocking the su
 # bench script: the start of its last line, the figures it exists for
 ON_THE_CPU = {
     "fast_speed.py": "fast_speed threads=",
+    "log_passes.py": "log_passes vecadd=",
     "matmul_command.py": "matmul_command side=64 ",
     "cudasim_ratio.py": "cudasim_ratio vecadd=",
     "indigo_score.py": "indigo DAG_5n_5e=",

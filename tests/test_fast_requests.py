@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import gpuviz
+from gpuviz.backends.sim.fast import log_rows as log_rows_module
 from gpuviz.backends.sim.fast.log_rows import log_rows
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.analysis.races import find_races
@@ -115,7 +116,8 @@ SITES = np.array([[10, 0, 0, -1], [10, 0, 0, -1], [11, 1, 1, -1], [12, 0, 1, -1]
 
 
 @pytest.mark.parametrize("lanes", [1, 2, 3])  # one block a part: each part numbers from where the last ended
-def test_a_hand_built_log_is_numbered_as_its_rows_group(lanes):
+def test_a_hand_built_log_is_numbered_as_its_rows_group(lanes, monkeypatch):
+    monkeypatch.setattr(log_rows_module, "PARALLEL_ROWS", 0)  # parts however small the log
     """Random sites (two of one line, array and kind), counts and phases over partial warps: the numbers equal
     group_requests' dense (warp, site, execution) of the rows the log becomes."""
     rng = np.random.default_rng(3)

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 SPARE = 1 << 20  # counters allowed beyond one per access before counting gives way to a sort
+PARALLEL_ROWS = 1 << 17  # a smaller log is turned into rows on one thread: starting threads would cost more
 
 
 def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_group: int, starts: np.ndarray,
@@ -27,12 +28,12 @@ def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_
     """The columns, and "request": each row's warp request. `log` ([index, values, times, sites, epochs, phases,
     count, slots, n]) is emptied as its columns are written, so the log and the columns are not held whole at
     once. `spare`: counters allowed beyond one per access (a test gives a negative number to take the sorts);
-    `lanes`: threads to run the passes on."""
+    `lanes`: threads to run the passes on (where the log has PARALLEL_ROWS rows or more)."""
     count, slots, n = log[6], log[7], log[8]
     points = np.ascontiguousarray(site_table[:, 3])
     total = int(np.minimum(count, slots).sum())
     dest = np.empty(max(slots * n, 1), np.int64)
-    parts = _parts(kept, count.size // tpb, per_group, lanes)
+    parts = _parts(kept, count.size // tpb, per_group, lanes if total >= PARALLEL_ROWS else 1)
     with ThreadPoolExecutor(len(parts)) if len(parts) > 1 else _Inline() as pool:
         each = lambda work: list(pool.map(work, parts))  # noqa: E731  (one call a part, all at once)
         groups = _rows_in_lockstep(count, slots, n, log[3], log[5], log[2], starts, points, kept, tpb, per_group,
