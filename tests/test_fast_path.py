@@ -257,19 +257,19 @@ HEAVY_ENDS = """from numba import cuda
 def ends(a, out):
     i = cuda.grid(1)
     b = cuda.blockIdx.x
-    reps = 40 if b == 0 or b == cuda.gridDim.x - 1 else 1
-    total = 0.0
-    for r in range(reps):
-        total += a[i]
-    out[i] = total
+    if b == 0 or b == cuda.gridDim.x - 1:
+        out[i] = (a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i] + a[i]
+                  + a[i] + a[i] + a[i] + a[i] + a[i] + a[i])
+    else:
+        out[i] = a[i]
 """
 
 
 def test_a_launch_whose_first_and_last_block_mislead_is_not_narrowed(monkeypatch):
-    """Its two end blocks read 40 times what the others do: run alone, they make the launch look far over the
-    budget, but every access fits, so the run that kept them only is not the trace: the fast path's fixed
-    slots (41 a thread) cannot hold every block's, so it declines as it did before it ran the ends first,
-    and the vector engine logs every block."""
+    """Its two end blocks read 20 times what the others do: run alone, they make the launch look far over the
+    budget, but every access fits, so the run that kept them only is not the trace: the launch runs again,
+    each thread's slots as many as its own accesses (21 for the ends' threads, 2 for the others': slots sized
+    by the busiest thread would not fit), and every block is logged, as the vector engine logs them."""
     from gpuviz.backends.sim.fast import engine
     from gpuviz.backends.sim.recording import BYTES_PER_EVENT, BYTES_PER_THREAD
 
@@ -278,14 +278,51 @@ def test_a_launch_whose_first_and_last_block_mislead_is_not_narrowed(monkeypatch
     monkeypatch.setattr(engine, "_call", lambda *args: passes.append(1) or whole_launch(*args))
     n, blocks = 1 << 14, 64
     arrays = [np.arange(n, dtype=np.float64), np.zeros(n)]
-    events = 2 * 256 * 41 + (blocks - 2) * 256 * 2  # every access: the ends' 41 a thread, the others' 2
+    events = 2 * 256 * 21 + (blocks - 2) * 256 * 2  # every access: the ends' 21 a thread, the others' 2
     budget = n * BYTES_PER_THREAD + sum(3 * a.nbytes for a in arrays) + (events + 10) * BYTES_PER_EVENT
-    trace = gpuviz.trace(HEAVY_ENDS, name="ends", backend="sim", level="accesses", engine="fast",
-                         memory_budget=budget)[blocks, 256](*[a.copy() for a in arrays])  # fmt: skip
-    assert trace.meta["engine"] == "vector" and "slots would not fit" in trace.meta["engine_note"]
-    assert len(passes) == 1 and len(trace.accesses["thread"]) == events
+    assert 21 * 256 * blocks > 2 * events  # the ends alone look more than twice over the budget
+
+    def run(engine: str):
+        return gpuviz.trace(HEAVY_ENDS, name="ends", backend="sim", level="accesses", engine=engine,
+                            memory_budget=budget)[blocks, 256](*[a.copy() for a in arrays])  # fmt: skip
+
+    trace = run("fast")
+    assert trace.meta["engine"] == "fast", trace.meta["engine_note"]
+    assert len(passes) == 2 and len(trace.accesses["thread"]) == events  # the ends kept only, then every block
     assert not trace.meta.get("recorded_blocks")
-    np.testing.assert_array_equal(trace.args["out"][1][:256], np.arange(256) * 40.0)
+    np.testing.assert_array_equal(trace.args["out"][1][:256], np.arange(256) * 20.0)
+    assert_same_trace(trace, run("vector"))
+
+
+UNEVEN_LOOPS = """from numba import cuda
+@cuda.jit
+def uneven(a, out):
+    i = cuda.grid(1)
+    reps = 40 if cuda.blockIdx.x == 0 else 1
+    total = 0.0
+    for r in range(reps):
+        total += a[i]
+    out[i] = total
+"""
+
+
+@pytest.mark.parametrize("level", ["accesses", "threads"])
+def test_blocks_that_loop_unevenly_are_ordered_by_the_vector_engine(level):
+    """The vector engine runs a group of blocks in lockstep, iteration by iteration: block 0's 40 loads come
+    before the other blocks' stores, which a thread's k-th access cannot say. At level accesses the fast path
+    declines such a launch and the vector engine's trace is the one shown; at level threads no access is
+    ordered, and the fast path stands."""
+    n = 8 * 256
+    arrays = [np.arange(n, dtype=np.float64), np.zeros(n)]
+    fast = gpuviz.trace(UNEVEN_LOOPS, name="uneven", backend="sim", level=level, engine="fast")[8, 256](
+        *[a.copy() for a in arrays])  # fmt: skip
+    vector = gpuviz.trace(UNEVEN_LOOPS, name="uneven", backend="sim", level=level, engine="vector")[8, 256](
+        *[a.copy() for a in arrays])  # fmt: skip
+    if level == "accesses":
+        assert fast.meta["engine"] == "vector" and "different number of times" in fast.meta["engine_note"]
+    else:
+        assert fast.meta["engine"] == "fast", fast.meta["engine_note"]
+    assert_same_trace(fast, vector)
 
 
 KEPT = """from numba import cuda, float32

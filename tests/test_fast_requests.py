@@ -124,16 +124,17 @@ def test_a_hand_built_log_is_numbered_as_its_rows_group(lanes, monkeypatch):
     tpb, blocks, slots = 40, 3, 6
     n = tpb * blocks
     count = rng.integers(0, slots + 1, n).astype(np.int64)
+    offsets = np.arange(n + 1, dtype=np.int64) * slots  # each thread's slots after the last's, `slots` a thread
     phases, times = np.zeros(slots * n, np.int32), np.zeros(slots * n, np.int64)
     for s in range(n):  # a thread's phases and times never go back, as in a run
-        phases[np.arange(slots) * n + s] = np.sort(rng.integers(1, 4, slots))
-        times[np.arange(slots) * n + s] = np.sort(rng.integers(0, 30, slots))
+        phases[s * slots : (s + 1) * slots] = np.sort(rng.integers(1, 4, slots))
+        times[s * slots : (s + 1) * slots] = np.sort(rng.integers(0, 30, slots))
     log = [rng.integers(0, 50, slots * n).astype(np.int64), rng.random(slots * n), times,
            rng.integers(0, len(SITES), slots * n).astype(np.int16), np.zeros(slots * n, np.int32), phases, count,
-           slots, n]  # fmt: skip
+           offsets, n]  # fmt: skip
     kept = np.array([0, 2, 5], np.int64)
     out = log_rows(log, SITES, kept, tpb, 1, np.array([0, 7, 3, 9, 1, 4], np.int64), np.array([4, 6], np.int64),
-                   lanes=lanes)  # fmt: skip
+                   lanes=lanes, uneven_ok=True)  # fmt: skip
     site, _ = dense_ids(out["line"], out["array"], out["kind"])
     per_block = -(-tpb // 32)
     warp = (out["thread"] // tpb) * per_block + out["thread"] % tpb // 32

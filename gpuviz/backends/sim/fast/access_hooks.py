@@ -1,8 +1,9 @@
 """The fast path's per-access hooks, compiled with numba's CPU target: each load and store of an argument or
 shared array is checked against its array's end, watched (fast/hooks.py says for what) and logged into
-its thread's fixed slots (slot k of log thread s at `k * n + s`, as the GPU recorder lays its log out),
-so logging needs no sort and no shared counter. The thread's clock, instruction mask and read count are
-the caller's locals: an access gets its time and read count as arguments (fast/accesses.py).
+its thread's own slots (slot k of log thread s at `offsets[s] + k`: each thread's slots follow the last
+thread's, as many as it needs, counted by an earlier run), so logging needs no sort and no shared counter.
+The thread's clock, instruction mask and read count are the caller's locals: an access gets its time and read
+count as arguments (fast/accesses.py).
 """
 
 from __future__ import annotations
@@ -103,15 +104,15 @@ def _watch_shared(flags, stamp, thread, site, flat, g, write, F, since):
 
 
 @njit(cache=True, _nrt=False)
-def _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, value, time, ep, ph):
+def _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, value, time, ep, ph):
     # s: the thread's place in the count, -1 where nothing is counted (level threads). Threads of kept
-    # blocks come first (s < n, the log's stride) and log their accesses; the others only count theirs,
+    # blocks come first (s < n, the threads logged) and log their accesses; the others only count theirs,
     # so that a run that logs only some blocks still knows every thread's count (engine.py: run_fast).
     if s < 0:
         return
     k = Lc[s]
-    if k < slots and s < n:
-        j = k * n + s
+    if s < n and k < offsets[s + 1] - offsets[s]:
+        j = offsets[s] + k
         Li[j] = flat
         Lv[j] = value
         Lt[j] = time
@@ -131,7 +132,7 @@ def _axis(i, n):
 
 # One hook per access kind, space and number of axes (numba specialises each on the array's type).
 @njit(cache=True, _nrt=False)
-def load1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since):
+def load1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wo, Wf, Ws, Wt, F, mark, since):
     i = _axis(i, a.shape[0])
     if i < 0:
         fault(F, OUT_OF_BOUNDS, g)
@@ -139,12 +140,12 @@ def load1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, 
     flat = i
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F, since)
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
-def load2(a, i, j, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since):
+def load2(a, i, j, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wo, Wf, Ws, Wt, F, mark, since):
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
         fault(F, OUT_OF_BOUNDS, g)
@@ -152,13 +153,13 @@ def load2(a, i, j, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slot
     flat = i * a.shape[1] + j
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F, since)
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def load3(
-    a, i, j, k, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since
+    a, i, j, k, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wo, Wf, Ws, Wt, F, mark, since
 ):
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
@@ -167,13 +168,13 @@ def load3(
     flat = (i * a.shape[1] + j) * a.shape[2] + k
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, False, F, since)
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def store1(
-    a, i, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wo, Wf, Ws, Wt, F, mark, since
+    a, i, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wo, Wf, Ws, Wt, F, mark, since
 ):
     i = _axis(i, a.shape[0])
     if i < 0:
@@ -183,7 +184,7 @@ def store1(
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
     a[i] = value
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
@@ -206,7 +207,7 @@ def store2(
     Le,
     Lp,
     Lc,
-    slots,
+    offsets,
     n,
     Wo,
     Wf,
@@ -224,7 +225,7 @@ def store2(
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
     a[i, j] = value
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
@@ -248,7 +249,7 @@ def store3(
     Le,
     Lp,
     Lc,
-    slots,
+    offsets,
     n,
     Wo,
     Wf,
@@ -266,11 +267,11 @@ def store3(
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
     a[i, j, k] = value
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
-def load_shared1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since):
+def load_shared1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wf, Ws, Wt, F, mark, since):
     i = _axis(i, a.shape[0])
     if i < 0:
         fault(F, OUT_OF_BOUNDS, g)
@@ -278,13 +279,13 @@ def load_shared1(a, i, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, 
     flat = i
     _watch_shared(Wf, Ws, Wt, site, flat, g, False, F, since)
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def load_shared2(
-    a, i, j, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
+    a, i, j, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wf, Ws, Wt, F, mark, since
 ):
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
@@ -293,13 +294,13 @@ def load_shared2(
     flat = i * a.shape[1] + j
     _watch_shared(Wf, Ws, Wt, site, flat, g, False, F, since)
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def load_shared3(
-    a, i, j, k, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
+    a, i, j, k, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wf, Ws, Wt, F, mark, since
 ):
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
@@ -308,13 +309,13 @@ def load_shared3(
     flat = (i * a.shape[1] + j) * a.shape[2] + k
     _watch_shared(Wf, Ws, Wt, site, flat, g, False, F, since)
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
     return v
 
 
 @njit(cache=True, _nrt=False)
 def store_shared1(
-    a, i, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
+    a, i, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wf, Ws, Wt, F, mark, since
 ):
     i = _axis(i, a.shape[0])
     if i < 0:
@@ -324,12 +325,12 @@ def store_shared1(
     _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
     a[i] = value
     v = a[i]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
 def store_shared2(
-    a, i, j, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
+    a, i, j, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wf, Ws, Wt, F, mark, since
 ):
     i, j = _axis(i, a.shape[0]), _axis(j, a.shape[1])
     if i < 0 or j < 0:
@@ -339,12 +340,12 @@ def store_shared2(
     _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
     a[i, j] = value
     v = a[i, j]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
 
 @njit(cache=True, _nrt=False)
 def store_shared3(
-    a, i, j, k, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, Wf, Ws, Wt, F, mark, since
+    a, i, j, k, value, site, g, s, b, ep, ph, time, Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, Wf, Ws, Wt, F, mark, since
 ):
     i, j, k = _axis(i, a.shape[0]), _axis(j, a.shape[1]), _axis(k, a.shape[2])
     if i < 0 or j < 0 or k < 0:
@@ -354,4 +355,4 @@ def store_shared3(
     _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
     a[i, j, k] = value
     v = a[i, j, k]
-    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, slots, n, s, site, flat, np.float64(v), time, ep, ph)
+    _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)

@@ -26,7 +26,7 @@ from numba.core.caching import UserProvidedCacheLocator
 
 from gpuviz.backends.sim.fast import compile_times, kept_types
 from gpuviz.backends.sim.fast.hooks import CONFLICT, STOPPED, cross_lane_conflict
-from gpuviz.backends.sim.fast.log_rows import log_rows
+from gpuviz.backends.sim.fast.log_rows import UnevenLoops, log_rows
 from gpuviz.backends.sim.fast.translate import COSTS, FastUnsupported, Translation, translate
 from gpuviz.backends.sim.recording import event_cap, narrowed_warning
 from gpuviz.backends.sim.reference.engine import Schedule
@@ -73,7 +73,8 @@ class FastRun:
 
 _translations: dict[tuple, Translation | FastUnsupported] = {}
 _modules: dict[str, object] = {}
-_slots_needed: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (slots its busiest thread needed, narrowed)
+_log_sizes: dict[tuple, tuple] = {}  # (kernel, launch, blocks, cap) -> (each logged thread's accesses, narrowed)
+KEPT_SIZES = 16  # launches whose log sizes are kept (a 2^20-thread launch's take 4 MB)
 _refused: dict[object, str] = {}  # kernels numba would not compile or run: not tried again
 _kept: dict[tuple, dict | None] = {}  # (translation, argument types) -> its kept locals' dtypes ({}: not learnable)
 _local_types: dict[tuple, dict | None] = {}  # (translation, argument types) -> its locals' types (None: unknown)
@@ -195,28 +196,28 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
         compile_times.remember(cache_dir() / "fast", time.perf_counter() - compiling)
         _remember_local_types(runner, signature, translation, params, host_args)
     started = time.perf_counter()
-    # The log's slots a thread: as many as the busiest thread needed last time, or counted by a first run
-    # that logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory).
+    # The log's slots of each thread: as many as it made accesses last time, or counted by a first run that
+    # logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory, and one
+    # sized by the busiest thread wastes it where a few threads make most accesses: a reduction's).
     # A launch whose first and last block alone show it far over the budget skips that counting run.
     cap = event_cap(options, config, host_args)
     known = (translation.digest, config, options.blocks, cap)
-    slots, narrowed = _slots_needed.get(known, (0, False)) if keep is not None else (0, False)
-    if keep is not None and not slots and not options.blocks:
+    sizes, narrowed = _log_sizes.get(known, (None, False)) if keep is not None else (None, False)
+    if keep is not None and sizes is None and not options.blocks:
         watched = _watched(program, kinds, host_args, params)
-        slots, narrowed = _narrowed_by_probe(runner, translation, config, device, per_sm, host_args, watched, cap,
+        sizes, narrowed = _narrowed_by_probe(runner, translation, config, device, per_sm, host_args, watched, cap,
                                              restore)  # fmt: skip
     if narrowed:
         keep = block_mask(NARROWED, config.blocks)
     watched_for = lambda: _watched(program, kinds, host_args, params)  # noqa: E731
     while True:
-        state = _State(config, keep, slots, len(translation.shared))
+        state = _State(config, keep, sizes, len(translation.shared))
         _call(runner, translation, config, device, per_sm, host_args, watched_for, state, notify, options.memory_budget)
         kept = state.kept_counts()
-        needed = int(kept.max()) if kept.size else 0
         # Over the budget: the chosen blocks' accesses, or where none were chosen every block's (each thread
         # counted its own, kept or not), which decides whether the first and last block alone are kept.
         over = int((kept if options.blocks else state.count).sum()) > cap
-        if state.F[0] != 0 or (needed <= slots and over == narrowed):
+        if state.F[0] != 0 or (state.all_logged() and over == narrowed):
             break
         restore()  # the arguments as they were given, for the run that logs
         if over and options.blocks:
@@ -224,13 +225,11 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
                                "earliest accesses)")  # fmt: skip
         narrowed = over  # as the vector engine narrows
         keep = block_mask(NARROWED, config.blocks) if narrowed else _kept_blocks(config, options, level)
-        counted = state.blocks_counts(keep, config.threads_per_block)
-        needed, n_log = (int(counted.max()) if counted.size else 0), counted.size
-        if needed * n_log > cap:
-            raise FastDeclined("the access log's slots would not fit its memory budget (a few threads make most "
-                               "accesses)")  # fmt: skip
-        slots = needed
-        _slots_needed[known] = (slots, narrowed)
+        sizes = state.blocks_counts(keep, config.threads_per_block).reshape(-1)
+        if int(sizes.sum()) > cap:
+            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
+                               "earliest accesses)")  # fmt: skip
+        _remember_sizes(known, sizes, narrowed)
     run = _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
                   compiled_now)  # fmt: skip
     if narrowed:
@@ -259,31 +258,41 @@ def _remember_local_types(runner, signature: tuple, translation: Translation, pa
     kept_types.remember(_locals_file(translation), key, _local_types[(translation.digest, key)])
 
 
+def _remember_sizes(known: tuple, sizes: np.ndarray, narrowed: bool) -> None:
+    """Each logged thread's accesses in a launch, for the next launch like it (the latest KEPT_SIZES kept)."""
+    _log_sizes.pop(known, None)
+    _log_sizes[known] = (sizes.astype(np.int32), narrowed)
+    while len(_log_sizes) > KEPT_SIZES:
+        _log_sizes.pop(next(iter(_log_sizes)))
+
+
 def _narrowed_by_probe(runner, translation, config, device, per_sm: int, host_args, watched: tuple, cap: int,
-                       restore: Callable[[], None]) -> tuple[int, bool]:  # fmt: skip
-    """(slots a thread, narrowed) for a launch whose slots are not known yet: its first and last block are
+                       restore: Callable[[], None]) -> tuple[np.ndarray | None, bool]:  # fmt: skip
+    """(each logged thread's accesses, narrowed) for a launch whose log sizes are not known yet (None: count
+    them): its first and last block are
     run alone, counting, and where their accesses times the blocks would be over twice the log's budget,
     the launch is taken to keep those two blocks' accesses only (the vector engine's choice when all would
     not fit), so that it runs once, logging them, instead of a counting run and a run that logs. Where
     the launch turns out to fit after all, run_fast runs it again, logging every block."""
     mask = block_mask(NARROWED, config.blocks)
     if mask.all():
-        return 0, False
-    probe = _State(config, mask, 0, len(translation.shared))
+        return None, False
+    probe = _State(config, mask, None, len(translation.shared))
     fixed = _launch_arguments(translation, config, device, per_sm)
     runner(np.flatnonzero(mask).astype(np.int64), probe.slot_base, *host_args, *fixed, probe.L, watched, probe.F,
            probe.clk, probe.end, probe.hsh)  # fmt: skip
     restore()
     counts = probe.kept_counts()
     if probe.F[0] or not counts.size or counts.sum() * (config.blocks / mask.sum()) <= 2 * cap:
-        return 0, False
-    return int(counts.max()), True
+        return None, False
+    return counts.copy(), True
 
 
 class _State:
     """The launch's clocks, path hashes, log and watch state, as the compiled code takes them."""
 
-    def __init__(self, config: LaunchConfig, keep: np.ndarray | None, slots: int, shared: int):
+    def __init__(self, config: LaunchConfig, keep: np.ndarray | None, sizes: np.ndarray | None, shared: int):
+        """`sizes`: each logged thread's slots, in the log's order of threads (None: log nothing, count)."""
         n, tpb = config.threads, config.threads_per_block
         self.clk = np.zeros(n, np.int64)
         self.end = np.zeros(n, np.int64)
@@ -296,14 +305,22 @@ class _State:
             order = np.concatenate([np.flatnonzero(keep), np.flatnonzero(~keep)])
             self.slot_base[order] = np.arange(config.blocks, dtype=np.int64) * tpb
         self.n_log = 0 if keep is None else int(keep.sum()) * tpb
-        self.slots = slots if self.n_log else 0
-        size = self.slots * self.n_log
+        self.sizes = np.zeros(self.n_log, np.int32) if sizes is None else sizes  # as kept: no copy
+        if self.sizes.size != self.n_log:
+            raise ValueError(f"log sizes for {self.sizes.size} threads, {self.n_log} logged")
+        offsets = np.zeros(max(self.n_log, 1) + 1, np.int64)  # thread s's slots: offsets[s] to offsets[s + 1]
+        np.cumsum(self.sizes, out=offsets[1 : self.n_log + 1])
+        size = int(offsets[self.n_log])
         self.count = np.zeros(0 if keep is None else n, np.int64)  # every thread's accesses, kept ones first
-        # index, value, time, site, epoch, phase; each thread's count, slots a thread, threads logged
+        # index, value, time, site, epoch, phase; each thread's count, the threads' first slots, threads logged
         # Not cleared: a slot is read only once its thread has written it (fast/log_rows.py, hooks.py: settle).
         self.L = (np.empty(size, np.int64), np.empty(size, np.float64), np.empty(size, np.int64),
                   np.empty(size, np.int16), np.empty(size, np.int32), np.empty(size, np.int32), self.count,
-                  self.slots, max(self.n_log, 1))  # fmt: skip
+                  offsets, max(self.n_log, 1))  # fmt: skip
+
+    def all_logged(self) -> bool:
+        """Whether every logged thread's accesses fitted its slots."""
+        return bool((self.kept_counts() <= self.sizes).all())
 
     def kept_counts(self) -> np.ndarray:
         """Each kept thread's accesses, logged or not (in the log's order of threads)."""
@@ -468,7 +485,7 @@ def _kind_of(value) -> tuple:
 def _typed_signature(runner, translation: Translation, config, device, per_sm: int, host_args, keep) -> tuple:
     from gpuviz.backends.sim.fast.hooks import unwatched
 
-    tiny = _State(LaunchConfig.of(1, config.block), None if keep is None else np.ones(1, bool), 0,
+    tiny = _State(LaunchConfig.of(1, config.block), None if keep is None else np.ones(1, bool), None,
                   len(translation.shared))  # fmt: skip
     unwatched_arrays = tuple(unwatched() for _ in translation.array_params)  # typed as the watched ones
     sample = (np.zeros(1, np.int64), tiny.slot_base, *host_args, *_launch_arguments(translation, config, device,
@@ -554,8 +571,12 @@ def _columns(translation, config, ids: list[int], state: _State, keep, starts) -
     per_group = max(1, GROUP_LANES // config.threads_per_block)
     site_table = np.array(translation.sites, np.int64).reshape(-1, 4)
     kept = np.flatnonzero(keep).astype(np.int64)
-    out = log_rows(log, site_table, kept, config.threads_per_block, per_group, np.asarray(starts, np.int64),
-                   np.array(ids, np.int64), lanes=_lanes())  # fmt: skip
+    try:
+        out = log_rows(log, site_table, kept, config.threads_per_block, per_group, np.asarray(starts, np.int64),
+                       np.array(ids, np.int64), lanes=_lanes())  # fmt: skip
+    except UnevenLoops as uneven:
+        raise FastDeclined(f"threads ran a loop a different number of times or by different paths, so the order of "
+                           f"their accesses is the vector engine's to say (thread {uneven.args[0]})") from None
     return {name: out[name] for name in (*ACCESS_COLUMNS, "time", "request")}
 
 

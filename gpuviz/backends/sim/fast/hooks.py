@@ -107,7 +107,7 @@ def settle(costs, site_points, before, alive, clk, c0, end, pm, rp, n0, first, b
     (the then-branch before the else-branch), so each lane's accesses, its return and its clock at the next
     barrier take the warp's times: the phase's start plus the costs of the warp's instructions before.
     `prefix`: 65 int64s of work space (the caller's, made once)."""
-    index, values, times, sites, epochs, phases, count, slots, n = L
+    index, values, times, sites, epochs, phases, count, offsets, n = L
     tpb = before.size
     for w in range(0, tpb, 32):
         last = min(w + 32, tpb)
@@ -131,8 +131,8 @@ def settle(costs, site_points, before, alive, clk, c0, end, pm, rp, n0, first, b
                 continue
             if 0 <= base < n:  # a kept block's threads (others only count their accesses: access_hooks.py, _log)
                 s = base + t
-                for k in range(n0[t], min(count[s], slots)):
-                    j = k * n + s
+                for k in range(n0[t], min(count[s], offsets[s + 1] - offsets[s])):
+                    j = offsets[s] + k
                     times[j] = start + prefix[site_points[sites[j]]]
             if alive[t]:
                 clk[first + t] = start + total

@@ -1,7 +1,8 @@
-"""The fast path's log (fixed per-thread slots, fast/access_hooks.py) turned into the trace's access columns in the
-vector engine's row order, compiled: each used slot's row is counted out, then every column is written
-once, straight into its row, and its log column let go. No sort and no copy of the whole log in the
-common case (a sort only where the counts would not fit: phases, steps or times beyond the log's size).
+"""The fast path's log (each thread's own slots, one thread's after another's: fast/access_hooks.py) turned
+into the trace's access columns in the vector engine's row order, compiled: each used slot's row is counted
+out, then every column is written once, straight into its row, and its log column let go. No sort and no
+copy of the whole log in the common case (a sort only where the counts would not fit: phases, steps or
+times beyond the log's size).
 
 The vector engine's rows (vector/independent.py): group of blocks by group, phase by phase, each
 instruction's lanes in thread order (in a phase with loops, a thread's k-th access of the phase), then,
@@ -19,33 +20,43 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+
+class UnevenLoops(Exception):
+    """Threads of one group made different sequences of accesses in a phase with loops (another trip count, or
+    another path inside the loop): the vector engine runs such a group's lanes in lockstep, iteration by
+    iteration, so the order of their rows is its to say, not a thread's k-th access. Carries the thread."""
+
+
 SPARE = 1 << 20  # counters allowed beyond one per access before counting gives way to a sort
 PARALLEL_ROWS = 1 << 17  # a smaller log is turned into rows on one thread: starting threads would cost more
 
 
 def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_group: int, starts: np.ndarray,
-             ids: np.ndarray, spare: int = SPARE, lanes: int = 1) -> dict[str, np.ndarray]:  # fmt: skip
+             ids: np.ndarray, spare: int = SPARE, lanes: int = 1,
+             uneven_ok: bool = False) -> dict[str, np.ndarray]:  # fmt: skip
     """The columns, and "request": each row's warp request. `log` ([index, values, times, sites, epochs, phases,
-    count, slots, n]) is emptied as its columns are written, so the log and the columns are not held whole at
+    count, offsets, n]) is emptied as its columns are written, so the log and the columns are not held whole at
     once. `spare`: counters allowed beyond one per access (a test gives a negative number to take the sorts);
-    `lanes`: threads to run the passes on (where the log has PARALLEL_ROWS rows or more)."""
-    count, slots, n = log[6], log[7], log[8]
+    `lanes`: threads to run the passes on (where the log has PARALLEL_ROWS rows or more). UnevenLoops where
+    threads of a group made different sequences of accesses in a phase with loops, unless `uneven_ok` (a
+    hand-built log, ordered by each thread's k-th access all the same)."""
+    count, off = log[6], log[7]
     points = np.ascontiguousarray(site_table[:, 3])
-    total = int(np.minimum(count, slots).sum())
-    dest = np.empty(max(slots * n, 1), np.int64)
+    total = int(np.minimum(count, np.diff(off)[: count.size]).sum())
+    dest = np.empty(max(int(off[count.size]), 1), np.int64)
     parts = _parts(kept, count.size // tpb, per_group, lanes if total >= PARALLEL_ROWS else 1)
     with ThreadPoolExecutor(len(parts)) if len(parts) > 1 else _Inline() as pool:
         each = lambda work: list(pool.map(work, parts))  # noqa: E731  (one call a part, all at once)
-        groups = _rows_in_lockstep(count, slots, n, log[3], log[5], log[2], starts, points, kept, tpb, per_group,
-                                   dest, total, spare, each)  # fmt: skip
+        groups = _rows_in_lockstep(count, off, log[3], log[5], log[2], starts, points, kept, tpb, per_group,
+                                   dest, total, spare, each, uneven_ok)  # fmt: skip
         log[5] = None  # the phases served the order only
         if groups > 1:
-            _rows_in_time(count, slots, n, log[2], dest, total, spare)
+            _rows_in_time(count, off, log[2], dest, total, spare)
         out = {}
         for name, k, dtype in (("time", 2, np.int64), ("index", 0, np.int64), ("value", 1, np.float64),
                                ("epoch", 4, np.int32)):  # fmt: skip
             out[name] = np.empty(total, dtype)
-            each(lambda part, k=k, name=name: _scatter(log[k], dest, count, slots, n, out[name], tpb, *part))
+            each(lambda part, k=k, name=name: _scatter(log[k], dest, count, off, out[name], tpb, *part))
             log[k] = None
         tables = (ids[site_table[:, 2]].astype(np.int16), site_table[:, 1].astype(np.int8),
                   site_table[:, 0].astype(np.int32))  # fmt: skip
@@ -54,12 +65,12 @@ def log_rows(log: list, site_table: np.ndarray, kept: np.ndarray, tpb: int, per_
         out["thread"] = np.empty(total, np.int32)
         out["request"] = np.empty(total, np.int32 if total < 2**31 else np.int64)
         site_of = _request_sites(site_table, ids)
-        requests = each(lambda part: _site_columns(count, slots, n, log[3], site_of, kept, tpb, dest, *tables,
+        requests = each(lambda part: _site_columns(count, off, log[3], site_of, kept, tpb, dest, *tables,
                                                    out["array"], out["kind"], out["line"], out["thread"],
                                                    out["request"], *part))  # fmt: skip
-        offsets = np.cumsum([0, *requests[:-1]])  # a part numbers its warps' requests from 0: the parts before it
-        each(lambda part: _add_requests(out["request"], dest, count, slots, n, tpb, *part,
-                                        int(offsets[parts.index(part)])))  # fmt: skip
+        before = np.cumsum([0, *requests[:-1]])  # a part numbers its warps' requests from 0: the parts before it
+        each(lambda part: _add_requests(out["request"], dest, count, off, tpb, *part,
+                                        int(before[parts.index(part)])))  # fmt: skip
     log[3] = None
     return out
 
@@ -103,58 +114,90 @@ def _request_sites(site_table: np.ndarray, ids: np.ndarray) -> np.ndarray:
 # The passes below walk the log block by block, so that a thread's block and group cost no division each.
 
 
-def _rows_in_lockstep(count, slots, n, sites, phases, times, starts, points, kept, tpb, per_group, dest, total,
-                      spare, each) -> int:  # fmt: skip
+def _rows_in_lockstep(count, off, sites, phases, times, starts, points, kept, tpb, per_group, dest, total,
+                      spare, each, uneven_ok) -> int:  # fmt: skip
     """dest[j]: slot j's row ordered by (group, phase, step, thread); the number of groups. The counting also adds
     each access's block start to its time (the log holds times from 0 in each block). `each(work)`: work(part)
     for every part of the blocks (_parts), on as many threads."""
     groups = int(kept[count.size // tpb - 1] // per_group + 1) if count.size else 0  # kept: ascending
     looped = bool((points < 0).any())  # a step is a site's point in a loop-free phase, else the thread's k-th
-    tops = each(lambda part: _tops(count, slots, n, phases, looped, tpb, *part))  # access of the phase
+    tops = each(lambda part: _tops(count, off, phases, looped, tpb, *part))  # access of the phase
     top_phase = max(t[0] for t in tops)
     top_step = max([t[1] for t in tops] + [int(points.max()) if points.size else 0])
+    if looped and not uneven_ok:
+        uneven = [t for t in each(lambda part: _uneven_loops(count, off, sites, phases, points, kept, tpb, per_group,
+                                                             top_phase, *part)) if t >= 0]  # fmt: skip
+        if uneven:
+            raise UnevenLoops(int(kept[uneven[0] // tpb] * tpb + uneven[0] % tpb))
     cells = groups * (top_phase + 1) * (top_step + 1)
     if cells > total + spare:
-        _block_times(times, count, slots, n, kept, tpb, starts)
-        _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step)
+        _block_times(times, count, off, kept, tpb, starts)
+        _rows_by_sort(count, off, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step)
         return groups
     first = np.zeros(cells + 1, np.int64)
-    each(lambda part: _count_cells(count, slots, n, sites, phases, times, starts, points, kept, tpb, per_group,
+    each(lambda part: _count_cells(count, off, sites, phases, times, starts, points, kept, tpb, per_group,
                                    top_phase, top_step, first, *part))  # fmt: skip
     np.cumsum(first, out=first)  # each cell's first row (its own count sits one further on)
-    each(lambda part: _place_rows(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase,
+    each(lambda part: _place_rows(count, off, sites, phases, points, kept, tpb, per_group, dest, top_phase,
                                   top_step, first, *part))  # fmt: skip
     return groups
 
 
 @njit(cache=True, nogil=True)
-def _tops(count, slots, n, phases, looped, tpb, b0, b1):
+def _tops(count, off, phases, looped, tpb, b0, b1):
     """The highest phase of the part's threads, and where phases have loops their most accesses of a phase."""
     top_phase, top_step = 0, 0
     for s in range(b0 * tpb, b1 * tpb):  # a thread's phases never go back: its last access has its highest
-        if min(count[s], slots):
-            top_phase = max(top_phase, phases[(min(count[s], slots) - 1) * n + s])
+        if _used(count, off, s):
+            top_phase = max(top_phase, phases[off[s] + _used(count, off, s) - 1])
     if not looped:
         return top_phase, top_step
     for s in range(b0 * tpb, b1 * tpb):
         rank, last = 0, -1
-        for k in range(min(count[s], slots)):
-            rank = rank + 1 if phases[k * n + s] == last else 0
-            last = phases[k * n + s]
+        for k in range(_used(count, off, s)):
+            rank = rank + 1 if phases[off[s] + k] == last else 0
+            last = phases[off[s] + k]
             top_step = max(top_step, rank)
     return top_phase, top_step
 
 
 @njit(cache=True, nogil=True)
-def _place_rows(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step, first, b0,
+def _uneven_loops(count, off, sites, phases, points, kept, tpb, per_group, top_phase, b0, b1):
+    """The first of the part's threads whose accesses in a phase with loops are not the sequence of sites its
+    group's first thread there made (-1: none). Threads that made none there are not compared."""
+    if b1 <= b0:
+        return -1
+    g0 = kept[b0] // per_group
+    seen = np.zeros((kept[b1 - 1] // per_group - g0 + 1, top_phase + 1), np.uint64)  # 0: none yet
+    for b in range(b0, b1):
+        group = kept[b] // per_group - g0
+        for s in range(b * tpb, (b + 1) * tpb):
+            phase, h = -1, np.uint64(0)
+            for k in range(_used(count, off, s) + 1):  # one step past the last access closes its phase
+                j = off[s] + k
+                here = phases[j] if k < _used(count, off, s) and points[sites[j]] < 0 else -1
+                if here != phase and phase >= 0:
+                    if seen[group, phase] == 0:
+                        seen[group, phase] = h
+                    elif seen[group, phase] != h:
+                        return s
+                if here != phase:
+                    phase, h = here, np.uint64(14695981039346656037)
+                if here >= 0:
+                    h = ((h ^ np.uint64(sites[j] + 1)) * np.uint64(1099511628211)) | np.uint64(1)
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _place_rows(count, off, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step, first, b0,
                 b1):  # fmt: skip
     """The part's rows handed out cell by cell in thread order (`first`: each cell's next row)."""
     for b in range(b0, b1):
         group = kept[b] // per_group
         for s in range(b * tpb, (b + 1) * tpb):
             rank, last = 0, -1
-            for k in range(min(count[s], slots)):
-                j = k * n + s
+            for k in range(_used(count, off, s)):
+                j = off[s] + k
                 rank = rank + 1 if phases[j] == last else 0
                 last = phases[j]
                 cell = _cell(group, phases[j], points[sites[j]], rank, top_phase, top_step)
@@ -163,27 +206,27 @@ def _place_rows(count, slots, n, sites, phases, points, kept, tpb, per_group, de
 
 
 @njit(cache=True, nogil=True)
-def _count_cells(count, slots, n, sites, phases, times, starts, points, kept, tpb, per_group, top_phase, top_step,
+def _count_cells(count, off, sites, phases, times, starts, points, kept, tpb, per_group, top_phase, top_step,
                  first, b0, b1):  # fmt: skip
-    """Each cell's accesses counted (into first[cell + 1]) and each time given its block's start, slot by slot
-    over a block's threads: the log's own order, where a thread's slots lie n apart (the count needs no
-    thread order; each thread's rank in its phase is kept apart)."""
-    rank, last = np.zeros(tpb, np.int64), np.zeros(tpb, np.int64)
+    """Each cell's accesses counted (into first[cell + 1]) and each time given its block's start, thread by
+    thread: the log's own order."""
     for b in range(b0, b1):
-        group, start, most = kept[b] // per_group, starts[kept[b]], 0
+        group, start = kept[b] // per_group, starts[kept[b]]
         for s in range(b * tpb, (b + 1) * tpb):
-            most = max(most, min(count[s], slots))
-        rank[:] = 0
-        last[:] = -1
-        for k in range(most):
-            for t in range(tpb):
-                s = b * tpb + t
-                if k < count[s]:
-                    j = k * n + s
-                    rank[t] = rank[t] + 1 if phases[j] == last[t] else 0
-                    last[t] = phases[j]
-                    times[j] += start
-                    first[_cell(group, phases[j], points[sites[j]], rank[t], top_phase, top_step) + 1] += 1
+            rank, last = 0, -1
+            for k in range(_used(count, off, s)):
+                j = off[s] + k
+                rank = rank + 1 if phases[j] == last else 0
+                last = phases[j]
+                times[j] += start
+                first[_cell(group, phases[j], points[sites[j]], rank, top_phase, top_step) + 1] += 1
+
+
+@njit(cache=True, inline="always")
+def _used(count, off, s):
+    """Thread s's slots that hold an access: its accesses, or its slots where it made more (a run that only
+    counted, or a hand-built log)."""
+    return min(count[s], off[s + 1] - off[s])
 
 
 @njit(cache=True, inline="always")
@@ -194,29 +237,29 @@ def _cell(group, phase, point, rank, top_phase, top_step):
 
 
 @njit(cache=True)
-def _block_times(times, count, slots, n, kept, tpb, starts):
+def _block_times(times, count, off, kept, tpb, starts):
     """Each access's time from its block's start (the log holds times from 0 in each block)."""
     for b in range(count.size // tpb):
         start = starts[kept[b]]
         for s in range(b * tpb, (b + 1) * tpb):
-            for k in range(min(count[s], slots)):
-                times[k * n + s] += start
+            for k in range(_used(count, off, s)):
+                times[off[s] + k] += start
 
 
 @njit(cache=True)
-def _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step):
+def _rows_by_sort(count, off, sites, phases, points, kept, tpb, per_group, dest, top_phase, top_step):
     """The same order by a stable sort of one key per access (where the cells would outnumber the log)."""
-    key = np.empty(slots * n, np.int64)
-    at = np.empty(slots * n, np.int64)
-    used = 0
+    key = np.empty(off[count.size], np.int64)
+    at = np.empty(off[count.size], np.int64)
+    used, threads = 0, count.size
     for s in range(count.size):
         group = kept[s // tpb] // per_group
         rank, last = 0, -1
-        for k in range(min(count[s], slots)):
-            j = k * n + s
+        for k in range(_used(count, off, s)):
+            j = off[s] + k
             rank = rank + 1 if phases[j] == last else 0
             last = phases[j]
-            key[used] = _cell(group, phases[j], points[sites[j]], rank, top_phase, top_step) * n + s
+            key[used] = _cell(group, phases[j], points[sites[j]], rank, top_phase, top_step) * threads + s
             at[used] = j
             used += 1
     order = np.argsort(key[:used], kind="mergesort")
@@ -225,13 +268,13 @@ def _rows_by_sort(count, slots, n, sites, phases, points, kept, tpb, per_group, 
 
 
 @njit(cache=True)
-def _rows_in_time(count, slots, n, times, dest, total, spare):
+def _rows_in_time(count, off, times, dest, total, spare):
     """dest[j] reordered stably by time: counted per time where the times span no more than the log."""
     by_row = np.empty(total, np.int64)
     low, high = np.iinfo(np.int64).max, np.iinfo(np.int64).min
     for s in range(count.size):
-        for k in range(min(count[s], slots)):
-            j = k * n + s
+        for k in range(_used(count, off, s)):
+            j = off[s] + k
             by_row[dest[j]] = j
             low, high = min(low, times[j]), max(high, times[j])
     if total == 0:
@@ -264,17 +307,15 @@ def _rows_in_time(count, slots, n, times, dest, total, spare):
 
 
 @njit(cache=True, nogil=True)
-def _scatter(column, dest, count, slots, n, out, tpb, b0, b1):
-    # slot by slot over the part's threads: the log's own order (slot k of thread s at k * n + s), one sweep
-    for k in range(slots):
-        for s in range(b0 * tpb, b1 * tpb):
-            if k < count[s]:
-                j = k * n + s
-                out[dest[j]] = column[j]
+def _scatter(column, dest, count, off, out, tpb, b0, b1):
+    # thread by thread over the part: the log's own order, read in one sweep
+    for s in range(b0 * tpb, b1 * tpb):
+        for j in range(off[s], off[s] + _used(count, off, s)):
+            out[dest[j]] = column[j]
 
 
 @njit(cache=True, nogil=True)
-def _site_columns(count, slots, n, sites, site_of, kept, tpb, dest, array_of, kind_of, line_of, array, kind, line,
+def _site_columns(count, off, sites, site_of, kept, tpb, dest, array_of, kind_of, line_of, array, kind, line,
                   thread, request, b0, b1):  # fmt: skip
     """The columns a row's site and thread say (array, kind, line, thread), and its warp request, numbered by
     (warp, site, k-th execution) as group_requests numbers them (`site_of`: each of the log's sites' (line,
@@ -283,7 +324,7 @@ def _site_columns(count, slots, n, sites, site_of, kept, tpb, dest, array_of, ki
     site's first number is counted out, then each row's number is that plus its execution. The part's blocks
     (b0 to b1) are numbered from 0: the requests they make is returned."""
     n_sites = site_of.max() + 1 if site_of.size else 1
-    # Slot by slot over a warp's lanes (the log's own order: a thread's slots lie n apart), each lane's
+    # Slot by slot over a warp's lanes (the k-th access of every lane, then the next), each lane's
     # executions of each site counted apart; `seen` says which warp and walk a lane's count belongs to, so
     # that no count is cleared.
     runs, seen = np.zeros((32, n_sites), np.int64), np.full((32, n_sites), -1, np.int64)
@@ -294,12 +335,12 @@ def _site_columns(count, slots, n, sites, site_of, kept, tpb, dest, array_of, ki
             lo, hi = b * tpb + w, b * tpb + min(w + 32, tpb)
             most = 0
             for s in range(lo, hi):
-                most = max(most, min(count[s], slots))
+                most = max(most, _used(count, off, s))
             first[:] = 0
             for k in range(most):  # the warp's busiest lane's executions of each site
                 for s in range(lo, hi):
-                    if k < count[s]:
-                        c = site_of[sites[k * n + s]]
+                    if k < _used(count, off, s):
+                        c = site_of[sites[off[s] + k]]
                         done = runs[s - lo, c] + 1 if seen[s - lo, c] == walk else 1
                         runs[s - lo, c], seen[s - lo, c] = done, walk
                         first[c] = max(first[c], done)
@@ -308,8 +349,8 @@ def _site_columns(count, slots, n, sites, site_of, kept, tpb, dest, array_of, ki
                 first[c], next_request = next_request, next_request + first[c]
             for k in range(most):
                 for s in range(lo, hi):
-                    if k < count[s]:
-                        j = k * n + s
+                    if k < _used(count, off, s):
+                        j = off[s] + k
                         row, site = dest[j], sites[j]
                         c = site_of[site]
                         before = runs[s - lo, c] if seen[s - lo, c] == walk else 0
@@ -322,11 +363,10 @@ def _site_columns(count, slots, n, sites, site_of, kept, tpb, dest, array_of, ki
 
 
 @njit(cache=True, nogil=True)
-def _add_requests(request, dest, count, slots, n, tpb, b0, b1, offset):
+def _add_requests(request, dest, count, off, tpb, b0, b1, offset):
     """The part's rows' requests moved past those of the parts before it."""
     if offset == 0:
         return
-    for k in range(slots):
-        for s in range(b0 * tpb, b1 * tpb):
-            if k < count[s]:
-                request[dest[k * n + s]] += offset
+    for s in range(b0 * tpb, b1 * tpb):
+        for j in range(off[s], off[s] + _used(count, off, s)):
+            request[dest[j]] += offset

@@ -4,7 +4,7 @@ Each block becomes a loop over its threads, split at every `syncthreads` (loop f
 POCL run GPU code on CPUs): a barrier at the kernel's top level, or inside a `for` loop over a range
 that every thread runs alike, ends one loop over the threads and starts the next. Locals that live
 across a barrier are kept per thread in arrays between the loops. Every load and store of an argument
-or shared array calls a hook (fast/access_hooks.py) that logs it into the thread's fixed slots and watches
+or shared array calls a hook (fast/access_hooks.py) that logs it into the thread's own slots and watches
 the element for another thread's access between the same barriers; every instruction the vector
 engine charges (vector/lanes.py, vector/memory.py) adds the same cost to the thread's clock. A
 thread's clock is its warp's when every lane of the warp takes one path: each branch taken goes into
