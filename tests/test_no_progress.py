@@ -110,3 +110,18 @@ def test_the_command_line_says_it_in_one_line_and_timeout_waits_instead(tmp_path
     assert stuck.returncode == 1 and "no progress" in stuck.stderr and "Traceback" not in stuck.stderr
     waited = subprocess.run([*run, "--timeout", "2"], capture_output=True, text=True, timeout=300)
     assert waited.returncode != 0 and "timed out after 2 s" in waited.stderr and "no progress" not in waited.stderr
+
+
+def test_reading_many_elements_over_and_over_is_not_a_spin():
+    """A tiled matmul reads its tiles again and again between writes: more distinct reads than a spin makes
+    (MAX_SEEN) is new data, never a spin, however long it goes on; a few elements read as long is one."""
+    from gpuviz.backends.sim.reference.memory import ArrayTable
+    from gpuviz.backends.sim.spin import CHECKS, MAX_SEEN, REPEATS, SpinWatch
+
+    many = SpinWatch("tiles", ArrayTable())
+    for k in range(CHECKS * 10):
+        many.read(0, k % (MAX_SEEN + 1), 1.0, 23, lambda: "threads")
+    few = SpinWatch("flag", ArrayTable())
+    with pytest.raises(KernelError, match="no progress"):
+        for k in range(CHECKS * 10):
+            few.read(0, k % (CHECKS // REPEATS), 0.0, 5, lambda: "threads")

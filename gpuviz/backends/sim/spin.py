@@ -34,8 +34,10 @@ class SpinWatch:
         """One read: stop the run once reading has gone on long enough with nothing new read. `who`
         words the threads reading ("64 threads of block 0"), asked only then."""
         self.since += 1
-        if len(self.seen) <= MAX_SEEN:
-            self.seen.add((line, aid, flat, value))
+        self.seen.add((line, aid, flat, value))
+        if len(self.seen) > MAX_SEEN:  # more than a few distinct reads: the kernel is reading new data
+            self.wrote()  # a fresh window (a real spin reads few, and fills one again)
+            return
         if self.since >= CHECKS and len(self.seen) * REPEATS <= self.since:
             name = self.arrays.entries[aid]["name"] if aid is not None and aid < len(self.arrays.entries) else None
             what = f"{name}[{flat:,}] = {number(value)}" if name is not None and value is not None else "memory"
