@@ -125,3 +125,19 @@ def test_reading_many_elements_over_and_over_is_not_a_spin():
     with pytest.raises(KernelError, match="no progress"):
         for k in range(CHECKS * 10):
             few.read(0, k % (CHECKS // REPEATS), 0.0, 5, lambda: "threads")
+
+
+def test_many_threads_reading_one_tile_once_each_is_not_a_spin():
+    """The reference engine runs a thread at a time and names it: 256 blocks of a tiled matmul read the same
+    few tile elements with no write between, each thread each element once; that is not a spin. The same
+    threads reading them again and again is."""
+    from gpuviz.backends.sim.reference.memory import ArrayTable
+    from gpuviz.backends.sim.spin import CHECKS, SpinWatch
+
+    once = SpinWatch("tiles", ArrayTable())
+    for k in range(CHECKS * 4):  # a new thread every 32 reads, the same 32 elements each time
+        once.read(0, k % 32, float(k % 32), 23, lambda: "threads", thread=k // 32)
+    again = SpinWatch("flag", ArrayTable())
+    with pytest.raises(KernelError, match="no progress"):
+        for k in range(CHECKS * 4):
+            again.read(0, 0, 0.0, 5, lambda: "threads", thread=k % 64)

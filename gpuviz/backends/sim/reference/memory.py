@@ -210,7 +210,8 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         aid = ids_get(id(array))
         flat = flat_index(array, index) if not isinstance(value, np.ndarray) else -1
         shown = value.item() if isinstance(value, np.generic) else None
-        spin.read(aid, flat, shown, line, lambda: f"threads of block {t.block.index}, thread {t.gid} among them,")
+        spin.read(aid, flat, shown, line, lambda: f"threads of block {t.block.index}, thread {t.gid} among them,",
+                  t.gid)  # fmt: skip
 
     def st(t, array, index, value, line, _=None):
         if spin is not None:
