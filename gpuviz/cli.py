@@ -486,7 +486,7 @@ def _open(args: argparse.Namespace) -> int:
 
 def _races(args: argparse.Namespace) -> int:
     from gpuviz.core.analysis.races import find_races, format_report
-    from gpuviz.core.analysis.report import race_report
+    from gpuviz.core.analysis.report import race_report, recorded_share
     from gpuviz.core.analysis.sanitizer import racecheck_text
     from gpuviz.core.findings import findings_of
     from gpuviz.core.json_reports import trace_document
@@ -509,7 +509,7 @@ def _races(args: argparse.Namespace) -> int:
     elif shown == "sanitizer":
         print(racecheck_text(report, trace, args.racecheck_report))
     else:
-        print(format_report(report, trace.kernel))
+        print(format_report(report, trace.kernel, recorded_share(trace)))
     return status
 
 

@@ -260,3 +260,36 @@ def test_the_race_view_draws_no_serial_line_where_the_order_decides(qtbot, tmp_p
     assert "4 in thread order but 8 in reverse order" in text and "yellow line" not in text
     state.set_trace(gpuviz.load(tmp_path / "001-count.npz"))
     assert "one thread at a time gives <b>64</b>, far off this chart" in view.outcomes.text()
+
+
+PAIRS = """from numba import cuda
+@cuda.jit
+def pairs(x, out):
+    i = cuda.grid(1)
+    x[i] = x[i] * 2.0
+    if cuda.threadIdx.x == 0:
+        out[cuda.blockIdx.x // 2] = cuda.blockIdx.x
+"""
+
+
+def test_races_found_among_some_blocks_say_so(tmp_path, capsys):
+    """Blocks 2k and 2k + 1 race on out[k]. Over the memory budget only the first and last block's accesses
+    are recorded, and neither has its partner recorded: the lines say no race was found among those blocks,
+    not that the kernel has none."""
+    from gpuviz.core.analysis.report import race_summary
+    from gpuviz.core.launch_guard import estimate_trace
+
+    blocks = 1025
+    arrays = [np.ones(blocks * 256, np.float32), np.zeros(blocks // 2 + 1, np.int32)]
+    budget = estimate_trace("pairs", blocks * 256, "accesses", tuple(arrays)).memory  # one access a thread fits
+    trace = gpuviz.trace(PAIRS, name="pairs", backend="sim", level="accesses", memory_budget=budget)[blocks, 256](
+        *arrays)  # fmt: skip
+    assert trace.meta["recorded_blocks"] == [0, blocks - 1]
+    assert race_summary(trace) == "races: none found among the 2 of 1,025 blocks whose accesses were recorded"
+    path = tmp_path / "pairs.npz"
+    trace.save(path)
+    assert main(["races", str(path)]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed == "pairs: no races found among the 2 of 1,025 blocks whose accesses were recorded"
+    whole = gpuviz.trace(PAIRS, name="pairs", backend="sim", level="accesses")[blocks, 256](*arrays)
+    assert race_summary(whole) == "races: 512 locations in 1 array"

@@ -9,7 +9,7 @@ from pathlib import Path
 from gpuviz.catalog import CatalogEntry
 from gpuviz.catalog.checks import Check, Outcome, check_launches
 from gpuviz.core.analysis.races import format_report
-from gpuviz.core.analysis.report import race_report
+from gpuviz.core.analysis.report import race_report, recorded_share
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.events import Notify, ignore
 from gpuviz.program.script import ScriptError, run_script
@@ -33,7 +33,8 @@ def run_demo(entry: CatalogEntry, out_dir: str | Path | None, notify: Notify = i
         reference = "reference: ok"
     except ScriptError as exc:
         reference = "reference: differs: " + gist(str(exc))
-    races = [format_report(race_report(t), t.kernel) for t in session.traces if race_report(t) is not None]
+    races = [format_report(race_report(t), t.kernel, recorded_share(t)) for t in session.traces
+             if race_report(t) is not None]  # fmt: skip
     return DemoResult(session, reference, races if entry.racy else [])
 
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 
 from gpuviz.app.views.base import View
 from gpuviz.core.analysis.outcomes import plain_vs_recorded, recording_note, serial_answers, serial_text
-from gpuviz.core.analysis.report import race_report
+from gpuviz.core.analysis.report import race_report, recorded_share
 from gpuviz.core.display import code_as_html
 from gpuviz.core.numbers import number
 from gpuviz.core.trace.model import Trace
@@ -77,7 +77,8 @@ class RaceView(QWidget, View):
         if self.report is None:
             self.summary.setText("Races were not analysed for this trace.")
             return
-        self.summary.setText(f"<b>{self.report.summary()}</b>" + "".join(f"<br>{d}" for d in self.report.divergence))
+        summary = self.report.summary(recorded_share(trace))
+        self.summary.setText(f"<b>{summary}</b>" + "".join(f"<br>{d}" for d in self.report.divergence))
         self.races.blockSignals(True)  # filling the list must not select a race
         for race in self.report.races + self.report.benign:
             benign = " (benign: same value)" if race in self.report.benign else ""

@@ -88,13 +88,18 @@ class RaceReport:
             racy_arrays=list(data.get("racy_arrays", [])),
         )
 
-    def summary(self) -> str:
-        if not self.racy:
-            return "races: none found"
-        arrays = self.arrays()
-        return f"races: {self.locations} location{'s' * (self.locations != 1)} in {len(arrays)} array" + (
-            "s" * (len(arrays) != 1)
-        )
+    def summary(self, recorded: tuple[int, int] | None = None) -> str:
+        """`recorded`: (blocks whose accesses were recorded, blocks of the launch) where not every block's
+        were: a race among the others cannot be seen, and the line says so."""
+        found = "none found"
+        if self.racy:
+            arrays = self.arrays()
+            found = f"{self.locations} location{'s' * (self.locations != 1)} in {len(arrays)} array" + (
+                "s" * (len(arrays) != 1)
+            )
+        if recorded is not None:
+            found += f" among the {recorded[0]:,} of {recorded[1]:,} blocks whose accesses were recorded"
+        return f"races: {found}"
 
 
 def _race_json(race: Race) -> dict:
@@ -292,11 +297,12 @@ def _block_coords(trace: Trace, block: int) -> tuple[int, int, int]:
 
 
 # ---- the readable report ------------------------------------------------------------------------
-def format_report(report: RaceReport, kernel: str) -> str:
-    """One line per group of neighbouring locations that race the same way."""
+def format_report(report: RaceReport, kernel: str, recorded: tuple[int, int] | None = None) -> str:
+    """One line per group of neighbouring locations that race the same way (`recorded`: as in summary)."""
+    first = report.summary(recorded)[len("races: ") :].replace("none found", "no races found", 1)
     if not report.racy and not report.benign and not report.divergence:
-        return f"{kernel}: no races found"
-    lines = [f"{kernel}: {report.summary()[len('races: ') :] if report.racy else 'no races found'}"]
+        return f"{kernel}: {first}"
+    lines = [f"{kernel}: {first}"]
     lines += [f"  {line}" for line in _grouped_lines(report.races)]
     if report.truncated:
         lines.append(f"  ... {report.locations - len(report.races)} more racing locations not described")

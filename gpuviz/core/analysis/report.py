@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from gpuviz.core.analysis import races
 from gpuviz.core.analysis.memory import memory_report
 from gpuviz.core.trace.model import Trace
@@ -54,10 +56,16 @@ def race_summary(trace: Trace) -> str:
     """'races: none found', 'races: N locations in A arrays', or why races were not looked for."""
     report = race_report(trace)
     if report is not None:
-        return report.summary()
+        return report.summary(recorded_share(trace))
     if trace.accesses is None:
         return "races: not checked (level threads)"
     return "races: not analysed"
+
+
+def recorded_share(trace: Trace) -> tuple[int, int] | None:
+    """(blocks whose accesses were recorded, blocks of the launch) where not every block's were, else None."""
+    blocks = trace.meta.get("recorded_blocks")
+    return None if blocks is None else (len(blocks), int(np.prod(trace.grid)))
 
 
 def as_trace(trace: Trace | str | Path) -> Trace:
