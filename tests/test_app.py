@@ -368,3 +368,20 @@ def test_views_in_centre_tabs_behind_the_front_one_draw_when_their_tab_comes_to_
     window.state.set_trace(None)
     window.state.set_trace(trace)
     assert data._last is None and timeline.spans is None
+
+
+def test_opening_another_script_leaves_nothing_of_the_last_run(qtbot, window, tmp_path):
+    """A new script clears the picture: no block outlines, labels, thread counts or steps of the last launch."""
+    pick(window, "vector add")
+    assert run_and_wait(qtbot, window) is True
+    grid = window.views["grid"]
+    window.state.set_frame(0)  # the replay's counts of running and finished threads
+    assert not grid.outlines.path().isEmpty() and window.views["animation"].position.text() != "0 / 0"
+    script = tmp_path / "other.py"
+    script.write_text("import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef one(a):\n    a[0] = 1\n"
+                      "a = np.zeros(1)\none[1, 1](a)\n")  # fmt: skip
+    window.open_path(script)
+    assert window.state.trace is None and grid.caption.text().startswith("No trace yet")
+    assert grid.outlines.path().isEmpty() and grid.states.text() == ""
+    assert not any(item.isVisible() for item in grid.block_labels.items)
+    assert window.views["animation"].position.text() == "0 / 0"

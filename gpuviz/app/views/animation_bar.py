@@ -213,8 +213,11 @@ class AnimationBar(QWidget, View):
         self.slider.blockSignals(True)
         self.slider.setValue(frame)
         self.slider.blockSignals(False)
-        self.position.setText(f"{frame + 1:,} / {self.frames():,}" if self.state.order != REPLAY
-                              else f"event {frame:,} / {self.frames() - 1:,}")  # fmt: skip
+        if self.state.trace is None or not self.frames():
+            self.position.setText("0 / 0")  # nothing to step through
+        else:
+            self.position.setText(f"{frame + 1:,} / {self.frames():,}" if self.state.order != REPLAY
+                                  else f"event {frame:,} / {self.frames() - 1:,}")  # fmt: skip
         self.caption.setText(self._caption(frame))
 
     def _caption(self, frame: int) -> str:

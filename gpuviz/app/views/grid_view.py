@@ -116,10 +116,14 @@ class GridView(QWidget, View):
 
     # ---- state changes ---------------------------------------------------------------------------
     def _on_trace_changed(self, trace) -> None:
-        if trace is None:
+        if trace is None:  # nothing of the last launch stays: its blocks, labels and thread counts go too
             self.image.clear()
             self.faults.show((), (), lambda _gid: None)
             self.marks.clear()
+            self.outlines.setPath(QPainterPath())
+            self.thread_labels.clear()
+            self.block_labels.clear()
+            self.states.setText("")
             self._owner = None
             self.caption.setText("No trace yet: pick a kernel and press Run.")
             return
