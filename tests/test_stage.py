@@ -238,3 +238,20 @@ def test_a_panel_a_lesson_opened_on_the_stage_closes_with_the_next_lesson(qtbot,
     assert output.isVisibleTo(window)
     pick(window, "add-arrays")
     assert not output.isVisibleTo(window) and window.stage.on
+
+
+@pytest.mark.parametrize("stage", [("dark", 2.0)], indirect=True, ids=["dark-2.0"])
+def test_the_caption_is_below_a_picture_of_cells_and_over_an_axis(qtbot, stage):
+    """The Threads view's cells reach its bottom edge: the caption goes below them, so the last row of blocks
+    shows. The SM timeline's bottom edge is an axis: the caption covers it, and the picture keeps its size."""
+    import pyqtgraph as pg
+
+    caption = stage.stage.caption
+    for name, below in (("grid", True), ("timeline", False), ("data", True)):
+        stage.stage.bring(name)
+        qtbot.wait(20)
+        graphics = max((g for g in stage.views[name].findChildren(pg.GraphicsView) if g.isVisible()),
+                       key=lambda g: g.width())  # fmt: skip
+        bottom = graphics.mapTo(stage, QPoint(0, graphics.height())).y()
+        top = caption.mapTo(stage, QPoint(0, 0)).y()
+        assert (bottom <= top + 1) == below, (name, bottom, top)

@@ -19,11 +19,13 @@ class ViewSpec:
     title: str  # the tab's or dock's title
     area: str  # one of AREAS; docks of one area are stacked as tabs
     picture: bool  # drawn to PNG/SVG by export and `gpuviz render`
+    # its picture reaches its bottom edge (cells, not an axis): on the stage the caption goes below it, not over it
+    caption_below: bool = False
 
 
 VIEWS = (
-    ViewSpec("grid", "gpuviz.app.views.grid_view:GridView", "Threads", "tab", True),
-    ViewSpec("data", "gpuviz.app.views.data_view:DataView", "Data", "tab", True),
+    ViewSpec("grid", "gpuviz.app.views.grid_view:GridView", "Threads", "tab", True, caption_below=True),
+    ViewSpec("data", "gpuviz.app.views.data_view:DataView", "Data", "tab", True, caption_below=True),
     ViewSpec("timeline", "gpuviz.app.views.timeline_view:TimelineView", "SM timeline", "tab", True),
     ViewSpec("compare", "gpuviz.app.views.compare_view:CompareView", "Compare", "tab", True),
     ViewSpec("memory", "gpuviz.app.views.memory_view:MemoryView", "Memory", "tab", True),

@@ -2,7 +2,9 @@
 as subtitles are (a view's own controls stay free at its top; a plot's axis is what it covers first).
 
 Collapsed it is at most two lines, so the picture keeps the room; a click (or the C key) opens it whole
-and closes it again. It covers the picture rather than pushing it up: the picture keeps its size.
+and closes it again. It covers the picture rather than pushing it up: the picture keeps its size, where
+the picture's bottom edge is an axis. A picture of cells to its bottom edge (a grid's last row of blocks)
+is laid out above the two lines instead (`below`: the widget it is over keeps them as a bottom margin).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class CaptionOverlay(QLabel):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.expanded = False
+        self.below = False  # the picture above the collapsed caption, not under it
         self._text = ""
         over.installEventFilter(self)
         self.hide()
@@ -33,6 +36,10 @@ class CaptionOverlay(QLabel):
         self.setText(text)
         self.setToolTip("click (or C) for the whole caption" if text else "")
         self.setVisible(bool(text))
+        self._place()
+
+    def set_below(self, below: bool) -> None:
+        self.below = below
         self._place()
 
     def toggle(self) -> None:
@@ -62,5 +69,9 @@ class CaptionOverlay(QLabel):
         whole = self.heightForWidth(width) if self._text else 0
         collapsed = LINES * self.fontMetrics().lineSpacing() + 2 * self.margin()
         height = whole if self.expanded else min(whole, collapsed)
+        # the room of two lines, whether the caption takes one or two now: the picture does not jump as it changes
+        room = collapsed if self._text and self.below else 0
+        if over.contentsMargins().bottom() != room:
+            over.setContentsMargins(0, 0, 0, room)
         self.setGeometry(0, max(0, over.height() - height), width, max(0, height))
         self.raise_()

@@ -225,6 +225,8 @@ class Stage:
         if not self.on:
             return
         caption, front = self.window.state.caption, self.front()
+        name = next((n for n, view in self.window.views.items() if view is front), None)
+        self.caption.set_below(name is not None and BY_NAME[name].caption_below)
         headline = front.headline() if front is not None else ""
         words = f"<b>{code_as_html(caption)}</b>" if caption else ""
         error = f"<b>{badge_html(code_as_html(self.error), 'bad')}</b>" if self.error else ""
