@@ -385,3 +385,19 @@ def test_opening_another_script_leaves_nothing_of_the_last_run(qtbot, window, tm
     assert grid.outlines.path().isEmpty() and grid.states.text() == ""
     assert not any(item.isVisible() for item in grid.block_labels.items)
     assert window.views["animation"].position.text() == "0 / 0"
+
+
+def test_a_racy_run_says_its_races_when_it_finishes(qtbot, window, tmp_path):
+    """Races are no error (a lesson may race on purpose), but the finished line says them, as the command
+    line's launch line does; a run without races says nothing of them."""
+    script = tmp_path / "racy.py"
+    script.write_text("import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef count(c):\n    c[0] += 1\n"
+                      "c = np.zeros(1, np.int32)\ncount[4, 64](c)\n")  # fmt: skip
+    window.open_path(script)
+    assert run_and_wait(qtbot, window) is True
+    qtbot.waitUntil(lambda: window.status.text().startswith("finished"), timeout=RUN_TIMEOUT)
+    assert "races: 1 location in 1 array (the Races tab)" in window.status.text()
+    pick(window, "vector add")
+    assert run_and_wait(qtbot, window) is True
+    qtbot.waitUntil(lambda: window.status.text().startswith("finished"), timeout=RUN_TIMEOUT)
+    assert "races" not in window.status.text()

@@ -15,7 +15,7 @@ from gpuviz.app.control.trace_loader import TraceLoader
 from gpuviz.app.control.worker_host import WorkerHost
 from gpuviz.app.widgets.launch_editor import LaunchChoice
 from gpuviz.app.window.settings import data_dir
-from gpuviz.core.analysis.report import is_analysed
+from gpuviz.core.analysis.report import is_analysed, races_in_run
 from gpuviz.core.error_report import error_report, run_summary
 from gpuviz.core.options import RunOptions
 from gpuviz.core.streams import StreamTimeline
@@ -193,8 +193,9 @@ class RunController(QObject):
         if self._finish_note is None or not self.loader.idle or len(self._traces) < len(self.paths):
             return
         wrong = run_summary(self._traces)
-        self.status.emit(f"finished with {wrong}: {self._finish_note}" if wrong else f"finished: {self._finish_note}",
-                         bool(wrong))  # fmt: skip
+        races = races_in_run(self._traces)  # not an error (a lesson may race on purpose), but never unsaid
+        note = f"{self._finish_note}; {races} (the Races tab)" if races else self._finish_note
+        self.status.emit(f"finished with {wrong}: {note}" if wrong else f"finished: {note}", bool(wrong))
         self._finish_note = None
 
     def _on_loaded(self, paths: list[str], traces: list) -> None:

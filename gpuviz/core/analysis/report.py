@@ -62,6 +62,19 @@ def race_summary(trace: Trace) -> str:
     return "races: not analysed"
 
 
+def races_in_run(traces: list[Trace]) -> str:
+    """The races a run's launches were found to have, in a few words ('' where none was found): 'races: 16
+    locations in 1 array', or over several launches 'races in 2 of 5 launches'."""
+    reports = [race_report(trace) for trace in traces]
+    racy = [(trace, report) for trace, report in zip(traces, reports) if report is not None and report.racy]
+    if not racy:
+        return ""
+    if len(traces) == 1:
+        trace, report = racy[0]
+        return report.summary(recorded_share(trace))
+    return f"races in {len(racy)} of {len(traces)} launches"
+
+
 def recorded_share(trace: Trace) -> tuple[int, int] | None:
     """(blocks whose accesses were recorded, blocks of the launch) where not every block's were, else None."""
     blocks = trace.meta.get("recorded_blocks")
