@@ -351,3 +351,12 @@ def test_a_watched_process_that_ends_while_its_threads_are_listed_reads_as_itsel
     monkeypatch.setattr(Path, "glob", gone)
     assert watchdog._family(os.getpid()) == [os.getpid()]
     assert watchdog.resident_bytes(os.getpid()) is None or watchdog.resident_bytes(os.getpid()) > 0
+
+
+def test_a_need_over_the_budget_never_reads_as_the_budget_itself():
+    from gpuviz.core.budget import format_over
+
+    gib = 1 << 30
+    assert format_over(2 * gib + 10 * (1 << 20), 2 * gib) == ("2.01 GiB", "2.00 GiB")
+    assert format_over(3 * gib, 2 * gib) == ("3.0 GiB", "2.0 GiB")
+    assert format_over(2 * gib + 5, 2 * gib) == ("2,147,483,653 bytes", "2,147,483,648 bytes")

@@ -567,3 +567,19 @@ def test_reads_of_unwritten_shared_memory_are_listed_and_the_lanes_go_on(name):
     assert sorted(vector.errors, key=key) == sorted(reference.errors, key=key)
     assert vector.error_count == reference.error_count > 0
     assert {e["kind"] for e in vector.errors} == {"uninitialised shared read"}
+
+
+def test_the_reference_engine_keeps_to_the_memory_budget_too():
+    """The reference engine cannot narrow to the first and last block: over the budget its log keeps the
+    earliest accesses and says so, so that the trace it saves can be opened within the same budget."""
+    from gpuviz.backends.sim.recording import event_cap
+    from gpuviz.core.launch import LaunchConfig
+    from gpuviz.core.options import RunOptions
+
+    src = "from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    a[i] = a[i] + 1\n"
+    a = np.zeros(1 << 16)
+    trace = gpuviz.trace(src, backend="sim", engine="reference", level="accesses", memory_budget=8 << 20)[256, 256](a)
+    cap = event_cap(RunOptions(memory_budget=8 << 20), LaunchConfig.of(256, 256, 0), (a,))
+    assert trace.truncated and len(trace.accesses["thread"]) == cap < 2 * len(a)
+    assert any(f"access log capped at {cap:,}" in w for w in trace.meta["warnings"])
+    assert (a == 1).all()

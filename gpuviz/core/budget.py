@@ -34,9 +34,19 @@ def default_memory_budget() -> int:
     return parse_bytes(text, ENVIRONMENT) if text else DEFAULT_MEMORY_BUDGET
 
 
-def format_bytes(count: float) -> str:
+def format_bytes(count: float, digits: int = 1) -> str:
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
         if abs(count) < 1024 or unit == "TiB":
-            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.1f} {unit}"
+            return f"{count:,.0f} {unit}" if unit == "bytes" else f"{count:,.{digits}f} {unit}"
         count /= 1024
-    return f"{count:,.1f} TiB"
+    return f"{count:,.{digits}f} TiB"
+
+
+def format_over(need: float, budget: float) -> tuple[str, str]:
+    """`need` and `budget` in words that differ where the numbers do ("2.01 GiB, over ... of 2.00 GiB", never
+    "2.0 GiB, over ... of 2.0 GiB")."""
+    for digits in (1, 2, 3):
+        words = format_bytes(need, digits), format_bytes(budget, digits)
+        if words[0] != words[1]:
+            return words
+    return f"{int(need):,} bytes", f"{int(budget):,} bytes"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuviz.core.budget import format_bytes
+from gpuviz.core.budget import format_bytes, format_over
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, THREAD_COLUMNS
 
@@ -65,9 +65,10 @@ def check_fits(estimate: TraceEstimate, budget: int, out_dir: str | Path | None 
     """Refuse, in one line that says what to do, a launch whose trace cannot fit."""
     least = estimate.thread_bytes + estimate.snapshot_bytes  # level threads: the least any recording takes
     if least > budget:
+        need, have = format_over(least, budget)
         raise LaunchTooBig(
-            f"{estimate.kernel}: {estimate.threads:,} threads need at least {format_bytes(least)} for their trace, "
-            f"over the memory budget of {format_bytes(budget)}; launch fewer threads or {RAISE_BUDGET}"
+            f"{estimate.kernel}: {estimate.threads:,} threads need at least {need} for their trace, "
+            f"over the memory budget of {have}; launch fewer threads or {RAISE_BUDGET}"
         )
     if estimate.memory > budget:
         raise LaunchTooBig(

@@ -124,8 +124,7 @@ def _run_vector(program, config: LaunchConfig, params, host_args, device, option
     if log is not None and log.narrowed:
         schedule.warnings.append(narrowed_warning(options))
     if log is not None and log.truncated:
-        schedule.warnings.append(f"access log capped at {log.cap:,} events by the access cap and the memory budget "
-                                 f"({format_bytes(options.memory_budget)}); threads are all recorded")  # fmt: skip
+        schedule.warnings.append(capped_warning(log.cap, options))
     recorded = log.recorded_blocks() if log is not None else None
     return Recording(arrays, accesses, bool(log.truncated) if log else False, schedule, seconds, recorded, errors,
                      partial_syncs if len(partial_syncs) < MAX_PARTIAL_SYNCS else [None],
@@ -138,7 +137,7 @@ def run_reference(program, config: LaunchConfig, params, host_args, device, opti
                   notify: Notify = ignore) -> Recording:  # fmt: skip
     arrays = global_arrays(params, host_args, program)
     progress = BlockProgress(notify, config.blocks)
-    log = AccessLog(options.access_cap) if level == "accesses" else None
+    log = AccessLog(event_cap(options, config, host_args)) if level == "accesses" else None  # the budget too
     errors = ErrorLog()
     partial_syncs: list = []
     spin = SpinWatch(program.name, arrays) if options.stop_stuck else None
@@ -153,6 +152,8 @@ def run_reference(program, config: LaunchConfig, params, host_args, device, opti
     seconds = time.perf_counter() - started
     accesses = log.columns() if log is not None else None  # flushes, settling `truncated`
     truncated = bool(log.truncated) if log else False
+    if truncated:
+        schedule.warnings.append(capped_warning(log.cap, options))
     # Warp-sync divergence is not judged here (None): a lane runs from one memory access to the next in no
     # time, so a lane that ran on to its exit cannot be told from one that returned early.
     return Recording(arrays, accesses, truncated, schedule, seconds, None, errors, partial_syncs,
@@ -163,6 +164,12 @@ def narrowed_warning(options: RunOptions) -> str:
     """What a launch whose accesses did not all fit the memory budget says (both engines keep the same blocks)."""
     return (f"accesses recorded for the first and last block only: every access would not fit the memory budget "
             f"({format_bytes(options.memory_budget)}); threads are all recorded; --blocks chooses others")  # fmt: skip
+
+
+def capped_warning(cap: int, options: RunOptions) -> str:
+    """What a launch whose access log kept its earliest accesses only says."""
+    return (f"access log capped at {cap:,} events by the access cap and the memory budget "
+            f"({format_bytes(options.memory_budget)}); threads are all recorded")  # fmt: skip
 
 
 def event_cap(options: RunOptions, config: LaunchConfig, host_args: tuple) -> int:

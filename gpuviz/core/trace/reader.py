@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuviz.core.budget import default_memory_budget, format_bytes
+from gpuviz.core.budget import default_memory_budget, format_bytes, format_over
 from gpuviz.core.errors import GpuvizError, TraceFormatError
 from gpuviz.core.trace.analysis_schema import DROPPED, MAX_ANALYSIS_BYTES
 from gpuviz.core.trace.model import Trace
@@ -113,10 +113,8 @@ def _left_unread(members: list[Member]) -> tuple[dict[str, np.ndarray], list[Mem
 def _check_budget(members: list[Member], budget: int, name: str) -> None:
     total = sum(m.nbytes for m in members) + _decoded_extra(members)
     if total > budget:
-        raise OverBudget(
-            f"{name} needs {format_bytes(total)} in memory, over the memory budget of {format_bytes(budget)}; "
-            f"{RAISE_BUDGET}"
-        )
+        need, have = format_over(total, budget)
+        raise OverBudget(f"{name} needs {need} in memory, over the memory budget of {have}; {RAISE_BUDGET}")
 
 
 def _decoded_extra(members: list[Member]) -> int:
