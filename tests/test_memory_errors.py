@@ -6,6 +6,7 @@ import numpy as np
 
 import gpuviz
 from gpuviz.cli import main
+from gpuviz.core.analysis.memcheck import format_errors
 
 VECADD = """import numpy as np
 from numba import cuda
@@ -35,6 +36,7 @@ def test_unguarded_vecadd_runs_to_its_end_with_the_out_of_bounds_report(tmp_path
     captured = capsys.readouterr()
     assert "Test succeeded" in captured.out
     assert "memory errors: 245 in vecadd" in captured.err and "out-of-bounds read of 'A' at line 7" in captured.err
+    assert "an out-of-bounds access either aborts" in captured.err and "no thread of its block" not in captured.err
     trace = gpuviz.load(tmp_path / "traces" / "000-vecadd.npz")
     assert trace.error_count == 245
     threads = [e["thread"] for e in trace.errors]
@@ -71,6 +73,8 @@ def k(out):
     assert trace.error_count == 16
     assert {(e["kind"], e["array"], e["line"]) for e in trace.errors} == {("uninitialised shared read", "s", 9)}
     assert sorted(e["element"] for e in trace.errors) == list(range(16, 32))
+    header = format_errors(trace)[0]  # what this kind of error does, not what an out-of-bounds access does
+    assert "no thread of its block wrote" in header and "out-of-bounds" not in header
 
 
 def test_barrier_divergence_is_an_error_too(sim_run):

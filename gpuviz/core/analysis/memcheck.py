@@ -18,6 +18,11 @@ NOTE = (
     "on a GPU an out-of-bounds access either aborts the launch with an illegal-address error or silently "
     "touches neighbouring memory"
 )
+UNWRITTEN = "uninitialised shared read"
+UNWRITTEN_NOTE = (
+    "a read of shared memory no thread of its block wrote gives 0 here and the thread goes on; on a GPU it "
+    "gives whatever that memory held before (another block's leftovers), so the result can change from run to run"
+)
 
 
 def error_groups(trace: Trace) -> list[tuple[tuple, int, dict]]:
@@ -36,8 +41,10 @@ def format_errors(trace: Trace, max_groups: int = 10) -> list[str]:
     lines = [f"{e['kind']} in {trace.kernel}: {_divergence(trace, e)}" for e in divergent[:max_groups]]
     if not total:
         return lines
-    lines.append(f"memory errors: {total:,} in {trace.kernel} ({NOTE})")
     groups = [group for group in error_groups(trace) if group[0][0] not in DIVERGENCES]
+    kinds = {kind for (kind, _, _), _, _ in groups}
+    notes = [NOTE] * bool(kinds - {UNWRITTEN}) + [UNWRITTEN_NOTE] * (UNWRITTEN in kinds)  # what each kind does
+    lines.append(f"memory errors: {total:,} in {trace.kernel} ({'; '.join(notes)})")
     for (kind, array, line), count, error in groups[:max_groups]:
         what = f"{kind} of '{array}'" if array else kind
         where = f" at line {line}" if line else ""
