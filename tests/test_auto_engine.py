@@ -174,3 +174,15 @@ def test_nothing_is_handed_over_that_the_fast_path_would_decline(tmp_path, monke
         assert trace.meta["engine"] == "vector" and trace.meta["engine_note"] == "", trace.meta["engine_note"]
     assert shifted.meta["blocks_ran"].startswith("interleaved")
     assert not list(tmp_path.rglob("*.nbi"))
+
+
+def test_a_decline_after_a_compile_says_where_the_time_went(tmp_path, monkeypatch):
+    """`--engine fast` compiles the fast path, which then declines a racy launch: the vector engine runs it,
+    and the launch line's note says the compile came first (most of the launch's time); the next launch,
+    compiled already, says only why it declined."""
+    monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path))
+    first = gpuviz.trace(RACY, name="shift", backend="sim", engine="fast")[2, 64](np.arange(128.0))
+    assert first.meta["engine"] == "vector" and "compiled for it first" in first.meta["engine_note"]
+    again = gpuviz.trace(RACY, name="shift", backend="sim", engine="fast")[2, 64](np.arange(128.0))
+    assert again.meta["engine"] == "vector" and "compiled" not in again.meta["engine_note"]
+    assert again.meta["engine_note"] == first.meta["engine_note"].split("; the fast path was compiled")[0]

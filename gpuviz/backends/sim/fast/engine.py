@@ -195,43 +195,51 @@ def run_fast(py_func, program, config: LaunchConfig, params: list[str], host_arg
         runner.compile(signature)
         compile_times.remember(cache_dir() / "fast", time.perf_counter() - compiling)
         _remember_local_types(runner, signature, translation, params, host_args)
-    started = time.perf_counter()
-    # The log's slots of each thread: as many as it made accesses last time, or counted by a first run that
-    # logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory, and one
-    # sized by the busiest thread wastes it where a few threads make most accesses: a reduction's).
-    # A launch whose first and last block alone show it far over the budget skips that counting run.
-    cap = event_cap(options, config, host_args)
-    known = (translation.digest, config, options.blocks, cap)
-    sizes, narrowed = _log_sizes.get(known, (None, False)) if keep is not None else (None, False)
-    if keep is not None and sizes is None and not options.blocks:
-        watched = _watched(program, kinds, host_args, params)
-        sizes, narrowed = _narrowed_by_probe(runner, translation, config, device, per_sm, host_args, watched, cap,
-                                             restore)  # fmt: skip
-    if narrowed:
-        keep = block_mask(NARROWED, config.blocks)
-    watched_for = lambda: _watched(program, kinds, host_args, params)  # noqa: E731
-    while True:
-        state = _State(config, keep, sizes, len(translation.shared))
-        _call(runner, translation, config, device, per_sm, host_args, watched_for, state, notify, options.memory_budget)
-        kept = state.kept_counts()
-        # Over the budget: the chosen blocks' accesses, or where none were chosen every block's (each thread
-        # counted its own, kept or not), which decides whether the first and last block alone are kept.
-        over = int((kept if options.blocks else state.count).sum()) > cap
-        if state.F[0] != 0 or (state.all_logged() and over == narrowed):
-            break
-        restore()  # the arguments as they were given, for the run that logs
-        if over and options.blocks:
-            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
-                               "earliest accesses)")  # fmt: skip
-        narrowed = over  # as the vector engine narrows
-        keep = block_mask(NARROWED, config.blocks) if narrowed else _kept_blocks(config, options, level)
-        sizes = state.blocks_counts(keep, config.threads_per_block).reshape(-1)
-        if int(sizes.sum()) > cap:
-            raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
-                               "earliest accesses)")  # fmt: skip
-        _remember_sizes(known, sizes, narrowed)
-    run = _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
-                  compiled_now)  # fmt: skip
+    compile_seconds = time.perf_counter() - compiling if compiled_now else 0.0
+    try:
+        started = time.perf_counter()
+        # The log's slots of each thread: as many as it made accesses last time, or counted by a first run that
+        # logs nothing (the kernel is cheap next to the log; a log sized by guess would waste memory, and one
+        # sized by the busiest thread wastes it where a few threads make most accesses: a reduction's).
+        # A launch whose first and last block alone show it far over the budget skips that counting run.
+        cap = event_cap(options, config, host_args)
+        known = (translation.digest, config, options.blocks, cap)
+        sizes, narrowed = _log_sizes.get(known, (None, False)) if keep is not None else (None, False)
+        if keep is not None and sizes is None and not options.blocks:
+            watched = _watched(program, kinds, host_args, params)
+            sizes, narrowed = _narrowed_by_probe(runner, translation, config, device, per_sm, host_args, watched, cap,
+                                                 restore)  # fmt: skip
+        if narrowed:
+            keep = block_mask(NARROWED, config.blocks)
+        watched_for = lambda: _watched(program, kinds, host_args, params)  # noqa: E731
+        while True:
+            state = _State(config, keep, sizes, len(translation.shared))
+            _call(runner, translation, config, device, per_sm, host_args, watched_for, state, notify,
+                  options.memory_budget)
+            kept = state.kept_counts()
+            # Over the budget: the chosen blocks' accesses, or where none were chosen every block's (each thread
+            # counted its own, kept or not), which decides whether the first and last block alone are kept.
+            over = int((kept if options.blocks else state.count).sum()) > cap
+            if state.F[0] != 0 or (state.all_logged() and over == narrowed):
+                break
+            restore()  # the arguments as they were given, for the run that logs
+            if over and options.blocks:
+                raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
+                                   "earliest accesses)")  # fmt: skip
+            narrowed = over  # as the vector engine narrows
+            keep = block_mask(NARROWED, config.blocks) if narrowed else _kept_blocks(config, options, level)
+            sizes = state.blocks_counts(keep, config.threads_per_block).reshape(-1)
+            if int(sizes.sum()) > cap:
+                raise FastDeclined("the access log would not fit its memory budget (the vector engine keeps the "
+                                   "earliest accesses)")  # fmt: skip
+            _remember_sizes(known, sizes, narrowed)
+        run = _finish(translation, config, device, per_sm, options, arrays, params, host_args, state, keep, started,
+                      compiled_now)  # fmt: skip
+    except FastDeclined as declined:  # the time the launch took went mostly on the compile: the line says so
+        if not compiled_now:
+            raise
+        raise FastDeclined(f"{declined}; the fast path was compiled for it first, {compile_seconds:.1f} s of the "
+                           "time") from None
     if narrowed:
         run.schedule.warnings.append(narrowed_warning(options))
     known_types = (translation.digest, kept_types.arguments_key(host_args))
