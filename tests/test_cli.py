@@ -45,6 +45,7 @@ def write(tmp_path, text, name="s.py"):
     "script, message",
     [
         (None, "error: no script at"),
+        ("folder", "error: "),
         ("x = (\n", "error: s.py line 1: invalid syntax"),
         ("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = nope\nk[1, 1](None)\n",
          "error: k, line 4: name 'nope' is not defined"),
@@ -54,10 +55,13 @@ def write(tmp_path, text, name="s.py"):
     ],
 )  # fmt: skip
 def test_bad_input_gives_one_error_line_and_nonzero_exit(tmp_path, capsys, script, message):
-    path = str(tmp_path / "missing.py") if script is None else write(tmp_path, script)
-    assert main(["run", path, "--backend", "sim", "--out", str(tmp_path)]) == 1
+    path = str(tmp_path / "missing.py") if script is None else str(tmp_path) if script == "folder" else write(
+        tmp_path, script)  # fmt: skip
+    assert main(["run", path, "--backend", "sim", "--out", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith(message), err
+    if script == "folder":
+        assert err[-1] == f"error: {tmp_path} is a folder; give a Python script in it"
     assert not any("Traceback" in line for line in err)
 
 

@@ -18,11 +18,12 @@ def test_dims_accept_what_numba_accepts(value, expected):
         (3, 2048, "block has 2048 threads; at most 1024 threads per block are allowed"),
         (3, (32, 32, 2), "block has 2048 threads"),
         (0, 32, "must be positive"),
-        (3, 2.5, "must be whole numbers"),
+        (3, 2.5, "must be a whole number"),
         ((1, 2, 3, 4), 32, "4 dimensions"),
         (3, (1, 1, 65), "block.z is 65"),
         ((1, 70000), 32, "grid.y is 70000"),
-        (3, "32", "must be whole numbers"),
+        (3, "32", "must be a whole number"),
+        (1000 / 256, 256, "grid 3.90625: every dimension must be a whole number, not 3.90625 (`/` gives a float"),
     ],
 )
 def test_invalid_launches_are_refused_in_one_line(grid, block, message):

@@ -23,7 +23,8 @@ def as_dim3(value: object, what: str) -> Dim3:
     dims = []
     for item in items:
         if isinstance(item, bool) or not _is_integer(item):
-            raise LaunchError(f"{what} {_show(items)} must be whole numbers, got {item!r}")
+            hint = " (`/` gives a float: use `//`, e.g. `(n + 255) // 256` blocks)" * isinstance(item, float)
+            raise LaunchError(f"{what} {_show(items)}: every dimension must be a whole number, not {item!r}{hint}")
         dims.append(int(item))
     if any(d < 1 for d in dims):
         raise LaunchError(f"{what} {_show(items)} must be positive; every dimension is at least 1")

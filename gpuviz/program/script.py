@@ -29,6 +29,8 @@ class ScriptError(GpuvizError):
 def check_script(path: str | Path) -> tuple[Path, str]:
     """Read a script and check its syntax, with one-line messages for the usual mistakes."""
     path = Path(path)
+    if path.is_dir():
+        raise GpuvizError(f"{path} is a folder; give a Python script in it")
     if not path.is_file():
         raise GpuvizError(f"no script at {path}")
     try:
