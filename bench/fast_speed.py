@@ -7,8 +7,8 @@ a user waits in a warm process: a session's launch (the backend's run, its trace
 app shows: the memory report and the races), best of BEST_OF after a launch that compiles or loads the
 kernel (that first launch is printed apart). Each line prints gpuviz's time and the anchor's, measured
 in this run, and the machine's load (os.getloadavg) before it.
-The line before the last: peak bytes a recorded access of vector add, both engines, the backend's run
-alone and with the analyses.
+The two lines before the last: peak bytes a recorded access of vector add and of the tree reduction, both
+engines, the backend's run alone and with the analyses.
 Last line: `fast_speed threads=<ratio per kernel> accesses=<ratio per kernel>` (fast path over anchor).
 """
 
@@ -114,10 +114,10 @@ def best(name: str, engine: str, level: str) -> tuple[float, str]:
     return min(time_gpuviz(name, engine, level) for _ in range(BEST_OF))
 
 
-def memory_line() -> str:
-    """Peak bytes a recorded access (NumPy's allocations, tracemalloc) of vector add at level accesses: the
+def memory_line(name: str) -> str:
+    """Peak bytes a recorded access (NumPy's allocations, tracemalloc) of a kernel at level accesses: the
     backend's run alone (what the engine holds: its log and the trace it makes) and the session's launch
-    (the analyses added)."""
+    (the analyses added). Vector add's threads make three accesses each; the tree reduction's 2 to 28."""
     import tracemalloc
 
     from gpuviz.backends.sim.backend import SimBackend
@@ -125,22 +125,23 @@ def memory_line() -> str:
     from gpuviz.core.options import RunOptions
     from gpuviz.run.api import python_function
 
-    func, (grid, block) = python_function(K.vecadd), launch("vecadd")
+    func, (grid, block) = python_function(getattr(K, name)), launch(name)
     found = []
     for engine in ("fast", "vector"):
         options = RunOptions(backend="sim", engine=engine, level="accesses")
-        time_gpuviz("vecadd", engine, "accesses")  # warm: compiled, memory pools settled
+        time_gpuviz(name, engine, "accesses")  # warm: compiled, memory pools settled
         tracemalloc.start()
-        trace = SimBackend().run(func, LaunchConfig.of(grid, block, 0), inputs("vecadd"), options)
+        trace = SimBackend().run(func, LaunchConfig.of(grid, block, 0), inputs(name), options)
         run_peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
+        rows = len(trace.accesses["time"])
         del trace
         tracemalloc.start()
-        _, ran = time_gpuviz("vecadd", engine, "accesses")
+        _, ran = time_gpuviz(name, engine, "accesses")
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        found.append(f"{engine} ({ran}) run {run_peak / (3 * THREADS):.0f}, with analyses {peak / (3 * THREADS):.0f}")
-    return f"memory vecadd level accesses, peak bytes a recorded access: {'; '.join(found)}"
+        found.append(f"{engine} ({ran}) run {run_peak / rows:.0f}, with analyses {peak / rows:.0f}")
+    return f"memory {name} level accesses, peak bytes a recorded access: {'; '.join(found)}"
 
 
 def main() -> None:
@@ -161,7 +162,8 @@ def main() -> None:
             line += (f"  | {level}: {engine} {fast:6.3f} s (x{fast / numpy_s:5.1f} numpy) vector {vector:6.3f} s "
                      f"(x{vector / numpy_s:5.1f}; fast x{vector / fast:4.1f} faster)")  # fmt: skip
         print(line, flush=True)
-    print(memory_line(), flush=True)
+    for name in ("vecadd", "tree_reduction"):
+        print(memory_line(name), flush=True)
     summary = {level: " ".join(f"{n}:{r:.1f}" for n, r in found.items()) for level, found in ratios.items()}
     print(f"fast_speed threads={summary['threads']} accesses={summary['accesses']}")
 
