@@ -557,7 +557,9 @@ def _print_info(trace) -> None:
     print(f"device   {meta['device']} ({meta['sm_count']} SMs)")
     sms = len(set(trace.threads["sm"].tolist()))
     span = int(trace.threads["t_end"].max() - trace.threads["t_start"].min()) if trace.n_threads else 0
-    print(f"ran on   {sms} SM(s) over {span:,} {meta['time_unit']}(s)")
+    clock = {"scheduler-steps": " (the reference engine's scheduler steps, not the cost model's cycles)",
+             "cost-model": " (the cost model's cycles)"}.get(meta.get("time_source") or "", "")  # fmt: skip
+    print(f"ran on   {sms} SM(s) over {span:,} {meta['time_unit']}(s){clock}")
     for entry in meta.get("arrays", []):
         print(f"array    {entry['name']}: {entry['space']} {entry['dtype']}{tuple(entry['shape'])}")
     print(f"thread   {register_words(theoretical(trace))}")

@@ -97,6 +97,10 @@ def test_script_arguments_and_info(tmp_path, capsys):
     assert main(["info", str(tmp_path / "000-block_sum.npz")]) == 0
     out = capsys.readouterr().out
     assert "array    partial: shared float32(128,)" in out
+    assert "tick(s) (the cost model's cycles)" in out  # which clock the span is on: engines differ
+    main(["run", script, "--backend", "sim", "--engine", "reference", "--out", str(tmp_path / "ref")])
+    assert main(["info", str(tmp_path / "ref" / "000-block_sum.npz")]) == 0
+    assert "tick(s) (the reference engine's scheduler steps, not the cost model's cycles)" in capsys.readouterr().out
 
 
 def test_version_and_help(capsys):
