@@ -41,8 +41,12 @@ def shoot(app, size: tuple[int, int], theme: str, presenting: bool) -> Path:
     while (window.runs.running or not window.runner.loader.idle) and time.time() - started < 120:
         app.processEvents()
         time.sleep(0.02)
-    window.views["lesson"].predict.number_boxes[0].setText("32768")  # a prediction committed: the answer may show
-    window.views["lesson"].predict.commit()
+    predict = window.views["lesson"].predict  # a prediction committed (the first choice): the answer may show
+    if predict.choice_buttons:
+        predict.choice_buttons[0].setChecked(True)
+    for box in predict.number_boxes:
+        box.setText("32768")
+    predict.commit()
     window.views["lesson"].show_answer()
     for _ in range(5):
         app.processEvents()
