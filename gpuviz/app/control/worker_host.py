@@ -98,8 +98,7 @@ class WorkerHost(QObject):
         """Kill the worker: an endless kernel stops at once."""
         if self._process is None:
             return
-        self._process.kill()
-        self._process.join(1.0)
+        _kill(self._process)
         self._cleanup()
         self.stage.emit(Stage("stopped", "stopped"))
         self.finished.emit(False)
@@ -131,6 +130,8 @@ class WorkerHost(QObject):
         """Pass one message on as its signal; True once the run is over."""
         if isinstance(message, RunFinished):
             self._process.join(2.0)
+            if self._process.is_alive():  # still closing its queues on a busy machine: no process outlives its run
+                _kill(self._process)
             self._cleanup()
             self.finished.emit(message.ok)
             return True
@@ -164,7 +165,15 @@ class WorkerHost(QObject):
 
 
 def _end(process, requests, messages) -> None:
-    process.kill()
-    process.join(1.0)
+    _kill(process)
     requests.close()
     messages.close()
+
+
+KILL_WAIT = 30.0  # seconds: a killed process is gone at once, reaped when the system gets to it (a busy one later)
+
+
+def _kill(process) -> None:
+    """Kill the process and wait until it is reaped, so that none is left behind the window."""
+    process.kill()
+    process.join(KILL_WAIT)
