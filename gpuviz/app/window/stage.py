@@ -212,8 +212,7 @@ class Stage:
         self._say()
 
     def _show_front_in_picker(self, *_) -> None:
-        index = self.bar.picker.findData(next((n for n, v in self.window.views.items()
-                                               if v is self.window.tabs.currentWidget()), None))  # fmt: skip
+        index = self.bar.picker.findData(self._front_name())
         if index >= 0:
             self.bar.picker.setCurrentIndex(index)
 
@@ -221,11 +220,16 @@ class Stage:
         view = self.window.tabs.currentWidget()
         return view if isinstance(view, View) else None
 
+    def _front_name(self) -> str | None:
+        """The name in the table of views of the view in front."""
+        front = self.window.tabs.currentWidget()
+        return next((name for name, view in self.window.views.items() if view is front), None)
+
     def _say(self) -> None:
         if not self.on:
             return
         caption, front = self.window.state.caption, self.front()
-        name = next((n for n, view in self.window.views.items() if view is front), None)
+        name = self._front_name()
         self.caption.set_below(name is not None and BY_NAME[name].caption_below)
         headline = front.headline() if front is not None else ""
         words = f"<b>{code_as_html(caption)}</b>" if caption else ""

@@ -96,9 +96,8 @@ def _parts(kept: np.ndarray, blocks: int, per_group: int, lanes: int) -> list[tu
         return [(0, 0)]
     group = kept[:blocks] // per_group
     ends = np.flatnonzero(np.diff(group)) + 1  # where a new group starts
-    cuts = sorted({int(ends[np.searchsorted(ends, blocks * k / lanes)]) for k in range(1, lanes)
-                   if np.searchsorted(ends, blocks * k / lanes) < ends.size})  # fmt: skip
-    bounds = [0, *cuts, blocks]
+    at = np.searchsorted(ends, blocks * np.arange(1, lanes) / lanes)  # the first group start past each share
+    bounds = [0, *sorted({int(ends[i]) for i in at if i < ends.size}), blocks]
     return [(a, b) for a, b in zip(bounds, bounds[1:])]
 
 
@@ -172,10 +171,10 @@ def _uneven_loops(count, off, sites, phases, points, kept, tpb, per_group, top_p
     for b in range(b0, b1):
         group = kept[b] // per_group - g0
         for s in range(b * tpb, (b + 1) * tpb):
-            phase, h = -1, np.uint64(0)
-            for k in range(_used(count, off, s) + 1):  # one step past the last access closes its phase
+            phase, h, used = -1, np.uint64(0), _used(count, off, s)
+            for k in range(used + 1):  # one step past the last access closes its phase
                 j = off[s] + k
-                here = phases[j] if k < _used(count, off, s) and points[sites[j]] < 0 else -1
+                here = phases[j] if k < used and points[sites[j]] < 0 else -1
                 if here != phase and phase >= 0:
                     if seen[group, phase] == 0:
                         seen[group, phase] = h
