@@ -323,40 +323,35 @@ def _site_columns(count, off, sites, site_of, kept, tpb, dest, array_of, kind_of
     site's first number is counted out, then each row's number is that plus its execution. The part's blocks
     (b0 to b1) are numbered from 0: the requests they make is returned."""
     n_sites = site_of.max() + 1 if site_of.size else 1
-    # Slot by slot over a warp's lanes (the k-th access of every lane, then the next), each lane's
-    # executions of each site counted apart; `seen` says which warp and walk a lane's count belongs to, so
-    # that no count is cleared.
+    # Each lane's executions of each site counted apart, lane after lane in the log's own order (a thread's
+    # slots are adjacent: one sweep); `seen` says which warp and walk a lane's count belongs to, so that no
+    # count is cleared.
     runs, seen = np.zeros((32, n_sites), np.int64), np.full((32, n_sites), -1, np.int64)
     first = np.zeros(n_sites, np.int64)
     next_request, walk = 0, 0
     for b in range(b0, b1):
+        shift = kept[b] * tpb - b * tpb  # a slot's thread: its launch-wide number
         for w in range(0, tpb, 32):
             lo, hi = b * tpb + w, b * tpb + min(w + 32, tpb)
-            most = 0
-            for s in range(lo, hi):
-                most = max(most, _used(count, off, s))
             first[:] = 0
-            for k in range(most):  # the warp's busiest lane's executions of each site
-                for s in range(lo, hi):
-                    if k < _used(count, off, s):
-                        c = site_of[sites[off[s] + k]]
-                        done = runs[s - lo, c] + 1 if seen[s - lo, c] == walk else 1
-                        runs[s - lo, c], seen[s - lo, c] = done, walk
-                        first[c] = max(first[c], done)
+            for s in range(lo, hi):  # the warp's busiest lane's executions of each site
+                for j in range(off[s], off[s] + _used(count, off, s)):
+                    c = site_of[sites[j]]
+                    done = runs[s - lo, c] + 1 if seen[s - lo, c] == walk else 1
+                    runs[s - lo, c], seen[s - lo, c] = done, walk
+                    first[c] = max(first[c], done)
             walk += 1
             for c in range(n_sites):
                 first[c], next_request = next_request, next_request + first[c]
-            for k in range(most):
-                for s in range(lo, hi):
-                    if k < _used(count, off, s):
-                        j = off[s] + k
-                        row, site = dest[j], sites[j]
-                        c = site_of[site]
-                        before = runs[s - lo, c] if seen[s - lo, c] == walk else 0
-                        runs[s - lo, c], seen[s - lo, c] = before + 1, walk
-                        array[row], kind[row], line[row] = array_of[site], kind_of[site], line_of[site]
-                        thread[row] = kept[b] * tpb + s - b * tpb
-                        request[row] = first[c] + before
+            for s in range(lo, hi):
+                for j in range(off[s], off[s] + _used(count, off, s)):
+                    row, site = dest[j], sites[j]
+                    c = site_of[site]
+                    before = runs[s - lo, c] if seen[s - lo, c] == walk else 0
+                    runs[s - lo, c], seen[s - lo, c] = before + 1, walk
+                    array[row], kind[row], line[row] = array_of[site], kind_of[site], line_of[site]
+                    thread[row] = shift + s
+                    request[row] = first[c] + before
             walk += 1
     return next_request
 
