@@ -460,5 +460,6 @@ def test_a_kernel_that_raises_in_one_lane_runs_on_the_vector_engine(monkeypatch)
     monkeypatch.setattr(backend, "_try_fast", lambda *args: notes.append(try_fast(*args)[2]) or (None, "vector", ""))
     a = np.ones(8 * 32, np.int64)
     a[5 * 32 + 3] = 0
-    gpuviz.trace(DIVIDES, backend="sim", engine="fast")[8, 32](a, np.zeros(8 * 32, np.int64))
+    with pytest.raises(gpuviz.KernelError, match=r"block \(5,0,0\) thread \(3,0,0\), line 6: division by zero"):
+        gpuviz.trace(DIVIDES, backend="sim", engine="fast")[8, 32](a, np.zeros(8 * 32, np.int64))
     assert len(notes) == 1 and "ZeroDivisionError" in notes[0], notes  # the fast path's own word for it

@@ -180,14 +180,14 @@ class VectorRewriter(KernelRewriter):
         out: list[ast.stmt] = []
         for stmt in result if isinstance(result, list) else [result]:
             out += self._merged(stmt) if isinstance(stmt, ast.Assign) else [stmt]
-        return self._located(_typed(out), node)
+        return self._located(typed_statements(out), node)
 
     def visit_AugAssign(self, node: ast.AugAssign):
         if isinstance(node.target, ast.Name):
             value = self._binary(node.op, ast.Name(node.target.id, ast.Load()), self.visit(node.value))
             return self._located(self._assign_names(ast.Name(node.target.id, ast.Store()), value), node)
         result = super().visit_AugAssign(node)
-        return self._located(_typed(result if isinstance(result, list) else [result]), node)
+        return self._located(typed_statements(result if isinstance(result, list) else [result]), node)
 
     def _merged(self, stmt: ast.Assign) -> list[ast.stmt]:
         """`x = v` becomes `x = merge(x, v)`: lanes outside the mask keep their value."""
@@ -310,7 +310,7 @@ def _lanewise_hook(target: object) -> str | None:
     return None
 
 
-def _typed(statements: list[ast.stmt]) -> list[ast.stmt]:
+def typed_statements(statements: list[ast.stmt]) -> list[ast.stmt]:
     """Arithmetic the base rewrite builds itself (a[i] += v) goes through the typing hooks too."""
 
     class Typed(ast.NodeTransformer):

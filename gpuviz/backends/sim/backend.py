@@ -35,7 +35,8 @@ from gpuviz.core.trace.columns import thread_layout
 from gpuviz.core.trace.model import Trace, new_trace
 from gpuviz.instrument.arguments import check_arguments
 from gpuviz.instrument.gpu_rewrite import cache_dir
-from gpuviz.instrument.rewrite import Program, build_program
+from gpuviz.instrument.reference_rewrite import build_reference_program
+from gpuviz.instrument.rewrite import Program
 from gpuviz.instrument.shared_memory import MAX_STATIC_SHARED, shared_bytes
 from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupported, build_vector_program
 
@@ -48,7 +49,7 @@ def program_for(py_func) -> Program:
     """The rewritten kernel, compiled once per Python function."""
     program = _programs.get(py_func)
     if program is None:
-        program = _programs[py_func] = build_program(py_func)
+        program = _programs[py_func] = build_reference_program(py_func)
     return program
 
 
@@ -164,7 +165,7 @@ def _refuse_endless(program) -> None:
         raise KernelError(
             f"{program.name}: never ends: the loop on line {line} (in {function}) has a test that is "
             "always true and no break, return or raise; on a GPU it would run until the process is "
-            "killed (give --timeout to run it anyway and stop it after that many seconds)"
+            "killed (`gpuviz run --timeout N` runs it all the same and stops it after N seconds)"
         )
 
 

@@ -58,4 +58,5 @@ class SpinWatch:
             what = f"{name}[{flat:,}] = {number(value)}" if name is not None and value is not None else "memory"
             raise KernelError(f"{self.kernel}: no progress: {who()} spin on line {line}, reading {what} over and "
                               "over with no thread writing memory meanwhile, so nothing they read can change and "
-                              "the loop never ends; on a GPU it would hang (give --timeout to let it run that long)")
+                              "the loop never ends; on a GPU it would hang (`gpuviz run --timeout N` lets it run "
+                              "for N seconds all the same)", line)

@@ -337,6 +337,8 @@ class Executor:
     def _stop(self, lane: Lane, exc: Exception) -> None:
         """A memory error stops only its thread (recorded, as compute-sanitizer would list it); any
         other error stops the launch."""
+        if isinstance(exc, KernelError):  # worded already, with its kernel, threads and line (a spin)
+            raise exc from None
         if not isinstance(exc, MemoryFault):
             raise self._fault(lane, exc) from None
         self.errors.add(exc.kind, lane.gid, _user_line(exc, self.filenames), exc.array, exc.index)
@@ -375,6 +377,7 @@ def _user_line(exc: BaseException, filenames: set[str]) -> int | None:
 def _explain(exc: Exception) -> str:
     if isinstance(exc, ThreadFault):
         return str(exc)
-    if isinstance(exc, ZeroDivisionError):
-        return "division by zero"
+    if isinstance(exc, ZeroDivisionError):  # numba's error model on a GPU (without debug=True): 0, no error
+        return ("division by zero (an integer divided by 0: numba-cuda on a GPU gives 0 there and goes on; "
+                "gpuviz stops to show where)")
     return f"{type(exc).__name__}: {exc}"

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from gpuviz.backends.sim.arithmetic import one_value_hooks
 from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.backends.sim.spin import SAMPLE, SpinWatch
@@ -330,6 +331,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_gdx": gdx, "_gv_gdy": gdy, "_gv_gdz": gdz,
         "_gv_warpsize": 32,
         **BIT_FUNCTIONS,
+        **one_value_hooks(),
     }  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.backends.sim.vector.ops import KernelMisuse, numba_type
+from gpuviz.backends.sim.arithmetic import KernelMisuse, numba_type
 from gpuviz.instrument.vector_rewrite import VectorUnsupported
 
 LOCKSTEP_LIMIT = 10_000  # iterations of one while loop before the vector engine gives the launch up

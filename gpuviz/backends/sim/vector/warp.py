@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.arithmetic import KernelMisuse
 from gpuviz.backends.sim.collective_types import barrier_truth, match_keys, refusal
 from gpuviz.backends.sim.syncwarps import SyncwarpLog, mask_of
 from gpuviz.backends.sim.vector.lanes import truth
-from gpuviz.backends.sim.vector.ops import KernelMisuse
 from gpuviz.core.launch import format_dims
 from gpuviz.core.trace.columns import EPOCH_FIELDS, epoch_field
 from gpuviz.instrument.rewrite import BARRIER
