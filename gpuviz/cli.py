@@ -263,6 +263,7 @@ def _block_list(text: str) -> tuple[int, ...]:
 
 def _run(args: argparse.Namespace) -> int:
     from gpuviz.core.findings import RUN_DEFAULT
+    from gpuviz.core.json_reports import exit_json
     from gpuviz.core.options import RunOptions
     from gpuviz.program.script import ScriptError, run_script
     from gpuviz.run.session import Session
@@ -279,25 +280,37 @@ def _run(args: argparse.Namespace) -> int:
         from gpuviz.run.own_process import report_launches
 
         report_launches(session, args.script, args.say)
+    chosen = None  # the status a script gave sys.exit, as Python would exit with it
     try:
         with Watchdog(args.timeout, session, args.script) if args.timeout is not None else nullcontext(), \
                 stdout_to_stderr() if args.json else nullcontext():  # fmt: skip
             run_script(args.script, session, args.script_args)
-    except ScriptError as exc:
-        exc.details = exc.details if args.debug else None  # main() prints them once, with --debug
-        raise
+    except GpuvizError as exc:
+        chosen = exc.exit_code if isinstance(exc, ScriptError) else None
+        if chosen is None:
+            if isinstance(exc, ScriptError):
+                exc.details = exc.details if args.debug else None  # main() prints them once, with --debug
+            if args.json:  # stdout still holds one document: the launches that ran, and why the run stopped
+                _print_run_json(args, session.records, {**exit_json(1, []), "error": str(exc)})
+            raise
     if not session.records:
         print_report("[gpuviz] the script launched no kernel")
     status, exit_ = _exit_for(rule, [r.findings for r in session.records], RUN_DEFAULT)
     if status:
         print_report(_failed_line(session.records, exit_["failed_on"], status, args.error_exitcode is None))
+    if chosen is not None:
+        status, exit_ = chosen, {**exit_, "status": chosen}
     if args.json:
-        from gpuviz.core.json_schema import envelope
-
-        document = {**envelope("run"), "script": str(args.script), "out": str(args.out),
-                    "launches": [r.to_json() for r in session.records], "exit": exit_}  # fmt: skip
-        print(json.dumps(document), flush=True)
+        _print_run_json(args, session.records, exit_)
     return status
+
+
+def _print_run_json(args: argparse.Namespace, records: list, exit_: dict) -> None:
+    from gpuviz.core.json_schema import envelope
+
+    document = {**envelope("run"), "script": str(args.script), "out": str(args.out),
+                "launches": [r.to_json() for r in records], "exit": exit_}  # fmt: skip
+    print(json.dumps(document), flush=True)
 
 
 def _failed_line(records: list, failed_on: list[str], status: int, default_rule: bool) -> str:
@@ -547,6 +560,7 @@ def _print_info(trace) -> None:
     from gpuviz.core.analysis.memory_text import register_words
     from gpuviz.core.analysis.occupancy import theoretical
     from gpuviz.core.analysis.outcomes import plain_vs_recorded, recording_note
+    from gpuviz.core.analysis.report import recorded_share
     from gpuviz.core.analysis.residency import residency_note
     from gpuviz.core.launch import LaunchConfig
 
@@ -565,7 +579,9 @@ def _print_info(trace) -> None:
     print(f"thread   {register_words(theoretical(trace))}")
     events = 0 if trace.accesses is None else len(trace.accesses["thread"])
     capped = " (truncated)" if trace.truncated else ""
-    print(f"accesses {events:,} recorded at level '{meta.get('level')}'{capped}")
+    share = recorded_share(trace)
+    blocks = f", of {share[0]:,} of its {share[1]:,} blocks only (the warning below says why)" if share else ""
+    print(f"accesses {events:,} recorded at level '{meta.get('level')}'{blocks}{capped}")
     outcomes = meta.get("outcomes")
     if outcomes:
         seeds = f" (seeds {outcomes['seeds'][0]}..{outcomes['seeds'][-1]})" if meta["backend"] == "sim" else ""

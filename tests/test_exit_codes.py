@@ -88,3 +88,15 @@ def test_bad_exit_options_are_one_line(scripts, flags, message, capsys):
     assert main(["run", str(scripts / "clean.py"), "--backend", "sim", "--out", str(scripts / "o"), *flags]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {message}"), err
+
+
+@pytest.mark.parametrize(("ending", "status", "error"), [("sys.exit(3)", 3, None), ("sys.exit(0)", 0, None),
+                                                        ("sys.exit('no data')", 1, "exited at line")])  # fmt: skip
+def test_a_script_that_calls_sys_exit_exits_with_its_status(tmp_path, capsys, ending, status, error):
+    """A grading script reports through its exit status: gpuviz run passes it on, with no error line."""
+    script = tmp_path / "graded.py"
+    script.write_text(f"import sys\n{SCRIPTS['clean']}\n{ending}\n")
+    assert main(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "t")]) == status
+    err = capsys.readouterr().err
+    assert ("error:" in err) == (error is not None) and (error or "") in err
+    assert "000-" in err  # the launch before it was traced as ever

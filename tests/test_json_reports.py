@@ -51,6 +51,16 @@ def test_run_json_is_alone_on_stdout_with_each_launch(runs):
     assert document["exit"] == {"status": 1, "failed_on": ["memory"]}
 
 
+def test_a_script_that_fails_after_a_launch_still_prints_its_document(tmp_path, capsys):
+    script = tmp_path / "fails.py"
+    script.write_text(SCRIPTS["memory"] + "x = {}['missing']\n")
+    document = _valid("run", _json(["run", str(script), "--backend", "sim", "--out", str(tmp_path / "t"),
+                                    "--json", "--allow-errors"]))  # fmt: skip
+    assert len(document["launches"]) == 1 and document["launches"][0]["trace"]
+    assert document["exit"]["status"] == 1 and "KeyError" in document["exit"]["error"]
+    assert "KeyError" in capsys.readouterr().err  # the error line as ever, on stderr
+
+
 def test_races_json_keeps_its_fields_and_gains_the_envelope(runs, capsys):
     _, trace = runs["races"]
     document = _valid("races", _json(["races", trace, "--json"]))

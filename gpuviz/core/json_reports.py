@@ -26,6 +26,7 @@ def exit_json(status: int, failed_on: list[str]) -> dict:
 def info_body(trace: Trace) -> dict:
     """What `gpuviz info` prints, as data."""
     meta, threads = trace.meta, trace.threads
+    blocks = meta.get("recorded_blocks")  # accesses of these blocks only (None: of every block)
     span = int(threads["t_end"].max() - threads["t_start"].min()) if trace.n_threads else 0
     outcomes = meta.get("outcomes") or {}
     notes = [*meta.get("unrecorded", []), *modelled_notes(meta)]
@@ -41,6 +42,7 @@ def info_body(trace: Trace) -> dict:
         "time_unit": meta["time_unit"],
         "level": meta.get("level"),
         "accesses": 0 if trace.accesses is None else len(trace.accesses["thread"]),
+        "recorded_blocks": None if blocks is None else [int(b) for b in blocks],
         "truncated": trace.truncated,
         "arrays": [
             {"name": a["name"], "space": a["space"], "dtype": a["dtype"], "shape": list(a["shape"])}

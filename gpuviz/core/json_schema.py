@@ -32,7 +32,8 @@ FINDINGS = _object({"races": _NULL_INT, "memory_errors": _INT, "barrier_divergen
 LAUNCH = _object({"index": _INT, "kernel": _STR, "grid": _DIMS, "block": _DIMS, "threads": _INT, "backend": _STR,
                   "engine": _STR, "seconds": _NUM, "trace": _NULL_STR, "findings": FINDINGS})  # fmt: skip
 EXIT = _object({"status": _INT, "failed_on": {"type": "array", "items": {"enum": ["races", "memory", "barrier",
-                                                                                     "warp-sync"]}}})  # fmt: skip
+                                                                                     "warp-sync"]}},
+                "error": _STR}, required=("status", "failed_on"))  # fmt: skip
 _PARTY = _object({"block": _DIMS, "thread": _DIMS, "line": _INT, "access": {"enum": ["read", "write", "atomic"]}})
 RACE = _object({"array": _STR, "space": {"enum": ["global", "shared"]}, "index": _INT, "block": _DIMS,
                 "kind": {"enum": ["RAW", "WAR", "WAW"]}, "scope": {"enum": ["same warp", "same block",
@@ -105,6 +106,7 @@ SCHEMAS = {
             "time_unit": _STR,
             "level": _NULL_STR,
             "accesses": _INT,
+            "recorded_blocks": _nullable({"type": "array", "items": _INT}),
             "truncated": _BOOL,
             "arrays": {
                 "type": "array",

@@ -20,10 +20,11 @@ DETAIL_FRAMES = 40  # frames of a failing script's traceback kept for --debug
 class ScriptError(GpuvizError):
     """The script itself failed (an assert, an exception of its own)."""
 
-    def __init__(self, message: str, details: str, line: int | None = None):
+    def __init__(self, message: str, details: str, line: int | None = None, exit_code: int | None = None):
         super().__init__(message)
         self.details = details
         self.line = line  # the script's own line, for the editor to mark
+        self.exit_code = exit_code  # sys.exit(N): the status the script chose (the command line exits with it)
 
 
 def check_script(path: str | Path) -> tuple[Path, str]:
@@ -33,6 +34,9 @@ def check_script(path: str | Path) -> tuple[Path, str]:
         raise GpuvizError(f"{path} is a folder; give a Python script in it")
     if not path.is_file():
         raise GpuvizError(f"no script at {path}")
+    if path.suffix.lower() == ".npz":
+        raise GpuvizError(f"{path.name} is a trace, not a script: read it with `gpuviz info {path}`, or show it "
+                          f"with `gpuviz open {path}`")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as some editors save, is no error
     except (OSError, UnicodeDecodeError) as exc:
@@ -58,9 +62,10 @@ def run_script(path: str | Path, session: Launcher, argv: list[str] | None = Non
         raise _at_launch_line(exc, path) from None
     except GpuvizError:
         raise
-    except SystemExit as exc:
+    except SystemExit as exc:  # the script ended itself: its launches are whole
+        session.finish()
         if exc.code not in (None, 0):  # sys.exit(main()) with success is a finished script
-            raise _script_failure(exc, path) from None
+            raise _script_exit(exc, path) from None
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
@@ -85,6 +90,15 @@ def _script_failure(exc: BaseException, path: Path) -> ScriptError:
     # Endless recursion leaves a million frames: formatting them all takes minutes, the last few say enough.
     details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-DETAIL_FRAMES))
     return ScriptError(message, details, line)
+
+
+def _script_exit(exc: SystemExit, path: Path) -> ScriptError:
+    """sys.exit(N) or sys.exit("why"): the script ended itself, not with an error of its own."""
+    line = _last_line_in(exc.__traceback__, str(path))
+    where = f" at line {line}" if line else ""
+    if isinstance(exc.code, int):
+        return ScriptError(f"{path.name} exited with status {exc.code}{where}", "", line, exit_code=exc.code)
+    return ScriptError(f"{path.name} exited{where}: {exc.code}", "", line)
 
 
 def _last_line_in(tb, filename: str) -> int | None:
