@@ -69,6 +69,18 @@ def test_the_estimate_matches_what_a_trace_takes(sim_run):
     assert estimate.access_bytes <= sum(column.nbytes for column in trace.accesses.values())  # one access a thread
 
 
+def test_the_disk_figure_bounds_the_file_and_leaves_out_what_the_file_derives(sim_run, tmp_path):
+    """The layout columns (block and thread indices, warp, lane) are not stored: a launch's file takes far less
+    than its trace in memory, and never more than the bound announced."""
+    a = np.random.default_rng(0).random(4096)  # random values: the snapshots hardly compress
+    trace = sim_run("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] += 1\n", 16, 256, a,
+                    level="threads")  # fmt: skip
+    estimate = estimate_trace("k", 4096, "threads", (a,))
+    size = trace.save(tmp_path / "t.npz").stat().st_size
+    assert size <= estimate.disk < estimate.memory
+    assert "a file of at most" in estimate.announce()
+
+
 def test_two_to_the_28_threads_are_refused_before_starting():
     estimate = estimate_trace("fill", 1 << 28, "threads", ())
     with pytest.raises(

@@ -12,9 +12,13 @@ import numpy as np
 
 from gpuviz.core.budget import format_bytes, format_over
 from gpuviz.core.errors import GpuvizError
+from gpuviz.core.trace.codec import DERIVED_THREAD_COLUMNS
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, THREAD_COLUMNS
 
 THREAD_BYTES = sum(np.dtype(t).itemsize * (3 if k.endswith("_idx") else 1) for k, t in THREAD_COLUMNS.items())
+# On disk (core/trace/codec.py) the layout columns are not stored, and the others at most as wide as in memory
+# before they are narrowed and deflated: an upper bound, often far above the file (a launch's times compress).
+STORED_THREAD_BYTES = sum(np.dtype(t).itemsize for k, t in THREAD_COLUMNS.items() if k not in DERIVED_THREAD_COLUMNS)
 ACCESS_BYTES = sum(np.dtype(t).itemsize for t in ACCESS_COLUMNS.values())
 ANNOUNCE_BYTES = 256 << 20  # a trace this big is announced before the launch starts
 RAISE_BUDGET = "raise the budget with --max-memory or GPUVIZ_MEMORY_BUDGET"
@@ -41,12 +45,18 @@ class TraceEstimate:
         return self.thread_bytes + self.snapshot_bytes + self.access_bytes
 
     @property
-    def disk(self) -> int:  # members are stored uncompressed
-        return self.memory
+    def disk(self) -> int:
+        """The most the trace file can take (before its columns are narrowed and deflated)."""
+        return self.threads * STORED_THREAD_BYTES + self.snapshot_bytes + self.access_bytes
 
     def describe(self) -> str:
         return (f"{self.kernel}: {self.threads:,} threads at level {self.level} make a trace of at least "
                 f"{format_bytes(self.memory)}")  # fmt: skip
+
+    def announce(self) -> str:
+        """A big launch's line before it runs: what its trace takes in memory, and at most on disk."""
+        return (f"{self.describe()} in memory, and a file of at most {format_bytes(self.disk)} "
+                "(usually far less: its columns are narrowed and compressed)")
 
 
 def estimate_trace(kernel: str, threads: int, level: str, args: tuple, repeat: int = 1,

@@ -147,7 +147,7 @@ class Session:
         estimate = estimate_trace(kernel, config.threads, level, args, self.options.repeat, recorded)
         check_fits(estimate, self.options.memory_budget, self.out_dir)
         if worth_announcing(estimate, self.options.memory_budget):
-            self.notify(LogLine(f"[gpuviz] {estimate.describe()} in memory and on disk"))
+            self.notify(LogLine(f"[gpuviz] {estimate.announce()}"))
 
     def _report(self, record: LaunchRecord, trace: Trace) -> None:
         self.notify(LogLine(summary_line(record)))
