@@ -65,6 +65,19 @@ def test_bad_input_gives_one_error_line_and_nonzero_exit(tmp_path, capsys, scrip
     assert not any("Traceback" in line for line in err)
 
 
+def test_files_of_the_wrong_kind_say_what_they_are(tmp_path, capsys):
+    trace = gpuviz.trace("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = 1\n", backend="sim")[1, 1](
+        np.zeros(1)).save(tmp_path / "000-k.npz")  # fmt: skip
+    np.savez(tmp_path / "mine.npz", x=np.arange(3))
+    cases = [(["run", str(trace)], "000-k.npz is a trace, not a script: read it with `gpuviz info"),
+             (["info", str(tmp_path)], f"{tmp_path} is a folder; give a trace file in it"),
+             (["info", str(tmp_path / "mine.npz")], "mine.npz: not a gpuviz trace (it has no 'format' entry)")]
+    for argv, message in cases:
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+
+
 def test_script_can_catch_an_invalid_launch_like_the_tutorial(tmp_path, capsys):
     text = (
         "from numba import cuda\nimport numpy as np\n@cuda.jit\ndef k(a):\n    a[0] = 1\n"

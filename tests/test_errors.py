@@ -110,3 +110,27 @@ def test_python_api_with_decorated_function_and_gpuviz_cuda():
     assert (a == 3.5).all()
     assert trace.meta["scalars"] == {"value": 3.5}
     assert trace.kernel == "fill"
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda g, a: g.trace(KERNEL_TEXT, colour="red")[1, 4](a), r"unknown option 'colour'; the options are: backend"),
+    (lambda g, a: g.trace(KERNEL_TEXT)(a), r"give the launch first.*\[blocks, threads\]\(\*args\)"),
+    (lambda g, a: g.trace(KERNEL_TEXT.replace("@cuda.jit\n", ""), name="k"), r"'k' .* plain function: decorate it"),
+    (lambda g, a: g.trace(KERNEL_TEXT.replace("from numba import cuda\n", "")), r"uses 'cuda' .*from numba import"),
+])  # fmt: skip
+def test_python_api_mistakes_are_one_clear_line(call, message):
+    import gpuviz
+
+    with pytest.raises(GpuvizError, match=message):
+        call(gpuviz, np.zeros(4))
+
+
+KERNEL_TEXT = "from numba import cuda\n@cuda.jit\ndef k(x):\n    x[cuda.grid(1)] = 1\n"
+
+
+def test_a_trace_echoes_as_one_short_line():
+    import gpuviz
+
+    trace = gpuviz.trace(KERNEL_TEXT, backend="sim")[4, 250](np.zeros(1000))
+    assert repr(trace) == ("<Trace k grid=(4, 1, 1) block=(250, 1, 1) threads=1,000 backend=sim level=accesses: "
+                           "1,000 accesses>")  # fmt: skip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from gpuviz.core.errors import GpuvizError
 from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.model import Trace
@@ -24,13 +26,25 @@ class Tracer:
         shared = config[3] if len(config) == 4 else 0  # dynamic shared memory, as numba takes it
         return lambda *args: self.session.launch(self.py_func, grid, block, args, shared_bytes=shared)
 
+    def __call__(self, *args, **kwargs):
+        raise GpuvizError("give the launch first, as numba does: gpuviz.trace(kernel)[blocks, threads](*args)")
+
 
 def trace(kernel, name: str | None = None, **options) -> Tracer:
     """Trace launches of `kernel`: a @cuda.jit kernel, a plain function, or source text.
 
     Options are those of RunOptions: backend, level, schedule, seed, sms, access_cap, guard, ...
     """
-    return Tracer(python_function(kernel, name), RunOptions(**options))
+    return Tracer(python_function(kernel, name), run_options(options))
+
+
+def run_options(options: dict) -> RunOptions:
+    """The options as RunOptions; a name it does not have is one line naming the ones it has."""
+    known = [f.name for f in fields(RunOptions)]
+    unknown = [name for name in options if name not in known]
+    if unknown:
+        raise GpuvizError(f"unknown option {unknown[0]!r}; the options are: {', '.join(known)}")
+    return RunOptions(**options)
 
 
 def python_function(kernel, name: str | None = None):
@@ -51,11 +65,17 @@ def kernel_from_text(text: str, name: str | None = None):
     parse_file(text, filename)
     namespace: dict = {"__name__": "__gpuviz_source__"}
     with shims_for("sim"):
-        exec(compile(text, filename, "exec"), namespace)
+        try:
+            exec(compile(text, filename, "exec"), namespace)
+        except NameError as exc:  # most often `cuda` used without `from numba import cuda`
+            hint = "; add `from numba import cuda` at its top" if exc.name == "cuda" else ""
+            raise GpuvizError(f"the source uses {exc.name!r} but never defines or imports it{hint}") from None
     kernels = {k: v for k, v in namespace.items() if isinstance(v, Kernel)}
+    if name is not None and name not in kernels:
+        plain = name in namespace and callable(namespace[name])
+        raise GpuvizError(f"{name!r} in the source is a plain function: decorate it with @cuda.jit" if plain else
+                          f"no kernel named {name!r}; the source defines: {', '.join(kernels) or 'none'}")  # fmt: skip
     if name is not None:
-        if name not in kernels:
-            raise GpuvizError(f"no kernel named {name!r}; the source defines: {', '.join(kernels) or 'none'}")
         return kernels[name].py_func
     if len(kernels) != 1:
         found = ", ".join(kernels) or "no @cuda.jit kernel"

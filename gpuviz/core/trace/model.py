@@ -39,6 +39,15 @@ class Trace:
     # the rows.
     requests: np.ndarray | None = field(default=None, repr=False)
 
+    def __repr__(self) -> str:
+        """One line (the REPL's echo of a trace): which launch, how big, what was recorded; the columns are
+        the attributes'."""
+        accesses = "no access log" if self.accesses is None else f"{len(self.accesses['thread']):,} accesses"
+        errors = f", {self.error_count:,} memory errors" if self.error_count else ""
+        return (f"<Trace {self.meta.get('kernel', '?')} grid={self.grid} block={self.block} "
+                f"threads={self.n_threads:,} backend={self.meta.get('backend', '?')} "
+                f"level={self.meta.get('level', '?')}: {accesses}{errors}>")  # fmt: skip
+
     @property
     def error_count(self) -> int:
         return int(self.meta.get("error_count", len(self.errors)))

@@ -150,6 +150,8 @@ def load(path: str | Path, memory_budget: int | None = None) -> Trace:
     the Trace is built (core/trace/schema.py). Any problem is one TraceFormatError line.
     """
     path = Path(path)
+    if path.is_dir():
+        raise TraceFormatError(f"{path} is a folder; give a trace file in it (gpuviz run writes NNN-kernel.npz)")
     if not path.is_file():
         raise TraceFormatError(f"no trace file at {path}")
     return Trace(**trace_parts(read_members(path, memory_budget), path.name))

@@ -36,10 +36,12 @@ def trace_parts(columns: dict[str, np.ndarray], name: str) -> dict:
 
 
 def _parts(columns: dict[str, np.ndarray]) -> dict:
-    fmt = _text(columns, "format") if "format" in columns else ""
+    if "format" not in columns:  # an .npz of someone else's arrays (np.savez)
+        raise _Bad("not a gpuviz trace (it has no 'format' entry); gpuviz run writes traces, and info, races and "
+                   "the app read them")  # fmt: skip
+    fmt = _text(columns, "format")
     if fmt not in READABLE_FORMATS:
-        shown = fmt or "no 'format' entry"
-        raise _Bad(f"format {shown!r} is not readable; this gpuviz reads {', '.join(READABLE_FORMATS)}")
+        raise _Bad(f"format {fmt!r} is not readable; this gpuviz reads {', '.join(READABLE_FORMATS)}")
     meta = _json(columns, "meta")
     if not isinstance(meta, dict):
         raise _Bad("incomplete trace, its meta is not a JSON object")
