@@ -169,12 +169,18 @@ def test_kernel_error_marks_the_line_and_the_app_goes_on(qtbot, window, tmp_path
         "import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n"
         "    a[i / 2] = 1\nk[2, 64](np.zeros(100))\n"
     )
+    pick(window, "grid 3d")
+    assert run_and_wait(qtbot, window) is True  # a picture of an earlier run on screen
     window.open_path(script)
     assert run_and_wait(qtbot, window) is False
     assert "line 6: index 0.0 into 'a' is a float" in window.status.text()
     assert window.editor.error_line == 6
+    caption = window.views["grid"].caption  # the main view says why it is empty, not "press Run"
+    assert window.state.trace is None and caption.property("error")
+    assert caption.text().startswith("The run stopped before any launch was traced") and "is a float" in caption.text()
     pick(window, "grid 3d")
     assert run_and_wait(qtbot, window) is True
+    assert not window.state.stopped and not caption.property("error")
 
 
 def test_open_a_saved_trace_and_bad_files(qtbot, window, tmp_path):

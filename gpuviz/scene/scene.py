@@ -38,6 +38,7 @@ class Scene:
     run: int = 0  # the run the launches came from (AppState.begin_run numbers them); 0: a file, or none
     marks: tuple[Mark, ...] = ()  # threads and elements outlined, each with its call-out (core/marks.py)
     partner: int = -1  # the launch (in `launches`) beside the trace in the Compare view; -1: the first other one
+    stopped: str = ""  # why the run ended with nothing to show (its error), "" when it did not
 
     def __post_init__(self) -> None:
         if self.colour not in MODES:

@@ -44,6 +44,7 @@ class AppState:
     marks_changed = Signal(object)  # tuple[Mark, ...]: the threads and elements outlined (a lesson's evidence)
     partner_changed = Signal(int)  # the launch beside the shown one in the Compare view (-1: the first other)
     streams_changed = Signal(object)  # StreamTimeline: the whole run's, once its script has ended
+    stopped_changed = Signal(str)  # why the run ended with nothing to show (Scene.stopped), "" for none
 
     def __init__(self) -> None:
         self.trace: Trace | None = None
@@ -66,6 +67,7 @@ class AppState:
         self.line = 0
         self.busy = ""
         self.caption = ""
+        self.stopped = ""
         self.marks: tuple[Mark, ...] = ()
         self.partner = -1  # the launch (index in launches) beside the shown one in the Compare view
         self.colour_span: tuple[float, float] | None = None  # a ramp's range shared with another launch
@@ -82,7 +84,7 @@ class AppState:
         shown = self.trace is not None
         return Scene(self.trace, tuple(self.launches), self.order if shown else "", self.layer,
                      self.frame if shown else None, self.selected, self.element, self.line, self.colour_mode,
-                     self.front, self.caption, self.run, self.marks, self.partner)  # fmt: skip
+                     self.front, self.caption, self.run, self.marks, self.partner, self.stopped)  # fmt: skip
 
     def apply(self, scene: Scene, replay: Replay | None = None, analysis_pending: bool = False) -> None:
         """Show `scene`: every field is set here, nothing of the scene before survives, and each signal is
@@ -157,6 +159,9 @@ class AppState:
         if changed["partner"]:
             self.partner_changed.emit(self.partner)
         self.set_caption(scene.caption)
+        if scene.stopped != self.stopped:
+            self.stopped = scene.stopped
+            self.stopped_changed.emit(scene.stopped)
         self.front = scene.view or self.front
         if scene.view:
             self.view_requested.emit(scene.view)

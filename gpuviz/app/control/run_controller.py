@@ -20,6 +20,7 @@ from gpuviz.core.error_report import error_report, run_summary
 from gpuviz.core.options import RunOptions
 from gpuviz.core.streams import StreamTimeline
 from gpuviz.run.messages import RunRequest
+from gpuviz.scene.scene import Scene
 from gpuviz.scene.state import AppState
 
 
@@ -171,6 +172,8 @@ class RunController(QObject):
 
     def _on_failed(self, message: str, line: int) -> None:
         self.status.emit(f"error: {message}", True)
+        if not self.paths:  # nothing of this run to show: no earlier run's picture stays, and the views say why
+            self.state.apply(Scene(run=self.run_number, stopped=message))
         self.state.set_output(self.state.output + f"error: {message}\n")
         if line:
             self.error_line.emit(line)

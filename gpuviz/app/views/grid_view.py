@@ -82,6 +82,7 @@ class GridView(QWidget, View):
         state.layer_changed.connect(self._on_layer_changed)
         state.hover_changed.connect(self._on_hover_changed)
         state.marks_changed.connect(lambda *_: self._draw_marks())
+        state.stopped_changed.connect(lambda *_: self._say_empty())
 
     def set_compact(self, compact: bool) -> None:
         self.caption.setVisible(not compact)
@@ -125,9 +126,20 @@ class GridView(QWidget, View):
             self.block_labels.clear()
             self.states.setText("")
             self._owner = None
-            self.caption.setText("No trace yet: pick a kernel and press Run.")
+            self._say_empty()
             return
         self._build_layer()
+
+    def _say_empty(self) -> None:
+        """With no trace: why not (the run's error, where it stopped with nothing traced), or what to do."""
+        if self.state.trace is not None:
+            return
+        stopped = self.state.stopped
+        self.caption.setText(f"The run stopped before any launch was traced:\n{stopped}" if stopped
+                             else "No trace yet: pick a kernel and press Run.")  # fmt: skip
+        self.caption.setProperty("error", bool(stopped))  # the theme's style sheet gives an error its colour
+        self.caption.style().unpolish(self.caption)
+        self.caption.style().polish(self.caption)
 
     def _on_layer_changed(self, layer: int) -> None:
         if self.state.trace is not None:

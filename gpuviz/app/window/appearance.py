@@ -27,7 +27,8 @@ QLabel#gridCaption {{ font-size: {title}px; font-weight: bold; padding: 6px; }}
 QLabel#evidence {{ font-size: {title}px; font-weight: bold; padding: 6px; background: {badge_evidence_bg};
                    color: {badge_evidence}; }}
 QLabel#status {{ font-size: {status}px; padding: 4px; }}
-QLabel#status[error="true"], QLabel#launchMessage {{ color: {bad}; font-weight: bold; }}
+QLabel#status[error="true"], QLabel#launchMessage, QLabel#gridCaption[error="true"] {{ color: {bad};
+    font-weight: bold; }}
 QPushButton {{ background: {button}; border: 1px solid {border}; padding: 4px 10px; }}
 QPushButton:disabled {{ color: {muted}; }}
 QPushButton#run {{ background: {badge_run_bg}; color: {badge_run}; font-weight: bold; font-size: {title}px; }}
