@@ -134,3 +134,20 @@ def test_a_trace_echoes_as_one_short_line():
     trace = gpuviz.trace(KERNEL_TEXT, backend="sim")[4, 250](np.zeros(1000))
     assert repr(trace) == ("<Trace k grid=(4, 1, 1) block=(250, 1, 1) threads=1,000 backend=sim level=accesses: "
                            "1,000 accesses>")  # fmt: skip
+
+
+def test_a_kernels_own_raise_stops_the_run_and_says_a_gpu_would_not(sim_run):
+    src = ("from numba import cuda\n@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i == 5:\n"
+           "        raise ValueError('bad index')\n    a[i] = 1\n")  # fmt: skip
+    with pytest.raises(KernelError, match=r"thread \(5,0,0\), line 6: ValueError: bad index \(the kernel's own raise"):
+        sim_run(src, 1, 8, np.zeros(8))
+    with pytest.raises(KernelError) as caught:  # gpuviz's own fault words, no such note
+        sim_run("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[cuda.grid(1) / 2] = 1\n", 1, 2, np.zeros(8))
+    assert "raise or assert" not in str(caught.value)
+
+
+def test_a_shared_array_too_big_for_any_block_names_its_line_not_a_thread(sim_run):
+    src = ("from numba import cuda, float64\n@cuda.jit\ndef k(a):\n    s = cuda.shared.array(16384, dtype=float64)\n"
+           "    s[cuda.threadIdx.x] = 1\n    a[cuda.grid(1)] = s[cuda.threadIdx.x]\n")  # fmt: skip
+    with pytest.raises(GpuvizError, match=r"^k, line 4: the kernel declares 131,072 bytes of static shared memory"):
+        sim_run(src, 1, 32, np.zeros(32))

@@ -7,6 +7,11 @@ class ThreadFault(Exception):
     """An error one thread hit, already worded for people; the engine adds who and where."""
 
 
+class KernelLimit(ThreadFault):
+    """A limit of the whole kernel met as it ran (its shared or local memory, sized only then): the engine
+    names the line, not the thread that happened to get there first."""
+
+
 class MemoryFault(ThreadFault):
     """An out-of-bounds access: recorded as a memory error; the thread stops, the launch goes on."""
 

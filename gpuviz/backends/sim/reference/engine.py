@@ -14,6 +14,7 @@ barrier and warp collective. Two schedules drive them:
 
 from __future__ import annotations
 
+import linecache
 import random
 from collections import deque
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import numpy as np
 
 from gpuviz.backends.sim.collective_types import barrier_truth, refusal
 from gpuviz.backends.sim.device import VirtualDevice
-from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
+from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
 from gpuviz.backends.sim.reference.warp import resolve_collectives
 from gpuviz.core.errors import KernelError
 from gpuviz.core.launch import LaunchConfig, format_dims
@@ -347,8 +348,10 @@ class Executor:
     def _fault(self, lane: Lane, exc: Exception, line: int | None = None) -> KernelError:
         line = line or _user_line(exc, self.filenames)
         where = f"line {line}: " if line else ""
-        who = f"block {format_dims((lane.bx, lane.by, lane.bz))} thread {format_dims((lane.tx, lane.ty, lane.tz))}"
-        return KernelError(f"{self.kernel_name}, {who}, {where}{_explain(exc)}", line, lane.gid)
+        who = f"block {format_dims((lane.bx, lane.by, lane.bz))} thread {format_dims((lane.tx, lane.ty, lane.tz))}, "
+        said = _explain(exc) + (RAISED_ON_A_GPU if _raised_by_the_kernel(exc, self.filenames) else "")
+        who = "" if isinstance(exc, KernelLimit) else who
+        return KernelError(f"{self.kernel_name}, {who}{where}{said}", line, lane.gid)
 
 
 def _unlink(block: Block) -> None:
@@ -363,6 +366,25 @@ def _barrier_value(kind: str, predicates: list) -> object:
         return None
     true = [bool(p and barrier_truth(p[0])) for p in predicates]
     return {"count": sum(true), "and": int(all(true)), "or": int(any(true))}[kind]
+
+
+# numba-cuda compiles a kernel's `raise` and `assert` only with debug=True; without it the thread returns there
+# and the launch goes on, silent (docs/gpu.md, "Known limits").
+RAISED_ON_A_GPU = (" (the kernel's own raise or assert: on a GPU numba-cuda ends the thread there silently unless the "
+                   "kernel is @cuda.jit(debug=True); gpuviz stops to show where)")  # fmt: skip
+
+
+def _raised_by_the_kernel(exc: BaseException, filenames: set[str]) -> bool:
+    """Whether the exception came from a `raise` or `assert` statement of the kernel's own source."""
+    tb, frame_line = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in filenames:
+            frame_line = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    if frame_line is None or isinstance(exc, ThreadFault):
+        return False
+    text = linecache.getline(*frame_line).strip()
+    return text.startswith(("raise ", "raise(", "assert ", "assert(")) or text == "raise"
 
 
 def _user_line(exc: BaseException, filenames: set[str]) -> int | None:

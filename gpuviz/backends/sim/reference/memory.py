@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from gpuviz.backends.sim.arithmetic import one_value_hooks
-from gpuviz.backends.sim.faults import ErrorLog, MemoryFault, ThreadFault
+from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.backends.sim.spin import SAMPLE, SpinWatch
 from gpuviz.core.dtypes import dtype_text, to_dtype
@@ -274,7 +274,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         dtype = to_dtype(dtype)
         size = math.prod(shape) if isinstance(shape, tuple) else int(shape)
         if size * dtype.itemsize > MAX_LOCAL:
-            raise ThreadFault(
+            raise KernelLimit(
                 f"cuda.local.array of {size * dtype.itemsize:,} bytes per thread; a thread has at most "
                 f"{MAX_LOCAL:,} bytes (512 KiB) of local memory, and the GPU refuses the launch"
             )
@@ -346,7 +346,7 @@ def _count_static_shared(arrays: ArrayTable, shape, dtype: np.dtype) -> None:
     size = math.prod(shape) if isinstance(shape, tuple) else int(shape)
     arrays.static_shared += size * dtype.itemsize
     if arrays.static_shared > MAX_STATIC_SHARED:
-        raise ThreadFault(
+        raise KernelLimit(
             f"the kernel declares {arrays.static_shared:,} bytes of static shared memory per block; at most "
             f"{MAX_STATIC_SHARED:,} bytes (48 KiB) are allowed (ptxas: 'uses too much shared data'); "
             f"use dynamic shared memory, kernel[grid, block, 0, nbytes] with cuda.shared.array(0, dtype)"
