@@ -152,6 +152,17 @@ def test_running_shows_busy_progress_and_time(qtbot, window):  # noqa: F811
     assert not window.feedback.bar.isVisibleTo(window) and window.feedback.clock.text().startswith("last run")
 
 
+def test_a_run_shorter_than_a_tick_shows_its_own_time(window, monkeypatch):  # noqa: F811
+    from gpuviz.app.control import run_feedback
+
+    now = [100.0]
+    monkeypatch.setattr(run_feedback.time, "monotonic", lambda: now[0])
+    window.feedback.set_running(True)
+    now[0] += 0.47  # over before the clock's first tick
+    window.feedback.set_running(False)
+    assert window.feedback.clock.text() == "last run 0.5 s"
+
+
 def test_a_compile_in_mid_run_turns_the_bar_busy_and_the_count_starts_again(qtbot, window):  # noqa: F811
     """The default engine may run part of a launch on the vector engine, then compile the fast path (a stage
     with no blocks to count) and run the launch there: the bar must not stand at the old count and time."""

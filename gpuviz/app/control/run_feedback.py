@@ -74,6 +74,8 @@ class RunFeedback(QObject):
             self._timer.start()
             self._tick()
         else:
+            if self._timer.isActive():  # the run's whole time, not its last tick's (a short run had none: 0.0 s)
+                self.elapsed = time.monotonic() - self.started
             self._timer.stop()
             self._tick()
             for face in self.faces:
