@@ -94,7 +94,7 @@ assert (host_out > 1.0).all()
 
 def streams_timeline(tmp_path, streams: int) -> StreamTimeline:
     script = tmp_path / "streams.py"
-    sizes = {"NCHUNKS": "4", "NUMBER": str(1 << (8 if SIMULATED else 22)), "NSTEPS": "4" if SIMULATED else "256"}
+    sizes = {"NCHUNKS": "4", "NUMBER": str(1 << (8 if SIMULATED else 22)), "NSTEPS": "4" if SIMULATED else "4096"}
     text = STREAMS_SCRIPT
     for name, value in (sizes | {"NSTREAMS": str(streams)}).items():
         text = text.replace(name, value)
