@@ -463,3 +463,35 @@ def test_a_kernel_that_raises_in_one_lane_runs_on_the_vector_engine(monkeypatch)
     with pytest.raises(gpuviz.KernelError, match=r"block \(5,0,0\) thread \(3,0,0\), line 6: division by zero"):
         gpuviz.trace(DIVIDES, backend="sim", engine="fast")[8, 32](a, np.zeros(8 * 32, np.int64))
     assert len(notes) == 1 and "ZeroDivisionError" in notes[0], notes  # the fast path's own word for it
+
+
+ASSERTS = """
+from numba import cuda
+@cuda.jit
+def checked(a, out):
+    i = cuda.grid(1)
+    assert i < out.size, "one thread per element"
+    acc = 0.0
+    for k in range(a.shape[1]):
+        acc += a[i, k]
+    out[i] = acc
+"""
+
+
+def test_an_assert_that_holds_stays_on_the_fast_path_with_the_vector_engines_trace():
+    a = np.random.default_rng(3).random((64, 20)).astype(np.float32)
+    traces = {}
+    for engine in ("fast", "vector"):
+        out = np.zeros(64)
+        traces[engine] = gpuviz.trace(ASSERTS, backend="sim", engine=engine, level="accesses")[2, 32](a, out)
+        np.testing.assert_allclose(out, a.astype(np.float64).sum(axis=1))
+    assert [t.meta["engine"] for t in traces.values()] == ["fast", "vector"], traces["fast"].meta.get("engine_note")
+    assert_same_trace(traces["fast"], traces["vector"])
+
+
+def test_an_assert_that_fails_is_worded_by_the_reference_engine_whatever_engine_was_asked():
+    a = np.zeros((64, 2), np.float32)
+    for engine in ("fast", "vector"):
+        with pytest.raises(gpuviz.KernelError, match=r"block \(2,0,0\) thread \(0,0,0\), line 6: AssertionError: "
+                                                     r"one thread per element \(the kernel's own raise or assert"):
+            gpuviz.trace(ASSERTS, backend="sim", engine=engine)[3, 32](a, np.zeros(64))

@@ -32,7 +32,6 @@ class VectorUnsupported(ReferenceEngineNeeded):
 NOT_VECTORISED = {
     ast.Starred: "starred expressions",
     ast.Delete: "del statements",
-    ast.Assert: "assert statements",
     ast.Raise: "raise statements",
     ast.NamedExpr: "assignment expressions",
     ast.Match: "match statements",
@@ -181,6 +180,11 @@ class VectorRewriter(KernelRewriter):
         for stmt in result if isinstance(result, list) else [result]:
             out += self._merged(stmt) if isinstance(stmt, ast.Assign) else [stmt]
         return self._located(typed_statements(out), node)
+
+    def visit_Assert(self, node: ast.Assert):
+        """An assert that holds in every active lane goes on; one that fails anywhere sends the launch to the
+        reference engine, which stops at the first thread that fails it and words it."""
+        return ast.copy_location(ast.Expr(_method("assert_all", [self.visit(node.test)])), node)
 
     def visit_AugAssign(self, node: ast.AugAssign):
         if isinstance(node.target, ast.Name):

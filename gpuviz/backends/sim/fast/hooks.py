@@ -17,8 +17,9 @@ from numba import njit
 
 from gpuviz.backends.sim.spin import MAX_SEEN
 
-CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS, SPIN, STOPPED = 1, 2, 3, 4, 5, 6, 7
+CONFLICT, OUT_OF_BOUNDS, UNWRITTEN, DIVERGED, PATHS, SPIN, STOPPED, ASSERTED = 1, 2, 3, 4, 5, 6, 7, 8
 REASONS = {
+    ASSERTED: "an assert failed in a thread (the reference engine stops at the first thread that fails it)",
     STOPPED: "the run was stopped (another lane's exception, or a time-out)",
     SPIN: "a thread read the same few elements over and over with no thread writing memory (a spin: the vector "
     "engine watches it and words it)",

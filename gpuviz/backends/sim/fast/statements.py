@@ -149,6 +149,14 @@ class Statements:
     def _stmt_Break(self, stmt: ast.Break, d: int) -> None:
         self._emit(d, "break")
 
+    def _stmt_Assert(self, stmt: ast.Assert, d: int) -> None:
+        """As the vector engine: the test's costs, no branch; a thread that fails it ends the run, and the launch
+        goes to the engines that word it (the vector engine, then the reference engine)."""
+        test = f"_a{stmt.lineno}_{stmt.col_offset}"
+        self._emit(d, f"{test} = {self._expr(stmt.test)}")
+        self._emit(d, f"if not {test}:")
+        self._emit(d + 1, "fault(_F, ASSERTED, _g)")
+
     def _stmt_Continue(self, stmt: ast.Continue, d: int) -> None:
         self._emit(d, "continue")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.backends.sim.arithmetic import KernelMisuse, numba_type
-from gpuviz.instrument.vector_rewrite import VectorUnsupported
+from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded, VectorUnsupported
 
 LOCKSTEP_LIMIT = 10_000  # iterations of one while loop before the vector engine gives the launch up
 
@@ -46,6 +46,13 @@ def truth(value: object, n: int) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value.astype(bool, copy=False) if value.shape == (n,) else np.broadcast_to(value.astype(bool), (n,))
     return np.full(n, bool(value))
+
+
+FAILED_ASSERT = "the reference engine stops at the first thread that fails it"
+
+
+class FailedAssert(ReferenceEngineNeeded):
+    """An active lane failed an assert: the reference engine reruns the launch and names the thread."""
 
 
 class Lanes:
@@ -117,6 +124,10 @@ class Lanes:
         if isinstance(new, tuple):
             return tuple(self._blend(o, v) for o, v in zip(old, new)) if isinstance(old, tuple) else new
         return np.where(self.mask, new, old)
+
+    def assert_all(self, condition: object) -> None:
+        if self.active and not truth(condition, self.n)[self.mask].all():
+            raise FailedAssert(f"an assert failed in a thread ({FAILED_ASSERT})")
 
     def land(self, left: object, right) -> object:
         return self._short_circuit(left, right, True)
