@@ -285,9 +285,13 @@ class KernelRewriter(ast.NodeTransformer):
             return False
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
         if any(isinstance(p, ast.Slice) for p in parts):
-            self._note(index, f"accesses through the slice {ast.unparse(target)}[{ast.unparse(index)}]")
+            self._note(index, f"accesses through the slice {self._as_written(target)}[{self._as_written(index)}]")
             return False
         return True
+
+    def _as_written(self, node: ast.expr) -> str:
+        """The expression as the user's file has it (a flavour may have rewritten its operators already)."""
+        return ast.get_source_segment(self.source.text, node) or ast.unparse(node)
 
     def _note(self, node: ast.AST, what: str) -> None:
         note = f"{what} (line {getattr(node, 'lineno', '?')}) are not recorded"
