@@ -268,41 +268,39 @@ def _rows_by_sort(count, off, sites, phases, points, kept, tpb, per_group, dest,
 
 @njit(cache=True)
 def _rows_in_time(count, off, times, dest, total, spare):
-    """dest[j] reordered stably by time: counted per time where the times span no more than the log."""
-    by_row = np.empty(total, np.int64)
+    """dest[j] reordered stably by time: counted per time where the times span no more than the log. Each row's
+    time is gathered into row order once, and then replaced by the row's place in time order, so that the
+    log is read in its own order and only `dest` is looked up at random."""
+    at = np.empty(total, np.int64)  # each row's time, then its row in time order
     low, high = np.iinfo(np.int64).max, np.iinfo(np.int64).min
     for s in range(count.size):
         for k in range(_used(count, off, s)):
             j = off[s] + k
-            by_row[dest[j]] = j
+            at[dest[j]] = times[j]
             low, high = min(low, times[j]), max(high, times[j])
-    if total == 0:
+    for r in range(1, total):
+        if at[r] < at[r - 1]:
+            break
+    else:  # in time order already (or no rows)
         return
-    counted = high - low <= total + spare
-    first = np.zeros(high - low + 2 if counted else 1, np.int64)
-    ordered = True
-    for r in range(total):  # whether the rows are in time order already, and how many rows each time has
-        t = times[by_row[r]]
-        if r and t < times[by_row[r - 1]]:
-            ordered = False
-        if counted:
-            first[t - low + 1] += 1
-    if ordered:
-        return
-    if not counted:
-        t = np.empty(total, np.int64)
+    if high - low > total + spare:
+        order = np.argsort(at, kind="mergesort")
         for r in range(total):
-            t[r] = times[by_row[r]]
-        order = np.argsort(t, kind="mergesort")
+            at[order[r]] = r
+    else:
+        first = np.zeros(high - low + 2, np.int64)
         for r in range(total):
-            dest[by_row[order[r]]] = r
-        return
-    for c in range(high - low + 1):
-        first[c + 1] += first[c]
-    for r in range(total):  # rows in lockstep order: equal times keep it
-        j = by_row[r]
-        dest[j] = first[times[j] - low]
-        first[times[j] - low] += 1
+            first[at[r] - low + 1] += 1
+        for c in range(high - low + 1):
+            first[c + 1] += first[c]
+        for r in range(total):  # rows in lockstep order: equal times keep it
+            t = at[r] - low
+            at[r] = first[t]
+            first[t] += 1
+    for s in range(count.size):
+        for k in range(_used(count, off, s)):
+            j = off[s] + k
+            dest[j] = at[dest[j]]
 
 
 @njit(cache=True, nogil=True)
