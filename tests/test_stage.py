@@ -255,3 +255,20 @@ def test_the_caption_is_below_a_picture_of_cells_and_over_an_axis(qtbot, stage):
         bottom = graphics.mapTo(stage, QPoint(0, graphics.height())).y()
         top = caption.mapTo(stage, QPoint(0, 0)).y()
         assert (bottom <= top + 1) == below, (name, bottom, top)
+
+
+@pytest.mark.parametrize("stage", [("dark", 1.0)], indirect=True, ids=["dark"])
+def test_a_run_that_stopped_with_nothing_to_show_has_its_whole_error_on_the_stage_once(qtbot, stage):
+    from gpuviz.scene.scene import Scene
+
+    caption = stage.stage.caption
+    why = "k: no progress: threads of block 0 spin on line 7, reading flag[0] = 0 over and over " * 3
+    stage.state.apply(Scene(stopped=why))  # as the run controller does when a run fails before any launch
+    stage.set_status(f"error: {why}", error=True)
+    assert caption.whole and caption.lines_shown() > 2 and caption.text().count("spin on line 7") == 3
+    grid_caption = stage.views["grid"].caption
+    assert grid_caption.property("error") and grid_caption.text().startswith("The run stopped before any launch")
+    launches = [gpuviz.trace(RACY, backend="sim")[4, 64](np.zeros(1), np.zeros(256))]
+    stage.state.set_trace(launches[0], launches)  # the next run shows a picture: the caption gives it the room
+    stage.set_status("finished", error=False)
+    assert not caption.whole and not stage.state.stopped and not grid_caption.property("error")

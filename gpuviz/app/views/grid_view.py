@@ -128,6 +128,7 @@ class GridView(QWidget, View):
             self._owner = None
             self._say_empty()
             return
+        self._caption_in_error(False)
         self._build_layer()
 
     def _say_empty(self) -> None:
@@ -137,9 +138,13 @@ class GridView(QWidget, View):
         stopped = self.state.stopped
         self.caption.setText(f"The run stopped before any launch was traced:\n{stopped}" if stopped
                              else "No trace yet: pick a kernel and press Run.")  # fmt: skip
-        self.caption.setProperty("error", bool(stopped))  # the theme's style sheet gives an error its colour
-        self.caption.style().unpolish(self.caption)
-        self.caption.style().polish(self.caption)
+        self._caption_in_error(bool(stopped))
+
+    def _caption_in_error(self, error: bool) -> None:
+        if bool(self.caption.property("error")) != error:
+            self.caption.setProperty("error", error)  # the theme's style sheet gives an error its colour
+            self.caption.style().unpolish(self.caption)
+            self.caption.style().polish(self.caption)
 
     def _on_layer_changed(self, layer: int) -> None:
         if self.state.trace is not None:

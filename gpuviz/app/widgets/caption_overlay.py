@@ -25,6 +25,7 @@ class CaptionOverlay(QLabel):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.expanded = False
+        self.whole = False  # opened whole by the stage (an error with no picture to keep room for)
         self.below = False  # the picture above the collapsed caption, not under it
         self._text = ""
         over.installEventFilter(self)
@@ -41,6 +42,12 @@ class CaptionOverlay(QLabel):
     def set_below(self, below: bool) -> None:
         self.below = below
         self._place()
+
+    def open_whole(self, whole: bool) -> None:
+        """Whole whatever the user's toggle, while `whole` (the stage: an error over an empty picture)."""
+        if whole != self.whole:
+            self.whole = whole
+            self._place()
 
     def toggle(self) -> None:
         self.expanded = not self.expanded
@@ -68,7 +75,7 @@ class CaptionOverlay(QLabel):
         self.setMargin(8)
         whole = self.heightForWidth(width) if self._text else 0
         collapsed = LINES * self.fontMetrics().lineSpacing() + 2 * self.margin()
-        height = whole if self.expanded else min(whole, collapsed)
+        height = whole if self.expanded or self.whole else min(whole, collapsed)
         # the room of two lines, whether the caption takes one or two now: the picture does not jump as it changes
         room = collapsed if self._text and self.below else 0
         if over.contentsMargins().bottom() != room:

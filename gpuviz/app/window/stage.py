@@ -231,10 +231,12 @@ class Stage:
         caption, front = self.window.state.caption, self.front()
         name = self._front_name()
         self.caption.set_below(name is not None and BY_NAME[name].caption_below)
-        headline = front.headline() if front is not None else ""
+        stopped = self.window.state.stopped  # the front view's words would only repeat the error badge's
+        headline = front.headline() if front is not None and not stopped else ""
         words = f"<b>{code_as_html(caption)}</b>" if caption else ""
         error = f"<b>{badge_html(code_as_html(self.error), 'bad')}</b>" if self.error else ""
         running = f"<b>{badge_html(code_as_html(self.run_words), 'busy')}</b>" if self.run_words else ""
+        self.caption.open_whole(bool(self.error) and self.window.state.trace is None)  # nothing else to see
         self.caption.say("<br>".join(part for part in (running, error, words, headline) if part))
 
     # ---- moving docked pictures -----------------------------------------------------------------------
