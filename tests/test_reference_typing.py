@@ -28,16 +28,29 @@ acc = 0.0
 for k in range(50):
     acc += a[i] * 0.01          # summed in float64
 out[i, 8] = acc
+out[i, 9] = h[i] > 0.1          # float32 with a Python float compares in float64: 0.1f is above 0.1
+out[i, 10] = h[i] == 0.1
+out[i, 11] = a[i] ** 2          # float32 to a whole power: float32, by squaring
+out[i, 12] = (h[i] * 33.0) ** 3 # float64 by squaring: not NumPy's pow
+z = (a[i] - a[i]) / (a[i] - a[i])
+out[i, 13] = max(0.0, z)        # Python's max: a nan that comes later does not replace 0.0
+out[i, 14] = min(h[i], 0.1)     # in float64: 0.1
+out[i, 15] = max(-0.0, 0.0)     # the first of two equal values: -0.0
+narrow[i] = b[i] % 300          # a store wraps to int8, as C's conversion does
+bits[i, 0] = big[i] >> 3        # a shift keeps the left operand's signedness: uint64 (NumPy refuses)
+bits[i, 1] = big[i] ^ b[i]      # a bitwise operator is signed if either side is: int64 (NumPy: float64)
+bits[i, 2] = -(b[i] > 0)        # minus a bool is an int64 (NumPy refuses)
 """
-KERNEL = "from numba import cuda\n@cuda.jit\ndef k(a, b, u, out):\n    i = cuda.grid(1)\n    if i < a.size:\n"
+ARGS = "a, b, u, h, big, out, narrow, bits"
+KERNEL = f"from numba import cuda\n@cuda.jit\ndef k({ARGS}):\n    i = cuda.grid(1)\n    if i < a.size:\n"
 KERNEL += textwrap.indent(STATEMENTS, " " * 8)
 
 
-def _numba_cpu(a, b, u, out) -> None:
+def _numba_cpu(*args) -> None:
     namespace: dict = {}
-    loop = "def loop(a, b, u, out):\n    for i in range(a.size):\n" + textwrap.indent(STATEMENTS, " " * 8)
+    loop = f"def loop({ARGS}):\n    for i in range(a.size):\n" + textwrap.indent(STATEMENTS, " " * 8)
     exec(loop, namespace)
-    njit(error_model="numpy")(namespace["loop"])(a, b, u, out)
+    njit(error_model="numpy")(namespace["loop"])(*args)
 
 
 def _inputs():
@@ -45,7 +58,9 @@ def _inputs():
     a = (rng.random(64) * 1000).astype(np.float32)
     b = rng.integers(-100_000, 100_000, 64).astype(np.int32)
     u = rng.integers(0, 2**32 - 1, 64, dtype=np.uint64).astype(np.uint32)
-    return a, b, u, np.zeros((64, 9), np.float64)
+    h = np.full(64, 0.1, np.float32)
+    big = rng.integers(2**62, 2**64 - 1, 64, dtype=np.uint64)
+    return a, b, u, h, big, np.zeros((64, 16), np.float64), np.zeros(64, np.int8), np.zeros((64, 3), np.int64)
 
 
 @pytest.mark.parametrize("options", [{"engine": "vector"}, {"engine": "reference"},
@@ -56,11 +71,13 @@ def test_every_engine_computes_as_numba_types_it(options):
     args = _inputs()
     trace = gpuviz.trace(KERNEL, name="k", backend="sim", **options)[1, 64](*args)
     assert trace.meta["engine"] == options["engine"]
-    wrong = [c for c in range(9) if not np.array_equal(args[3][:, c], expected[3][:, c])]
+    wrong = [c for c in range(16) if not np.array_equal(args[5][:, c], expected[5][:, c], equal_nan=True)]
     assert wrong == [], f"columns {wrong} differ from numba's"
+    assert np.array_equal(args[6], expected[6]) and np.signbit(args[5][:, 15]).all()
+    np.testing.assert_array_equal(args[7], expected[7])
 
 
-def test_an_assert_sends_a_float64_sum_to_the_reference_engine_and_it_stays_float64():
+def test_a_float64_sum_of_float32_values_stays_float64_on_the_sequential_schedule():
     src = """from numba import cuda
 @cuda.jit
 def mean(a, out):
@@ -73,7 +90,7 @@ def mean(a, out):
 """
     a = np.full((2, 2000), 0.1, np.float32)
     out = np.zeros(2)
-    trace = gpuviz.trace(src, name="mean", backend="sim")[1, 2](a, out)
+    trace = gpuviz.trace(src, name="mean", backend="sim", schedule="sequential")[1, 2](a, out)
     assert trace.meta["engine"] == "reference"
     assert out[0] == a[0].astype(np.float64).sum() != np.cumsum(a[0], dtype=np.float32)[-1]
 

@@ -7,9 +7,11 @@ in float32 and `int32 * int32` wrapped at 32 bits: a kernel that went to the ref
 from __future__ import annotations
 
 import ast
+import builtins
+import copy
 
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
-from gpuviz.instrument.vector_rewrite import BINARY_HOOKS, typed_statements
+from gpuviz.instrument.vector_rewrite import BINARY_HOOKS, typed_comparison, typed_negation, typed_statements
 
 
 class ReferenceRewriter(KernelRewriter):
@@ -17,12 +19,61 @@ class ReferenceRewriter(KernelRewriter):
         node = self.generic_visit(node)
         return ast.copy_location(_typed_call(node.op, node.left, node.right), node)
 
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        return typed_negation(self.generic_visit(node))
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        node = self.generic_visit(node)
+        if len(node.ops) == 1:
+            return typed_comparison(node)
+        # a < b < c: each middle operand once, and the next comparison only where the last held (Python's `and`)
+        parts, left = [], node.left
+        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
+            if k < len(node.ops) - 1:
+                temp = self._temp()
+                right = ast.NamedExpr(ast.Name(temp, ast.Store()), right)
+                parts.append(typed_comparison(ast.Compare(left, [op], [right])))
+                left = ast.Name(temp, ast.Load())
+            else:
+                parts.append(typed_comparison(ast.Compare(left, [op], [right])))
+        return ast.copy_location(ast.BoolOp(ast.And(), parts), node)
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        func = node.func
+        builtin = isinstance(func, ast.Name) and func.id in ("min", "max") and func.id not in self.locals
+        if builtin and self.env.get(func.id, getattr(builtins, func.id)) is getattr(builtins, func.id):
+            args = [self.visit(a) for a in node.args]  # min(a, b) in the values' common type, as numba's
+            return ast.copy_location(ast.Call(ast.Name(f"_gv_fn_{func.id}", ast.Load()), args, []), node)
+        return super().visit_Call(node)
+
+    def visit_Assign(self, node: ast.Assign):
+        result = super().visit_Assign(node)
+        return [self._wrapped_store(s) for s in result] if isinstance(result, list) else self._wrapped_store(result)
+
     def visit_AugAssign(self, node: ast.AugAssign):
         if isinstance(node.target, ast.Name):  # x += v is x = x + v, typed
             value = _typed_call(node.op, ast.Name(node.target.id, ast.Load()), self.visit(node.value))
             return ast.copy_location(ast.Assign([ast.Name(node.target.id, ast.Store())], value), node)
+        if self._private_element(node.target):  # a local array's element: x[i] = x[i] + v, typed and stored
+            target = self.visit(node.target)
+            load = ast.Subscript(copy.deepcopy(target.value), copy.deepcopy(target.slice), ast.Load())
+            value = _typed_call(node.op, load, self.visit(node.value))
+            return self._wrapped_store(ast.copy_location(ast.Assign([target], value), node))
         result = super().visit_AugAssign(node)  # memory: a load, the operator (typed below) and a store
         return typed_statements(result if isinstance(result, list) else [result])
+
+    def _private_element(self, target: ast.expr) -> bool:
+        return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                and target.value.id in self.private)  # fmt: skip
+
+    def _wrapped_store(self, stmt: ast.stmt) -> ast.stmt:
+        """A store into a local array's element (left to NumPy, which refuses an integer out of the element's
+        range) converts as numba's does: `_gv_as_stored(value, array.dtype)`."""
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and self._private_element(stmt.targets[0]):
+            dtype = ast.Attribute(ast.Name(stmt.targets[0].value.id, ast.Load()), "dtype", ast.Load())
+            stmt.value = ast.Call(ast.Name("_gv_as_stored", ast.Load()), [stmt.value, dtype], [])
+            ast.fix_missing_locations(stmt)
+        return stmt
 
 
 def _typed_call(op: ast.operator, left: ast.expr, right: ast.expr) -> ast.expr:

@@ -51,7 +51,24 @@ BINARY_HOOKS = {
     ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitOr: "or",
     ast.BitXor: "xor", ast.BitAnd: "and",
 }  # fmt: skip
+# Comparisons that numba makes in the operands' common type (backends/sim/arithmetic.py: comparison).
+COMPARE_HOOKS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 FRAME = "_gv_frame"
+
+
+def typed_negation(node: ast.UnaryOp) -> ast.expr:
+    """-x as `_gv_neg(x)`: in x's numba type (a bool's is -1 or 0, an int64), where NumPy refuses or keeps int32."""
+    if not isinstance(node.op, ast.USub):
+        return node
+    return ast.copy_location(_call("_gv_neg", [node.operand]), node)
+
+
+def typed_comparison(node: ast.Compare) -> ast.expr:
+    """`a < b` as `_gv_cmp_lt(a, b)` (one comparison; `is`, `in` stay Python's)."""
+    hook = COMPARE_HOOKS.get(type(node.ops[0])) if len(node.ops) == 1 else None
+    if hook is None:
+        return node
+    return ast.copy_location(_call(f"_gv_cmp_{hook}", [node.left, node.comparators[0]]), node)
 
 
 def _call(name: str, args: list[ast.expr]) -> ast.Call:
@@ -247,21 +264,22 @@ class VectorRewriter(KernelRewriter):
         node = self.generic_visit(node)
         if isinstance(node.op, ast.Not):
             return ast.copy_location(_call("_gv_not", [node.operand]), node)
-        return node
+        return typed_negation(node)
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         node = self.generic_visit(node)
         if len(node.ops) == 1:
-            return node
+            return typed_comparison(node)
         # a < b < c: each middle operand once, later comparisons only for lanes where earlier hold
         parts, left = [], node.left
         for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
             if k < len(node.ops) - 1:
                 temp = self._temp()
-                parts.append(ast.Compare(left, [op], [ast.NamedExpr(ast.Name(temp, ast.Store()), right)]))
+                parts.append(typed_comparison(ast.Compare(left, [op], [ast.NamedExpr(ast.Name(temp, ast.Store()),
+                                                                                        right)])))  # fmt: skip
                 left = ast.Name(temp, ast.Load())
             else:
-                parts.append(ast.Compare(left, [op], [right]))
+                parts.append(typed_comparison(ast.Compare(left, [op], [right])))
         result = parts[-1]
         for part in reversed(parts[:-1]):
             result = _method("land", [part, _thunk(result)])

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import one_value_hooks
+from gpuviz.backends.sim.arithmetic import as_stored, comparison_hooks, min_or_max, one_value_hooks
 from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.backends.sim.spin import SAMPLE, SpinWatch
@@ -218,7 +218,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         if spin is not None:
             spin.wrote()
         try:
-            array[index] = value
+            array[index] = as_stored(value, array.dtype)
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc, "write") from None
         except ValueError as exc:
@@ -238,7 +238,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
     def atomic(t, op, array, index, operands, line, _=None):
         try:
             old = array[index]
-            array[index] = ATOMIC_OPS[op](old, *operands)
+            array[index] = ATOMIC_OPS[op](old, *(as_stored(o, array.dtype) for o in operands))
             new = array[index]
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc, "atomic") from None
@@ -332,6 +332,10 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_warpsize": 32,
         **BIT_FUNCTIONS,
         **one_value_hooks(),
+        **comparison_hooks(),
+        "_gv_as_stored": as_stored,
+        "_gv_fn_min": min_or_max(False),
+        "_gv_fn_max": min_or_max(True),
     }  # fmt: skip
 
 

@@ -7,8 +7,9 @@ import numpy as np
 
 from gpuviz.backends.sim.arithmetic import (
     ARITHMETIC,
-    KernelMisuse,
     binary,
+    comparison_hooks,
+    min_or_max,
     operands,
     true_division,
 )
@@ -38,15 +39,13 @@ def _floor_like(ufunc):
     return apply
 
 
-def _min_max(ufunc):
-    def apply(*values):
-        if len(values) == 1:
-            raise KernelMisuse("min/max of one sequence is not supported in kernels")
-        result = values[0]
-        for value in values[1:]:
-            a, b, _ = operands("add", result, value)
-            result = ufunc(a, b)
-        return result
+def _common(ufunc):
+    """A math function of two values, computed in their common type as numba types it (hypot of a float32 and
+    1.0 is a float64; NumPy would keep float32)."""
+
+    def apply(a, b):
+        a, b, _ = operands("add", a, b)
+        return ufunc(a, b)
 
     return apply
 
@@ -60,12 +59,12 @@ def _round(x, digits=None):
 LANEWISE = {
     "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
-    "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "atan": np.arctan, "atan2": _common(np.arctan2), "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
     "floor": _floor_like(np.floor), "ceil": _floor_like(np.ceil), "trunc": _floor_like(np.trunc),
-    "fabs": np.fabs, "pow": lambda a, b: np.power(_to_float(a), b), "hypot": np.hypot, "isnan": np.isnan,
-    "isinf": np.isinf, "isfinite": np.isfinite, "copysign": np.copysign, "fmod": np.fmod,
+    "fabs": np.fabs, "pow": lambda a, b: np.power(_to_float(a), b), "hypot": _common(np.hypot), "isnan": np.isnan,
+    "isinf": np.isinf, "isfinite": np.isfinite, "copysign": _common(np.copysign), "fmod": _common(np.fmod),
     "degrees": np.degrees, "radians": np.radians,
-    "min": _min_max(np.minimum), "max": _min_max(np.maximum), "abs": np.abs, "int": _to_int,
+    "min": min_or_max(False), "max": min_or_max(True), "abs": np.abs, "int": _to_int,
     "float": _to_float, "bool": lambda x: x.astype(bool) if isinstance(x, np.ndarray) else bool(x), "round": _round,
 }  # fmt: skip
 CAST_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
@@ -98,6 +97,7 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     """Every `_gv_op_*`, `_gv_fn_*`, `_gv_cast_*` and bit-intrinsic hook of the vector flavour."""
     hooks = {f"_gv_op_{name}": binary(name, active) for name in ARITHMETIC}
     hooks["_gv_op_truediv"] = true_division(active)
+    hooks.update(comparison_hooks())
     hooks["_gv_not"] = logical_not
     hooks.update({f"_gv_fn_{name}": fn for name, fn in LANEWISE.items()})
     hooks.update({f"_gv_cast_{name}": _cast(name) for name in CAST_TYPES})
