@@ -11,7 +11,13 @@ import builtins
 import copy
 
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
-from gpuviz.instrument.vector_rewrite import BINARY_HOOKS, typed_comparison, typed_negation, typed_statements
+from gpuviz.instrument.vector_rewrite import (
+    BINARY_HOOKS,
+    chained_comparisons,
+    typed_comparison,
+    typed_negation,
+    typed_statements,
+)
 
 
 class ReferenceRewriter(KernelRewriter):
@@ -26,17 +32,8 @@ class ReferenceRewriter(KernelRewriter):
         node = self.generic_visit(node)
         if len(node.ops) == 1:
             return typed_comparison(node)
-        # a < b < c: each middle operand once, and the next comparison only where the last held (Python's `and`)
-        parts, left = [], node.left
-        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
-            if k < len(node.ops) - 1:
-                temp = self._temp()
-                right = ast.NamedExpr(ast.Name(temp, ast.Store()), right)
-                parts.append(typed_comparison(ast.Compare(left, [op], [right])))
-                left = ast.Name(temp, ast.Load())
-            else:
-                parts.append(typed_comparison(ast.Compare(left, [op], [right])))
-        return ast.copy_location(ast.BoolOp(ast.And(), parts), node)
+        # a < b < c: the next comparison only where the last held (Python's `and`)
+        return ast.copy_location(ast.BoolOp(ast.And(), chained_comparisons(node, self._temp)), node)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         func = node.func

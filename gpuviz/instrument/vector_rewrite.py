@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Callable
 
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.source import KernelSource
@@ -61,6 +62,21 @@ def typed_negation(node: ast.UnaryOp) -> ast.expr:
     if not isinstance(node.op, ast.USub):
         return node
     return ast.copy_location(_call("_gv_neg", [node.operand]), node)
+
+
+def chained_comparisons(node: ast.Compare, temp: Callable[[], str]) -> list[ast.expr]:
+    """a < b < c as its comparisons, each typed: a < (t := b), t < c (each middle operand evaluated once,
+    into a new name of `temp()`); the caller joins them with its `and`."""
+    parts, left = [], node.left
+    for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
+        if k < len(node.ops) - 1:
+            name = temp()
+            right = ast.NamedExpr(ast.Name(name, ast.Store()), right)
+            parts.append(typed_comparison(ast.Compare(left, [op], [right])))
+            left = ast.Name(name, ast.Load())
+        else:
+            parts.append(typed_comparison(ast.Compare(left, [op], [right])))
+    return parts
 
 
 def typed_comparison(node: ast.Compare) -> ast.expr:
@@ -271,15 +287,7 @@ class VectorRewriter(KernelRewriter):
         if len(node.ops) == 1:
             return typed_comparison(node)
         # a < b < c: each middle operand once, later comparisons only for lanes where earlier hold
-        parts, left = [], node.left
-        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
-            if k < len(node.ops) - 1:
-                temp = self._temp()
-                parts.append(typed_comparison(ast.Compare(left, [op], [ast.NamedExpr(ast.Name(temp, ast.Store()),
-                                                                                        right)])))  # fmt: skip
-                left = ast.Name(temp, ast.Load())
-            else:
-                parts.append(typed_comparison(ast.Compare(left, [op], [right])))
+        parts = chained_comparisons(node, self._temp)
         result = parts[-1]
         for part in reversed(parts[:-1]):
             result = _method("land", [part, _thunk(result)])
@@ -349,4 +357,3 @@ def typed_statements(statements: list[ast.stmt]) -> list[ast.stmt]:
 def build_vector_program(func) -> Program:
     """The kernel and its device functions in the vector flavour (VectorUnsupported if it cannot)."""
     return build_program(func, VectorRewriter)
-
