@@ -12,8 +12,8 @@ import copy
 
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.vector_rewrite import (
-    BINARY_HOOKS,
     chained_comparisons,
+    typed_binary,
     typed_comparison,
     typed_negation,
     typed_statements,
@@ -23,7 +23,7 @@ from gpuviz.instrument.vector_rewrite import (
 class ReferenceRewriter(KernelRewriter):
     def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         node = self.generic_visit(node)
-        return ast.copy_location(_typed_call(node.op, node.left, node.right), node)
+        return ast.copy_location(typed_binary(node.op, node.left, node.right), node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         return typed_negation(self.generic_visit(node))
@@ -49,15 +49,15 @@ class ReferenceRewriter(KernelRewriter):
 
     def visit_AugAssign(self, node: ast.AugAssign):
         if isinstance(node.target, ast.Name):  # x += v is x = x + v, typed
-            value = _typed_call(node.op, ast.Name(node.target.id, ast.Load()), self.visit(node.value))
+            value = typed_binary(node.op, ast.Name(node.target.id, ast.Load()), self.visit(node.value))
             return ast.copy_location(ast.Assign([ast.Name(node.target.id, ast.Store())], value), node)
         if self._private_element(node.target):  # a local array's element: x[i] = x[i] + v, typed and stored
             target = self.visit(node.target)
             load = ast.Subscript(copy.deepcopy(target.value), copy.deepcopy(target.slice), ast.Load())
-            value = _typed_call(node.op, load, self.visit(node.value))
+            value = typed_binary(node.op, load, self.visit(node.value))
             return self._wrapped_store(ast.copy_location(ast.Assign([target], value), node))
         result = super().visit_AugAssign(node)  # memory: a load, the operator (typed below) and a store
-        return typed_statements(result if isinstance(result, list) else [result])
+        return typed_statements(result if isinstance(result, list) else [result], strict=False)
 
     def _private_element(self, target: ast.expr) -> bool:
         return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
@@ -71,13 +71,6 @@ class ReferenceRewriter(KernelRewriter):
             stmt.value = ast.Call(ast.Name("_gv_as_stored", ast.Load()), [stmt.value, dtype], [])
             ast.fix_missing_locations(stmt)
         return stmt
-
-
-def _typed_call(op: ast.operator, left: ast.expr, right: ast.expr) -> ast.expr:
-    hook = BINARY_HOOKS.get(type(op))
-    if hook is None:  # @ (matrix product): numba refuses it in a kernel; Python words it
-        return ast.BinOp(left, op, right)
-    return ast.Call(ast.Name(f"_gv_op_{hook}", ast.Load()), [left, right], [])
 
 
 def build_reference_program(func) -> Program:

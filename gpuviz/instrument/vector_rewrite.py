@@ -263,10 +263,7 @@ class VectorRewriter(KernelRewriter):
         return ast.copy_location(self._binary(node.op, self.visit(node.left), self.visit(node.right)), node)
 
     def _binary(self, op: ast.operator, left: ast.expr, right: ast.expr) -> ast.expr:
-        hook = BINARY_HOOKS.get(type(op))
-        if hook is None:
-            raise VectorUnsupported(f"the operator {type(op).__name__}")
-        return _call(f"_gv_op_{hook}", [left, right])
+        return _typed_or_refused(op, left, right, strict=True)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         combine = "land" if isinstance(node.op, ast.And) else "lor"
@@ -340,18 +337,31 @@ def _lanewise_hook(target: object) -> str | None:
     return None
 
 
-def typed_statements(statements: list[ast.stmt]) -> list[ast.stmt]:
-    """Arithmetic the base rewrite builds itself (a[i] += v) goes through the typing hooks too."""
+def typed_statements(statements: list[ast.stmt], strict: bool = True) -> list[ast.stmt]:
+    """Arithmetic the base rewrite builds itself (a[i] += v) goes through the typing hooks too (`strict`: an
+    operator with no hook is VectorUnsupported, else it stays Python's)."""
 
     class Typed(ast.NodeTransformer):
         def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
             node = self.generic_visit(node)
-            hook = BINARY_HOOKS.get(type(node.op))
-            if hook is None:
-                raise VectorUnsupported(f"the operator {type(node.op).__name__}")
-            return ast.copy_location(_call(f"_gv_op_{hook}", [node.left, node.right]), node)
+            return ast.copy_location(_typed_or_refused(node.op, node.left, node.right, strict), node)
 
     return [Typed().visit(s) for s in statements]
+
+
+def typed_binary(op: ast.operator, left: ast.expr, right: ast.expr) -> ast.expr:
+    """`a + b` as `_gv_op_add(a, b)`, the operator with numba's types; an operator with no hook (`@`, which numba
+    refuses in a kernel) stays Python's, for Python to word."""
+    return _typed_or_refused(op, left, right, strict=False)
+
+
+def _typed_or_refused(op: ast.operator, left: ast.expr, right: ast.expr, strict: bool) -> ast.expr:
+    hook = BINARY_HOOKS.get(type(op))
+    if hook is not None:
+        return _call(f"_gv_op_{hook}", [left, right])
+    if strict:  # the vector flavour says up front what it does not run
+        raise VectorUnsupported(f"the operator {type(op).__name__}")
+    return ast.BinOp(left, op, right)
 
 
 def build_vector_program(func) -> Program:

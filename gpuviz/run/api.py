@@ -71,11 +71,11 @@ def kernel_from_text(text: str, name: str | None = None):
             hint = "; add `from numba import cuda` at its top" if exc.name == "cuda" else ""
             raise GpuvizError(f"the source uses {exc.name!r} but never defines or imports it{hint}") from None
     kernels = {k: v for k, v in namespace.items() if isinstance(v, Kernel)}
-    if name is not None and name not in kernels:
-        plain = name in namespace and callable(namespace[name])
-        raise GpuvizError(f"{name!r} in the source is a plain function: decorate it with @cuda.jit" if plain else
-                          f"no kernel named {name!r}; the source defines: {', '.join(kernels) or 'none'}")  # fmt: skip
     if name is not None:
+        if name not in kernels:
+            if callable(namespace.get(name)):
+                raise GpuvizError(f"{name!r} in the source is a plain function: decorate it with @cuda.jit")
+            raise GpuvizError(f"no kernel named {name!r}; the source defines: {', '.join(kernels) or 'none'}")
         return kernels[name].py_func
     if len(kernels) != 1:
         found = ", ".join(kernels) or "no @cuda.jit kernel"

@@ -34,6 +34,7 @@ SCALED = ("start time", "duration", "value written", "value read")  # modes whos
 MAX_CALLOUT_SCALE = 8
 LABEL_GAP = 8  # pixels between a block label beside its row and the row
 MIN_CELL_PIXELS = 3.0  # a thread selected elsewhere in cells smaller than this is zoomed to
+NOTHING_YET = "No trace yet: pick a kernel and press Run."  # the caption with no trace and no failed run
 
 
 class GridView(QWidget, View):
@@ -56,7 +57,7 @@ class GridView(QWidget, View):
         self.marker.setPen(QPen(QColor(255, 255, 255), 0.25))
         self.marker.setVisible(False)
         self.view.addItem(self.marker)
-        self.caption = QLabel("No trace yet: pick a kernel and press Run.")
+        self.caption = QLabel(NOTHING_YET)
         self.caption.setObjectName("gridCaption")
         self.caption.setWordWrap(True)  # a long caption wraps; it never widens the window
         self.states = QLabel()  # the replay: how many threads are in each state
@@ -137,7 +138,7 @@ class GridView(QWidget, View):
             return
         stopped = self.state.stopped
         self.caption.setText(f"The run stopped before any launch was traced:\n{stopped}" if stopped
-                             else "No trace yet: pick a kernel and press Run.")  # fmt: skip
+                             else NOTHING_YET)  # fmt: skip
         self._caption_in_error(bool(stopped))
 
     def _caption_in_error(self, error: bool) -> None:

@@ -94,7 +94,7 @@ def binary(name: str, active=lambda: True):
         if name == "pow" and numba_type(a).kind == "f" and numba_type(b).kind in "iub":
             return _float_to_int_power(a, b)
         if name in ("lshift", "rshift"):  # numba: the left operand's signedness, 64 bits (uint64 >> int is uint64)
-            kind = np.dtype(np.uint64) if numba_type(a).kind == "u" or _unsigned(a) else np.dtype(np.int64)
+            kind = np.dtype(np.uint64) if _unsigned(a) else np.dtype(np.int64)
             return ufunc(_as(a, kind), _as(b, kind))
         if name in _BITWISE and {numba_type(a).kind, numba_type(b).kind} == {"i", "u"}:
             return ufunc(_as(a, np.dtype(np.int64)), _as(b, np.dtype(np.int64)))  # numba: signed if either is
@@ -107,7 +107,7 @@ def binary(name: str, active=lambda: True):
 
 
 def _unsigned(value: object) -> bool:
-    """An unsigned integer narrower than 32 bits (numba_type gives it as int64; a shift keeps it unsigned)."""
+    """An unsigned integer, of any width (numba_type gives one narrower than 32 bits as int64)."""
     return isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind == "u"
 
 
@@ -154,6 +154,7 @@ _PLAIN_INT = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "fl
 _PLAIN_FLOAT = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}  # division: inf and nan as numba's
 _PYTHON = {**_PLAIN_INT, "pow": operator.pow, "truediv": operator.truediv}
 _NUMBERS = (int, float, complex, np.generic)
+_NUMBERS_OR_LANES = (*_NUMBERS, np.ndarray)
 _INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 _common_types: dict[tuple, np.dtype] = {}  # (operator, type, type) -> the type numba computes in
 
@@ -218,8 +219,7 @@ def comparison(name: str) -> Callable:
         kinds = type(a), type(b)
         if kinds in ((int, int), (float, float)):
             return python(a, b)
-        numbers = (*_NUMBERS, np.ndarray)
-        if not (isinstance(a, numbers) and isinstance(b, numbers)):  # None, tuples: as Python has them
+        if not (isinstance(a, _NUMBERS_OR_LANES) and isinstance(b, _NUMBERS_OR_LANES)):  # None, tuples: Python's
             return python(a, b)
         a, b, _ = operands("add", a, b)
         return ufunc(a, b)

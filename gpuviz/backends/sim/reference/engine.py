@@ -348,9 +348,9 @@ class Executor:
     def _fault(self, lane: Lane, exc: Exception, line: int | None = None) -> KernelError:
         line = line or _user_line(exc, self.filenames)
         where = f"line {line}: " if line else ""
-        who = f"block {format_dims((lane.bx, lane.by, lane.bz))} thread {format_dims((lane.tx, lane.ty, lane.tz))}, "
+        threads = format_dims((lane.bx, lane.by, lane.bz)), format_dims((lane.tx, lane.ty, lane.tz))
+        who = "" if isinstance(exc, KernelLimit) else "block {} thread {}, ".format(*threads)  # a limit is no thread's
         said = _explain(exc) + (RAISED_ON_A_GPU if _raised_by_the_kernel(exc, self.filenames) else "")
-        who = "" if isinstance(exc, KernelLimit) else who
         return KernelError(f"{self.kernel_name}, {who}{where}{said}", line, lane.gid)
 
 
