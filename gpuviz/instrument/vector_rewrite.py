@@ -57,11 +57,14 @@ COMPARE_HOOKS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.E
 FRAME = "_gv_frame"
 
 
+UNARY_HOOKS = {ast.USub: "_gv_neg", ast.Invert: "_gv_invert"}
+
+
 def typed_negation(node: ast.UnaryOp) -> ast.expr:
-    """-x as `_gv_neg(x)`: in x's numba type (a bool's is -1 or 0, an int64), where NumPy refuses or keeps int32."""
-    if not isinstance(node.op, ast.USub):
-        return node
-    return ast.copy_location(_call("_gv_neg", [node.operand]), node)
+    """-x as `_gv_neg(x)` and ~x as `_gv_invert(x)`: in numba's types (-True is -1, an int64; ~uint8(0) a uint64
+    of all ones), where NumPy refuses or keeps the narrow type."""
+    hook = UNARY_HOOKS.get(type(node.op))
+    return ast.copy_location(_call(hook, [node.operand]), node) if hook else node
 
 
 def chained_comparisons(node: ast.Compare, temp: Callable[[], str]) -> list[ast.expr]:

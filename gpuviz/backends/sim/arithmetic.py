@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gpuviz.backends.sim.numba_types import CODES, TABLES
 from gpuviz.instrument.vector_rewrite import ReferenceEngineNeeded
 
 ARITHMETIC = {
@@ -22,51 +23,74 @@ ARITHMETIC = {
     "pow": np.power, "lshift": np.left_shift, "rshift": np.right_shift, "or": np.bitwise_or,
     "xor": np.bitwise_xor, "and": np.bitwise_and,
 }  # fmt: skip
-_BITWISE = {"or", "xor", "and"}
+_BOOL, _INT64, _UINT64, _FLOAT64 = np.dtype(bool), np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.float64)
+_MASK64 = (1 << 64) - 1
+_OUTSIDE = object()
 
 
 def numba_type(value: object) -> np.dtype:
-    """The type numba computes a value at: Python ints int64, Python floats float64, small ints int64."""
+    """The type numba gives a value: a Python int is an int64 (a uint64 from 2**63), a Python float a float64,
+    a NumPy value or lane array its own type."""
     if isinstance(value, (bool, np.bool_)):
-        return np.dtype(bool)
+        return _BOOL
     if isinstance(value, int):
-        return np.dtype(np.int64)
+        return _INT64 if value < 1 << 63 else _UINT64
     if isinstance(value, float):
-        return np.dtype(np.float64)
+        return _FLOAT64
     if isinstance(value, complex):
         return np.dtype(np.complex128)
-    dtype = np.asarray(value).dtype
-    if dtype.kind == "i" and dtype.itemsize < 8:
-        return np.dtype(np.int64)
-    if dtype.kind == "u" and dtype.itemsize < 8:
-        return np.dtype(np.uint64) if dtype.itemsize >= 4 else np.dtype(np.int64)
-    return dtype
+    return value.dtype if isinstance(value, (np.ndarray, np.generic)) else np.asarray(value).dtype
+
+
+def _code_dtype(code: str) -> np.dtype | None:
+    return None if code == "-" else _BOOL if code == "b" else np.dtype(code)
+
+
+_NUMBERS_TYPED = tuple(_code_dtype(code) for code in CODES)
+# operator (or "compare", "max", "neg", "invert") -> {(left type, right type): numba-cuda's type, None where refused}
+RESULT_TYPES = {
+    name: {
+        (_NUMBERS_TYPED[i], _NUMBERS_TYPED[j]): _code_dtype(code)
+        for i, row in enumerate(rows)
+        for j, code in enumerate(row.split())
+    }
+    for name, rows in TABLES.items()
+    if " " in rows[0]
+}
+UNARY_TYPES = {
+    name: dict(zip(_NUMBERS_TYPED, map(_code_dtype, rows))) for name, rows in TABLES.items() if " " not in rows[0]
+}
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "truediv": "/", "pow": "**",
+            "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>", "compare": "comparison",
+            "max": "min/max", "neg": "unary -", "invert": "~"}  # fmt: skip
+
+
+def result_type(name: str, left: np.dtype, right: np.dtype) -> np.dtype:
+    """The type numba-cuda computes `left <name> right` in (backends/sim/numba_types.py, read from numba-cuda's
+    typing): integers at 64 bits, unsigned only if both are (uint8 - uint32 wraps as a uint64, uint64 + 1 is an
+    int64); float32 with int8, int16, uint8 or bool stays float32, with a wider integer becomes float64."""
+    found = RESULT_TYPES[name].get((left, right), _OUTSIDE)
+    if found is _OUTSIDE:  # not one of numba's number types (a record, a datetime): NumPy's rule
+        return np.promote_types(left, right)
+    if found is None:
+        raise KernelMisuse(f"numba-cuda has no {_SYMBOLS[name]} of {left} and {right}; the kernel would not compile")
+    return found
 
 
 def operands(name: str, a: object, b: object) -> tuple[object, object, np.dtype]:
-    ta, tb = numba_type(a), numba_type(b)
-    if ta.kind == "b" and tb.kind == "b" and name in _BITWISE:
-        return a, b, ta
-    if ta.kind == "b":
-        ta = np.dtype(np.int64)
-    if tb.kind == "b":
-        tb = np.dtype(np.int64)
-    common = np.promote_types(ta, tb)
-    if common.kind == "f" and {ta.kind, tb.kind} == {"u", "i"} and min(_width(a, ta), _width(b, tb)) < 8:
-        common = np.dtype(np.int64)  # numba: uint32 with int64 is int64 (only uint64 with int64 is float64)
+    """Both operands converted to the type numba-cuda computes `a <name> b` in, and that type."""
+    common = result_type(name, numba_type(a), numba_type(b))
     return _as(a, common), _as(b, common), common
 
 
-def _width(value: object, promoted: np.dtype) -> int:
-    """Bytes of an unsigned operand before numba widened it to uint64 (8 for anything else)."""
-    if promoted.kind != "u":
-        return 8
-    return np.asarray(value).dtype.itemsize if isinstance(value, (np.ndarray, np.generic)) else 8
-
-
 def _as(value: object, dtype: np.dtype) -> object:
+    """A value in another type as C converts it: an integer wraps (a uint64 past 2**63 is a negative int64)."""
     if isinstance(value, np.ndarray):
         return value.astype(dtype, copy=False)
+    if isinstance(value, np.generic):
+        return value if value.dtype == dtype else value.astype(dtype)
+    if type(value) is int and dtype.kind in "iu":
+        return dtype.type(_wrapped(value) if dtype.kind == "i" else value & _MASK64)
     return dtype.type(value)
 
 
@@ -91,14 +115,9 @@ def binary(name: str, active=lambda: True):
     ufunc = ARITHMETIC[name]
 
     def apply(a, b):
-        if name == "pow" and numba_type(a).kind == "f" and numba_type(b).kind in "iub":
-            return _float_to_int_power(a, b)
-        if name in ("lshift", "rshift"):  # numba: the left operand's signedness, 64 bits (uint64 >> int is uint64)
-            kind = np.dtype(np.uint64) if _unsigned(a) else np.dtype(np.int64)
-            return ufunc(_as(a, kind), _as(b, kind))
-        if name in _BITWISE and {numba_type(a).kind, numba_type(b).kind} == {"i", "u"}:
-            return ufunc(_as(a, np.dtype(np.int64)), _as(b, np.dtype(np.int64)))  # numba: signed if either is
         a, b, common = operands(name, a, b)
+        if name == "pow" and common.kind == "f" and numba_type(b).kind in "iub":
+            return _float_to_int_power(a, b, common)
         if name in ("floordiv", "mod") and common.kind in "iu":
             _check_divisor(b, active)
         return ufunc(a, b)
@@ -106,25 +125,35 @@ def binary(name: str, active=lambda: True):
     return apply
 
 
-def _unsigned(value: object) -> bool:
-    """An unsigned integer, of any width (numba_type gives one narrower than 32 bits as int64)."""
-    return isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind == "u"
-
-
 def negate(value: object) -> object:
-    """-x as numba computes it: in x's numba type (-True is -1, an int64; -int32 is an int64)."""
-    if isinstance(value, (np.ndarray, np.generic, bool)):
-        return -_as(value, np.dtype(np.int64) if numba_type(value).kind == "b" else numba_type(value))
-    return -value
+    """-x as numba computes it: -True is -1 (an int64); an integer is negated in its own width, then widened
+    (-uint8(200) is 56, a uint64; -int8(-128) is -128)."""
+    return _unary("neg", value, operator.neg)
 
 
-def _float_to_int_power(base, exponent):
-    """A float to a whole power as numba computes it: in the base's own type (float32 ** 2 is float32), by
+def invert(value: object) -> object:
+    """~x as numba computes it: in x's own width, then widened (~uint8(3) is 252, a uint64); ~True is False."""
+    return _unary("invert", value, operator.invert)
+
+
+def _unary(name: str, value: object, python: Callable) -> object:
+    if type(value) is int or type(value) is float:
+        return np.int64(_wrapped(python(value))) if type(value) is int else python(value)
+    dtype = numba_type(value)
+    found = UNARY_TYPES[name].get(dtype, dtype)
+    if found is None:
+        raise KernelMisuse(f"numba-cuda has no {_SYMBOLS[name]} of {dtype}; the kernel would not compile")
+    if dtype.kind == "b":
+        return np.logical_not(value) if found.kind == "b" else python(_as(value, found))
+    with np.errstate(over="ignore"):
+        return _as(python(value), found)
+
+
+def _float_to_int_power(base, exponent, dtype: np.dtype):
+    """A float to a whole power as numba computes it: in the result's type (float32 ** 2 is float32), by
     squaring (x ** 3 is x * (x * x), not NumPy's pow: 3.3 ** 3 is 35.937, not 35.93699999999999), and 1 over
     that for a negative power."""
-    dtype = numba_type(base)
-    base = np.asarray(base, dtype) if isinstance(base, np.ndarray) else dtype.type(base)
-    left = np.abs(np.asarray(exponent, np.int64))
+    left = np.abs(np.asarray(exponent).astype(np.int64))
     result = np.ones_like(base)
     while np.any(left):
         result = np.where(left & 1, result * base, result).astype(dtype, copy=False)
@@ -134,12 +163,19 @@ def _float_to_int_power(base, exponent):
     return result if isinstance(result, np.ndarray) and result.ndim else dtype.type(result)
 
 
+class IntegersDividedByZero(LaneDivisionByZero):
+    """An integer divided by 0 with `/` in an active lane (a float division on a GPU: inf, or nan for 0 / 0)."""
+
+
 def true_division(active=lambda: True):
     def true_divide(a, b):
-        a, b, common = operands("truediv", a, b)
-        if common.kind in "iub":
-            _check_divisor(b, active)
-            a, b = _as(a, np.dtype(np.float64)), _as(b, np.dtype(np.float64))
+        integers = numba_type(a).kind in "iub" and numba_type(b).kind in "iub"
+        a, b, _ = operands("truediv", a, b)
+        if integers:
+            try:
+                _check_divisor(b, active)
+            except LaneDivisionByZero:
+                raise IntegersDividedByZero("division by zero") from None
         return np.true_divide(a, b)
 
     return true_divide
@@ -155,7 +191,6 @@ _PLAIN_FLOAT = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}  
 _PYTHON = {**_PLAIN_INT, "pow": operator.pow, "truediv": operator.truediv}
 _NUMBERS = (int, float, complex, np.generic)
 _NUMBERS_OR_LANES = (*_NUMBERS, np.ndarray)
-_INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 _common_types: dict[tuple, np.dtype] = {}  # (operator, type, type) -> the type numba computes in
 
 
@@ -166,6 +201,7 @@ def _wrapped(value: int) -> int:
 
 def _on_one_value(name: str, typed: Callable) -> Callable:
     plain_int, plain_float, python = _PLAIN_INT.get(name), _PLAIN_FLOAT.get(name), _PYTHON[name]
+    shift = name in ("lshift", "rshift")
 
     def apply(a, b):
         key = (name, type(a), type(b))
@@ -173,16 +209,24 @@ def _on_one_value(name: str, typed: Callable) -> Callable:
         if common is None:
             if not (isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS)):  # tuples, arrays: as Python has them
                 return python(a, b)
-            common = _common_types[key] = operands(name, a, b)[2]
-        if common == _INT64 and plain_int is not None and (name != "lshift" or 0 <= b < 64):
-            # by zero: Python's ZeroDivisionError, the thread's fault; an int64 as NumPy's, so that a store into a
-            # narrower element wraps as numba's does (NumPy refuses a Python int out of the element's range)
-            return np.int64(_wrapped(plain_int(int(a), int(b))))
+            common = operands(name, a, b)[2]
+            if not (_huge(a) or _huge(b)):  # a Python int from 2**63 is a uint64: its type is not its class's
+                _common_types[key] = common
+        if plain_int is not None and common in (_INT64, _UINT64) and (not shift or 0 <= b < 64):
+            # by zero: Python's ZeroDivisionError, the thread's fault; the result as NumPy's scalar, so that a store
+            # into a narrower element wraps as numba's does (NumPy refuses a Python int out of the element's range)
+            if common == _INT64:
+                return np.int64(_wrapped(plain_int(_wrapped(int(a)), _wrapped(int(b)))))
+            return np.uint64(plain_int(int(a) & _MASK64, int(b) & _MASK64) & _MASK64)
         if common == _FLOAT64 and plain_float is not None:
             return plain_float(float(a), float(b))
         return typed(a, b)
 
     return apply
+
+
+def _huge(value: object) -> bool:
+    return type(value) is int and not -(1 << 63) <= value < (1 << 63)
 
 
 def one_value_hooks() -> dict[str, Callable]:
@@ -221,15 +265,15 @@ def comparison(name: str) -> Callable:
             return python(a, b)
         if not (isinstance(a, _NUMBERS_OR_LANES) and isinstance(b, _NUMBERS_OR_LANES)):  # None, tuples: Python's
             return python(a, b)
-        a, b, _ = operands("add", a, b)
+        a, b, _ = operands("compare", a, b)
         return ufunc(a, b)
 
     return compare
 
 
 def comparison_hooks() -> dict[str, Callable]:
-    """The comparisons' hooks, and negation's (a unary operator with numba's types too)."""
-    return {**{f"_gv_cmp_{name}": comparison(name) for name in _COMPARISONS}, "_gv_neg": negate}
+    """The comparisons' hooks, and the unary operators' (numba types them too)."""
+    return {**{f"_gv_cmp_{name}": comparison(name) for name in _COMPARISONS}, "_gv_neg": negate, "_gv_invert": invert}
 
 
 def min_or_max(largest: bool) -> Callable:
@@ -243,7 +287,7 @@ def min_or_max(largest: bool) -> Callable:
             raise KernelMisuse("min/max of one sequence is not supported in kernels")
         result = values[0]
         for value in values[1:]:
-            a, b, _ = operands("add", result, value)
+            a, b, _ = operands("max", result, value)
             result = np.where(better(b, a), b, a)
         return result if result.ndim else result[()]
 

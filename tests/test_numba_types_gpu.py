@@ -1,0 +1,62 @@
+"""The simulator's numba types against a GPU (marker `gpu`): the cases where numba's rules part from NumPy's,
+as plain numba-cuda kernels on the device beside the simulator's engines, and what a GPU gives for an integer
+divided by zero with `/` (the simulator stops there; its words say what a GPU gives)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gpuviz
+from tests.test_numba_types import CASES
+
+pytestmark = pytest.mark.gpu
+
+
+def _on_the_gpu(source: str, *arrays: np.ndarray) -> list[np.ndarray]:
+    from numba import cuda
+
+    namespace: dict = {}
+    exec(compile(source, "<plain>", "exec"), namespace)
+    device = [cuda.to_device(a) for a in arrays]
+    namespace["k"][1, max(1, arrays[0].size)](*device)
+    cuda.synchronize()
+    return [d.copy_to_host() for d in device]
+
+
+def _kernel(expression: str) -> str:
+    return f"""
+from numba import cuda
+@cuda.jit
+def k(av, bv, out):
+    a, b = av[0], bv[0]
+    out[0] = {expression}
+"""
+
+
+@pytest.mark.parametrize("expression, a, b", CASES, ids=[f"{c[0]} {type(c[1]).__name__}" for c in CASES])
+def test_the_simulator_computes_what_the_gpu_does(expression, a, b):
+    source = _kernel(expression)
+    for dtype in (np.float64, np.int64, np.uint64, np.bool_, np.complex128):
+        try:
+            *_, want = _on_the_gpu(source, np.array([a]), np.array([b]), np.zeros(1, dtype))
+        except Exception:  # noqa: BLE001 - numba refuses to store this result in this type; try the next
+            continue
+        for engine in ("vector", "reference"):
+            out = np.zeros(1, dtype)
+            gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 1](np.array([a]), np.array([b]), out)
+            where = f"{engine}: {expression} of {a!r}, {b!r} into {dtype.__name__}"
+            assert out[0] == want[0], f"{where}: {out[0]!r}, GPU {want[0]!r}"
+
+
+def test_an_integer_divided_by_zero_with_a_slash_is_inf_or_nan_on_a_gpu():
+    source = """
+from numba import cuda
+@cuda.jit
+def k(a, b, out):
+    i = cuda.grid(1)
+    out[i] = a[i] / b[i]
+"""
+    a, b = np.array([0, 1, 3, -2]), np.array([0, 0, 2, 0])
+    *_, out = _on_the_gpu(source, a, b, np.zeros(4))
+    assert np.isnan(out[0]) and list(out[1:]) == [np.inf, 1.5, -np.inf]

@@ -1,0 +1,94 @@
+"""Write gpuviz/backends/sim/numba_types.py: the type numba-cuda gives each operator's result, for every pair of
+number types, read from numba-cuda's own typing context (no GPU needed). The simulator's engines compute in
+these types; tests/test_numba_types.py checks the written table against the installed numba-cuda.
+
+    python tools/numba_type_table.py          # rewrite the table
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from pathlib import Path
+
+TARGET = Path(__file__).resolve().parent.parent / "gpuviz" / "backends" / "sim" / "numba_types.py"
+CODES = ("b", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16")
+NAMES = ("boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+         "float32", "float64", "complex64", "complex128")  # fmt: skip
+BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
+          "mod": operator.mod, "truediv": operator.truediv, "pow": operator.pow, "and": operator.and_,
+          "or": operator.or_, "xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift,
+          "max": max}  # fmt: skip
+UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "abs": abs}
+
+
+def typing_context():
+    from numba.cuda.descriptor import cuda_target
+
+    context = cuda_target.typing_context
+    context.refresh()
+    return context
+
+
+def _code(numba_type) -> str:
+    return CODES[NAMES.index(str(numba_type).replace("bool", "boolean"))] if numba_type is not None else "-"
+
+
+def _signature(context, function, args):
+    try:
+        return context.resolve_value_type(function).get_call_type(context, args, {})
+    except Exception:  # numba's typing raises its own errors for operands it does not type
+        return None
+
+
+def result_code(context, function, *args) -> str:
+    signature = _signature(context, function, args)
+    return _code(signature.return_type) if signature is not None else "-"
+
+
+def compared_code(context, a, b) -> str:
+    """The type both sides of a comparison are converted to (numba converts, then compares)."""
+    signature = _signature(context, operator.lt, (a, b)) or _signature(context, operator.eq, (a, b))
+    return _code(signature.args[0]) if signature is not None else "-"
+
+
+def tables() -> dict[str, list[list[str]]]:
+    from numba import types
+
+    context = typing_context()
+    number = [getattr(types, name) for name in NAMES]
+    found = {name: [[result_code(context, f, a, b) for b in number] for a in number] for name, f in BINARY.items()}
+    found["compare"] = [[compared_code(context, a, b) for b in number] for a in number]
+    found.update({name: [[result_code(context, f, a)] for a in number] for name, f in UNARY.items()})
+    return found
+
+
+def module_text(found: dict[str, list[list[str]]], version: str) -> str:
+    lines = [
+        f'"""The types numba-cuda {version} gives operators\' results, written by tools/numba_type_table.py from',
+        "numba-cuda's typing context (tests/test_numba_types.py checks it against the installed numba-cuda). Rows are",
+        "the left operand's type, columns the right's, in the order of CODES; '-' where numba-cuda refuses the pair.",
+        '`compare` is the type both sides of a comparison are converted to; the unary tables have one column."""',
+        "",
+        "CODES = (" + ", ".join(f'"{code}"' for code in CODES) + ")",
+        "",
+        "TABLES = {",
+    ]
+    for name, rows in found.items():
+        lines.append(f'    "{name}": (')
+        lines.extend(f'        "{" ".join(row)}",' for row in rows)
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    from importlib.metadata import version
+
+    TARGET.write_text(module_text(tables(), version("numba-cuda")))
+    print(f"wrote {TARGET}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
