@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -46,7 +48,7 @@ def _sample(dtype: np.dtype, lanes: bool):
     return value if lanes else value[0]
 
 
-BINARY = [name for name in TABLES if name not in ("compare", "max", "neg", "pos", "invert", "abs")]
+BINARY = [name for name in TABLES if "." not in name and name not in ("compare", "max", "neg", "pos", "invert", "abs")]
 
 
 @pytest.mark.parametrize("lanes", [True, False], ids=["lanes", "one value"])
@@ -144,3 +146,148 @@ def k(a, out):
 """
     with pytest.raises(gpuviz.GpuvizError, match=r"with /: numba-cuda on a GPU gives inf there, or nan for 0 / 0"):
         gpuviz.trace(source, name="k", backend="sim")[1, 4](np.arange(4), np.zeros(4))
+
+
+SPECIAL = [-1.0, 0.0, 0.5, 2.0, -np.inf, np.inf, np.nan, 1000.0]
+# math's functions against IEEE's answers (NumPy's ufuncs, or Python's math where it does not raise)
+IEEE = {
+    "sqrt": np.sqrt, "log": np.log, "log10": np.log10, "log1p": np.log1p, "exp": np.exp, "acosh": np.arccosh,
+    "atanh": np.arctanh, "asin": np.arcsin, "sin": np.sin, "cosh": np.cosh, "floor": np.floor, "trunc": np.trunc,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["vector", "reference", "auto"])
+def test_math_functions_give_ieee_answers_where_python_raises(engine):
+    """A GPU never raises in math: sqrt(-1) is nan, log(0) -inf, exp(1000) inf, acosh(0.5) nan, lgamma(0) inf.
+    Python's math raises there; before, the reference engine stopped the launch with 'math domain error'."""
+    names = [*IEEE, "lgamma", "gamma", "remainder", "erf"]
+    calls = "\n".join(
+        f"        out[i, {k}] = math.{name}(x[i], 3.0)"
+        if name == "remainder"
+        else f"        out[i, {k}] = math.{name}(x[i])"
+        for k, name in enumerate(names)
+    )
+    head = "import math\nfrom numba import cuda\n@cuda.jit\ndef k(x, out):\n    i = cuda.grid(1)\n    if i < x.size:\n"
+    source = head + calls + "\n"
+    x = np.array(SPECIAL)
+    out = np.zeros((x.size, len(names)))
+    gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 32](x, out)
+    with np.errstate(all="ignore"):
+        for k, name in enumerate(IEEE):
+            np.testing.assert_array_equal(out[:, k], IEEE[name](x), err_msg=name)
+    lgamma, gamma, remainder, erf = out[:, len(IEEE) :].T
+    np.testing.assert_array_equal(
+        lgamma, [np.inf, np.inf, math.lgamma(0.5), 0.0, np.inf, np.inf, np.nan, math.lgamma(1000.0)]
+    )
+    np.testing.assert_array_equal(gamma, [np.nan, np.inf, math.gamma(0.5), 1.0, np.nan, np.inf, np.nan, np.inf])
+    np.testing.assert_array_equal(remainder, [-1.0, 0.0, 0.5, -1.0, np.nan, np.nan, np.nan, 1.0])
+    np.testing.assert_array_equal(erf, [math.erf(v) for v in SPECIAL])
+
+
+def test_math_floor_is_a_float_as_numba_cuda_types_it():
+    """numba-cuda gives math.floor(x) x's float type (numba's CPU target gives an int64): floor(nan) is nan, and a
+    floor used as an index is refused, as numba-cuda refuses to compile it."""
+    source = """
+import math
+from numba import cuda
+@cuda.jit
+def k(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = math.floor(x[i])
+"""
+    x = np.array([2.7, np.nan, np.inf, 1e19, -0.5], np.float32)
+    for engine in ("vector", "reference", "fast"):
+        out = np.zeros(5, np.float32)
+        trace = gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 8](x, out)
+        assert trace.meta["engine"] == engine
+        np.testing.assert_array_equal(out, np.floor(x), err_msg=engine)
+    indexed = source.replace("out[i] = math.floor(x[i])", "out[math.floor(x[i])] += 1")
+    with pytest.raises(gpuviz.GpuvizError, match="is a float; array indices must be integers"):
+        gpuviz.trace(indexed, name="k", backend="sim")[1, 1](np.array([1.5]), np.zeros(4))
+
+
+@pytest.mark.parametrize("lanes", [True, False], ids=["lanes", "one value"])
+def test_every_math_function_computes_in_numba_cudas_type(lanes):
+    from gpuviz.backends.sim.math_functions import math_function
+
+    wrong = []
+    for table in (name for name in TABLES if name.startswith("math.")):
+        function, rows = math_function(table.removeprefix("math.")), TABLES[table]
+        pairs = [(i, j) for i in range(len(CODES)) for j in range(len(CODES))] if " " in rows[0] else range(len(CODES))
+        for where in pairs:
+            codes = [CODES[k] for k in (where if isinstance(where, tuple) else (where,))]
+            want = rows[where[0]].split()[where[1]] if isinstance(where, tuple) else rows[where]
+            try:
+                result = function(*(_sample(_dtype(code), lanes) for code in codes))
+                got = np.asarray(result[0] if isinstance(result, tuple) else result).dtype
+            except arithmetic.KernelMisuse:
+                got = "-"
+            if (want == "-") != (got == "-") or (want != "-" and got != _dtype(want)):
+                wrong.append(f"{table}{tuple(codes)}: numba-cuda {want}, gpuviz {got}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_each_math_function_numba_cuda_compiles_has_the_simulators_version():
+    from gpuviz.backends.sim.math_functions import UFUNCS
+    from gpuviz.instrument.vector_rewrite import MATH_FUNCTIONS
+
+    assert set(MATH_FUNCTIONS) == set(UFUNCS) == {name.removeprefix("math.") for name in TABLES if "." in name}
+
+
+MEASURED = json.loads((Path(__file__).parent / "data" / "gpu_float_to_int_h200.json").read_text())
+STORES = sorted(MEASURED["results"])
+
+
+@pytest.mark.parametrize("case", STORES)
+def test_float_to_integer_is_what_the_gpu_gave(case):
+    """The conversion rule against a lent H200's own stores and int() (the fixture: card, driver, date)."""
+    kind, types_ = case.split(" ", 1)
+    source, target = types_.split("->")
+    x = np.array([float(v) for v in MEASURED["values"]], source)
+    got = arithmetic.float_to_integer(x, np.dtype(target)) if kind == "store" else arithmetic.to_int(x)
+    assert [int(v) for v in np.asarray(got).astype(target)] == MEASURED["results"][case]
+
+
+STORE_KERNEL = """
+from numba import cuda
+@cuda.jit
+def k(x, a, b, c, d, e):
+    i = cuda.grid(1)
+    if i < x.size:
+        a[i] = x[i] * 10
+        b[i] = x[i]
+        c[i] = x[i]
+        d[i] = x[i]
+        e[i] = int(x[i])
+"""
+
+
+@pytest.mark.parametrize("engine", ["vector", "reference", "fast"])
+def test_a_float_stored_into_an_integer_array_converts_as_on_a_gpu(engine):
+    """x86's conversion (NumPy's, and numba's CPU target's) gives the lowest value for NaN and every float out of
+    range; a GPU saturates: -2.5 into a uint16 is 0, 3e9 into an int32 is 2**31 - 1."""
+    x = np.array([-2.5, 3.3, np.nan, 3e9, -3e9, 300.7, np.inf, 1e19], np.float64)
+    arrays = [np.zeros(x.size, t) for t in (np.uint16, np.int32, np.int8, np.uint64, np.int64)]
+    trace = gpuviz.trace(STORE_KERNEL, name="k", backend="sim", engine=engine)[1, 8](x, *arrays)
+    assert trace.meta["engine"] == engine
+    for array, value in zip(arrays, (x * 10, x, x, x)):
+        np.testing.assert_array_equal(array, arithmetic.float_to_integer(value, array.dtype))
+    np.testing.assert_array_equal(arrays[4], arithmetic.to_int(x))
+    assert list(arrays[0][:4]) == [0, 33, 32768, 65535] and arrays[1][3] == 2**31 - 1
+
+
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_an_atomic_converts_its_value_to_the_arrays_type(engine):
+    """atomic.max of a uint32 array with an int32 -2 compares 4294967294, as numba-cuda's atom.max.u32 does."""
+    source = """
+from numba import cuda
+@cuda.jit
+def k(values, best):
+    i = cuda.grid(1)
+    if i < values.size:
+        cuda.atomic.max(best, 0, values[i])
+"""
+    best = np.zeros(1, np.uint32)
+    gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 4](np.array([3, -2, 10], np.int32), best)
+    assert best[0] == 4294967294

@@ -60,3 +60,33 @@ def k(a, b, out):
     a, b = np.array([0, 1, 3, -2]), np.array([0, 0, 2, 0])
     *_, out = _on_the_gpu(source, a, b, np.zeros(4))
     assert np.isnan(out[0]) and list(out[1:]) == [np.inf, 1.5, -np.inf]
+
+
+def test_floats_stored_into_integers_as_on_the_gpu():
+    from tests.test_numba_types import STORE_KERNEL
+
+    x = np.array([-2.5, 3.3, np.nan, 3e9, -3e9, 300.7, np.inf, 1e19], np.float64)
+    types = (np.uint16, np.int32, np.int8, np.uint64, np.int64)
+    on_gpu = _on_the_gpu(STORE_KERNEL, x, *(np.zeros(x.size, t) for t in types))[1:]
+    for engine in ("vector", "reference", "fast"):
+        arrays = [np.zeros(x.size, t) for t in types]
+        gpuviz.trace(STORE_KERNEL, name="k", backend="sim", engine=engine)[1, 8](x, *arrays)
+        for mine, theirs in zip(arrays, on_gpu):
+            np.testing.assert_array_equal(mine, theirs, err_msg=f"{engine} {mine.dtype}")
+
+
+def test_math_functions_as_on_the_gpu():
+    """IEEE's answers where Python's math raises, and math.floor's float type, against the GPU's own."""
+    names = ["sqrt", "log", "exp", "acosh", "atanh", "lgamma", "gamma", "floor", "trunc", "erf", "log1p"]
+    calls = "\n".join(f"        out[i, {k}] = math.{name}(x[i])" for k, name in enumerate(names))
+    head = "import math\nfrom numba import cuda\n@cuda.jit\ndef k(x, out):\n    i = cuda.grid(1)\n    if i < x.size:\n"
+    source = head + calls + "\n"
+    for dtype in (np.float32, np.float64):
+        x = np.array([-1.0, 0.0, 0.5, 2.0, -np.inf, np.inf, np.nan, 1000.0, -2.5], dtype)
+        *_, theirs = _on_the_gpu(source, x, np.zeros((x.size, len(names)), dtype))
+        for engine in ("vector", "reference"):
+            mine = np.zeros((x.size, len(names)), dtype)
+            gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 16](x, mine)
+            close = np.isclose(mine, theirs, rtol=2e-6 if dtype == np.float32 else 1e-14, equal_nan=True)
+            wrong = [(names[c], x[r], mine[r, c], theirs[r, c]) for r, c in zip(*np.nonzero(~close))]
+            assert not wrong, f"{engine} {dtype.__name__}: {wrong}"

@@ -7,6 +7,7 @@ these types; tests/test_numba_types.py checks the written table against the inst
 
 from __future__ import annotations
 
+import math
 import operator
 import sys
 from pathlib import Path
@@ -20,6 +21,17 @@ BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floord
           "or": operator.or_, "xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift,
           "max": max}  # fmt: skip
 UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "abs": abs}
+# math's functions that numba-cuda compiles: one argument, and two (ldexp's second is an integer)
+MATH_ONE = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "degrees", "erf", "erfc", "exp",
+            "exp2", "expm1", "fabs", "floor", "frexp", "gamma", "isfinite", "isinf", "isnan", "lgamma", "log",
+            "log10", "log1p", "log2", "modf", "radians", "sin", "sinh", "sqrt", "tan", "tanh", "trunc")  # fmt: skip
+MATH_TWO = ("atan2", "copysign", "fmod", "hypot", "ldexp", "nextafter", "pow", "remainder")
+
+
+def types_module():
+    from numba import types
+
+    return types
 
 
 def typing_context():
@@ -31,6 +43,8 @@ def typing_context():
 
 
 def _code(numba_type) -> str:
+    if isinstance(numba_type, types_module().BaseTuple):  # frexp, modf: the first element's type
+        numba_type = numba_type.types[0]
     return CODES[NAMES.index(str(numba_type).replace("bool", "boolean"))] if numba_type is not None else "-"
 
 
@@ -60,6 +74,11 @@ def tables() -> dict[str, list[list[str]]]:
     found = {name: [[result_code(context, f, a, b) for b in number] for a in number] for name, f in BINARY.items()}
     found["compare"] = [[compared_code(context, a, b) for b in number] for a in number]
     found.update({name: [[result_code(context, f, a)] for a in number] for name, f in UNARY.items()})
+    for name in MATH_TWO:
+        function = getattr(math, name)
+        found[f"math.{name}"] = [[result_code(context, function, a, b) for b in number] for a in number]
+    for name in MATH_ONE:
+        found[f"math.{name}"] = [[result_code(context, getattr(math, name), a)] for a in number]
     return found
 
 

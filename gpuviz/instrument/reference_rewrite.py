@@ -13,6 +13,8 @@ import copy
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.vector_rewrite import (
     chained_comparisons,
+    math_hook,
+    resolve_call,
     typed_binary,
     typed_comparison,
     typed_negation,
@@ -37,11 +39,18 @@ class ReferenceRewriter(KernelRewriter):
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         func = node.func
-        builtin = isinstance(func, ast.Name) and func.id in ("min", "max") and func.id not in self.locals
+        builtin = isinstance(func, ast.Name) and func.id in ("min", "max", "int") and func.id not in self.locals
         if builtin and self.env.get(func.id, getattr(builtins, func.id)) is getattr(builtins, func.id):
-            args = [self.visit(a) for a in node.args]  # min(a, b) in the values' common type, as numba's
+            args = [self.visit(a) for a in node.args]  # min(a, b) in the values' common type; int(nan) does not raise
             return ast.copy_location(ast.Call(ast.Name(f"_gv_fn_{func.id}", ast.Load()), args, []), node)
         return super().visit_Call(node)
+
+    def _call_function(self, node: ast.Call) -> ast.expr:
+        hook = math_hook(resolve_call(node.func, self.env, self.locals))
+        if hook is None:  # math.sqrt(-1) is nan on a GPU: numba-cuda's math, never Python's, which raises
+            return super()._call_function(node)
+        args = [self.visit(a) for a in node.args]
+        return ast.copy_location(ast.Call(ast.Name(hook, ast.Load()), args, []), node)
 
     def visit_Assign(self, node: ast.Assign):
         result = super().visit_Assign(node)

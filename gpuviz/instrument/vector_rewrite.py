@@ -39,12 +39,15 @@ NOT_VECTORISED = {
     ast.Slice: "slices of arrays",
 }
 # Functions of the kernel's globals that have a lane-wise hook: (module, name) -> hook suffix.
+# math's functions that numba-cuda compiles (backends/sim/math_functions.py computes each as it does)
+MATH_FUNCTIONS = (
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "degrees", "erf", "erfc", "exp", "exp2",
+    "expm1", "fabs", "floor", "frexp", "gamma", "isfinite", "isinf", "isnan", "lgamma", "log", "log10", "log1p",
+    "log2", "modf", "radians", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "atan2", "copysign", "fmod", "hypot",
+    "ldexp", "nextafter", "pow", "remainder",
+)  # fmt: skip
 LANEWISE_FUNCTIONS = {
-    **{("math", n): n for n in (
-        "sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "asin", "acos", "atan",
-        "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "fabs", "pow", "hypot", "isnan", "isinf",
-        "isfinite", "copysign", "fmod", "degrees", "radians",
-    )},
+    **{("math", n): n for n in MATH_FUNCTIONS},
     **{("builtins", n): n for n in ("min", "max", "abs", "int", "float", "bool", "round")},
 }  # fmt: skip
 BINARY_HOOKS = {
@@ -298,7 +301,7 @@ class VectorRewriter(KernelRewriter):
         return ast.copy_location(_method("select", [test, _thunk(body), _thunk(orelse)]), node)
 
     def _call_function(self, node: ast.Call) -> ast.expr:
-        target = self._resolve(node.func)
+        target = resolve_call(node.func, self.env, self.locals)
         if target is None or hasattr(target, "py_func"):
             return super()._call_function(node)
         hook = _lanewise_hook(target)
@@ -307,23 +310,30 @@ class VectorRewriter(KernelRewriter):
         node = self.generic_visit(node)
         return ast.copy_location(ast.Call(ast.Name(hook, ast.Load()), node.args, node.keywords), node)
 
-    def _resolve(self, func: ast.expr) -> object:
-        """The object a called name or attribute chain refers to, if it is not a local variable."""
-        chain = []
-        while isinstance(func, ast.Attribute):
-            chain.append(func.attr)
-            func = func.value
-        if not isinstance(func, ast.Name) or func.id in self.locals:
-            return None
-        if func.id in self.env:
-            value = self.env[func.id]
-        elif hasattr(builtins, func.id):
-            value = getattr(builtins, func.id)
-        else:
-            return None
-        for attr in reversed(chain):
-            value = getattr(value, attr, None)
-        return value
+def resolve_call(func: ast.expr, env: dict, local_names) -> object:
+    """The object a called name or attribute chain refers to, if it is not a local variable."""
+    chain = []
+    while isinstance(func, ast.Attribute):
+        chain.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id in local_names:
+        return None
+    if func.id in env:
+        value = env[func.id]
+    elif hasattr(builtins, func.id):
+        value = getattr(builtins, func.id)
+    else:
+        return None
+    for attr in reversed(chain):
+        value = getattr(value, attr, None)
+    return value
+
+
+def math_hook(target: object) -> str | None:
+    """`_gv_fn_sqrt` for math.sqrt (however the kernel named it), None for anything else."""
+    if getattr(target, "__module__", None) == "math" and getattr(target, "__name__", "") in MATH_FUNCTIONS:
+        return f"_gv_fn_{target.__name__}"
+    return None
 
 
 def _lanewise_hook(target: object) -> str | None:

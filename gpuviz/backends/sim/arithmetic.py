@@ -238,15 +238,50 @@ def one_value_hooks() -> dict[str, Callable]:
 
 
 def as_stored(value: object, dtype: np.dtype) -> object:
-    """A value as numba stores it into an element of `dtype`: an integer wrapped to the element's width, as C's
-    conversion does (NumPy refuses an integer out of the element's range, a Python int or its own)."""
+    """A value as numba-cuda stores it into an element of `dtype` on a GPU: an integer wrapped to the element's
+    width, as C's conversion does (NumPy refuses an integer out of the element's range, a Python int or its own);
+    a float converted as a GPU converts it (`float_to_integer`)."""
     if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
         return value
     if type(value) is int:
         return np.uint64(value & 0xFFFF_FFFF_FFFF_FFFF).astype(dtype)
     if isinstance(value, np.integer) and value.dtype != dtype:
         return value.astype(dtype)
+    if isinstance(value, (float, np.floating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
+        return float_to_integer(value, dtype)
     return value
+
+
+def float_to_integer(value: object, dtype: np.dtype) -> object:
+    """Floats converted to integers of `dtype` as a GPU converts them (numba-cuda 0.30.4 on an H200, 2026-11-27,
+    docs/simulator.md): toward zero, saturated at the type's range, an 8-bit type through a 16-bit one (300.7 is
+    44 in an int8 or uint8, 3e9 is -1 or 255); NaN is 0 in 8 bits and from a float32 up to 32 bits, else the
+    range's sign bit (-2**31 in an int32, 2**31 in a uint32, from a float64). x86's conversion, which NumPy's is,
+    gives the type's lowest value for every out-of-range float and NaN."""
+    source = np.asarray(value)
+    bits, signed = dtype.itemsize * 8, dtype.kind == "i"
+    width = max(bits, 16)
+    wide = np.dtype(f"{dtype.kind}{width // 8}")
+    low, high = (-(2.0 ** (width - 1)), 2.0 ** (width - 1)) if signed else (0.0, 2.0**width)
+    with np.errstate(invalid="ignore", over="ignore"):
+        whole = np.trunc(source.astype(np.float64))
+        nan, below, above = np.isnan(whole), whole < low, whole >= high
+        result = np.where(nan | below | above, 0, whole).astype(wide)
+    info = np.iinfo(wide)
+    result = np.where(below, info.min, np.where(above, info.max, result)).astype(wide)
+    sign_bit = info.min if signed else 1 << (bits - 1)
+    nan_value = 0 if bits <= 32 and (bits == 8 or source.dtype.itemsize < 8) else sign_bit
+    result = np.where(nan, np.array(nan_value).astype(wide), result).astype(dtype)  # 8 bits: wrapped from 16
+    return result if isinstance(value, np.ndarray) and np.ndim(value) else dtype.type(result[()])
+
+
+def to_int(value: object) -> object:
+    """`int(x)` in a kernel: an int64; a float converted as a GPU converts it (NaN and overflow do not raise)."""
+    if isinstance(value, np.ndarray):
+        return float_to_integer(value, _INT64) if value.dtype.kind in "fc" else value.astype(np.int64)
+    if isinstance(value, (float, np.floating)):
+        return float_to_integer(value, _INT64)
+    return int(value)
 
 
 _COMPARISONS = {"lt": (np.less, operator.lt), "le": (np.less_equal, operator.le), "gt": (np.greater, operator.gt),

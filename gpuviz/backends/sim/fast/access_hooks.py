@@ -23,6 +23,7 @@ from gpuviz.backends.sim.fast.hooks import (
     UNWRITTEN,
     WINDOW,
     WRITTEN,
+    as_element,
     fault,
 )
 from gpuviz.backends.sim.spin import CHECKS, MAX_SEEN, REPEATS
@@ -182,7 +183,7 @@ def store1(
         return
     flat = i
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
-    a[i] = value
+    a[i] = as_element(value, a)
     v = a[i]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
@@ -223,7 +224,7 @@ def store2(
         return
     flat = i * a.shape[1] + j
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
-    a[i, j] = value
+    a[i, j] = as_element(value, a)
     v = a[i, j]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
@@ -265,7 +266,7 @@ def store3(
         return
     flat = (i * a.shape[1] + j) * a.shape[2] + k
     _watch(Wo, Wf, Ws, Wt, site, flat, g, b, True, F, since)
-    a[i, j, k] = value
+    a[i, j, k] = as_element(value, a)
     v = a[i, j, k]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
@@ -323,7 +324,7 @@ def store_shared1(
         return
     flat = i
     _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
-    a[i] = value
+    a[i] = as_element(value, a)
     v = a[i]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
@@ -338,7 +339,7 @@ def store_shared2(
         return
     flat = i * a.shape[1] + j
     _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
-    a[i, j] = value
+    a[i, j] = as_element(value, a)
     v = a[i, j]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)
 
@@ -353,6 +354,6 @@ def store_shared3(
         return
     flat = (i * a.shape[1] + j) * a.shape[2] + k
     _watch_shared(Wf, Ws, Wt, site, flat, g, True, F, since)
-    a[i, j, k] = value
+    a[i, j, k] = as_element(value, a)
     v = a[i, j, k]
     _log(Li, Lv, Lt, Ls, Le, Lp, Lc, offsets, n, s, site, flat, np.float64(v), time, ep, ph)

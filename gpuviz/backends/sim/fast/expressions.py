@@ -12,6 +12,7 @@ from gpuviz.backends.sim.fast.syntax import (
     BUILTIN_CALLS,
     CMP,
     EXACT_MATH,
+    FLOAT_ROUNDING,
     GRID,
     NUMBER_TYPES,
     OPS,
@@ -129,10 +130,12 @@ class Expressions:
             and hasattr(target, "bitwidth")
         ):
             return f"np.{numpy_name(str(target))}({', '.join(args)})"
+        if target is int:  # saturated as on a GPU, where numba's CPU target converts as x86 does
+            return f"as_int({', '.join(args)})"
         if target is getattr(builtins, name, None) and name in BUILTIN_CALLS - {"range"}:
             return f"{name}({', '.join(args)})"
-        if module == "math" and name in EXACT_MATH:
-            return f"math.{name}({', '.join(args)})"
+        if module == "math" and name in EXACT_MATH:  # floor, ceil, trunc: a float, as numba-cuda types them
+            return f"{'np' if name in FLOAT_ROUNDING else 'math'}.{name}({', '.join(args)})"
         if isinstance(target, type) and issubclass(target, np.generic) and target().dtype.kind in "biuf":
             return f"np.{np.dtype(target).name}({', '.join(args)})"
         raise FastUnsupported(f"the call {ast.unparse(node.func)}() (line {node.lineno})")

@@ -13,7 +13,8 @@ barrier), [2] the thread that met it, [3:] the spin watch's state (access_hooks.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from gpuviz.backends.sim.spin import MAX_SEEN
 
@@ -184,3 +185,59 @@ def cross_lane_conflict(owners, flags, tpb):
                 first_owner[e] = owner[e]
             any_flags[e] |= flag[e]
     return -1
+
+
+def as_element(value, array):
+    """`value` as a GPU stores it into `array`'s elements (compiled by the overload below)."""
+    return value
+
+
+@overload(as_element)
+def _as_element(value, array):
+    """A float stored into an integer element as a GPU converts it (backends/sim/arithmetic.py,
+    `float_to_integer`), where numba's CPU target would convert it as x86 does; anything else as it is."""
+    if not (isinstance(value, types.Float) and isinstance(array.dtype, types.Integer)):
+        return lambda value, array: value
+    bits, signed = array.dtype.bitwidth, array.dtype.signed
+    width = max(bits, 16)
+    low, high = (-(2.0 ** (width - 1)), 2.0 ** (width - 1)) if signed else (0.0, 2.0**width)
+    lowest, highest = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    sign_bit = -(1 << (bits - 1)) if signed else 1 << (bits - 1)
+    nan_value = 0 if bits <= 32 and (bits == 8 or value.bitwidth < 64) else sign_bit
+    kind = np.uint64 if width == 64 and not signed else np.int64
+
+    def convert(value, array):
+        if value != value:
+            return kind(nan_value)
+        whole = np.trunc(value)
+        if whole < low:
+            return kind(lowest)
+        if whole >= high:
+            return kind(highest)
+        return kind(whole)
+
+    return convert
+
+
+def as_int(value):
+    """`int(x)` in a kernel: an int64, a float converted as a GPU converts it (compiled by the overload below)."""
+    return int(value)
+
+
+@overload(as_int)
+def _as_int(value):
+    if not isinstance(value, types.Float):
+        return lambda value: np.int64(value)
+    lowest, highest = np.int64(-(1 << 63)), np.int64((1 << 63) - 1)
+
+    def convert(value):
+        if value != value:
+            return lowest
+        whole = np.trunc(value)
+        if whole < -(2.0**63):
+            return lowest
+        if whole >= 2.0**63:
+            return highest
+        return np.int64(whole)
+
+    return convert

@@ -13,6 +13,8 @@ class FastUnsupported(Exception):
 
 # Functions whose result numba's CPU code and NumPy compute bit for bit alike (others may differ in the last bit).
 EXACT_MATH = {"sqrt", "floor", "ceil", "trunc", "fabs", "copysign"}
+# numba-cuda gives math.floor(x) x's float type (a float64 for an integer); numba's CPU target an int64: np.floor
+FLOAT_ROUNDING = {"floor", "ceil", "trunc"}
 BUILTIN_CALLS = {"min", "max", "abs", "int", "float", "bool", "len", "range"}
 NUMBER_TYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
                 "boolean", "bool_", "intp", "uintp"}  # fmt: skip

@@ -406,4 +406,7 @@ def _explain(exc: Exception) -> str:
     if isinstance(exc, ZeroDivisionError):  # numba's error model on a GPU (without debug=True): 0, no error
         return ("division by zero (an integer divided by 0: numba-cuda on a GPU gives 0 there and goes on; "
                 "gpuviz stops to show where)")
+    if isinstance(exc, IndexError) and "out of bounds for axis" in str(exc):  # a local or shared array (not global)
+        return (f"IndexError: {exc} (a local or shared array's element past its end: a GPU does not check it and "
+                "reads or writes whatever memory lies there; gpuviz stops to show where)")
     return f"{type(exc).__name__}: {exc}"

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import as_stored, comparison_hooks, min_or_max, one_value_hooks
+from gpuviz.backends.sim.arithmetic import as_stored, comparison_hooks, min_or_max, one_value_hooks, to_int
 from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
+from gpuviz.backends.sim.math_functions import math_hooks
 from gpuviz.backends.sim.spin import SAMPLE, SpinWatch
 from gpuviz.core.dtypes import dtype_text, to_dtype
 from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, FENCED, READ, WRITE
@@ -336,6 +337,8 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_as_stored": as_stored,
         "_gv_fn_min": min_or_max(False),
         "_gv_fn_max": min_or_max(True),
+        "_gv_fn_int": to_int,
+        **math_hooks(),
     }  # fmt: skip
 
 

@@ -13,6 +13,7 @@ import itertools
 
 import numpy as np
 
+from gpuviz.backends.sim.arithmetic import float_to_integer
 from gpuviz.backends.sim.reference.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
 from gpuviz.backends.sim.vector.sharing import BlocksShareMemory
 from gpuviz.backends.sim.vector.warp_requests import RequestNumbering
@@ -317,7 +318,10 @@ class VectorMemory:
         if isinstance(value, np.ndarray) and value.shape == (t.n,) and lanes is not None:
             value = value[lanes]
         try:
-            stored = np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value).astype(data.dtype)
+            stored = np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value)
+            if data.dtype.kind in "iu" and stored.dtype.kind == "f":
+                stored = float_to_integer(stored, data.dtype)  # as a GPU converts (saturated), not as x86 does
+            stored = stored.astype(data.dtype)
         except (TypeError, ValueError) as exc:
             raise LaneFault(f"cannot store {value!r}: {exc}") from None
         if self.sharing is not None and space == "global":
@@ -344,9 +348,11 @@ class VectorMemory:
             raise BlocksShareMemory("an atomic on global memory: blocks meet at its address")
         if isinstance(array, SharedArray):
             array.mark_written(key)  # an atomic's read of an unwritten element is not listed (nor by the reference)
-        values = [_per_lane(v, lanes, t.n) for v in operands]
+        # numba-cuda converts each operand to the array's type first: atomic.max of a uint32 array with -2
+        # compares 4294967294
+        values = [_per_lane(v, lanes, t.n).astype(data.dtype, copy=False) for v in operands]
         if op in ("add", "sub") and data.dtype.kind in "iu":
-            old, new = _ordered_add(data, key, values[0].astype(data.dtype), op == "sub")
+            old, new = _ordered_add(data, key, values[0], op == "sub")
         else:
             old, new = _ordered_serial(data, key, op, values)
         if self.spin is not None:  # an atomic that changes nothing (a failed compare-and-swap) is a read

@@ -10,10 +10,11 @@ from gpuviz.backends.sim.arithmetic import (
     binary,
     comparison_hooks,
     min_or_max,
-    operands,
+    to_int,
     true_division,
 )
 from gpuviz.backends.sim.bits import BIT_INTRINSICS
+from gpuviz.backends.sim.math_functions import math_hooks
 
 
 def logical_not(value: object) -> object:
@@ -22,49 +23,18 @@ def logical_not(value: object) -> object:
     return not value
 
 
-def _to_int(x):
-    return x.astype(np.int64) if isinstance(x, np.ndarray) else int(x)
-
-
 def _to_float(x):
     return x.astype(np.float64) if isinstance(x, np.ndarray) else float(x)
-
-
-def _floor_like(ufunc):
-    def apply(x):
-        if not isinstance(x, np.ndarray):
-            return int(ufunc(x))
-        return ufunc(x).astype(np.int64) if x.dtype.kind == "f" else x.astype(np.int64)
-
-    return apply
-
-
-def _common(ufunc):
-    """A math function of two values, computed in their common type as numba types it (hypot of a float32 and
-    1.0 is a float64; NumPy would keep float32)."""
-
-    def apply(a, b):
-        a, b, _ = operands("add", a, b)
-        return ufunc(a, b)
-
-    return apply
 
 
 def _round(x, digits=None):
     if digits is not None:
         return np.round(x, digits)
-    return _to_int(np.round(x)) if isinstance(x, np.ndarray) else round(x)
+    return to_int(np.round(x))  # half to even, as Python's and numba's; round(nan) does not raise
 
 
 LANEWISE = {
-    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
-    "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
-    "atan": np.arctan, "atan2": _common(np.arctan2), "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
-    "floor": _floor_like(np.floor), "ceil": _floor_like(np.ceil), "trunc": _floor_like(np.trunc),
-    "fabs": np.fabs, "pow": lambda a, b: np.power(_to_float(a), b), "hypot": _common(np.hypot), "isnan": np.isnan,
-    "isinf": np.isinf, "isfinite": np.isfinite, "copysign": _common(np.copysign), "fmod": _common(np.fmod),
-    "degrees": np.degrees, "radians": np.radians,
-    "min": min_or_max(False), "max": min_or_max(True), "abs": np.abs, "int": _to_int,
+    "min": min_or_max(False), "max": min_or_max(True), "abs": np.abs, "int": to_int,
     "float": _to_float, "bool": lambda x: x.astype(bool) if isinstance(x, np.ndarray) else bool(x), "round": _round,
 }  # fmt: skip
 CAST_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
@@ -100,6 +70,7 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     hooks.update(comparison_hooks())
     hooks["_gv_not"] = logical_not
     hooks.update({f"_gv_fn_{name}": fn for name, fn in LANEWISE.items()})
+    hooks.update(math_hooks())
     hooks.update({f"_gv_cast_{name}": _cast(name) for name in CAST_TYPES})
     hooks.update({name: _vectorise_scalar(fn) for name, fn in bit_functions.items()})
     hooks.update(BIT_INTRINSICS)  # lane-wise already
