@@ -291,3 +291,26 @@ def k(values, best):
     best = np.zeros(1, np.uint32)
     gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 4](np.array([3, -2, 10], np.int32), best)
     assert best[0] == 4294967294
+
+
+CAST_KERNEL = """
+import numpy as np
+from numba import cuda, int32, int8
+@cuda.jit
+def k(x, a, b, c):
+    i = cuda.grid(1)
+    if i < x.size:
+        a[i] = int32(x[i]) + 0
+        b[i] = np.uint16(x[i]) + 0
+        c[i] = int8(x[i]) + 0
+"""
+
+
+@pytest.mark.parametrize("engine", ["vector", "reference", "fast"])
+def test_a_cast_of_a_float_converts_as_a_gpu_stores(engine):
+    x = np.array([-2.5, 3.3, np.nan, 3e9, -3e9, 300.7, np.inf], np.float64)
+    arrays = [np.zeros(x.size, np.int64) for _ in range(3)]
+    trace = gpuviz.trace(CAST_KERNEL, name="k", backend="sim", engine=engine)[1, 8](x, *arrays)
+    assert trace.meta["engine"] == engine
+    for array, target in zip(arrays, (np.int32, np.uint16, np.int8)):
+        np.testing.assert_array_equal(array, arithmetic.float_to_integer(x, np.dtype(target)), err_msg=str(target))

@@ -90,3 +90,15 @@ def test_math_functions_as_on_the_gpu():
             close = np.isclose(mine, theirs, rtol=2e-6 if dtype == np.float32 else 1e-14, equal_nan=True)
             wrong = [(names[c], x[r], mine[r, c], theirs[r, c]) for r, c in zip(*np.nonzero(~close))]
             assert not wrong, f"{engine} {dtype.__name__}: {wrong}"
+
+
+def test_casts_of_floats_as_on_the_gpu():
+    from tests.test_numba_types import CAST_KERNEL
+
+    x = np.array([-2.5, 3.3, np.nan, 3e9, -3e9, 300.7, np.inf], np.float64)
+    on_gpu = _on_the_gpu(CAST_KERNEL, x, *(np.zeros(x.size, np.int64) for _ in range(3)))[1:]
+    for engine in ("vector", "reference", "fast"):
+        arrays = [np.zeros(x.size, np.int64) for _ in range(3)]
+        gpuviz.trace(CAST_KERNEL, name="k", backend="sim", engine=engine)[1, 8](x, *arrays)
+        for k, (mine, theirs) in enumerate(zip(arrays, on_gpu)):
+            np.testing.assert_array_equal(mine, theirs, err_msg=f"{engine}, cast {k}")

@@ -12,6 +12,7 @@ import copy
 
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.vector_rewrite import (
+    cast_hook,
     chained_comparisons,
     math_hook,
     resolve_call,
@@ -46,7 +47,7 @@ class ReferenceRewriter(KernelRewriter):
         return super().visit_Call(node)
 
     def _call_function(self, node: ast.Call) -> ast.expr:
-        hook = math_hook(resolve_call(node.func, self.env, self.locals))
+        hook = math_hook(target := resolve_call(node.func, self.env, self.locals)) or cast_hook(target)
         if hook is None:  # math.sqrt(-1) is nan on a GPU: numba-cuda's math, never Python's, which raises
             return super()._call_function(node)
         args = [self.visit(a) for a in node.args]

@@ -15,6 +15,8 @@ import ast
 import builtins
 from collections.abc import Callable
 
+import numpy as np
+
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.source import KernelSource
 
@@ -336,6 +338,16 @@ def math_hook(target: object) -> str | None:
     return None
 
 
+def cast_hook(target: object) -> str | None:
+    """`_gv_cast_int32` for numba's int32 called as a cast (`int32(x)`), None for anything else."""
+    if type(target).__module__.startswith("numba.core.types") and hasattr(target, "bitwidth"):
+        return f"_gv_cast_{target}"
+    if isinstance(target, type) and issubclass(target, (np.number, np.bool_)) and np.dtype(target).kind in "biufc":
+        name = np.dtype(target).name  # np.int32(x): the same cast
+        return f"_gv_cast_{'boolean' if name == 'bool' else name}" if name != "float16" else None
+    return None
+
+
 def _lanewise_hook(target: object) -> str | None:
     module = getattr(target, "__module__", None) or (
         "builtins" if type(target).__name__ == "builtin_function_or_method" else ""
@@ -345,9 +357,7 @@ def _lanewise_hook(target: object) -> str | None:
         return f"_gv_fn_{LANEWISE_FUNCTIONS[(module, name)]}"
     if module in ("math", "builtins") and callable(target) and name not in ("range", "len", "print"):
         raise VectorUnsupported(f"{module}.{name}" if module == "math" else f"{name}()")
-    if type(target).__module__.startswith("numba.core.types") and hasattr(target, "bitwidth"):
-        return f"_gv_cast_{target}"  # int32(x), float32(x): numba number types as casts
-    return None
+    return cast_hook(target)  # int32(x), float32(x): numba number types as casts
 
 
 def typed_statements(statements: list[ast.stmt], strict: bool = True) -> list[ast.stmt]:

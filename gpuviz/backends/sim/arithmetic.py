@@ -275,6 +275,27 @@ def float_to_integer(value: object, dtype: np.dtype) -> object:
     return result if isinstance(value, np.ndarray) and np.ndim(value) else dtype.type(result[()])
 
 
+CAST_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+              "complex64", "complex128", "boolean")  # fmt: skip
+
+
+def cast(name: str) -> Callable:
+    """`int32(x)`, `float32(x)`: numba's number types called as casts; a float into an integer type converts as a
+    GPU stores it (`float_to_integer`), an integer wraps."""
+    dtype = np.dtype(bool if name == "boolean" else name)
+
+    def apply(x):
+        if dtype.kind in "iu" and numba_type(x).kind == "f":
+            return float_to_integer(x, dtype)
+        return x.astype(dtype) if isinstance(x, np.ndarray) else _as(x, dtype) if type(x) is int else dtype.type(x)
+
+    return apply
+
+
+def cast_hooks() -> dict[str, Callable]:
+    return {f"_gv_cast_{name}": cast(name) for name in CAST_TYPES}
+
+
 def to_int(value: object) -> object:
     """`int(x)` in a kernel: an int64; a float converted as a GPU converts it (NaN and overflow do not raise)."""
     if isinstance(value, np.ndarray):

@@ -118,7 +118,7 @@ class Expressions:
         if path == "gridsize" and dims in (1, 2):
             return {1: "(_bdx * _gdx)", 2: "(_bdx * _gdx, _bdy * _gdy)"}[dims]
         if path in NUMBER_TYPES:
-            return f"np.{numpy_name(path)}({', '.join(args)})"
+            return _cast(numpy_name(path), args)
         if path is not None:
             raise FastUnsupported(f"cuda.{path} (line {node.lineno})")
         target = self._resolve(node.func)
@@ -129,7 +129,7 @@ class Expressions:
             and type(target).__module__.startswith("numba.core.types")
             and hasattr(target, "bitwidth")
         ):
-            return f"np.{numpy_name(str(target))}({', '.join(args)})"
+            return _cast(numpy_name(str(target)), args)
         if target is int:  # saturated as on a GPU, where numba's CPU target converts as x86 does
             return f"as_int({', '.join(args)})"
         if target is getattr(builtins, name, None) and name in BUILTIN_CALLS - {"range"}:
@@ -137,5 +137,13 @@ class Expressions:
         if module == "math" and name in EXACT_MATH:  # floor, ceil, trunc: a float, as numba-cuda types them
             return f"{'np' if name in FLOAT_ROUNDING else 'math'}.{name}({', '.join(args)})"
         if isinstance(target, type) and issubclass(target, np.generic) and target().dtype.kind in "biuf":
-            return f"np.{np.dtype(target).name}({', '.join(args)})"
+            return _cast(np.dtype(target).name, args)
         raise FastUnsupported(f"the call {ast.unparse(node.func)}() (line {node.lineno})")
+
+
+def _cast(name: str, args: list[str]) -> str:
+    """`np.int32(x)`: into an integer type through `as_element`, which converts a float as a GPU does (saturated)
+    where numba's CPU target converts it as x86 does; other types as they are."""
+    if name.startswith(("int", "uint")) and len(args) == 1:
+        return f"np.{name}(as_element({args[0]}, np.{name}(0)))"
+    return f"np.{name}({', '.join(args)})"

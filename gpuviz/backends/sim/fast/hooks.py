@@ -188,7 +188,8 @@ def cross_lane_conflict(owners, flags, tpb):
 
 
 def as_element(value, array):
-    """`value` as a GPU stores it into `array`'s elements (compiled by the overload below)."""
+    """`value` as a GPU stores it into `array`'s elements, or converts it to the type of `array` where that is a
+    number (compiled by the overload below)."""
     return value
 
 
@@ -196,9 +197,10 @@ def as_element(value, array):
 def _as_element(value, array):
     """A float stored into an integer element as a GPU converts it (backends/sim/arithmetic.py,
     `float_to_integer`), where numba's CPU target would convert it as x86 does; anything else as it is."""
-    if not (isinstance(value, types.Float) and isinstance(array.dtype, types.Integer)):
+    target = array.dtype if isinstance(array, types.Array) else array  # an array, or a value of the type
+    if not (isinstance(value, types.Float) and isinstance(target, types.Integer)):
         return lambda value, array: value
-    bits, signed = array.dtype.bitwidth, array.dtype.signed
+    bits, signed = target.bitwidth, target.signed
     width = max(bits, 16)
     low, high = (-(2.0 ** (width - 1)), 2.0 ** (width - 1)) if signed else (0.0, 2.0**width)
     lowest, highest = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)

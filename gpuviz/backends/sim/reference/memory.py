@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import as_stored, comparison_hooks, min_or_max, one_value_hooks, to_int
+from gpuviz.backends.sim.arithmetic import (
+    as_stored,
+    cast_hooks,
+    comparison_hooks,
+    min_or_max,
+    one_value_hooks,
+    to_int,
+)
 from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.backends.sim.math_functions import math_hooks
@@ -94,8 +102,10 @@ class AccessLog:
             del self.buffer[room:]
         if self.buffer:
             try:
-                chunk = np.fromiter(self.buffer, dtype=np.float64, count=len(self.buffer))
-            except (TypeError, ValueError):  # complex values: the log keeps their real part; records: NaN
+                with warnings.catch_warnings():  # complex values: the log keeps their real part (said once, here)
+                    warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                    chunk = np.fromiter(self.buffer, dtype=np.float64, count=len(self.buffer))
+            except (TypeError, ValueError):  # records: NaN
                 chunk = np.array([_as_float(v) for v in self.buffer], dtype=np.float64)
             self.chunks.append(chunk.reshape(-1, 7))
             self.count += len(self.buffer) // 7
@@ -338,6 +348,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_fn_min": min_or_max(False),
         "_gv_fn_max": min_or_max(True),
         "_gv_fn_int": to_int,
+        **cast_hooks(),
         **math_hooks(),
     }  # fmt: skip
 

@@ -8,6 +8,7 @@ import numpy as np
 from gpuviz.backends.sim.arithmetic import (
     ARITHMETIC,
     binary,
+    cast_hooks,
     comparison_hooks,
     min_or_max,
     to_int,
@@ -37,19 +38,6 @@ LANEWISE = {
     "min": min_or_max(False), "max": min_or_max(True), "abs": np.abs, "int": to_int,
     "float": _to_float, "bool": lambda x: x.astype(bool) if isinstance(x, np.ndarray) else bool(x), "round": _round,
 }  # fmt: skip
-CAST_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-              "complex64", "complex128", "boolean")  # fmt: skip
-
-
-def _cast(name: str):
-    dtype = np.dtype(bool if name == "boolean" else name)
-
-    def apply(x):
-        return x.astype(dtype) if isinstance(x, np.ndarray) else dtype.type(x)
-
-    return apply
-
-
 def _vectorise_scalar(fn):
     """A bit intrinsic for one value applied to each lane (rare in kernels; kept simple)."""
 
@@ -71,7 +59,7 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     hooks["_gv_not"] = logical_not
     hooks.update({f"_gv_fn_{name}": fn for name, fn in LANEWISE.items()})
     hooks.update(math_hooks())
-    hooks.update({f"_gv_cast_{name}": _cast(name) for name in CAST_TYPES})
+    hooks.update(cast_hooks())
     hooks.update({name: _vectorise_scalar(fn) for name, fn in bit_functions.items()})
     hooks.update(BIT_INTRINSICS)  # lane-wise already
     hooks["_gv_fma"] = lambda a, b, c: hooks["_gv_op_add"](hooks["_gv_op_mul"](a, b), c)
