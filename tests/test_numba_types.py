@@ -314,3 +314,26 @@ def test_a_cast_of_a_float_converts_as_a_gpu_stores(engine):
     assert trace.meta["engine"] == engine
     for array, target in zip(arrays, (np.int32, np.uint16, np.int8)):
         np.testing.assert_array_equal(array, arithmetic.float_to_integer(x, np.dtype(target)), err_msg=str(target))
+
+
+FMA_KERNEL = """
+from numba import cuda
+@cuda.jit
+def k(a, b, c, out, roots):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = cuda.fma(a[i], b[i], c[i])
+        roots[i] = cuda.cbrt(a[i])
+"""
+
+
+@pytest.mark.parametrize("dtype, step", [(np.float32, 2.0**-12), (np.float64, 2.0**-30)])
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_fma_rounds_once(engine, dtype, step):
+    """fma(1 + e, 1 + e, -(1 + 2e)) is e**2 rounded once; a * b + c rounds twice and gives 0."""
+    a = np.array([1 + step, 64.0, 1000.0, -27.0], dtype)
+    c = np.array([-(1 + 2 * step), 0.5, -1.0, 3.0], dtype)
+    out, roots = np.zeros(4, dtype), np.zeros(4, dtype)
+    gpuviz.trace(FMA_KERNEL, name="k", backend="sim", engine=engine)[1, 4](a, a, c, out, roots)
+    assert out[0] == dtype(step * step) and out[1] == dtype(64.0 * 64.0 + 0.5)
+    np.testing.assert_array_equal(roots, np.cbrt(a))

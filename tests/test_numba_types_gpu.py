@@ -102,3 +102,19 @@ def test_casts_of_floats_as_on_the_gpu():
         gpuviz.trace(CAST_KERNEL, name="k", backend="sim", engine=engine)[1, 8](x, *arrays)
         for k, (mine, theirs) in enumerate(zip(arrays, on_gpu)):
             np.testing.assert_array_equal(mine, theirs, err_msg=f"{engine}, cast {k}")
+
+
+@pytest.mark.parametrize("dtype, step", [(np.float32, 2.0**-12), (np.float64, 2.0**-30)])
+def test_fma_and_cbrt_as_on_the_gpu(dtype, step):
+    from tests.test_numba_types import FMA_KERNEL
+
+    a = np.array([1 + step, 64.0, 1000.0, -27.0, 27.0, 1e-30], dtype)
+    c = np.array([-(1 + 2 * step), 0.5, -1.0, 3.0, 0.0, 1.0], dtype)
+    *_, out, roots = _on_the_gpu(FMA_KERNEL, a, a, c, np.zeros(a.size, dtype), np.zeros(a.size, dtype))
+    for engine in ("vector", "reference"):
+        mine, my_roots = np.zeros(a.size, dtype), np.zeros(a.size, dtype)
+        gpuviz.trace(FMA_KERNEL, name="k", backend="sim", engine=engine)[1, 8](a, a, c, mine, my_roots)
+        np.testing.assert_array_equal(mine, out, err_msg=f"{engine} fma")
+        ints = np.int32 if dtype == np.float32 else np.int64
+        ulps = np.abs(my_roots.view(ints).astype(np.int64) - roots.view(ints).astype(np.int64))
+        assert ulps.max() <= 1, f"{engine} cbrt: {my_roots} against the GPU's {roots}"

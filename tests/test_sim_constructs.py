@@ -312,3 +312,26 @@ def k(a):
     a = np.zeros(8, np.int64)
     sim_run(source, 1, 8, a, name="k")
     assert list(a) == list(range(1, 9))
+
+
+def test_a_recursive_device_function_runs_on_the_reference_engine_by_declaration():
+    """numba-cuda compiles recursion (its own test_recursion.py); the vector engine, whose lanes would recurse to
+    different depths, declares it and the launch line says so (before: RecursionError, called a gpuviz bug)."""
+    import gpuviz
+
+    source = """
+from numba import cuda
+@cuda.jit(device=True)
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+@cuda.jit
+def k(out):
+    i = cuda.threadIdx.x
+    out[i] = fib(i)
+"""
+    out = np.zeros(8, np.int64)
+    trace = gpuviz.trace(source, name="k", backend="sim")[1, 8](out)
+    assert list(out) == [0, 1, 1, 2, 3, 5, 8, 13]
+    assert trace.meta["engine"] == "reference" and "recursive device function fib" in trace.meta["engine_note"]

@@ -389,4 +389,23 @@ def _typed_or_refused(op: ast.operator, left: ast.expr, right: ast.expr, strict:
 
 def build_vector_program(func) -> Program:
     """The kernel and its device functions in the vector flavour (VectorUnsupported if it cannot)."""
-    return build_program(func, VectorRewriter)
+    program = build_program(func, VectorRewriter)
+    recursive = _recursive(program)
+    if recursive:  # each lane would recurse to its own depth: the reference engine runs one thread at a time
+        raise VectorUnsupported(f"the recursive device function {recursive}")
+    return program
+
+
+def _recursive(program: Program) -> str | None:
+    """The name of a device function that calls itself, directly or through others, if any."""
+    calls = {f.name: set(f.device_functions) for f in program.functions[1:]}  # the kernel is never called
+    for start in calls:
+        seen, pending = set(), list(calls[start])
+        while pending:
+            name = pending.pop()
+            if name == start:
+                return start
+            if name not in seen:
+                seen.add(name)
+                pending += calls.get(name, ())
+    return None

@@ -10,8 +10,10 @@ by zero in an active lane raises (the engines word it as the thread's fault).
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
+from fractions import Fraction
 
 import numpy as np
 
@@ -348,3 +350,32 @@ def min_or_max(largest: bool) -> Callable:
         return result if result.ndim else result[()]
 
     return apply
+
+
+def fused_multiply_add(a: object, b: object, c: object) -> object:
+    """`cuda.fma(a, b, c)`: a * b + c rounded once (the GPU's fma.rn), in the operands' float type; computing
+    a * b + c as two operations rounds twice, and fma(1 + 2**-12, 1 + 2**-12, -(1 + 2**-11)) comes out 0
+    where it is 2**-24."""
+    dtype = result_type("add", result_type("mul", numba_type(a), numba_type(b)), numba_type(c))
+    if dtype.kind != "f":
+        dtype = _FLOAT64
+    if any(isinstance(v, np.ndarray) for v in (a, b, c)):
+        each = np.frompyfunc(lambda x, y, z: _fma_one(x, y, z, dtype), 3, 1)
+        return np.asarray(each(a, b, c)).astype(dtype)
+    return _fma_one(a, b, c, dtype)
+
+
+def _fma_one(a, b, c, dtype: np.dtype):
+    a, b, c = float(a), float(b), float(c)
+    if not all(map(math.isfinite, (a, b, c))):
+        return dtype.type(a * b + c)  # inf and nan as IEEE's fma gives them
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    try:
+        nearest = dtype.type(float(exact))
+    except OverflowError:
+        return dtype.type(math.copysign(math.inf, exact))
+    if dtype == _FLOAT64 or not math.isfinite(nearest):
+        return nearest
+    # float32: the float64 rounding may land on a float32 tie; take the float32 nearest the exact value
+    candidates = (np.nextafter(nearest, dtype.type(-np.inf)), nearest, np.nextafter(nearest, dtype.type(np.inf)))
+    return min(candidates, key=lambda v: (abs(Fraction(float(v)) - exact), int(v.view(np.uint32)) & 1))

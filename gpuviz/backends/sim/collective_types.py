@@ -68,3 +68,13 @@ def match_keys(values: object) -> np.ndarray:
     if value.dtype.kind == "f":
         value = np.array(value).view(f"i{value.dtype.itemsize}")  # a contiguous copy that keeps 0-d values 0-d
     return value.astype(np.int64)
+
+
+def atomic_index_refusal(op: str, ndim: int, index: object) -> str | None:
+    """An atomic's index must name one element: as many parts as the array has axes (numba-cuda refuses
+    `atomic.add(a2d, 0, 1)`, "indexing 2-D array with 1-D index", where NumPy would add to the whole row)."""
+    parts = len(index) if type(index) is tuple else 1
+    if parts == ndim:
+        return None
+    return (f"cuda.atomic.{op} on a {ndim}-D array takes an index of {ndim} part{'s' if ndim > 1 else ''} "
+            f"(one element); numba-cuda refuses an index of {parts}, and the kernel would not compile")  # fmt: skip

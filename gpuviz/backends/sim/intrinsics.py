@@ -3,10 +3,9 @@ groups, dynamic shared memory and functions passed as values."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from gpuviz.backends.sim.arithmetic import fused_multiply_add
 from gpuviz.backends.sim.bits import BIT_INTRINSICS
 
 
@@ -71,7 +70,7 @@ GRID_GROUP = _GridGroup()
 BIT_FUNCTIONS = {
     "_gv_noop": lambda *args: None,
     **BIT_INTRINSICS,  # at the operand's width, for one value or a lane array
-    "_gv_fma": lambda a, b, c: a * b + c,
-    "_gv_cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x),
+    "_gv_fma": fused_multiply_add,
+    "_gv_cbrt": np.cbrt,  # correctly rounded as libdevice's cbrt (within 1 ulp); abs(x) ** (1 / 3) is not
     "_gv_selp": lambda p, a, b: a if p else b,
 }

@@ -15,6 +15,7 @@ from gpuviz.backends.sim.arithmetic import (
     one_value_hooks,
     to_int,
 )
+from gpuviz.backends.sim.collective_types import atomic_index_refusal
 from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.backends.sim.math_functions import math_hooks
@@ -247,6 +248,9 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
                     record((t.gid, aid, flat_index(array, index), WRITE, line, t.ep, array[index]))
 
     def atomic(t, op, array, index, operands, line, _=None):
+        refused = atomic_index_refusal(op, array.ndim, index)
+        if refused:
+            raise ThreadFault(refused)
         try:
             old = array[index]
             array[index] = ATOMIC_OPS[op](old, *(as_stored(o, array.dtype) for o in operands))

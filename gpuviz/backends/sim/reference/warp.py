@@ -11,14 +11,33 @@ from gpuviz.core.trace.columns import bump_epoch, epoch_field, set_epoch
 
 
 def resolve_collectives(waiting: list) -> list[tuple[object, object]]:
-    """The value each waiting lane gets back; lanes meet per (operation, source line)."""
+    """The value each waiting lane gets back; lanes meet per (operation, source line). A `_sync` operation
+    waits for every live lane its members' masks name: lanes of a divergent branch that wait at an earlier
+    collective (an `activemask()` inside an `if`) go first and reach this one later, as on a GPU, where the
+    branch runs before the warp reconverges. Where no group is complete, every group goes (the lanes would
+    wait for ever: a mask that names lanes that never come)."""
     groups: dict[tuple[str, int], list] = defaultdict(list)
     for lane in waiting:
         groups[(lane.req[1], lane.req[3])].append(lane)
+    complete = {key: lanes for key, lanes in groups.items() if _all_named_here(key[0], lanes)}
     results = []
-    for (op, _), lanes in groups.items():
+    for (op, _), lanes in (complete or groups).items():
         results += OPERATIONS[op](lanes)
     return results
+
+
+_UNMASKED = {"activemask"}
+
+
+def _all_named_here(op: str, lanes: list) -> bool:
+    if op in _UNMASKED:
+        return True
+    named = 0
+    for lane in lanes:
+        args = _args(lane)
+        named |= int(args[0]) & 0xFFFFFFFF if args else 0xFFFFFFFF  # syncwarp(): the whole warp
+    here = {lane.lane for lane in lanes}
+    return all(o.lane in here or o.state == _DONE or not named >> o.lane & 1 for o in lanes[0].warp.lanes)
 
 
 def _args(lane) -> tuple:
@@ -70,18 +89,22 @@ def _ballot(lanes):
     return [(lane, as_int32(bits & int(_args(lane)[0]))) for lane in lanes]
 
 
+def _members(lane, lanes) -> list:
+    """The lanes here that the lane's own mask names (numba-cuda's vote.sync and match.sync take that mask)."""
+    mask = int(_args(lane)[0])
+    return [o for o in lanes if mask >> o.lane & 1]
+
+
 def _vote(combine):
     def vote(lanes):
-        answer = bool(combine(bool(_args(lane)[1]) for lane in lanes))
-        return [(lane, answer) for lane in lanes]
+        return [(lane, bool(combine(bool(_args(o)[1]) for o in _members(lane, lanes)))) for lane in lanes]
 
     return vote
 
 
 def _eq(lanes):
     """Whether every lane's predicate is true, or every lane's false (not whether the values are equal)."""
-    answer = len({bool(_args(lane)[1]) for lane in lanes}) == 1
-    return [(lane, answer) for lane in lanes]
+    return [(lane, len({bool(_args(o)[1]) for o in _members(lane, lanes)}) <= 1) for lane in lanes]
 
 
 def _match_key(lane) -> int:
@@ -96,10 +119,13 @@ def _match_any(lanes):
 
 
 def _match_all(lanes):
-    """(the lanes of the mask that are here, True) when every lane holds the same value, else (0, False)."""
-    same = len({_match_key(lane) for lane in lanes}) == 1
-    here = sum(1 << lane.lane for lane in lanes)
-    return [(lane, (as_int32(int(_args(lane)[0]) & here if same else 0), same)) for lane in lanes]
+    """(the lanes of its mask that are here, True) when every one holds the same value, else (0, False)."""
+    results = []
+    for lane in lanes:
+        members = _members(lane, lanes)
+        same = len({_match_key(o) for o in members}) <= 1
+        results.append((lane, (as_int32(sum(1 << o.lane for o in members) if same else 0), same)))
+    return results
 
 
 def as_int32(bits: int) -> np.int32:
@@ -111,9 +137,9 @@ OPERATIONS = {
     "syncwarp": _syncwarp,
     "activemask": _activemask,
     "shfl": _shuffle(lambda lane, src: src % 32),
-    "shfl_up": _shuffle(lambda lane, delta: lane - delta),
-    "shfl_down": _shuffle(lambda lane, delta: lane + delta),
-    "shfl_xor": _shuffle(lambda lane, mask: lane ^ mask),
+    "shfl_up": _shuffle(lambda lane, delta: lane - (delta & 31)),  # the offset's low 5 bits, as shfl.sync takes
+    "shfl_down": _shuffle(lambda lane, delta: lane + (delta & 31)),
+    "shfl_xor": _shuffle(lambda lane, mask: lane ^ (mask & 31)),
     "ballot": _ballot,
     "all": _vote(all),
     "any": _vote(any),

@@ -13,7 +13,8 @@ import itertools
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import float_to_integer
+from gpuviz.backends.sim.arithmetic import KernelMisuse, float_to_integer
+from gpuviz.backends.sim.collective_types import atomic_index_refusal
 from gpuviz.backends.sim.reference.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
 from gpuviz.backends.sim.vector.sharing import BlocksShareMemory
 from gpuviz.backends.sim.vector.warp_requests import RequestNumbering
@@ -341,6 +342,8 @@ class VectorMemory:
     def atomic(self, t, op, array, index, operands, line, _pause=None):
         if not t.active:
             return 0
+        if atomic_index_refusal(op, array.ndim, index):
+            raise KernelMisuse("an atomic's index that is not one element")  # the reference engine words it
         lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "atomic", every=True)
         if not t.active:
             return np.zeros(t.n, data.dtype)

@@ -167,9 +167,13 @@ def _mask_arg(mask) -> object:
 
 
 def _vote(test):
+    """all/any/eq over the lanes of each lane's own mask that are here (numba-cuda's vote.sync with the member
+    mask: two half-warps voting with their own masks get two answers)."""
+
     def vote(t, args):
-        yes = _per_warp_sum(t, truth(args[1], t.n) & t.mask)
-        return test(yes, _per_warp_sum(t, t.mask))
+        mask = _mask_arg(args[0])
+        yes = _bits(t, truth(args[1], t.n) & t.mask) & mask
+        return test(yes, _bits(t, t.mask) & mask)
 
     return vote
 
@@ -195,32 +199,39 @@ def _one_value(t, values) -> np.ndarray:
 
 def _match_any(t, args):
     """Each lane: the lanes of its mask, in its warp, holding the same value (its bits, as numba converts it)."""
-    ids = _same_ids(t, _values(match_keys(args[1]), t.n))
+    return _int32(_same_value_bits(t, _values(match_keys(args[1]), t.n)) & _mask_arg(args[0]))
+
+
+def _match_all(t, args):
+    """(the lanes of its mask that are here, True) where every such lane holds the lane's value, else (0, False)."""
+    mask = _mask_arg(args[0])
+    here = _bits(t, t.mask) & mask
+    same = (_same_value_bits(t, _values(match_keys(args[1]), t.n)) & mask) == here
+    return _int32(np.where(same, here, 0)), same
+
+
+def _same_value_bits(t, values) -> np.ndarray:
+    """Per active lane, the bits of the lanes of its warp (active ones) holding the same value."""
+    ids = _same_ids(t, values)
     active = t.mask
     weights = (np.int64(1) << t.lane[active]).astype(np.float64)
     per_group = np.bincount(ids[active], weights=weights).astype(np.int64)
     bits = np.zeros(t.n, np.int64)
     bits[active] = per_group[ids[active]]
-    return _int32(bits & _mask_arg(args[0]))
-
-
-def _match_all(t, args):
-    """(the lanes of the mask that are here, True) where every lane of the warp holds one value, else (0, False)."""
-    same = _one_value(t, _values(match_keys(args[1]), t.n))
-    here = _bits(t, t.mask) & _mask_arg(args[0])
-    return _int32(np.where(same, here, 0)), same
+    return bits
 
 
 COLLECTIVES = {
     "activemask": lambda t, args: _bits(t, t.mask).astype(np.uint32),
     "shfl": _shuffle(lambda lane, src: src % 32),
-    "shfl_up": _shuffle(lambda lane, delta: lane - delta),
-    "shfl_down": _shuffle(lambda lane, delta: lane + delta),
-    "shfl_xor": _shuffle(lambda lane, mask: lane ^ mask),
+    # shfl.sync takes the low 5 bits of the offset (PTX: bval[4:0] = b[4:0]): -1 is 31, 33 is 1
+    "shfl_up": _shuffle(lambda lane, delta: lane - (delta & 31)),
+    "shfl_down": _shuffle(lambda lane, delta: lane + (delta & 31)),
+    "shfl_xor": _shuffle(lambda lane, mask: lane ^ (mask & 31)),
     "ballot": _ballot,
-    "all": _vote(lambda yes, active: yes == active),
-    "any": _vote(lambda yes, active: yes > 0),
-    "eq": _vote(lambda yes, active: (yes == 0) | (yes == active)),  # the predicates' truth, not the values
+    "all": _vote(lambda yes, here: yes == here),
+    "any": _vote(lambda yes, here: yes != 0),
+    "eq": _vote(lambda yes, here: (yes == 0) | (yes == here)),  # the predicates' truth, not the values
     "match_any": _match_any,
     "match_all": _match_all,
 }
