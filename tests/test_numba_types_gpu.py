@@ -118,3 +118,13 @@ def test_fma_and_cbrt_as_on_the_gpu(dtype, step):
         ints = np.int32 if dtype == np.float32 else np.int64
         ulps = np.abs(my_roots.view(ints).astype(np.int64) - roots.view(ints).astype(np.int64))
         assert ulps.max() <= 1, f"{engine} cbrt: {my_roots} against the GPU's {roots}"
+
+
+def test_a_declared_device_signature_as_on_the_gpu():
+    from tests.test_sim_constructs import DECLARED
+
+    (theirs,) = _on_the_gpu(DECLARED, np.zeros(3))
+    for engine in ("vector", "reference"):
+        mine = np.zeros(3)
+        gpuviz.trace(DECLARED, name="k", backend="sim", engine=engine)[1, 1](mine)
+        np.testing.assert_array_equal(mine, theirs, err_msg=engine)

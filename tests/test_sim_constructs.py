@@ -335,3 +335,32 @@ def k(out):
     trace = gpuviz.trace(source, name="k", backend="sim")[1, 8](out)
     assert list(out) == [0, 1, 1, 2, 3, 5, 8, 13]
     assert trace.meta["engine"] == "reference" and "recursive device function fib" in trace.meta["engine_note"]
+
+
+DECLARED = """
+from numba import cuda
+@cuda.jit("f4(f8)", device=True)
+def third32(x):
+    return x / 3.0
+@cuda.jit("i4(i8)", device=True)
+def narrow(x):
+    return x
+@cuda.jit("int32(float32, float32)", device=True)
+def ratio(a, b):
+    return a / b
+@cuda.jit
+def k(out):
+    out[0] = third32(1.0)
+    out[1] = narrow(2**32 + 7)
+    out[2] = ratio(7.0, 2.0)
+"""
+
+
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_a_device_functions_declared_signature_converts_its_arguments_and_result(engine):
+    """numba-cuda converts to the declared types on the way in and out (numba's njit gives the same numbers)."""
+    import gpuviz
+
+    out = np.zeros(3, np.float64)
+    gpuviz.trace(DECLARED, name="k", backend="sim", engine=engine)[1, 1](out)
+    assert list(out) == [float(np.float32(1 / 3)), 7.0, 3.0]

@@ -18,6 +18,7 @@ from types import CodeType
 import numpy as np
 
 from gpuviz.core.errors import KernelSourceError
+from gpuviz.instrument.device_signatures import declared_types
 from gpuviz.instrument.endless import endless_loops
 from gpuviz.instrument.refusals import LINKED_MODELS, constant_locals, refusals, refused_shape
 from gpuviz.instrument.source import KernelSource, source_of
@@ -466,12 +467,12 @@ class KernelRewriter(ast.NodeTransformer):
             if is_device_function(value):
                 generated = self._device(value.py_func, self.call_line)  # the definition's own name
                 node = self.generic_visit(node)
-                call = ast.Call(
-                    ast.Name(generated, ast.Load()),
-                    [ast.Name("_t", ast.Load()), *node.args],
-                    node.keywords,
-                )
+                declared = declared_types(value) if self.yields else None  # a GPU's numba converts them itself
+                args = _cast_to(declared[0], node.args) if declared and not node.keywords else node.args
+                call = ast.Call(ast.Name(generated, ast.Load()), [ast.Name("_t", ast.Load()), *args], node.keywords)
                 new = ast.YieldFrom(call) if self.yields else call
+                if declared and declared[1]:
+                    new = ast.Call(ast.Name(f"_gv_cast_{declared[1]}", ast.Load()), [new], [])
                 return ast.copy_location(new, node)
         called = self._value_of(func)
         if (getattr(called, "__module__", None) or "").endswith("shims.cuda.random"):
@@ -712,3 +713,11 @@ def build_program(func, rewriter_class: type[KernelRewriter] = KernelRewriter, *
         functions.append(rewritten)
         pending += list(rewritten.device_functions.items())
     return Program(kernel, functions)
+
+
+def _cast_to(types: list, args: list) -> list:
+    """Each argument cast to its declared number type, where the signature declares one."""
+    if len(types) != len(args):
+        return args
+    return [ast.Call(ast.Name(f"_gv_cast_{kind}", ast.Load()), [arg], []) if kind else arg
+            for kind, arg in zip(types, args)]  # fmt: skip
