@@ -364,3 +364,20 @@ def test_a_device_functions_declared_signature_converts_its_arguments_and_result
     out = np.zeros(3, np.float64)
     gpuviz.trace(DECLARED, name="k", backend="sim", engine=engine)[1, 1](out)
     assert list(out) == [float(np.float32(1 / 3)), 7.0, 3.0]
+
+
+def test_a_store_into_a_module_level_array_is_refused_in_words_as_numba_refuses_it():
+    import gpuviz
+
+    source = """
+import numpy as np
+from numba import cuda
+TABLE = np.zeros(4)
+@cuda.jit
+def k(out):
+    i = cuda.grid(1)
+    TABLE[i] = 1.0
+    out[i] = TABLE[i]
+"""
+    with pytest.raises(gpuviz.GpuvizError, match="a store into a module-level array: numba-cuda copies"):
+        gpuviz.trace(source, name="k", backend="sim")[1, 4](np.zeros(4))

@@ -25,6 +25,8 @@ from gpuviz.core.trace.columns import ACCESS_COLUMNS, ATOMIC, FENCED, READ, WRIT
 from gpuviz.instrument.shared_memory import MAX_LOCAL, MAX_STATIC_SHARED
 
 _FLUSH_EVERY = 1 << 18
+FROZEN_STORE = ("a store into a module-level array: numba-cuda copies such an array into the kernel as a constant "
+                "when it compiles it, and refuses to compile a store into it; pass the array as an argument")
 
 
 class ArrayTable:
@@ -234,6 +236,8 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         except (IndexError, TypeError) as exc:
             raise fault(array, index, exc, "write") from None
         except ValueError as exc:
+            if not array.flags.writeable:
+                raise ThreadFault(FROZEN_STORE) from None
             raise ThreadFault(f"cannot store {value!r}: {exc}") from None
         if unwritten_shared:
             entry = unwritten_shared.get(id(array))

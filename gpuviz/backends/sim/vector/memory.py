@@ -327,6 +327,8 @@ class VectorMemory:
             raise LaneFault(f"cannot store {value!r}: {exc}") from None
         if self.sharing is not None and space == "global":
             self.sharing.touch(t, aid, flat, lanes, write=True)
+        if not data.flags.writeable:  # a module-level array, frozen as numba freezes it: the reference engine words it
+            raise KernelMisuse("a store into a module-level array")
         if stored.ndim and all(np.ndim(k) == 0 for k in key):
             data[key] = stored[-1]  # every lane stores to one element: the last lane's value stays
         else:
