@@ -110,6 +110,8 @@ CASES = [  # expression, a, b: where numba's rules and NumPy's part
     ("a ** b", np.float32(1.1), np.uint16(3)),
     ("a * b", np.complex64(1 + 2j), np.int16(3)),
     ("a * b", np.complex64(1 + 2j), np.int32(3)),
+    ("a // b", np.int64(-(2**63)), np.int64(-1)),  # the quotient overflows: numba's code gives 0
+    ("a % b", np.int64(-(2**63)), np.int64(-1)),
 ]
 
 

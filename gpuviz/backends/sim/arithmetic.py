@@ -122,9 +122,24 @@ def binary(name: str, active=lambda: True):
             return _float_to_int_power(a, b, common)
         if name in ("floordiv", "mod") and common.kind in "iu":
             _check_divisor(b, active)
+            if common == _INT64:
+                return _without_overflow(ufunc, a, b)
         return ufunc(a, b)
 
     return apply
+
+
+_INT64_MIN = np.int64(-(1 << 63))
+
+
+def _without_overflow(ufunc, a, b):
+    """int64 // and %: the lowest int64 divided by -1 overflows; numba's code gives 0 there (its CPU compiler and
+    an H200 alike, 2026-11-27), where NumPy gives the lowest int64 again."""
+    overflow = (np.asarray(a) == _INT64_MIN) & (np.asarray(b) == -1)
+    if not np.any(overflow):
+        return ufunc(a, b)
+    with np.errstate(over="ignore"):
+        return np.where(overflow, np.int64(0), ufunc(a, np.where(overflow, 1, b))).astype(np.int64)[()]
 
 
 def negate(value: object) -> object:
@@ -218,7 +233,10 @@ def _on_one_value(name: str, typed: Callable) -> Callable:
             # by zero: Python's ZeroDivisionError, the thread's fault; the result as NumPy's scalar, so that a store
             # into a narrower element wraps as numba's does (NumPy refuses a Python int out of the element's range)
             if common == _INT64:
-                return np.int64(_wrapped(plain_int(_wrapped(int(a)), _wrapped(int(b)))))
+                a, b = _wrapped(int(a)), _wrapped(int(b))
+                if b == -1 and a == -(1 << 63) and name in ("floordiv", "mod"):
+                    return np.int64(0)  # numba's code gives 0 where the quotient overflows (see _without_overflow)
+                return np.int64(_wrapped(plain_int(a, b)))
             return np.uint64(plain_int(int(a) & _MASK64, int(b) & _MASK64) & _MASK64)
         if common == _FLOAT64 and plain_float is not None:
             return plain_float(float(a), float(b))

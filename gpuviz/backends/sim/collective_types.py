@@ -23,6 +23,12 @@ SHUFFLES = ("shfl", "shfl_up", "shfl_down", "shfl_xor")
 SHUFFLED_TYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
 BARRIER_VOTES = ("count", "and", "or")
 WARP_VOTES = ("all", "any", "eq", "ballot")
+# the arguments of the warp operations that take a mask (numba-cuda has no width argument for the shuffles)
+MASKED_ARGUMENTS = {
+    **{op: ("mask", "value", "lane" if op == "shfl" else "delta") for op in SHUFFLES},
+    **{op: ("mask", "predicate") for op in WARP_VOTES},
+    "match_any": ("mask", "value"), "match_all": ("mask", "value"),
+}  # fmt: skip
 
 
 def numba_type(value: object) -> np.dtype:
@@ -39,6 +45,11 @@ def numba_type(value: object) -> np.dtype:
 def refusal(op: str, args: tuple) -> str | None:
     """What numba-cuda says when it refuses these operands (a TypingError at compile time), or None."""
     name = NUMBA_NAMES.get(op, op)
+    wanted = MASKED_ARGUMENTS.get(op)
+    if wanted and len(args) != len(wanted):
+        return f"numba-cuda's {name} takes {len(wanted)} arguments ({', '.join(wanted)}), not {len(args)}"
+    if wanted and numba_type(args[0]).kind not in "iu":
+        return f"numba-cuda's {name} takes an integer mask, not {numba_type(args[0])}"
     if op in SHUFFLES and len(args) > 1:
         kind = numba_type(args[1])
         if kind not in SHUFFLED_TYPES:
