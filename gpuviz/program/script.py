@@ -85,11 +85,20 @@ def _at_launch_line(exc: LaunchError, path: Path) -> LaunchError:
 def _script_failure(exc: BaseException, path: Path) -> ScriptError:
     line = _last_line_in(exc.__traceback__, str(path))
     where = f" at line {line}" if line else ""
-    text = str(exc)
+    text = _shim_import(exc) or str(exc)
     message = f"{path.name} raised {type(exc).__name__}{where}" + (f": {text}" if text else "")
     # Endless recursion leaves a million frames: formatting them all takes minutes, the last few say enough.
     details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-DETAIL_FRAMES))
     return ScriptError(message, details, line)
+
+
+def _shim_import(exc: BaseException) -> str | None:
+    """`from numba.cuda import libdevice` on the simulator: the words of what is missing, not the stand-in's path."""
+    if isinstance(exc, ImportError) and (exc.name or "").startswith("gpuviz.program.shims.cuda"):
+        missing = str(exc).split("'")[1] if str(exc).count("'") >= 2 else "that name"
+        return (f"numba.cuda.{missing} is not available in gpuviz's simulator; run the script with --backend gpu "
+                "on a machine with an NVIDIA GPU (math's functions, cuda.fma and cuda.cbrt do run here)")
+    return None
 
 
 def _script_exit(exc: SystemExit, path: Path) -> ScriptError:
