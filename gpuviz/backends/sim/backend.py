@@ -315,8 +315,12 @@ def _engine_for(py_func, program: Program, config: LaunchConfig, options: RunOpt
         return "reference", "chosen"
     if options.schedule != "gpu":
         return "reference", f"the {options.schedule} schedule runs one thread at a time"
-    if program.cooperative or config.shared_bytes or program.unrecorded:
-        return "reference", "grid syncs, dynamic shared memory and module arrays run on the reference engine"
+    if program.cooperative:
+        return "reference", "a grid sync runs on the reference engine"
+    if config.shared_bytes:
+        return "reference", "dynamic shared memory runs on the reference engine"
+    if program.unrecorded:  # each says what no hook sees: a module array's read, an access through a view
+        return "reference", f"the reference engine runs it: {program.unrecorded[0]}"
     if shared_bytes(program) > MAX_STATIC_SHARED:
         return "reference", "over the static shared-memory limit: the reference engine words the refusal"
     try:
