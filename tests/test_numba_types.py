@@ -110,6 +110,8 @@ CASES = [  # expression, a, b: where numba's rules and NumPy's part
     ("a ** b", np.float32(1.1), np.uint16(3)),
     ("a * b", np.complex64(1 + 2j), np.int16(3)),
     ("a * b", np.complex64(1 + 2j), np.int32(3)),
+    ("a ** 3", np.float64(3.3), 0),  # by squaring: 35.937, where NumPy's pow gives 35.93699999999999
+    ("a ** b", np.float32(1.7), np.int32(7)),
     ("a // b", np.int64(-(2**63)), np.int64(-1)),  # the quotient overflows: numba's code gives 0
     ("a % b", np.int64(-(2**63)), np.int64(-1)),
 ]
@@ -339,3 +341,55 @@ def test_fma_rounds_once(engine, dtype, step):
     gpuviz.trace(FMA_KERNEL, name="k", backend="sim", engine=engine)[1, 4](a, a, c, out, roots)
     assert out[0] == dtype(step * step) and out[1] == dtype(64.0 * 64.0 + 0.5)
     np.testing.assert_array_equal(roots, np.cbrt(a))
+
+
+def test_a_python_int_past_int64_is_a_uint64_even_after_small_ints_were_seen():
+    """The one-value hooks cache the type of (int, int); a Python int from 2**63 is numba's uint64 all the same."""
+    floordiv = arithmetic.one_value_hooks()["_gv_op_floordiv"]
+    assert floordiv(3, 2) == 1
+    assert floordiv(18446744073709551615, 9223372036854775808) == 1  # numba: uint64 // uint64
+
+
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_an_atomic_with_a_float_value_into_an_integer_array_converts_as_a_store_does(engine):
+    source = """
+from numba import cuda
+@cuda.jit
+def k(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.max(out, i, x[i])
+"""
+    x = np.array([3e9, np.nan, -2.7, 5.5])
+    out = np.zeros(4, np.int32)
+    gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 4](x, out)
+    np.testing.assert_array_equal(out, np.maximum(0, arithmetic.float_to_integer(x, np.dtype(np.int32))))
+
+
+def test_fma_of_float16_is_a_float32_and_keeps_the_sign_of_zero():
+    fma = arithmetic.fused_multiply_add
+    assert fma(np.float16(1), np.float16(2), np.float16(3)) == 5 and type(fma(np.float16(1), 2.0, 3.0)) is np.float64
+    assert type(fma(np.float16(1), np.float16(2), np.float16(3))) is np.float32
+    assert (
+        math.copysign(1, fma(-0.0, 1.0, -0.0)) == -1
+        and math.copysign(1, fma(np.float32(-0.0), np.float32(1), np.float32(-0.0))) == -1
+    )
+
+
+def test_what_numba_cuda_refuses_or_converts_in_warp_masks_casts_and_comparisons():
+    source = """
+import numpy as np
+from numba import cuda, uint8
+@cuda.jit
+def k(out, z):
+    lane = cuda.laneid
+    out[0, lane] = cuda.match_any_sync(1.0 * 0xFFFFFFFF, lane // 8)  # numba converts the mask to an int32
+    out[1, lane] = uint8(300)                                          # wrapped: 44
+"""
+    out = np.zeros((2, 32), np.int64)
+    for engine in ("vector", "reference"):
+        gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 32](out, np.zeros(2, np.complex128))
+        assert list(out[1]) == [44] * 32 and out[0, 0] == 0xFF
+    ordering = source.replace("out[1, lane] = uint8(300)", "out[1, lane] = z[0] < z[1]")
+    with pytest.raises(gpuviz.GpuvizError, match="numba-cuda has no ordering of complex values"):
+        gpuviz.trace(ordering, name="k", backend="sim")[1, 32](out, np.zeros(2, np.complex128))

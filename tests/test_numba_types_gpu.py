@@ -37,16 +37,19 @@ def k(av, bv, out):
 @pytest.mark.parametrize("expression, a, b", CASES, ids=[f"{c[0]} {type(c[1]).__name__}" for c in CASES])
 def test_the_simulator_computes_what_the_gpu_does(expression, a, b):
     source = _kernel(expression)
+    compared = 0
     for dtype in (np.float64, np.int64, np.uint64, np.bool_, np.complex128):
         try:
             *_, want = _on_the_gpu(source, np.array([a]), np.array([b]), np.zeros(1, dtype))
         except Exception:  # noqa: BLE001 - numba refuses to store this result in this type; try the next
             continue
+        compared += 1
         for engine in ("vector", "reference"):
             out = np.zeros(1, dtype)
             gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 1](np.array([a]), np.array([b]), out)
             where = f"{engine}: {expression} of {a!r}, {b!r} into {dtype.__name__}"
             assert out[0] == want[0], f"{where}: {out[0]!r}, GPU {want[0]!r}"
+    assert compared >= 2, f"{expression}: the GPU stored it into {compared} of the element types"
 
 
 def test_an_integer_divided_by_zero_with_a_slash_is_inf_or_nan_on_a_gpu():

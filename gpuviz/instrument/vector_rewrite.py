@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gpuviz.instrument.device_signatures import CASTABLE
 from gpuviz.instrument.rewrite import KernelRewriter, Program, build_program
 from gpuviz.instrument.source import KernelSource
 
@@ -340,12 +341,14 @@ def math_hook(target: object) -> str | None:
 
 def cast_hook(target: object) -> str | None:
     """`_gv_cast_int32` for numba's int32 called as a cast (`int32(x)`), None for anything else."""
-    if type(target).__module__.startswith("numba.core.types") and hasattr(target, "bitwidth"):
-        return f"_gv_cast_{target}"
-    if isinstance(target, type) and issubclass(target, (np.number, np.bool_)) and np.dtype(target).kind in "biufc":
+    if type(target).__module__.startswith("numba.core.types") and hasattr(target, "key"):
+        name = "boolean" if str(target) == "bool" else str(target)
+    elif isinstance(target, type) and issubclass(target, (np.number, np.bool_)):
         name = np.dtype(target).name  # np.int32(x): the same cast
-        return f"_gv_cast_{'boolean' if name == 'bool' else name}" if name != "float16" else None
-    return None
+        name = "boolean" if name == "bool" else name
+    else:
+        return None
+    return f"_gv_cast_{name}" if name in CASTABLE else None
 
 
 def _lanewise_hook(target: object) -> str | None:

@@ -117,9 +117,11 @@ def binary(name: str, active=lambda: True):
     ufunc = ARITHMETIC[name]
 
     def apply(a, b):
+        whole_exponent = name == "pow" and numba_type(b).kind in "iub"  # before `operands` makes it a float
+        exponent = b
         a, b, common = operands(name, a, b)
-        if name == "pow" and common.kind == "f" and numba_type(b).kind in "iub":
-            return _float_to_int_power(a, b, common)
+        if whole_exponent and common.kind == "f":
+            return _float_to_int_power(a, exponent, common)
         if name in ("floordiv", "mod") and common.kind in "iu":
             _check_divisor(b, active)
             if common == _INT64:
@@ -162,7 +164,9 @@ def _unary(name: str, value: object, python: Callable) -> object:
         raise KernelMisuse(f"numba-cuda has no {_SYMBOLS[name]} of {dtype}; the kernel would not compile")
     if dtype.kind == "b":
         return np.logical_not(value) if found.kind == "b" else python(_as(value, found))
-    with np.errstate(over="ignore"):
+    if dtype.kind not in "iu":
+        return _as(python(value), found)
+    with np.errstate(over="ignore"):  # -int8(-128) wraps, as numba's does
         return _as(python(value), found)
 
 
@@ -222,7 +226,7 @@ def _on_one_value(name: str, typed: Callable) -> Callable:
 
     def apply(a, b):
         key = (name, type(a), type(b))
-        common = _common_types.get(key)
+        common = None if _huge(a) or _huge(b) else _common_types.get(key)
         if common is None:
             if not (isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS)):  # tuples, arrays: as Python has them
                 return python(a, b)
@@ -272,12 +276,20 @@ def as_stored(value: object, dtype: np.dtype) -> object:
     return value
 
 
+_RANGES: dict[np.dtype, np.iinfo] = {}
+
+
 def float_to_integer(value: object, dtype: np.dtype) -> object:
     """Floats converted to integers of `dtype` as a GPU converts them (numba-cuda 0.30.4 on an H200, 2026-11-27,
     docs/simulator.md): toward zero, saturated at the type's range, an 8-bit type through a 16-bit one (300.7 is
     44 in an int8 or uint8, 3e9 is -1 or 255); NaN is 0 in 8 bits and from a float32 up to 32 bits, else the
     range's sign bit (-2**31 in an int32, 2**31 in a uint32, from a float64). x86's conversion, which NumPy's is,
     gives the type's lowest value for every out-of-range float and NaN."""
+    if isinstance(value, (float, np.floating)) and math.isfinite(value):
+        whole = math.trunc(float(value))  # one value in range: as Python converts (the common case, kept fast)
+        info = _RANGES.get(dtype) or _RANGES.setdefault(dtype, np.iinfo(dtype))
+        if info.min <= whole <= info.max:
+            return dtype.type(whole)
     source = np.asarray(value)
     bits, signed = dtype.itemsize * 8, dtype.kind == "i"
     width = max(bits, 16)
@@ -307,6 +319,8 @@ def cast(name: str) -> Callable:
     def apply(x):
         if dtype.kind in "iu" and numba_type(x).kind == "f":
             return float_to_integer(x, dtype)
+        if dtype.kind in "iu" and type(x) is int:
+            return as_stored(x, dtype)  # uint8(300) is 44: wrapped, as C converts
         return x.astype(dtype) if isinstance(x, np.ndarray) else _as(x, dtype) if type(x) is int else dtype.type(x)
 
     return apply
@@ -341,7 +355,9 @@ def comparison(name: str) -> Callable:
             return python(a, b)
         if not (isinstance(a, _NUMBERS_OR_LANES) and isinstance(b, _NUMBERS_OR_LANES)):  # None, tuples: Python's
             return python(a, b)
-        a, b, _ = operands("compare", a, b)
+        a, b, common = operands("compare", a, b)
+        if common.kind == "c" and name not in ("eq", "ne"):
+            raise KernelMisuse(f"numba-cuda has no ordering of complex values ({common}); the kernel would not compile")
         return ufunc(a, b)
 
     return compare
@@ -371,29 +387,58 @@ def min_or_max(largest: bool) -> Callable:
 
 
 def fused_multiply_add(a: object, b: object, c: object) -> object:
-    """`cuda.fma(a, b, c)`: a * b + c rounded once (the GPU's fma.rn), in the operands' float type; computing
-    a * b + c as two operations rounds twice, and fma(1 + 2**-12, 1 + 2**-12, -(1 + 2**-11)) comes out 0
-    where it is 2**-24."""
-    dtype = result_type("add", result_type("mul", numba_type(a), numba_type(b)), numba_type(c))
-    if dtype.kind != "f":
-        dtype = _FLOAT64
-    if any(isinstance(v, np.ndarray) for v in (a, b, c)):
-        each = np.frompyfunc(lambda x, y, z: _fma_one(x, y, z, dtype), 3, 1)
+    """`cuda.fma(a, b, c)`: a * b + c rounded once (the GPU's fma.rn), in float32 where every operand fits one
+    (float16 included: numba-cuda's fma has float32 and float64 signatures only), else float64. Two operations
+    round twice: fma(1 + 2**-12, 1 + 2**-12, -(1 + 2**-11)) comes out 0 where it is 2**-24."""
+    narrow = all(numba_type(v) in _FITS_FLOAT32 for v in (a, b, c))
+    dtype = np.dtype(np.float32) if narrow else _FLOAT64
+    if narrow:
+        return _fma_float32(*(np.asarray(v, np.float64) for v in (a, b, c)), lanes=_any_lanes(a, b, c))
+    if _any_lanes(a, b, c):
+        each = np.frompyfunc(lambda x, y, z: _fma_one(x, y, z), 3, 1)
         return np.asarray(each(a, b, c)).astype(dtype)
-    return _fma_one(a, b, c, dtype)
+    return dtype.type(_fma_one(a, b, c))
 
 
-def _fma_one(a, b, c, dtype: np.dtype):
+_FITS_FLOAT32 = {np.dtype(t) for t in (np.float16, np.float32, np.bool_, np.int8, np.int16, np.uint8)}
+
+
+def _any_lanes(*values) -> bool:
+    return any(isinstance(v, np.ndarray) and v.ndim for v in values)
+
+
+def _fma_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray, lanes: bool) -> object:
+    """float32 fma through float64: the product of two float32 values is exact there, and the sum is rounded
+    once, with its error kept (an exact two-sum); rounding that to float32 is right except at a float32 tie,
+    where the error's sign picks the neighbour the exact value lies towards."""
+    with np.errstate(all="ignore"):
+        product = a * b
+        total = product + c
+        back = total - product
+        error = (product - (total - back)) + (c - back)  # total + error is exactly a * b + c (finite values)
+        result = total.astype(np.float32)
+        away = np.nextafter(result, np.where(total > result, np.float32(np.inf), np.float32(-np.inf)))
+        tie = np.isfinite(total) & (total != result) & (total == (result.astype(np.float64) + away) / 2)
+        towards_away = np.sign(error) == np.sign(away.astype(np.float64) - total)
+        result = np.where(tie & (error != 0) & towards_away, away, result).astype(np.float32)
+    return result if lanes else np.float32(result[()])
+
+
+def _fma_one(a, b, c) -> float:
     a, b, c = float(a), float(b), float(c)
     if not all(map(math.isfinite, (a, b, c))):
-        return dtype.type(a * b + c)  # inf and nan as IEEE's fma gives them
+        return a * b + c  # inf and nan as IEEE's fma gives them
     exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return a * b + c  # the sign of a zero, as IEEE gives it (-0.0 * 1.0 + -0.0 is -0.0)
     try:
-        nearest = dtype.type(float(exact))
+        return float(exact)  # correctly rounded
     except OverflowError:
-        return dtype.type(math.copysign(math.inf, exact))
-    if dtype == _FLOAT64 or not math.isfinite(nearest):
-        return nearest
-    # float32: the float64 rounding may land on a float32 tie; take the float32 nearest the exact value
-    candidates = (np.nextafter(nearest, dtype.type(-np.inf)), nearest, np.nextafter(nearest, dtype.type(np.inf)))
-    return min(candidates, key=lambda v: (abs(Fraction(float(v)) - exact), int(v.view(np.uint32)) & 1))
+        return math.copysign(math.inf, exact)
+
+
+def cube_root(x: object) -> object:
+    """`cuda.cbrt(x)`: within an ulp, as libdevice's cbrt (abs(x) ** (1 / 3) is several off); a float32 for a
+    float32 or float16, else a float64, as numba-cuda types it."""
+    dtype = np.dtype(np.float32) if numba_type(x) in _FITS_FLOAT32 else _FLOAT64
+    return np.cbrt(np.asarray(x).astype(dtype)) if _any_lanes(x) else dtype.type(np.cbrt(dtype.type(x)))

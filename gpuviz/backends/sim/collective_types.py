@@ -48,7 +48,8 @@ def refusal(op: str, args: tuple) -> str | None:
     wanted = MASKED_ARGUMENTS.get(op)
     if wanted and len(args) != len(wanted):
         return f"numba-cuda's {name} takes {len(wanted)} arguments ({', '.join(wanted)}), not {len(args)}"
-    if wanted and numba_type(args[0]).kind not in "iu":
+    if wanted and op not in ("match_any", "match_all") and numba_type(args[0]).kind not in "iu":
+        # (match_*_sync converts its mask to an int32; the votes and shuffles refuse any other)
         return f"numba-cuda's {name} takes an integer mask, not {numba_type(args[0])}"
     if op in SHUFFLES and len(args) > 1:
         kind = numba_type(args[1])

@@ -355,7 +355,7 @@ class VectorMemory:
             array.mark_written(key)  # an atomic's read of an unwritten element is not listed (nor by the reference)
         # numba-cuda converts each operand to the array's type first: atomic.max of a uint32 array with -2
         # compares 4294967294
-        values = [_per_lane(v, lanes, t.n).astype(data.dtype, copy=False) for v in operands]
+        values = [_as_element(_per_lane(v, lanes, t.n), data.dtype) for v in operands]
         if op in ("add", "sub") and data.dtype.kind in "iu":
             old, new = _ordered_add(data, key, values[0], op == "sub")
         else:
@@ -400,6 +400,13 @@ class VectorMemory:
 
     def _record(self, t, lanes, aid, flat, kind, line, values):
         self.log.add(t, lanes, aid, flat, kind, line, values)
+
+
+def _as_element(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Values in the array's type, a float into an integer type as a GPU converts it (saturated)."""
+    if dtype.kind in "iu" and values.dtype.kind == "f":
+        return float_to_integer(values, dtype)
+    return values.astype(dtype, copy=False)
 
 
 def _checked_once(t, part, n: int, lanes):

@@ -10,6 +10,7 @@ from gpuviz.backends.sim.arithmetic import (
     binary,
     cast_hooks,
     comparison_hooks,
+    cube_root,
     fused_multiply_add,
     min_or_max,
     to_int,
@@ -64,7 +65,7 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     hooks.update({name: _vectorise_scalar(fn) for name, fn in bit_functions.items()})
     hooks.update(BIT_INTRINSICS)  # lane-wise already
     hooks["_gv_fma"] = fused_multiply_add
-    hooks["_gv_cbrt"] = np.cbrt
+    hooks["_gv_cbrt"] = cube_root
     hooks["_gv_selp"] = lambda p, a, b: np.where(p, a, b) if isinstance(p, np.ndarray) else (a if p else b)
     hooks["_gv_noop"] = lambda *args: None
     return hooks
