@@ -72,11 +72,22 @@ def _result_types(name: str) -> dict:
     return {(_TYPES[i],): code for i, code in enumerate(rows)}
 
 
+# one float64 through Python's own math where its answer is NumPy's to the bit (IEEE rounds these exactly); it
+# raises at the rest (sqrt(-1)): the ufunc then. Other functions' last bits differ between the two libraries.
+_PYTHON_FLOAT_MATH = {"sqrt": math.sqrt, "fabs": math.fabs}
+
+
 def math_function(name: str) -> Callable:
     """math.<name> for one value or lanes, as numba-cuda computes it."""
     ufunc, types = UFUNCS[name], _result_types(name)
+    python = _PYTHON_FLOAT_MATH.get(name)
 
     def apply(*args):
+        if python is not None and len(args) == 1 and type(args[0]) in (float, np.float64):
+            try:  # the reference engine's common case, at Python's speed
+                return np.float64(python(args[0]))
+            except (ValueError, OverflowError):
+                pass
         key = tuple(numba_type(a) for a in args)
         code = types.get(key, "?")
         if code == "-":
