@@ -393,3 +393,22 @@ def k(out, z):
     ordering = source.replace("out[1, lane] = uint8(300)", "out[1, lane] = z[0] < z[1]")
     with pytest.raises(gpuviz.GpuvizError, match="numba-cuda has no ordering of complex values"):
         gpuviz.trace(ordering, name="k", backend="sim")[1, 32](out, np.zeros(2, np.complex128))
+
+
+@pytest.mark.parametrize(
+    "statement, words",
+    [
+        ("out[0] = cuda.selp(out[0] > 0, 1, 2.5)", "selp takes two values of one type"),
+        ("out[0] = cuda.selp(True, np.int8(1), np.int8(2))", "selp takes two values of one type"),
+        ("out[0] = cuda.popc(out[0])", "popc, brev, clz and ffs take integers, not float64"),
+    ],
+    ids=["selp int and float", "selp int8", "popc of a float"],
+)
+def test_intrinsics_numba_cuda_refuses_are_refused(statement, words):
+    source = f"import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(out):\n    {statement}\n"
+    for engine in ("vector", "reference"):
+        with pytest.raises(gpuviz.GpuvizError, match=words):
+            gpuviz.trace(source, name="k", backend="sim", engine=engine)[1, 1](np.zeros(1))
+    kept = "out[0] = cuda.selp(out[0] > 0, 1.5, 2.5)"
+    gpuviz.trace(source.replace(statement, kept), name="k", backend="sim")[1, 1](out := np.zeros(1))
+    assert out[0] == 2.5

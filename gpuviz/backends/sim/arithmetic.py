@@ -442,3 +442,19 @@ def cube_root(x: object) -> object:
     float32 or float16, else a float64, as numba-cuda types it."""
     dtype = np.dtype(np.float32) if numba_type(x) in _FITS_FLOAT32 else _FLOAT64
     return np.cbrt(np.asarray(x).astype(dtype)) if _any_lanes(x) else dtype.type(np.cbrt(dtype.type(x)))
+
+
+_SELECTED = {np.dtype(t) for t in (np.float64, np.float32, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+                                    np.uint64)}  # fmt: skip
+
+
+def select(predicate: object, a: object, b: object) -> object:
+    """`cuda.selp(p, a, b)`: numba-cuda takes two values of one type among PTX's selp types (no int8, no bool, no
+    float with an int); a lane-wise choice."""
+    kind_a, kind_b = numba_type(a), numba_type(b)
+    if kind_a != kind_b or kind_a not in _SELECTED:
+        raise KernelMisuse(f"numba-cuda's selp takes two values of one type (16 to 64-bit integers, float32 or "
+                           f"float64), not {kind_a} and {kind_b}; the kernel would not compile")  # fmt: skip
+    if isinstance(predicate, np.ndarray):
+        return np.where(predicate, a, b)
+    return a if predicate else b

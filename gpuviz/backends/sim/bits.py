@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.arithmetic import KernelMisuse
+
 _BYTES = np.arange(256, dtype=np.uint8)
 POPCOUNT = np.unpackbits(_BYTES[:, None], axis=1).sum(axis=1).astype(np.int64)
 REVERSED = np.packbits(np.unpackbits(_BYTES[:, None], axis=1)[:, ::-1], axis=1).ravel()
@@ -22,6 +24,9 @@ def operand(x: object) -> np.ndarray:
     if isinstance(x, int):
         return np.asarray(x, np.uint64 if x >= 1 << 63 else np.int64)
     a = np.asarray(x)
+    if a.dtype.kind not in "iub":
+        raise KernelMisuse(f"numba-cuda's popc, brev, clz and ffs take integers, not {a.dtype}; the kernel would not "
+                           "compile")  # fmt: skip
     return a if a.dtype.kind in "iu" else a.astype(np.int64)
 
 

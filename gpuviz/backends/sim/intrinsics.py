@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import cube_root, fused_multiply_add
+from gpuviz.backends.sim.arithmetic import cube_root, fused_multiply_add, select
 from gpuviz.backends.sim.bits import BIT_INTRINSICS
 
 
@@ -72,5 +72,5 @@ BIT_FUNCTIONS = {
     **BIT_INTRINSICS,  # at the operand's width, for one value or a lane array
     "_gv_fma": fused_multiply_add,
     "_gv_cbrt": cube_root,
-    "_gv_selp": lambda p, a, b: a if p else b,
+    "_gv_selp": select,
 }

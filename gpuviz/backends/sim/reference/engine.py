@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import IntegersDividedByZero
+from gpuviz.backends.sim.arithmetic import IntegersDividedByZero, KernelMisuse
 from gpuviz.backends.sim.collective_types import barrier_truth, refusal
 from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
@@ -398,7 +398,7 @@ def _user_line(exc: BaseException, filenames: set[str]) -> int | None:
 
 
 def _explain(exc: Exception) -> str:
-    if isinstance(exc, ThreadFault):
+    if isinstance(exc, (ThreadFault, KernelMisuse)):  # words written for the user already
         return str(exc)
     if isinstance(exc, IntegersDividedByZero):  # on a GPU a float division: inf, or nan for 0 / 0
         return ("division by zero (an integer divided by 0 with /: numba-cuda on a GPU gives inf there, or nan for "

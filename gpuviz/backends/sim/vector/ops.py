@@ -13,6 +13,7 @@ from gpuviz.backends.sim.arithmetic import (
     cube_root,
     fused_multiply_add,
     min_or_max,
+    select,
     to_int,
     true_division,
 )
@@ -66,6 +67,6 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     hooks.update(BIT_INTRINSICS)  # lane-wise already
     hooks["_gv_fma"] = fused_multiply_add
     hooks["_gv_cbrt"] = cube_root
-    hooks["_gv_selp"] = lambda p, a, b: np.where(p, a, b) if isinstance(p, np.ndarray) else (a if p else b)
+    hooks["_gv_selp"] = select
     hooks["_gv_noop"] = lambda *args: None
     return hooks
