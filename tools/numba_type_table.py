@@ -83,21 +83,36 @@ def tables() -> dict[str, list[list[str]]]:
 
 
 def module_text(found: dict[str, list[list[str]]], version: str) -> str:
+    """Each distinct table once, under the first name that has it; the names that share it in SAME_AS."""
+    distinct: dict[tuple, str] = {}
+    same_as: dict[str, str] = {}
+    for name, rows in found.items():
+        key = tuple(" ".join(row) for row in rows)
+        if key in distinct:
+            same_as[name] = distinct[key]
+        else:
+            distinct[key] = name
     lines = [
         f'"""The types numba-cuda {version} gives operators\' results, written by tools/numba_type_table.py from',
         "numba-cuda's typing context (tests/test_numba_types.py checks it against the installed numba-cuda). Rows are",
         "the left operand's type, columns the right's, in the order of CODES; '-' where numba-cuda refuses the pair.",
-        '`compare` is the type both sides of a comparison are converted to; the unary tables have one column."""',
+        "`compare` is the type both sides of a comparison are converted to; the unary tables have one column. A table",
+        'is written once, under the first name that has it; SAME_AS names the operators and functions sharing it."""',
         "",
         "CODES = (" + ", ".join(f'"{code}"' for code in CODES) + ")",
         "",
-        "TABLES = {",
+        "_DISTINCT = {",
     ]
-    for name, rows in found.items():
+    for key, name in distinct.items():
+        if len(key[0].split()) == 1:  # one column: one line
+            lines.append(f'    "{name}": (' + ", ".join(f'"{code}"' for code in key) + "),")
+            continue
         lines.append(f'    "{name}": (')
-        lines.extend(f'        "{" ".join(row)}",' for row in rows)
+        lines.extend(f'        "{row}",' for row in key)
         lines.append("    ),")
-    lines.append("}")
+    lines += ["}", "SAME_AS = {"]
+    lines += [f'    "{name}": "{first}",' for name, first in same_as.items()]
+    lines += ["}", "TABLES = {**_DISTINCT, **{name: _DISTINCT[first] for name, first in SAME_AS.items()}}"]
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,7 @@ by zero in an active lane raises (the engines word it as the thread's fault).
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Callable
@@ -49,19 +50,22 @@ def _code_dtype(code: str) -> np.dtype | None:
 
 
 _NUMBERS_TYPED = tuple(_code_dtype(code) for code in CODES)
-# operator (or "compare", "max", "neg", "invert") -> {(left type, right type): numba-cuda's type, None where refused}
-RESULT_TYPES = {
-    name: {
-        (_NUMBERS_TYPED[i], _NUMBERS_TYPED[j]): _code_dtype(code)
-        for i, row in enumerate(rows)
-        for j, code in enumerate(row.split())
-    }
-    for name, rows in TABLES.items()
-    if " " in rows[0]
-}
-UNARY_TYPES = {
-    name: dict(zip(_NUMBERS_TYPED, map(_code_dtype, rows))) for name, rows in TABLES.items() if " " not in rows[0]
-}
+
+
+@functools.cache
+def _parsed(rows: tuple[str, ...]) -> dict:
+    """One table as {(left type, right type): type}, or {type: type} for one column (None where refused); a table
+    several operators share is parsed once."""
+    if " " not in rows[0]:
+        return dict(zip(_NUMBERS_TYPED, map(_code_dtype, rows)))
+    return {(_NUMBERS_TYPED[i], _NUMBERS_TYPED[j]): _code_dtype(code)
+            for i, row in enumerate(rows) for j, code in enumerate(row.split())}  # fmt: skip
+
+
+# operator, "compare", "max" or "math.<name>" -> {(left type, right type): numba-cuda's type}; the one-argument
+# ones ("neg", "invert", "math.sqrt", ...) -> {type: numba-cuda's type}
+RESULT_TYPES = {name: _parsed(rows) for name, rows in TABLES.items() if " " in rows[0]}
+UNARY_TYPES = {name: _parsed(rows) for name, rows in TABLES.items() if " " not in rows[0]}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "truediv": "/", "pow": "**",
             "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>", "compare": "comparison",
             "max": "min/max", "neg": "unary -", "invert": "~"}  # fmt: skip
@@ -226,12 +230,13 @@ def _on_one_value(name: str, typed: Callable) -> Callable:
 
     def apply(a, b):
         key = (name, type(a), type(b))
-        common = None if _huge(a) or _huge(b) else _common_types.get(key)
+        huge = _huge(a) or _huge(b)  # a Python int from 2**63 is a uint64: its type is not its class's
+        common = None if huge else _common_types.get(key)
         if common is None:
             if not (isinstance(a, _NUMBERS) and isinstance(b, _NUMBERS)):  # tuples, arrays: as Python has them
                 return python(a, b)
             common = operands(name, a, b)[2]
-            if not (_huge(a) or _huge(b)):  # a Python int from 2**63 is a uint64: its type is not its class's
+            if not huge:
                 _common_types[key] = common
         if plain_int is not None and common in (_INT64, _UINT64) and (not shift or 0 <= b < 64):
             # by zero: Python's ZeroDivisionError, the thread's fault; the result as NumPy's scalar, so that a store
@@ -268,7 +273,7 @@ def as_stored(value: object, dtype: np.dtype) -> object:
     if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
         return value
     if type(value) is int:
-        return np.uint64(value & 0xFFFF_FFFF_FFFF_FFFF).astype(dtype)
+        return np.uint64(value & _MASK64).astype(dtype)
     if isinstance(value, np.integer) and value.dtype != dtype:
         return value.astype(dtype)
     if isinstance(value, (float, np.floating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
@@ -321,7 +326,7 @@ def cast(name: str) -> Callable:
             return float_to_integer(x, dtype)
         if dtype.kind in "iu" and type(x) is int:
             return as_stored(x, dtype)  # uint8(300) is 44: wrapped, as C converts
-        return x.astype(dtype) if isinstance(x, np.ndarray) else _as(x, dtype) if type(x) is int else dtype.type(x)
+        return x.astype(dtype) if isinstance(x, np.ndarray) else dtype.type(x)
 
     return apply
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.backends.sim.arithmetic import numba_type
 from gpuviz.instrument.rewrite import BARRIERS, COLLECTIVES
 
 NUMBA_NAMES = {op: name for name, op in {**BARRIERS, **COLLECTIVES}.items()}
@@ -29,17 +30,6 @@ MASKED_ARGUMENTS = {
     **{op: ("mask", "predicate") for op in WARP_VOTES},
     "match_any": ("mask", "value"), "match_all": ("mask", "value"),
 }  # fmt: skip
-
-
-def numba_type(value: object) -> np.dtype:
-    """The type numba gives a value: a Python int is int64 (uint64 past its range), a float float64."""
-    if isinstance(value, (bool, np.bool_)):
-        return np.dtype(bool)
-    if isinstance(value, int):
-        return np.dtype(np.uint64 if value >= 1 << 63 else np.int64)
-    if isinstance(value, float):
-        return np.dtype(np.float64)
-    return np.asarray(value).dtype
 
 
 def refusal(op: str, args: tuple) -> str | None:

@@ -10,8 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import KernelMisuse, numba_type
-from gpuviz.backends.sim.numba_types import CODES, TABLES
+from gpuviz.backends.sim.arithmetic import RESULT_TYPES, UNARY_TYPES, KernelMisuse, numba_type
 
 
 def _gamma(x: float) -> float:
@@ -62,14 +61,13 @@ UFUNCS: dict[str, Callable] = {
     "pow": np.power, "erf": _by_value(math.erf), "erfc": _by_value(math.erfc), "gamma": _by_value(_gamma),
     "lgamma": _by_value(_lgamma), "remainder": _by_value(_remainder),
 }  # fmt: skip
-_TYPES = tuple(np.dtype(bool) if code == "b" else np.dtype(code) for code in CODES)
+_MISSING = object()
 
 
-def _result_types(name: str) -> dict:
-    rows = TABLES[f"math.{name}"]
-    if " " in rows[0]:
-        return {(_TYPES[i], _TYPES[j]): code for i, row in enumerate(rows) for j, code in enumerate(row.split())}
-    return {(_TYPES[i],): code for i, code in enumerate(rows)}
+def _result_types(name: str) -> tuple[dict, bool]:
+    """numba-cuda's result types of math.<name> (arithmetic's parse of the table), and whether it takes one value."""
+    one = f"math.{name}" in UNARY_TYPES
+    return (UNARY_TYPES if one else RESULT_TYPES)[f"math.{name}"], one
 
 
 # one float64 through Python's own math where its answer is NumPy's to the bit (IEEE rounds these exactly); it
@@ -79,8 +77,8 @@ _PYTHON_FLOAT_MATH = {"sqrt": math.sqrt, "fabs": math.fabs}
 
 def math_function(name: str) -> Callable:
     """math.<name> for one value or lanes, as numba-cuda computes it."""
-    ufunc, types = UFUNCS[name], _result_types(name)
-    python = _PYTHON_FLOAT_MATH.get(name)
+    ufunc, python = UFUNCS[name], _PYTHON_FLOAT_MATH.get(name)
+    types, one = _result_types(name)
 
     def apply(*args):
         if python is not None and len(args) == 1 and type(args[0]) in (float, np.float64):
@@ -89,11 +87,12 @@ def math_function(name: str) -> Callable:
             except (ValueError, OverflowError):
                 pass
         key = tuple(numba_type(a) for a in args)
-        code = types.get(key, "?")
-        if code == "-":
+        result_type = types.get(key[0] if one and len(key) == 1 else key, _MISSING)
+        if result_type is None:
             shown = ", ".join(str(t) for t in key)
             raise KernelMisuse(f"numba-cuda has no math.{name} of {shown}; the kernel would not compile")
-        result_type = None if code == "?" else np.dtype(bool) if code == "b" else np.dtype(code)
+        if result_type is _MISSING:  # not one of numba's number types, or another count of arguments
+            result_type = None
         if result_type is not None and result_type.kind != "b" and name != "ldexp":
             args = tuple(_as_type(a, result_type) for a in args)  # computed in the result's type
         elif name == "ldexp":

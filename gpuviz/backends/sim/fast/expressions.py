@@ -130,8 +130,8 @@ class Expressions:
             and hasattr(target, "bitwidth")
         ):
             return _cast(numpy_name(str(target)), args)
-        if target is int:  # saturated as on a GPU, where numba's CPU target converts as x86 does
-            return f"as_int({', '.join(args)})"
+        if target is int:  # an int64, saturated as on a GPU, where numba's CPU target converts as x86 does
+            return _cast("int64", args)
         if target is getattr(builtins, name, None) and name in BUILTIN_CALLS - {"range"}:
             return f"{name}({', '.join(args)})"
         if module == "math" and name in EXACT_MATH:  # floor, ceil, trunc: a float, as numba-cuda types them

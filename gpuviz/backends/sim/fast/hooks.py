@@ -219,27 +219,3 @@ def _as_element(value, array):
         return kind(whole)
 
     return convert
-
-
-def as_int(value):
-    """`int(x)` in a kernel: an int64, a float converted as a GPU converts it (compiled by the overload below)."""
-    return int(value)
-
-
-@overload(as_int)
-def _as_int(value):
-    if not isinstance(value, types.Float):
-        return lambda value: np.int64(value)
-    lowest, highest = np.int64(-(1 << 63)), np.int64((1 << 63) - 1)
-
-    def convert(value):
-        if value != value:
-            return lowest
-        whole = np.trunc(value)
-        if whole < -(2.0**63):
-            return lowest
-        if whole >= 2.0**63:
-            return highest
-        return np.int64(whole)
-
-    return convert

@@ -319,10 +319,7 @@ class VectorMemory:
         if isinstance(value, np.ndarray) and value.shape == (t.n,) and lanes is not None:
             value = value[lanes]
         try:
-            stored = np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value)
-            if data.dtype.kind in "iu" and stored.dtype.kind == "f":
-                stored = float_to_integer(stored, data.dtype)  # as a GPU converts (saturated), not as x86 does
-            stored = stored.astype(data.dtype)
+            stored = _as_element(np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value), data.dtype)
         except (TypeError, ValueError) as exc:
             raise LaneFault(f"cannot store {value!r}: {exc}") from None
         if self.sharing is not None and space == "global":
@@ -403,7 +400,8 @@ class VectorMemory:
 
 
 def _as_element(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Values in the array's type, a float into an integer type as a GPU converts it (saturated)."""
+    """Values in the array's type, a float into an integer type as a GPU converts it (saturated), not as x86
+    does."""
     if dtype.kind in "iu" and values.dtype.kind == "f":
         return float_to_integer(values, dtype)
     return values.astype(dtype, copy=False)
