@@ -67,7 +67,7 @@ class _GridGroup:
 GRID_GROUP = _GridGroup()
 
 
-BIT_FUNCTIONS = {
+BIT_FUNCTIONS = {  # each takes one value or a lane array: both engines use them as they are
     "_gv_noop": lambda *args: None,
     **BIT_INTRINSICS,  # at the operand's width, for one value or a lane array
     "_gv_fma": fused_multiply_add,

@@ -10,14 +10,10 @@ from gpuviz.backends.sim.arithmetic import (
     binary,
     cast_hooks,
     comparison_hooks,
-    cube_root,
-    fused_multiply_add,
     min_or_max,
-    select,
     to_int,
     true_division,
 )
-from gpuviz.backends.sim.bits import BIT_INTRINSICS
 from gpuviz.backends.sim.math_functions import math_hooks
 
 
@@ -41,19 +37,6 @@ LANEWISE = {
     "min": min_or_max(False), "max": min_or_max(True), "abs": np.abs, "int": to_int,
     "float": _to_float, "bool": lambda x: x.astype(bool) if isinstance(x, np.ndarray) else bool(x), "round": _round,
 }  # fmt: skip
-def _vectorise_scalar(fn):
-    """A bit intrinsic for one value applied to each lane (rare in kernels; kept simple)."""
-
-    def apply(*args):
-        if not any(isinstance(a, np.ndarray) for a in args):
-            return fn(*args)
-        arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
-        flat = [a.ravel() for a in arrays]
-        return np.array([fn(*(a[k] for a in flat)) for k in range(flat[0].size)]).reshape(arrays[0].shape)
-
-    return apply
-
-
 def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     """Every `_gv_op_*`, `_gv_fn_*`, `_gv_cast_*` and bit-intrinsic hook of the vector flavour."""
     hooks = {f"_gv_op_{name}": binary(name, active) for name in ARITHMETIC}
@@ -63,10 +46,5 @@ def operation_hooks(bit_functions: dict, active=lambda: True) -> dict:
     hooks.update({f"_gv_fn_{name}": fn for name, fn in LANEWISE.items()})
     hooks.update(math_hooks())
     hooks.update(cast_hooks())
-    hooks.update({name: _vectorise_scalar(fn) for name, fn in bit_functions.items()})
-    hooks.update(BIT_INTRINSICS)  # lane-wise already
-    hooks["_gv_fma"] = fused_multiply_add
-    hooks["_gv_cbrt"] = cube_root
-    hooks["_gv_selp"] = select
-    hooks["_gv_noop"] = lambda *args: None
+    hooks.update(bit_functions)  # the bit intrinsics, fma, cbrt and selp take one value or lanes alike
     return hooks
