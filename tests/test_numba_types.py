@@ -38,6 +38,13 @@ def test_the_table_is_numba_cudas_typing():
         assert found[name] == TABLES[name], f"{name} differs from numba-cuda's typing: run python {TOOL.name}"
 
 
+def test_the_names_of_numba_cuda_are_the_installed_ones():
+    pytest.importorskip("numba.cuda")
+    from gpuviz.instrument.numba_cuda_names import NUMBA_CUDA_NAMES
+
+    assert set(_tool().cuda_names()) == NUMBA_CUDA_NAMES, f"numba.cuda's names changed: run python {TOOL.name}"
+
+
 def _dtype(code: str) -> np.dtype:
     return np.dtype(bool) if code == "b" else np.dtype(code)
 
@@ -236,7 +243,8 @@ def test_each_math_function_numba_cuda_compiles_has_the_simulators_version():
     from gpuviz.backends.sim.math_functions import UFUNCS
     from gpuviz.instrument.vector_rewrite import MATH_FUNCTIONS
 
-    assert set(MATH_FUNCTIONS) == set(UFUNCS) == {name.removeprefix("math.") for name in TABLES if "." in name}
+    in_table = {name.removeprefix("math.") for name in TABLES if name.startswith("math.")}
+    assert set(MATH_FUNCTIONS) == set(UFUNCS) == in_table
 
 
 MEASURED = json.loads((Path(__file__).parent / "data" / "gpu_float_to_int_h200.json").read_text())
@@ -401,8 +409,9 @@ def k(out, z):
         ("out[0] = cuda.selp(out[0] > 0, 1, 2.5)", "selp takes two values of one type"),
         ("out[0] = cuda.selp(True, np.int8(1), np.int8(2))", "selp takes two values of one type"),
         ("out[0] = cuda.popc(out[0])", "popc, brev, clz and ffs take integers, not float64"),
+        ("out[0] = cuda.mul24(3, 5)", "numba.cuda has no mul24: numba-cuda would not compile this kernel either"),
     ],
-    ids=["selp int and float", "selp int8", "popc of a float"],
+    ids=["selp int and float", "selp int8", "popc of a float", "mul24 is libdevice's"],
 )
 def test_intrinsics_numba_cuda_refuses_are_refused(statement, words):
     source = f"import numpy as np\nfrom numba import cuda\n@cuda.jit\ndef k(out):\n    {statement}\n"

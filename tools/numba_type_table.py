@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 TARGET = Path(__file__).resolve().parent.parent / "gpuviz" / "backends" / "sim" / "numba_types.py"
+NAMES_TARGET = Path(__file__).resolve().parent.parent / "gpuviz" / "instrument" / "numba_cuda_names.py"
 CODES = ("b", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16")
 NAMES = ("boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
          "float32", "float64", "complex64", "complex128")  # fmt: skip
@@ -26,6 +27,9 @@ MATH_ONE = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "c
             "exp2", "expm1", "fabs", "floor", "frexp", "gamma", "isfinite", "isinf", "isnan", "lgamma", "log",
             "log10", "log1p", "log2", "modf", "radians", "sin", "sinh", "sqrt", "tan", "tanh", "trunc")  # fmt: skip
 MATH_TWO = ("atan2", "copysign", "fmod", "hypot", "ldexp", "nextafter", "pow", "remainder")
+# cuda.atomic's operations: the element types each takes (its value is converted to the array's type)
+ATOMICS = ("add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_", "xor", "inc", "dec", "exch", "cas",
+           "compare_and_swap")  # fmt: skip
 
 
 def types_module():
@@ -66,6 +70,20 @@ def compared_code(context, a, b) -> str:
     return _code(signature.args[0]) if signature is not None else "-"
 
 
+def atomic_code(context, op: str, element) -> str:
+    """The array's element type where numba-cuda types cuda.atomic.<op> on a 1-D array of it, else '-'."""
+    from numba import cuda, types
+
+    array = types.Array(element, 1, "C")
+    operands = {"cas": (array, types.intp, element, element), "compare_and_swap": (array, element, element)}
+    try:
+        function = context.resolve_getattr(types.Module(cuda.atomic), op)
+        signature = function.get_call_type(context, operands.get(op, (array, types.intp, element)), {})
+    except Exception:  # numba's typing raises its own errors for operands it does not type
+        signature = None
+    return _code(signature.return_type) if signature is not None else "-"
+
+
 def tables() -> dict[str, list[list[str]]]:
     from numba import types
 
@@ -79,6 +97,8 @@ def tables() -> dict[str, list[list[str]]]:
         found[f"math.{name}"] = [[result_code(context, function, a, b) for b in number] for a in number]
     for name in MATH_ONE:
         found[f"math.{name}"] = [[result_code(context, getattr(math, name), a)] for a in number]
+    for op in ATOMICS:
+        found[f"atomic.{op}"] = [[atomic_code(context, op, a)] for a in number]
     return found
 
 
@@ -116,11 +136,28 @@ def module_text(found: dict[str, list[list[str]]], version: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cuda_names() -> list[str]:
+    """numba.cuda's public names: a kernel's `cuda.<name>` that is not one of them does not compile."""
+    from numba import cuda
+
+    return sorted(name for name in dir(cuda) if not name.startswith("_"))
+
+
+def names_text(names: list[str], version: str) -> str:
+    lines = [f'"""numba.cuda\'s public names in numba-cuda {version}, written by tools/numba_type_table.py',
+             "(a kernel's `cuda.<name>` outside them does not compile; tests/test_numba_types.py checks the list)."
+             + '"""', "",
+             "NUMBA_CUDA_NAMES = frozenset(", "    {"]  # fmt: skip
+    lines += [f'        "{name}",' for name in names]
+    return "\n".join([*lines, "    }", ")", ""])
+
+
 def main() -> int:
     from importlib.metadata import version
 
     TARGET.write_text(module_text(tables(), version("numba-cuda")))
-    print(f"wrote {TARGET}")
+    NAMES_TARGET.write_text(names_text(cuda_names(), version("numba-cuda")))
+    print(f"wrote {TARGET} and {NAMES_TARGET}")
     return 0
 
 

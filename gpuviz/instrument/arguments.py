@@ -7,6 +7,7 @@ import numpy as np
 from gpuviz.core.errors import KernelSourceError
 
 _SCALARS = (bool, int, float, complex, np.generic)
+ONE_RECORD = "one record"
 
 
 def refused_argument(value: object) -> str | None:
@@ -18,6 +19,8 @@ def refused_argument(value: object) -> str | None:
         if dtype.kind in "USV" and dtype.names is None:
             return f"an array of {dtype.kind == 'V' and 'raw bytes' or 'strings'} ({dtype})"
         return None
+    if isinstance(value, np.void) and value.dtype.names:
+        return ONE_RECORD
     if value is None or (isinstance(value, _SCALARS) and not isinstance(value, (np.str_, np.bytes_, np.void))):
         return None  # numba types None too (types.none)
     if isinstance(value, tuple):
@@ -30,6 +33,12 @@ def check_arguments(program, args: tuple) -> None:
     parameters = program.kernel.source.node.args.args
     for parameter, value in zip(parameters, args):
         why = refused_argument(value)
+        if why == ONE_RECORD:  # numba-cuda takes it (and copies it back); the simulator does not
+            raise KernelSourceError(
+                f"{program.name}, line {parameter.lineno}: argument '{parameter.arg}' is one record; gpuviz "
+                f"simulates records in arrays only: pass np.array([{parameter.arg}]) and read {parameter.arg}[0].x",
+                parameter.lineno,
+            )
         if why:
             name, line = parameter.arg, parameter.lineno
             raise KernelSourceError(

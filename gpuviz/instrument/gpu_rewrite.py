@@ -49,6 +49,8 @@ def source_copy(source: KernelSource) -> str:
 
 
 class GpuRewriter(LibraryCallLogging, KernelRewriter):
+    record_fields = False  # numba reads a record's field itself
+
     def __init__(self, source: KernelSource, env: dict, is_kernel: bool = True, accesses: bool = True,
                  sites: SharedSites | None = None, ndims: dict[str, int] | None = None):  # fmt: skip
         super().__init__(source, env, is_kernel=is_kernel, yields=False)

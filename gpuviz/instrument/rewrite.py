@@ -20,6 +20,7 @@ import numpy as np
 from gpuviz.core.errors import KernelSourceError
 from gpuviz.instrument.device_signatures import declared_types
 from gpuviz.instrument.endless import endless_loops
+from gpuviz.instrument.numba_cuda_names import NUMBA_CUDA_NAMES
 from gpuviz.instrument.refusals import LINKED_MODELS, constant_locals, refusals, refused_shape
 from gpuviz.instrument.source import KernelSource, source_of
 
@@ -78,6 +79,8 @@ PLAIN_CALLS = {
     "selp": ("_gv_selp", False),
     "cg.this_grid": ("_gv_this_grid", False),
 }
+# a number's own attributes (x.real, x.conjugate): `a[i].real` is not a record's field
+NUMBER_ATTRIBUTES = frozenset(dir(np.generic))
 ARRAY_DECLARATIONS = {"shared.array", "local.array"}  # their shapes must be compile-time constants
 BARRIER, COLLECTIVE = 0, 1  # first item of what a sync point yields
 
@@ -332,9 +335,15 @@ class KernelRewriter(ast.NodeTransformer):
                 return ast.copy_location(bound, node)
             if path is not None:
                 self._fail(node, f"cuda.{path} is not supported here")
+            field = self._field_access(node)
+            if field is not None:
+                return ast.copy_location(self._load(*field, node.lineno), node)
         return self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        field = self._field_access(node) if isinstance(node.ctx, ast.Load) else None
+        if field is not None:
+            return ast.copy_location(self._load(*field, node.lineno), node)
         node = self.generic_visit(node)
         if not isinstance(node.ctx, ast.Load) or not self._is_memory(node.value, node.slice):
             return node
@@ -342,6 +351,34 @@ class KernelRewriter(ast.NodeTransformer):
 
     def _load(self, array: ast.expr, index: ast.expr, line: int) -> ast.expr:
         return self._hook("_gv_ld", [array, index], line, interleave=False)
+
+    # a record's field, `r[i].x` or `r[i]['x']`, is element i of the view `r['x']` (`_gv_field`): its loads and
+    # stores go through the hooks as numbers, logged as element i of r (a GPU's numba reads the field itself)
+    record_fields = True
+
+    def _field_of(self, node: ast.expr) -> tuple[ast.expr, str, ast.expr] | None:
+        """(records, field name, index) where `node` is one record's field of an array the kernel shares."""
+        if not self.record_fields or not isinstance(getattr(node, "value", None), ast.Subscript):
+            return None
+        if isinstance(node, ast.Attribute) and node.attr not in NUMBER_ATTRIBUTES:
+            name = node.attr
+        elif isinstance(node, ast.Subscript) and isinstance(getattr(node.slice, "value", None), str):
+            name = node.slice.value  # r[i]['x']: a constant string
+        else:
+            return None
+        records = node.value
+        if isinstance(records.value, ast.Name) and records.value.id in self.private:
+            return None
+        return records.value, name, records.slice
+
+    def _field_access(self, node: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+        """(the field's view, the index), rewritten, for a record's field; else None."""
+        found = self._field_of(node)
+        if found is None:
+            return None
+        records, name, index = found
+        view = ast.Call(ast.Name("_gv_field", ast.Load()), [self.visit(records), ast.Constant(name)], [])
+        return ast.copy_location(view, node), self.visit(index)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         if self._is_grid_sync(node.func):
@@ -375,9 +412,27 @@ class KernelRewriter(ast.NodeTransformer):
             hook, needs_thread = PLAIN_CALLS[path]
             front = [ast.Name("_t", ast.Load())] if needs_thread else []
             new = ast.Call(ast.Name(hook, ast.Load()), front + args, keywords)
+        elif self._missing_from_numba(node.func):
+            self._fail(node, f"numba.cuda has no {path}: numba-cuda would not compile this kernel either")
         else:
             self._fail(node, f"cuda.{path} is not supported by gpuviz")
         return ast.copy_location(new, node)
+
+    def _missing_from_numba(self, func: ast.expr) -> bool:
+        """Whether `cuda.<name>` names nothing in numba.cuda (`cuda.mul24`, which is libdevice's); False where
+        the call is not on the cuda module."""
+        chain: list[str] = []
+        while isinstance(func, ast.Attribute):
+            chain.append(func.attr)
+            func = func.value
+        value = self.env.get(func.id) if isinstance(func, ast.Name) and func.id not in self.locals else None
+        module = getattr(value, "__name__", None) if type(value).__name__ == "module" else None
+        return module in CUDA_MODULES and bool(chain) and chain[-1] not in NUMBA_CUDA_NAMES
+        for attr in reversed(chain):
+            if not hasattr(value, attr):
+                return True
+            value = getattr(value, attr)
+        return False
 
     def _check_shape(self, node: ast.Call, path: str) -> None:
         shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
@@ -391,7 +446,7 @@ class KernelRewriter(ast.NodeTransformer):
         if op not in ATOMICS:
             self._fail(node, f"cuda.atomic.{op} does not exist; atomics: {', '.join(sorted(ATOMICS))}")
         if op == "compare_and_swap":  # compare_and_swap(ary, old, val) works on element 0
-            op, args = "cas", [args[0], ast.Constant(0), *args[1:]]
+            args = [args[0], ast.Constant(0), *args[1:]]
         if len(args) < 3:
             self._fail(node, f"cuda.atomic.{op} needs an array, an index and a value")
         operands = ast.Tuple(args[2:], ast.Load())
@@ -506,7 +561,7 @@ class KernelRewriter(ast.NodeTransformer):
             node.value = value
             node.targets = [self.visit(t) for t in node.targets]
             return node
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        if len(node.targets) == 1 and isinstance(node.targets[0], (ast.Subscript, ast.Attribute)):
             return self._store(node.targets[0], value, node)
         temp = self._temp()
         statements = [ast.Assign([ast.Name(temp, ast.Store())], value)]
@@ -520,6 +575,8 @@ class KernelRewriter(ast.NodeTransformer):
         return self.visit_Assign(ast.copy_location(ast.Assign([node.target], node.value), node))
 
     def _has_memory_target(self, target: ast.expr) -> bool:
+        if self._field_of(target) is not None:
+            return True
         if isinstance(target, ast.Subscript):
             return self._is_memory(target.value, target.slice)
         if isinstance(target, ast.Tuple):
@@ -533,12 +590,14 @@ class KernelRewriter(ast.NodeTransformer):
                 item = ast.Subscript(value, ast.Constant(i), ast.Load())
                 statements += self._assign_to(element, item, where)
             return statements
-        if isinstance(target, ast.Subscript) and self._is_memory(target.value, target.slice):
+        if self._field_of(target) is not None or (
+            isinstance(target, ast.Subscript) and self._is_memory(target.value, target.slice)
+        ):
             return self._store(target, value, where)
         return [ast.Assign([self.visit(target)], value)]
 
-    def _store(self, target: ast.Subscript, value: ast.expr, where: ast.stmt) -> list[ast.stmt]:
-        array, index = self.visit(target.value), self.visit(target.slice)
+    def _store(self, target: ast.Subscript | ast.Attribute, value: ast.expr, where: ast.stmt) -> list[ast.stmt]:
+        array, index = self._field_access(target) or (self.visit(target.value), self.visit(target.slice))
         return self._store_statements(array, index, value, where)
 
     def _store_statements(self, array, index, value, where: ast.stmt) -> list[ast.stmt]:
@@ -552,11 +611,12 @@ class KernelRewriter(ast.NodeTransformer):
 
     def visit_AugAssign(self, node: ast.AugAssign):
         target = node.target
-        if not (isinstance(target, ast.Subscript) and self._is_memory(target.value, target.slice)):
+        field = self._field_access(target)
+        if field is None and not (isinstance(target, ast.Subscript) and self._is_memory(target.value, target.slice)):
             node.value = self.visit(node.value)
             node.target = self.visit(target) if not isinstance(target, ast.Name) else target
             return node
-        array, index = self.visit(target.value), self.visit(target.slice)
+        array, index = field or (self.visit(target.value), self.visit(target.slice))
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
         temps = [self._temp() for _ in parts]  # the index is evaluated once, as Python does
         keep = [ast.Assign([ast.Name(t, ast.Store())], p) for t, p in zip(temps, parts)]

@@ -133,7 +133,7 @@ class VectorRewriter(KernelRewriter):
             if what is None and isinstance(node, (ast.For, ast.While)) and node.orelse:
                 what = "loops with an else branch"
             if what is None and isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                what = "attribute assignments"
+                what = "attribute assignments" if self._field_of(node) is None else None  # r[i].x = v: a field
             if what:
                 raise VectorUnsupported(f"{what} (line {getattr(node, 'lineno', '?')})")
 

@@ -94,11 +94,17 @@ def _script_failure(exc: BaseException, path: Path) -> ScriptError:
 
 def _shim_import(exc: BaseException) -> str | None:
     """`from numba.cuda import libdevice` on the simulator: the words of what is missing, not the stand-in's path."""
-    if isinstance(exc, ImportError) and (exc.name or "").startswith("gpuviz.program.shims.cuda"):
-        missing = str(exc).split("'")[1] if str(exc).count("'") >= 2 else "that name"
-        return (f"numba.cuda.{missing} is not available in gpuviz's simulator; run the script with --backend gpu "
-                "on a machine with an NVIDIA GPU (math's functions, cuda.fma and cuda.cbrt do run here)")
+    name = (exc.name or "") if isinstance(exc, ImportError) else ""
+    if name.startswith("numba.cuda."):  # `import numba.cuda.libdevice`: a submodule the stand-in does not have
+        return _shim_words(name.removeprefix("numba.cuda."))
+    if name.startswith("gpuviz.program.shims.cuda"):
+        return _shim_words(str(exc).split("'")[1] if str(exc).count("'") >= 2 else "that name")
     return None
+
+
+def _shim_words(missing: str) -> str:
+    return (f"numba.cuda.{missing} is not available in gpuviz's simulator; run the script with --backend gpu "
+            "on a machine with an NVIDIA GPU (math's functions, cuda.fma and cuda.cbrt do run here)")
 
 
 def _script_exit(exc: SystemExit, path: Path) -> ScriptError:
@@ -154,9 +160,14 @@ def _simulator_modules(cuda_shim, cupy_shim):
     parents = _parent_attributes(replaced)
     for name, (parent, child, _) in parents.items():
         setattr(parent, child, replaced[name])
+    # numba-cuda's finder sends `numba.cuda.<sub>` to numba_cuda's folder, and with the stand-in's folder it asks
+    # itself again without end (`import numba.cuda.libdevice`: RecursionError); the stand-in needs no redirecting
+    redirectors = [finder for finder in sys.meta_path if type(finder).__name__ == "NumbaCudaFinder"]
+    sys.meta_path[:] = [finder for finder in sys.meta_path if finder not in redirectors]
     try:
         yield
     finally:
+        sys.meta_path[:0] = redirectors
         for name, module in saved.items():
             if module is None:
                 sys.modules.pop(name, None)

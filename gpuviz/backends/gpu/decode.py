@@ -233,6 +233,9 @@ def accesses_of(records: dict[str, np.ndarray], remap: np.ndarray, sites: np.nda
     imag = np.imag(logged).astype(np.float64) if logged.dtype.kind == "c" else None
     for k, inputs in initial.items():
         mine = np.flatnonzero(aid == k)
+        if inputs.dtype.names:  # records: a whole record is no one number (the simulator logs NaN too)
+            value[mine] = np.nan
+            continue
         seen = inputs[np.clip(element[mine], 0, max(inputs.size - 1, 0))] if inputs.size else np.full(len(mine), np.nan)
         value[mine] = np.real(seen)
         if inputs.dtype.kind == "c":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import numba_type
+from gpuviz.backends.sim.arithmetic import UNARY_TYPES, numba_type, to_int
 from gpuviz.instrument.rewrite import BARRIERS, COLLECTIVES
 
 NUMBA_NAMES = {op: name for name, op in {**BARRIERS, **COLLECTIVES}.items()}
@@ -72,11 +72,38 @@ def match_keys(values: object) -> np.ndarray:
     return value.astype(np.int64)
 
 
-def atomic_index_refusal(op: str, ndim: int, index: object) -> str | None:
-    """An atomic's index must name one element: as many parts as the array has axes (numba-cuda refuses
-    `atomic.add(a2d, 0, 1)`, "indexing 2-D array with 1-D index", where NumPy would add to the whole row)."""
+def atomic_refusal(op: str, array: np.ndarray, index: object) -> str | None:
+    """What numba-cuda says when it refuses cuda.atomic.<op> on this array with this index, or None.
+
+    The element types come from numba-cuda's typing (numba_types.py: add/sub/max/min on 32- and 64-bit
+    integers and floats, the bitwise ones, exch and cas on integers only, inc/dec on unsigned ones). The
+    index names one element: on a 1-D array a number (a float is truncated), on an N-D array N of them
+    (numba-cuda refuses `atomic.add(a2d, 0, 1)`, "indexing 2-D array with 1-D index", where NumPy would
+    add to the whole row)."""
+    name = NUMBA_NAMES.get(op, op)
+    takes = [code for code in UNARY_TYPES[f"atomic.{op}"].values() if code is not None]
+    if array.dtype not in takes:
+        names = ", ".join(str(dtype) for dtype in takes)
+        return f"numba-cuda's cuda.atomic.{name} works on arrays of {names}, not {array.dtype}"
+    if op == "compare_and_swap" and array.ndim != 1:
+        return "numba-cuda's cuda.atomic.compare_and_swap works on a 1-D array (element 0); use cuda.atomic.cas"
     parts = len(index) if type(index) is tuple else 1
-    if parts == ndim:
+    if parts == array.ndim and (array.ndim > 1 or type(index) is not tuple):
         return None
-    return (f"cuda.atomic.{op} on a {ndim}-D array takes an index of {ndim} part{'s' if ndim > 1 else ''} "
+    if array.ndim == 1:
+        return f"cuda.atomic.{name} on a 1-D array takes one number as its index, not a tuple"
+    return (f"cuda.atomic.{name} on a {array.ndim}-D array takes an index of {array.ndim} parts "
             f"(one element); numba-cuda refuses an index of {parts}, and the kernel would not compile")  # fmt: skip
+
+
+def atomic_index(index: object) -> object:
+    """An atomic's index as numba-cuda passes it: each part converted to an integer (numba-cuda casts the index
+    to intp, so a float index is truncated as `int(x)` is, where `a[x]` with a float x does not compile)."""
+    if type(index) is tuple:
+        return tuple(_index_part(part) for part in index)
+    return _index_part(index)
+
+
+def _index_part(part: object) -> object:
+    kind = numba_type(part).kind if not isinstance(part, np.ndarray) else part.dtype.kind
+    return to_int(part) if kind in "fb" else part

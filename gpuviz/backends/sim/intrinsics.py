@@ -32,6 +32,7 @@ ATOMIC_OPS = {
     "exch": lambda old, v: v,
     "cas": lambda old, expected, v: v if old == expected else old,
 }
+ATOMIC_OPS["compare_and_swap"] = ATOMIC_OPS["cas"]  # on element 0: the rewrite passes the index
 
 
 class DeviceValue:

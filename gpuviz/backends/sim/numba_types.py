@@ -207,6 +207,9 @@ _DISTINCT = {
     "math.frexp": ("f4", "f4", "f4", "f8", "f8", "f4", "f8", "f8", "f8", "f4", "f4", "f8", "-", "-"),
     "math.isfinite": ("b", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b", "-", "-"),
     "math.modf": ("f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f8", "f4", "f8", "-", "-"),
+    "atomic.add": ("-", "-", "-", "i4", "i8", "-", "-", "u4", "u8", "-", "f4", "f8", "-", "-"),
+    "atomic.and_": ("-", "-", "-", "i4", "i8", "-", "-", "u4", "u8", "-", "-", "-", "-", "-"),
+    "atomic.inc": ("-", "-", "-", "-", "-", "-", "-", "u4", "u8", "-", "-", "-", "-", "-"),
 }
 SAME_AS = {
     "sub": "add",
@@ -250,5 +253,16 @@ SAME_AS = {
     "math.tan": "math.acos",
     "math.tanh": "math.acos",
     "math.trunc": "math.ceil",
+    "atomic.sub": "atomic.add",
+    "atomic.max": "atomic.add",
+    "atomic.min": "atomic.add",
+    "atomic.nanmax": "atomic.add",
+    "atomic.nanmin": "atomic.add",
+    "atomic.or_": "atomic.and_",
+    "atomic.xor": "atomic.and_",
+    "atomic.dec": "atomic.inc",
+    "atomic.exch": "atomic.and_",
+    "atomic.cas": "atomic.and_",
+    "atomic.compare_and_swap": "atomic.and_",
 }
 TABLES = {**_DISTINCT, **{name: _DISTINCT[first] for name, first in SAME_AS.items()}}

@@ -15,7 +15,7 @@ from gpuviz.backends.sim.arithmetic import (
     one_value_hooks,
     to_int,
 )
-from gpuviz.backends.sim.collective_types import atomic_index_refusal
+from gpuviz.backends.sim.collective_types import atomic_index, atomic_refusal
 from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
 from gpuviz.backends.sim.intrinsics import ATOMIC_OPS, BIT_FUNCTIONS, GRID_GROUP, DeviceValue, call_value, dynamic_view
 from gpuviz.backends.sim.math_functions import math_hooks
@@ -40,6 +40,7 @@ class ArrayTable:
         self.static_shared = 0  # bytes of the static shared arrays declared so far, per block
         # id(shared array) -> [which elements were written, how many are not yet]; dropped once all are
         self.written: dict[int, list] = {}
+        self._fields: dict[tuple[int, str], np.ndarray] = {}
 
     def add_global(self, name: str, array: np.ndarray) -> int:
         if id(array) in self.ids:
@@ -66,6 +67,27 @@ class ArrayTable:
     def bind(self, array: np.ndarray, aid: int, name: str) -> None:
         self.ids[id(array)] = aid
         self.names[id(array)] = name
+
+    def field(self, array: np.ndarray, name: str) -> np.ndarray:
+        """`r['x']` for a kernel's `r[i].x`: the field's values as an array of their own type, bound to r's entry
+        (element i of the view is logged as element i of r); one view per array and field, kept for the launch
+        (which also keeps `id(array)` from being reused)."""
+        key = (id(array), name)
+        view = self._fields.get(key)
+        if view is None:
+            names = array.dtype.names or ()
+            if name not in names:
+                raise ThreadFault(self.no_field(array, name))
+            view = self._fields[key] = array[name]
+            if id(array) in self.ids:
+                self.bind(view, self.ids[id(array)], self.names[id(array)])
+        return view
+
+    def no_field(self, array: object, name: str) -> str:
+        dtype = getattr(array, "dtype", type(array).__name__)
+        fields = ", ".join(getattr(dtype, "names", None) or ())
+        has = f"its records have the fields {fields}" if fields else f"its elements are {dtype}, not records"
+        return f"{self.names.get(id(array), 'the array')}[...] has no field '{name}': {has}"
 
     def unbind(self, array: np.ndarray) -> None:
         self.ids.pop(id(array), None)
@@ -252,9 +274,10 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
                     record((t.gid, aid, flat_index(array, index), WRITE, line, t.ep, array[index]))
 
     def atomic(t, op, array, index, operands, line, _=None):
-        refused = atomic_index_refusal(op, array.ndim, index)
+        refused = atomic_refusal(op, array, index)
         if refused:
             raise ThreadFault(refused)
+        index = atomic_index(index)
         try:
             old = array[index]
             array[index] = ATOMIC_OPS[op](old, *(as_stored(o, array.dtype) for o in operands))
@@ -324,6 +347,9 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             st(t, out, index, function(*values), line)
         return out
 
+    def no_field(array, name):
+        raise ThreadFault(arrays.no_field(array, name))
+
     def const(name, array):
         if id(array) in arrays.ids:  # an array the table knows (an argument): the same array, as the GPU logs it
             return array
@@ -337,6 +363,8 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_shared": shared,
         **grid_hooks(grid, block),
         "_gv_local": local,
+        "_gv_field": lambda array, name: arrays.field(array, name) if isinstance(array, np.ndarray) else no_field(
+            array, name),
         "_gv_const": const,
         "_gv_ufunc": ufunc,
         "_gv_print": kernel_print,

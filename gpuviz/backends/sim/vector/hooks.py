@@ -26,6 +26,7 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial
         "_gv_atomic": memory.atomic,
         "_gv_shared": memory.shared,
         "_gv_local": memory.local,
+        "_gv_field": memory.field,
         "_gv_const": memory.const,
         "_gv_sync": partial(sync, warnings, partial_syncs if partial_syncs is not None else [], errors, syncwarps),
         "_gv_atomic_fn": lambda t, op, line: lambda array, index, *operands: memory.atomic(t, op, array, index,

@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 
 from gpuviz.backends.sim.arithmetic import KernelMisuse, float_to_integer
-from gpuviz.backends.sim.collective_types import atomic_index_refusal
+from gpuviz.backends.sim.collective_types import atomic_index, atomic_refusal
 from gpuviz.backends.sim.reference.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
 from gpuviz.backends.sim.vector.sharing import BlocksShareMemory
 from gpuviz.backends.sim.vector.warp_requests import RequestNumbering
@@ -205,8 +205,17 @@ class VectorMemory:
         self.local_types: dict = {}  # each local's type over the launch (vector/lanes.py), for the trace
 
     # ---- where an element lives --------------------------------------------------------------
+    def field(self, array, name: str) -> np.ndarray:
+        """A record field's view of a global array (ArrayTable.field); shared and local records, and a field that
+        is not there, go to the reference engine, which words the last."""
+        if not isinstance(array, np.ndarray) or name not in (array.dtype.names or ()):
+            raise VectorUnsupported("a field of a shared or local array of records")
+        return self.arrays.field(array, name)
+
     def _storage(self, t, array) -> tuple[np.ndarray, np.ndarray | None, int | None, str]:
         if isinstance(array, np.ndarray):
+            if array.dtype.names:  # `r[i] = r[j]`: a field's accesses (`r[i].x`) come as the field's own view
+                raise VectorUnsupported("a whole record loaded or stored")
             return array, None, self.arrays.ids.get(id(array)), "global"
         if isinstance(array, LocalArray):
             return array.data, t.positions, None, "local"
@@ -341,8 +350,9 @@ class VectorMemory:
     def atomic(self, t, op, array, index, operands, line, _pause=None):
         if not t.active:
             return 0
-        if atomic_index_refusal(op, array.ndim, index):
-            raise KernelMisuse("an atomic's index that is not one element")  # the reference engine words it
+        if atomic_refusal(op, array, index):
+            raise KernelMisuse("an atomic numba-cuda refuses")  # the reference engine words it
+        index = atomic_index(index)
         lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "atomic", every=True)
         if not t.active:
             return np.zeros(t.n, data.dtype)
