@@ -428,11 +428,6 @@ class KernelRewriter(ast.NodeTransformer):
         value = self.env.get(func.id) if isinstance(func, ast.Name) and func.id not in self.locals else None
         module = getattr(value, "__name__", None) if type(value).__name__ == "module" else None
         return module in CUDA_MODULES and bool(chain) and chain[-1] not in NUMBA_CUDA_NAMES
-        for attr in reversed(chain):
-            if not hasattr(value, attr):
-                return True
-            value = getattr(value, attr)
-        return False
 
     def _check_shape(self, node: ast.Call, path: str) -> None:
         shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
