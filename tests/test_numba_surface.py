@@ -300,9 +300,10 @@ assert list(out) == [5.0, 6.0]
 
 def test_an_explicit_signature_types_the_launchs_numbers_as_numba_passes_them():
     """numba converts a launch's numbers to its eager signature's types (wrapping as C does), picking the
-    first signature whose arrays fit; without one that fits the arguments are left as given."""
+    first signature whose arrays fit; where none fits, numba-cuda refuses the launch, and so does gpuviz."""
     from numba import types
 
+    from gpuviz.core.errors import GpuvizError
     from gpuviz.program.signatures import declared_arguments
 
     a32, a64 = np.zeros(1, np.int32), np.zeros(1, np.float64)
@@ -312,5 +313,23 @@ def test_an_explicit_signature_types_the_launchs_numbers_as_numba_passes_them():
     both = ("void(float64[:], float32)", (types.int32[:], types.int16))
     assert type(declared_arguments(both, (a32, 3))[1]) is np.int16
     assert type(declared_arguments(both, (a64, 3))[1]) is np.float32
-    assert declared_arguments(both, (np.zeros(1, np.uint8), 3))[1] == 3  # no signature fits: as given
+    with pytest.raises(GpuvizError, match=r"No matching definition for argument type\(s\) array\(uint8, 1d, C\)"):
+        declared_arguments(both, (np.zeros(1, np.uint8), 3))  # no signature fits: numba-cuda refuses the launch
     assert declared_arguments((), (a32, 3)) == (a32, 3)
+
+
+def test_gpuviz_trace_of_an_eager_kernel_passes_its_numbers_as_the_signature_types_them():
+    """The API's launches convert as a script's do: an int32 parameter gets 2**32 + 2 as 2, and an array of
+    another type is refused as numba-cuda refuses it."""
+    from gpuviz.core.errors import GpuvizError
+
+    source = (
+        "from numba import cuda\n@cuda.jit('void(float32[:], int32)')\ndef k(a, n):\n    i = cuda.grid(1)\n"
+        "    if i < n:\n        a[i] = a[i] + n / 3\n"
+    )
+    for n, expected in ((2**32 + 2, 2), (2.7, 2)):
+        a = np.arange(4, dtype=np.float32)
+        gpuviz.trace(source, backend="sim")[1, 4](a, n)
+        np.testing.assert_allclose(a, [0 + expected / 3, 1 + expected / 3, 2, 3], rtol=1e-6)
+    with pytest.raises(GpuvizError, match="No matching definition"):
+        gpuviz.trace(source, backend="sim")[1, 4](np.arange(4.0), 4)

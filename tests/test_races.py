@@ -181,7 +181,7 @@ def test_a_launch_is_searched_for_races_once_even_with_repeats(monkeypatch, tmp_
 
     calls, real = [], races.find_races
     monkeypatch.setattr(races, "find_races", lambda *a, **k: calls.append(1) or real(*a, **k))
-    kernel = kernel_from_text("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1.0\n")
+    kernel = kernel_from_text("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] += 1.0\n").py_func
     session = Session(RunOptions(backend="sim", level="accesses", repeat=3, sms=2), out_dir=tmp_path)
     trace = session.launch(kernel, 2, 64, (np.zeros(1),))
     assert len(calls) == 1 and trace.analysis["races"]["racy"]

@@ -72,3 +72,28 @@ def test_argument_types_numba_cuda_can_pass(value, why):
     from gpuviz.instrument.arguments import refused_argument
 
     assert refused_argument(value) == why
+
+
+# calls into modules a kernel may use, which numba-cuda still refuses (tests/test_refusals_gpu.py compiles each)
+REFUSED_CALLS = {
+    "math_gcd": ("a[0] = math.gcd(6, 4)", "math.gcd() is not one of math's functions numba-cuda compiles"),
+    "np_zeros": ("t = np.zeros(3)\n    a[0] = t[0]", "np.zeros() makes a new array"),
+    "array_copy": ("t = a.copy()\n    a[0] = t[1]", "a.copy() makes a new array"),
+    "pow_modulus": ("a[0] = pow(3, 2, 5)", "pow() with a modulus is not supported"),
+    "hash": ("a[0] = hash(3)", "hash() is not supported in CUDA kernels"),
+    "python_float_dtype": ("s = cuda.shared.array(4, float)\n    a[0] = s[0]", "cuda.shared.array takes a NumPy"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_CALLS))
+def test_calls_numba_cuda_refuses_are_refused_at_their_line(name, sim_run):
+    statement, words = REFUSED_CALLS[name]
+    with pytest.raises(KernelSourceError, match=f"line 8: {words}".replace("(", r"\(").replace(")", r"\)")):
+        sim_run(HEADER + f"@cuda.jit\ndef k(a):\n    {statement}\n", 1, 1, np.zeros(4))
+
+
+def test_math_functions_numba_cuda_compiles_are_the_type_tables():
+    from gpuviz.backends.sim.numba_types import TABLES
+    from gpuviz.instrument.numba_cuda_names import NUMBA_CUDA_MATH
+
+    assert {name.removeprefix("math.") for name in TABLES if name.startswith("math.")} == NUMBA_CUDA_MATH

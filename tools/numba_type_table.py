@@ -149,6 +149,9 @@ def names_text(names: list[str], version: str) -> str:
              + '"""', "",
              "NUMBA_CUDA_NAMES = frozenset(", "    {"]  # fmt: skip
     lines += [f'        "{name}",' for name in names]
+    lines += ["    }", ")", "# math's functions numba-cuda compiles (a call of another, math.gcd, does not compile)",
+              "NUMBA_CUDA_MATH = frozenset(", "    {"]  # fmt: skip
+    lines += [f'        "{name}",' for name in sorted(MATH_ONE + MATH_TWO)]
     return "\n".join([*lines, "    }", ")", ""])
 
 

@@ -10,6 +10,8 @@ import ast
 import builtins
 import types
 
+from gpuviz.instrument.numba_cuda_names import NUMBA_CUDA_MATH
+
 # Built-ins numba-cuda cannot compile: I/O, introspection, dynamic code and Python containers.
 REFUSED_BUILTINS = {
     "open": "file I/O", "input": "console input", "exec": "dynamic code", "eval": "dynamic code",
@@ -20,8 +22,12 @@ REFUSED_BUILTINS = {
     "sorted": "Python lists", "map": "iterators of functions", "filter": "iterators of functions",
     "str": "strings", "repr": "strings", "format": "strings", "bytes": "bytes", "bytearray": "bytes",
     "object": "Python objects", "type": "Python objects", "super": "Python objects", "id": "Python objects",
-    "memoryview": "Python objects", "iter": "iterators", "next": "iterators",
+    "memoryview": "Python objects", "iter": "iterators", "next": "iterators", "hash": "hashing",
 }  # fmt: skip
+# NumPy's array makers: numba-cuda allocates no array inside a kernel (its memory runtime is off)
+ARRAY_MAKERS = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
+                "array", "asarray", "linspace", "copy", "concatenate", "stack"}  # fmt: skip
+PYTHON_TYPES = {"float", "int", "complex", "bool"}
 # The library device functions (what `@cuda.jit(link=...)` links) the simulator runs as models.
 LINKED_MODELS = (
     "nvmath-python's device matmul (Matmul.execute, matmul); CCCL's block sum, reduce, inclusive_sum, "
@@ -94,6 +100,9 @@ def _returns_nothing(node: ast.Return) -> bool:
 
 def _refused_call(node: ast.Call, env: dict, local_names: set[str]) -> str | None:
     func = node.func
+    refused = _refused_numba_call(node, env, local_names)
+    if refused:
+        return refused
     if isinstance(func, ast.Name) and func.id not in local_names:
         if func.id in REFUSED_BUILTINS and func.id not in env:
             return f"{func.id}() is not supported in CUDA kernels ({REFUSED_BUILTINS[func.id]} cannot run on the GPU)"
@@ -112,6 +121,30 @@ def _refused_call(node: ast.Call, env: dict, local_names: set[str]) -> str | Non
         if isinstance(module, types.ModuleType) and not module.__name__.startswith(ALLOWED_MODULES):
             name = ast.unparse(func)
             return f"{name}() is not supported in CUDA kernels (module {module.__name__} cannot run on the GPU)"
+    return None
+
+
+def _refused_numba_call(node: ast.Call, env: dict, local_names: set[str]) -> str | None:
+    """Calls into allowed modules that numba-cuda still refuses: math's functions it does not compile, NumPy's
+    array makers (and `a.copy()`), pow() with a modulus, and Python's own types as an array's dtype."""
+    func, shown = node.func, ast.unparse(node.func)
+    root = func.value if isinstance(func, ast.Attribute) else None
+    module = env.get(root.id) if isinstance(root, ast.Name) and root.id not in local_names else None
+    name = getattr(module, "__name__", None) if isinstance(module, types.ModuleType) else None
+    if name == "math" and func.attr not in NUMBA_CUDA_MATH:
+        return f"{shown}() is not one of math's functions numba-cuda compiles; the kernel would not compile"
+    if (name == "numpy" and func.attr in ARRAY_MAKERS) or (
+        isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args and name is None
+    ):
+        return (f"{shown}() makes a new array, which numba-cuda cannot do inside a kernel (its memory runtime is "
+                "off): use cuda.local.array, or pass the array in")  # fmt: skip
+    if isinstance(func, ast.Name) and func.id == "pow" and "pow" not in env and len(node.args) == 3:
+        return "pow() with a modulus is not supported in CUDA kernels; write (x ** y) % m"
+    if shown.endswith(("shared.array", "local.array")):
+        dtype = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        if isinstance(dtype, ast.Name) and dtype.id in PYTHON_TYPES and dtype.id not in env:
+            return (f"{shown} takes a NumPy or numba type as its dtype (np.float64 or float64), not Python's "
+                    f"{dtype.id}; numba-cuda has no {shown} of it")  # fmt: skip
     return None
 
 

@@ -629,7 +629,7 @@ def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **optio
     source = source_of(func)
     rewriter = rewriter_class(source, environment(func), is_kernel=is_kernel, **options)
     rewriter.check()
-    node = copy.deepcopy(source.node)
+    node = _ConstantsFolded().visit(copy.deepcopy(source.node))
     if rewriter.call_line is not None:
         _relocate(node, rewriter.call_line)
     body = []
@@ -645,6 +645,33 @@ def rewrite(func, rewriter_class: type[KernelRewriter], is_kernel: bool, **optio
     return Rewritten(source.name, generated, source, code, rewriter.params, rewriter.devices, rewriter.env,
                      rewriter.global_arrays(), rewriter.cooperative, rewriter.unrecorded,
                      rewriter.modelled)  # fmt: skip
+
+
+class _ConstantsFolded(ast.NodeTransformer):
+    """Operators on number constants computed first, as CPython's compiler folds them before numba reads the
+    bytecode: `2 ** -1` is the float 0.5 numba sees, where the hooks would give an integer power's 0."""
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        return self._folded(self.generic_visit(node))
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        return self._folded(self.generic_visit(node))
+
+    @staticmethod
+    def _folded(node: ast.expr) -> ast.expr:
+        operands = [node.operand] if isinstance(node, ast.UnaryOp) else [node.left, node.right]
+        numbers = (int, float, complex)
+        if isinstance(node.op, ast.Not) or not all(
+            isinstance(o, ast.Constant) and type(o.value) in numbers for o in operands
+        ):
+            return node
+        try:
+            value = eval(compile(ast.Expression(node), "<constant>", "eval"))  # numbers and an operator only
+        except (ArithmeticError, ValueError):
+            return node  # 1 / 0: CPython leaves it for the run, which raises
+        if isinstance(value, int) and value.bit_length() > 128:  # CPython keeps huge results unfolded
+            return node
+        return ast.copy_location(ast.Constant(value), node)
 
 
 def _relocate(node: ast.AST, line: int) -> None:

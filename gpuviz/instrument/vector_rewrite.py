@@ -63,7 +63,7 @@ COMPARE_HOOKS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.E
 FRAME = "_gv_frame"
 
 
-UNARY_HOOKS = {ast.USub: "_gv_neg", ast.Invert: "_gv_invert"}
+UNARY_HOOKS = {ast.USub: "_gv_neg", ast.UAdd: "_gv_pos", ast.Invert: "_gv_invert"}
 
 
 def typed_negation(node: ast.UnaryOp) -> ast.expr:
@@ -172,6 +172,14 @@ class VectorRewriter(KernelRewriter):
 
     def _located(self, statements: list[ast.stmt], where: ast.stmt) -> list[ast.stmt]:
         return [ast.copy_location(s, where) for s in statements]
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        # `a.shape[i % 2]`: an attribute's item, which each lane may pick differently (`_gv_item`)
+        dynamic = isinstance(node.value, ast.Attribute) and not isinstance(node.slice, ast.Constant)
+        if dynamic and isinstance(node.ctx, ast.Load) and self._field_of(node) is None:
+            item = ast.Call(ast.Name("_gv_item", ast.Load()), [self.visit(node.value), self.visit(node.slice)], [])
+            return ast.copy_location(item, node)
+        return super().visit_Subscript(node)
 
     def visit_If(self, node: ast.If):
         saved = self._temp()
@@ -358,8 +366,8 @@ def _lanewise_hook(target: object) -> str | None:
     name = getattr(target, "__name__", "")
     if (module, name) in LANEWISE_FUNCTIONS:
         return f"_gv_fn_{LANEWISE_FUNCTIONS[(module, name)]}"
-    if module in ("math", "builtins") and callable(target) and name not in ("range", "len", "print"):
-        raise VectorUnsupported(f"{module}.{name}" if module == "math" else f"{name}()")
+    if module in ("math", "cmath", "builtins") and callable(target) and name not in ("range", "len", "print"):
+        raise VectorUnsupported(f"{name}()" if module == "builtins" else f"{module}.{name}")
     return cast_hook(target)  # int32(x), float32(x): numba number types as casts
 
 

@@ -6,14 +6,43 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.core.errors import GpuvizError
+
 
 def declared_arguments(signatures: tuple, args: tuple) -> tuple:
     """The arguments with each number cast to the scalar type of the first signature that fits the
-    arrays given (as numba picks among eager signatures); unchanged without a fitting signature."""
-    for types in filter(None, (_argument_dtypes(s, len(args)) for s in signatures)):
+    arrays given (as numba picks among eager signatures). Where every signature was read and none fits,
+    numba-cuda refuses the launch (its eager kernels compile nothing more): so does this, in its words."""
+    parsed = [_argument_dtypes(s, len(args)) for s in signatures]
+    for types in filter(None, parsed):
         if all(_fits(value, kind) for value, kind in zip(args, types)):
             return tuple(_cast(value, kind) for value, kind in zip(args, types))
+    read = [types is not None or _count(s) not in (None, len(args)) for s, types in zip(signatures, parsed)]
+    if signatures and all(read):
+        given = ", ".join(_type_name(value) for value in args)
+        declared = "; ".join(str(s) for s in signatures)
+        raise GpuvizError(f"No matching definition for argument type(s) {given}: the kernel's signature is {declared}")
     return tuple(args)
+
+
+def _count(signature) -> int | None:
+    """How many arguments a signature takes, or None where numba cannot read it here."""
+    try:
+        from numba.core import sigutils
+
+        return len(sigutils.normalize_signature(signature)[0])
+    except Exception:  # numba's CPU part missing, or a signature numba itself would refuse
+        return None
+
+
+def _type_name(value) -> str:
+    """An argument as numba names its type (array(float64, 1d, C), int64)."""
+    try:
+        from numba import typeof
+
+        return str(typeof(np.asarray(value) if hasattr(value, "__array_interface__") else value))
+    except Exception:  # a stand-in device array numba cannot type: its dtype and axes
+        return f"array({getattr(value, 'dtype', '?')}, {getattr(value, 'ndim', '?')}d)"
 
 
 def _argument_dtypes(signature, count: int) -> list | None:
@@ -42,8 +71,10 @@ def _argument_dtypes(signature, count: int) -> list | None:
 
 
 def _fits(value, kind) -> bool:
-    if kind is None or kind[0] == "scalar":
+    if kind is None:
         return True
+    if kind[0] == "scalar":
+        return isinstance(value, (bool, int, float, complex, np.generic))
     dtype, ndim = kind[1], kind[2]
     return getattr(value, "dtype", None) == dtype and getattr(value, "ndim", None) == ndim
 

@@ -9,14 +9,16 @@ from gpuviz.core.options import RunOptions
 from gpuviz.core.trace.model import Trace
 from gpuviz.instrument.source import register_text
 from gpuviz.program.kernel import Kernel
+from gpuviz.program.signatures import declared_arguments
 from gpuviz.run.session import Session
 
 
 class Tracer:
     """Mirrors launch syntax: tracer[grid, block](*args) -> Trace."""
 
-    def __init__(self, py_func, options: RunOptions):
+    def __init__(self, py_func, options: RunOptions, signatures: tuple = ()):
         self.py_func = py_func
+        self.signatures = signatures  # an eager kernel's: numbers passed as they type them, other arrays refused
         self.session = Session(options)
 
     def __getitem__(self, config):
@@ -24,7 +26,9 @@ class Tracer:
             raise GpuvizError("use gpuviz.trace(kernel)[grid, block](*args), or [grid, block, stream, shared_bytes]")
         grid, block = config[0], config[1]
         shared = config[3] if len(config) == 4 else 0  # dynamic shared memory, as numba takes it
-        return lambda *args: self.session.launch(self.py_func, grid, block, args, shared_bytes=shared)
+        return lambda *args: self.session.launch(
+            self.py_func, grid, block, declared_arguments(self.signatures, args), shared_bytes=shared
+        )
 
     def __call__(self, *args, **kwargs):
         raise GpuvizError("give the launch first, as numba does: gpuviz.trace(kernel)[blocks, threads](*args)")
@@ -35,7 +39,9 @@ def trace(kernel, name: str | None = None, **options) -> Tracer:
 
     Options are those of RunOptions: backend, level, schedule, seed, sms, access_cap, guard, ...
     """
-    return Tracer(python_function(kernel, name), run_options(options))
+    kernel = kernel_from_text(kernel, name) if isinstance(kernel, str) else kernel
+    signatures = getattr(kernel, "signatures", ())
+    return Tracer(python_function(kernel), run_options(options), signatures if isinstance(signatures, tuple) else ())
 
 
 def run_options(options: dict) -> RunOptions:
@@ -49,14 +55,14 @@ def run_options(options: dict) -> RunOptions:
 
 def python_function(kernel, name: str | None = None):
     if isinstance(kernel, str):
-        return kernel_from_text(kernel, name)
+        return kernel_from_text(kernel, name).py_func
     py_func = getattr(kernel, "py_func", kernel)
     if not callable(py_func) or not hasattr(py_func, "__code__"):
         raise GpuvizError(f"cannot trace {kernel!r}: give a @cuda.jit kernel, a function or source text")
     return py_func
 
 
-def kernel_from_text(text: str, name: str | None = None):
+def kernel_from_text(text: str, name: str | None = None) -> Kernel:
     """Execute source text (with the simulator's stand-ins) and pick the kernel it defines."""
     from gpuviz.instrument.source import parse_file
     from gpuviz.program.script import shims_for
@@ -76,11 +82,11 @@ def kernel_from_text(text: str, name: str | None = None):
             if callable(namespace.get(name)):
                 raise GpuvizError(f"{name!r} in the source is a plain function: decorate it with @cuda.jit")
             raise GpuvizError(f"no kernel named {name!r}; the source defines: {', '.join(kernels) or 'none'}")
-        return kernels[name].py_func
+        return kernels[name]
     if len(kernels) != 1:
         found = ", ".join(kernels) or "no @cuda.jit kernel"
         raise GpuvizError(f"the source defines {found}; pass name= to choose one")
-    return next(iter(kernels.values())).py_func
+    return next(iter(kernels.values()))
 
 
 def run(kernel, grid, block, *args, **options) -> Trace:

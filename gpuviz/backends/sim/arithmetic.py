@@ -68,7 +68,7 @@ RESULT_TYPES = {name: _parsed(rows) for name, rows in TABLES.items() if " " in r
 UNARY_TYPES = {name: _parsed(rows) for name, rows in TABLES.items() if " " not in rows[0]}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "truediv": "/", "pow": "**",
             "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>", "compare": "comparison",
-            "max": "min/max", "neg": "unary -", "invert": "~"}  # fmt: skip
+            "max": "min/max", "neg": "unary -", "pos": "unary +", "invert": "~"}  # fmt: skip
 
 
 def result_type(name: str, left: np.dtype, right: np.dtype) -> np.dtype:
@@ -126,6 +126,8 @@ def binary(name: str, active=lambda: True):
         a, b, common = operands(name, a, b)
         if whole_exponent and common.kind == "f":
             return _float_to_int_power(a, exponent, common)
+        if name == "pow" and common.kind in "iu":
+            return _int_power(a, b, common, active)
         if name in ("floordiv", "mod") and common.kind in "iu":
             _check_divisor(b, active)
             if common == _INT64:
@@ -152,6 +154,11 @@ def negate(value: object) -> object:
     """-x as numba computes it: -True is -1 (an int64); an integer is negated in its own width, then widened
     (-uint8(200) is 56, a uint64; -int8(-128) is -128)."""
     return _unary("neg", value, operator.neg)
+
+
+def positive(value: object) -> object:
+    """+x as numba computes it: +True is 1 (an int64), where NumPy refuses a bool; a number stays itself."""
+    return _unary("pos", value, operator.pos)
 
 
 def invert(value: object) -> object:
@@ -186,6 +193,26 @@ def _float_to_int_power(base, exponent, dtype: np.dtype):
         base = base * base
     result = np.where(np.asarray(exponent) < 0, dtype.type(1) / result, result).astype(dtype, copy=False)
     return result if isinstance(result, np.ndarray) and result.ndim else dtype.type(result)
+
+
+def _int_power(base, exponent, dtype: np.dtype, active):
+    """An integer to an integer power as numba computes it: to a negative power 0, except 1 and -1 (1, and -1 to
+    an odd power); 0 to a negative power is the kernel's error (numba raises ZeroDivisionError there)."""
+    base, exponent = np.asarray(base), np.asarray(exponent)
+    negative = exponent < 0
+    if not np.any(negative):
+        return np.power(base, exponent)
+    zero = (base == 0) & negative
+    if np.any(zero & active()) if zero.ndim else (zero and np.any(active())):
+        raise ZeroToNegativePower("0 to a negative power")
+    powers = np.power(base, np.where(negative, 0, exponent))
+    unit = np.where(base == -1, np.where(exponent % 2 == 1, -1, 1), np.where(base == 1, 1, 0)).astype(dtype)
+    result = np.where(negative, unit, powers).astype(dtype, copy=False)
+    return result if result.ndim else dtype.type(result)
+
+
+class ZeroToNegativePower(LaneDivisionByZero):
+    """0 to a negative integer power in an active lane (numba's integer power raises ZeroDivisionError)."""
 
 
 class IntegersDividedByZero(LaneDivisionByZero):
@@ -269,7 +296,9 @@ def one_value_hooks() -> dict[str, Callable]:
 def as_stored(value: object, dtype: np.dtype) -> object:
     """A value as numba-cuda stores it into an element of `dtype` on a GPU: an integer wrapped to the element's
     width, as C's conversion does (NumPy refuses an integer out of the element's range, a Python int or its own);
-    a float converted as a GPU converts it (`float_to_integer`)."""
+    a float converted as a GPU converts it (`float_to_integer`); a complex value only into a complex element."""
+    if isinstance(value, (complex, np.complexfloating)) and dtype.kind != "c":
+        raise KernelMisuse(complex_store_refusal(numba_type(value), dtype))
     if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
         return value
     if type(value) is int:
@@ -279,6 +308,12 @@ def as_stored(value: object, dtype: np.dtype) -> object:
     if isinstance(value, (float, np.floating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
         return float_to_integer(value, dtype)
     return value
+
+
+def complex_store_refusal(value_type: np.dtype, dtype: np.dtype) -> str:
+    """numba-cuda types no store of a complex value into a real or bool element (NumPy keeps the real part)."""
+    return (f"numba-cuda cannot store a {value_type} into an element of {dtype} (it has no setitem for them): "
+            "store z.real, z.imag or abs(z)")  # fmt: skip
 
 
 _RANGES: dict[np.dtype, np.iinfo] = {}
@@ -344,6 +379,12 @@ def to_int(value: object) -> object:
     return int(value)
 
 
+def numba_range(*bounds: object) -> range:
+    """range() as numba types it: a float bound is converted as `int(x)` is (`range(2.7)` runs twice), where
+    Python's range refuses a float."""
+    return range(*(to_int(b) if isinstance(b, (float, np.floating)) else b for b in bounds))
+
+
 _COMPARISONS = {"lt": (np.less, operator.lt), "le": (np.less_equal, operator.le), "gt": (np.greater, operator.gt),
                 "ge": (np.greater_equal, operator.ge), "eq": (np.equal, operator.eq),
                 "ne": (np.not_equal, operator.ne)}  # fmt: skip
@@ -370,7 +411,8 @@ def comparison(name: str) -> Callable:
 
 def comparison_hooks() -> dict[str, Callable]:
     """The comparisons' hooks, and the unary operators' (numba types them too)."""
-    return {**{f"_gv_cmp_{name}": comparison(name) for name in _COMPARISONS}, "_gv_neg": negate, "_gv_invert": invert}
+    return {**{f"_gv_cmp_{name}": comparison(name) for name in _COMPARISONS}, "_gv_neg": negate, "_gv_pos": positive,
+            "_gv_invert": invert}  # fmt: skip
 
 
 def min_or_max(largest: bool) -> Callable:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import IntegersDividedByZero, KernelMisuse
+from gpuviz.backends.sim.arithmetic import IntegersDividedByZero, KernelMisuse, ZeroToNegativePower
 from gpuviz.backends.sim.collective_types import barrier_truth, refusal
 from gpuviz.backends.sim.device import VirtualDevice
 from gpuviz.backends.sim.faults import ErrorLog, KernelLimit, MemoryFault, ThreadFault
@@ -403,6 +403,9 @@ def _explain(exc: Exception) -> str:
     if isinstance(exc, IntegersDividedByZero):  # on a GPU a float division: inf, or nan for 0 / 0
         return ("division by zero (an integer divided by 0 with /: numba-cuda on a GPU gives inf there, or nan for "
                 "0 / 0, and goes on; gpuviz stops to show where)")
+    if isinstance(exc, ZeroToNegativePower):
+        return ("0 to a negative power (numba's integer power raises ZeroDivisionError there; gpuviz stops to "
+                "show where)")
     if isinstance(exc, ZeroDivisionError):  # numba's error model on a GPU (without debug=True): 0, no error
         return ("division by zero (an integer divided by 0: numba-cuda on a GPU gives 0 there and goes on; "
                 "gpuviz stops to show where)")

@@ -12,6 +12,7 @@ from gpuviz.backends.sim.arithmetic import (
     cast_hooks,
     comparison_hooks,
     min_or_max,
+    numba_range,
     one_value_hooks,
     to_int,
 )
@@ -363,6 +364,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         "_gv_shared": shared,
         **grid_hooks(grid, block),
         "_gv_local": local,
+        "range": numba_range,  # a float bound: numba's conversion, not Python's TypeError
         "_gv_field": lambda array, name: arrays.field(array, name) if isinstance(array, np.ndarray) else no_field(
             array, name),
         "_gv_const": const,

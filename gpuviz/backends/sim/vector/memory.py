@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 
-from gpuviz.backends.sim.arithmetic import KernelMisuse, float_to_integer
+from gpuviz.backends.sim.arithmetic import KernelMisuse, complex_store_refusal, float_to_integer, numba_type
 from gpuviz.backends.sim.collective_types import atomic_index, atomic_refusal
 from gpuviz.backends.sim.reference.memory import ATOMIC_OPS, MAX_LOCAL, ArrayTable, _shape_dtype
 from gpuviz.backends.sim.vector.sharing import BlocksShareMemory
@@ -287,7 +287,7 @@ class VectorMemory:
     # ---- hooks -------------------------------------------------------------------------------
     def load(self, t, array, index, line, _pause=None):
         if type(array) is tuple:
-            return array[index]
+            return tuple_item(array, index)
         lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "read")
         if not t.active:
             return np.zeros(t.n, data.dtype)  # no lane reads: nothing is accessed
@@ -328,7 +328,10 @@ class VectorMemory:
         if isinstance(value, np.ndarray) and value.shape == (t.n,) and lanes is not None:
             value = value[lanes]
         try:
-            stored = _as_element(np.asarray(_real(np.asarray(value)) if data.dtype.kind != "c" else value), data.dtype)
+            value = np.asarray(value)
+            if value.dtype.kind == "c" and data.dtype.kind != "c":
+                raise KernelMisuse(complex_store_refusal(value.dtype, data.dtype))
+            stored = _as_element(value, data.dtype)
         except (TypeError, ValueError) as exc:
             raise LaneFault(f"cannot store {value!r}: {exc}") from None
         if self.sharing is not None and space == "global":
@@ -478,6 +481,21 @@ def _ordered_add(data: np.ndarray, key: tuple, values: np.ndarray, subtract: boo
     old[order] = start + before
     np.add.at(data, key, values)
     return old, old + values
+
+
+def tuple_item(values: tuple, index) -> object:
+    """`t[i]` of a tuple: an index of every lane picks each lane's item, as numba-cuda indexes a tuple of one
+    number type at run time (a tuple of arrays or of mixed types, or an index past its end: the reference
+    engine)."""
+    if not isinstance(index, np.ndarray) or index.ndim == 0:
+        return values[index]
+    kinds = {numba_type(v) if not isinstance(v, np.ndarray) else None for v in values}
+    if len(kinds) != 1 or None in kinds:
+        raise VectorUnsupported("a tuple of arrays or of mixed types indexed differently by each lane")
+    try:
+        return np.asarray(values, dtype=kinds.pop())[index]
+    except IndexError:
+        raise VectorUnsupported("a tuple index past its end") from None
 
 
 def _ordered_serial(data: np.ndarray, key: tuple, op: str, values: list[np.ndarray]):
