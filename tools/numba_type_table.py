@@ -137,10 +137,14 @@ def module_text(found: dict[str, list[list[str]]], version: str) -> str:
 
 
 def cuda_names() -> list[str]:
-    """numba.cuda's public names: a kernel's `cuda.<name>` that is not one of them does not compile."""
+    """numba.cuda's public names, its submodules included whether imported yet or not (`cuda.random` is an
+    attribute only once something imported it): a kernel's `cuda.<name>` outside them does not compile."""
+    import pkgutil
+
     from numba import cuda
 
-    return sorted(name for name in dir(cuda) if not name.startswith("_"))
+    names = set(dir(cuda)) | {module.name for module in pkgutil.iter_modules(cuda.__path__)}
+    return sorted(name for name in names if not name.startswith("_"))
 
 
 def names_text(names: list[str], version: str) -> str:
