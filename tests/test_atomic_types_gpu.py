@@ -7,23 +7,17 @@ import numpy as np
 import pytest
 
 from gpuviz.backends.sim.collective_types import atomic_refusal
+from tests.plain_gpu import run_plain
 from tests.test_atomic_types import DTYPES, OPS, atomic_source, atomic_statement
 
 pytestmark = pytest.mark.gpu
 
 
 def _runs_on_the_gpu(source: str, array: np.ndarray, threads: int = 1) -> np.ndarray | None:
-    from numba import cuda
-
-    namespace: dict = {}
-    exec(compile(source, "<plain>", "exec"), namespace)
-    device = cuda.to_device(array)
     try:
-        namespace["k"][1, threads](device, cuda.to_device(np.zeros(1, array.dtype)))
-        cuda.synchronize()
+        return run_plain(source, 1, threads, array, np.zeros(1, array.dtype))[0]
     except Exception:  # noqa: BLE001 - numba-cuda's typing and lowering errors: refused
         return None
-    return device.copy_to_host()
 
 
 def test_numba_cuda_compiles_the_atomics_the_simulator_runs():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.plain_gpu import run_plain
 from tests.test_numba_semantics import CASES, semantics_source
 
 pytestmark = pytest.mark.gpu
@@ -13,20 +14,11 @@ pytestmark = pytest.mark.gpu
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_gpu_gives_numbas_values(name):
-    from numba import cuda
-
     body, a, dtype, expected = CASES[name]
-    namespace: dict = {}
-    exec(compile(semantics_source(body), "<plain>", "exec"), namespace)
-    out = cuda.to_device(np.zeros(4, dtype))
-    namespace["k"][1, 4](cuda.to_device(np.array(a)), out)
-    assert out.copy_to_host().tolist() == expected
+    _, out = run_plain(semantics_source(body), 1, 4, np.array(a), np.zeros(4, dtype))
+    assert out.tolist() == expected
 
 
 def test_a_complex_value_into_a_real_array_does_not_compile():
-    from numba import cuda
-
-    namespace: dict = {}
-    exec(compile(semantics_source("out[i] = a[i] * a[i]"), "<plain>", "exec"), namespace)
     with pytest.raises(Exception, match="setitem"):
-        namespace["k"][1, 2](cuda.to_device(np.array([1j, 2j])), cuda.to_device(np.zeros(2)))
+        run_plain(semantics_source("out[i] = a[i] * a[i]"), 1, 2, np.array([1j, 2j]), np.zeros(2))

@@ -316,6 +316,7 @@ def test_an_explicit_signature_types_the_launchs_numbers_as_numba_passes_them():
     with pytest.raises(GpuvizError, match=r"No matching definition for argument type\(s\) array\(uint8, 1d, C\)"):
         declared_arguments(both, (np.zeros(1, np.uint8), 3))  # no signature fits: numba-cuda refuses the launch
     assert declared_arguments((), (a32, 3)) == (a32, 3)
+    assert declared_arguments(("void()",), ()) == ()  # a kernel of no arguments fits its signature
 
 
 def test_gpuviz_trace_of_an_eager_kernel_passes_its_numbers_as_the_signature_types_them():

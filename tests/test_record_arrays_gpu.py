@@ -7,25 +7,15 @@ import numpy as np
 import pytest
 
 import gpuviz
+from tests.plain_gpu import run_plain
 from tests.test_record_arrays import KERNELS, PARTICLE, expected, particles, record_source
 
 pytestmark = pytest.mark.gpu
 
 
-def _plain(source: str, p: np.ndarray) -> np.ndarray:
-    from numba import cuda
-
-    namespace: dict = {}
-    exec(compile(source, "<plain>", "exec"), namespace)
-    device = cuda.to_device(p)
-    namespace["k"][2, 32](device)
-    cuda.synchronize()
-    return device.copy_to_host()
-
-
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_plain_numba_cuda_gives_what_the_simulator_gives(name):
-    got = _plain(record_source(KERNELS[name]), particles())
+    (got,) = run_plain(record_source(KERNELS[name]), 2, 32, particles())
     for field in PARTICLE.names:
         np.testing.assert_array_equal(got[field], expected(name)[field], err_msg=f"{name}, field {field}")
 

@@ -6,19 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.plain_gpu import run_plain
 from tests.test_refusals import HEADER, REFUSED_CALLS
 
 pytestmark = pytest.mark.gpu
 
 
 def _compiles_on_the_gpu(statement: str) -> bool:
-    from numba import cuda
-
-    namespace: dict = {}
-    exec(compile(HEADER + f"@cuda.jit\ndef k(a):\n    {statement}\n", "<plain>", "exec"), namespace)
     try:
-        namespace["k"][1, 1](cuda.to_device(np.zeros(4)))
-        cuda.synchronize()
+        run_plain(HEADER + f"@cuda.jit\ndef k(a):\n    {statement}\n", 1, 1, np.zeros(4))
     except Exception:  # noqa: BLE001 - numba-cuda's typing, lowering and NRT errors: refused
         return False
     return True

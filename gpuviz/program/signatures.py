@@ -13,26 +13,15 @@ def declared_arguments(signatures: tuple, args: tuple) -> tuple:
     """The arguments with each number cast to the scalar type of the first signature that fits the
     arrays given (as numba picks among eager signatures). Where every signature was read and none fits,
     numba-cuda refuses the launch (its eager kernels compile nothing more): so does this, in its words."""
-    parsed = [_argument_dtypes(s, len(args)) for s in signatures]
-    for types in filter(None, parsed):
-        if all(_fits(value, kind) for value, kind in zip(args, types)):
+    parsed = [_argument_dtypes(s) for s in signatures]
+    for types in parsed:
+        if types is not None and len(types) == len(args) and all(map(_fits, args, types)):
             return tuple(_cast(value, kind) for value, kind in zip(args, types))
-    read = [types is not None or _count(s) not in (None, len(args)) for s, types in zip(signatures, parsed)]
-    if signatures and all(read):
+    if signatures and None not in parsed:
         given = ", ".join(_type_name(value) for value in args)
         declared = "; ".join(str(s) for s in signatures)
         raise GpuvizError(f"No matching definition for argument type(s) {given}: the kernel's signature is {declared}")
     return tuple(args)
-
-
-def _count(signature) -> int | None:
-    """How many arguments a signature takes, or None where numba cannot read it here."""
-    try:
-        from numba.core import sigutils
-
-        return len(sigutils.normalize_signature(signature)[0])
-    except Exception:  # numba's CPU part missing, or a signature numba itself would refuse
-        return None
 
 
 def _type_name(value) -> str:
@@ -45,16 +34,15 @@ def _type_name(value) -> str:
         return f"array({getattr(value, 'dtype', '?')}, {getattr(value, 'ndim', '?')}d)"
 
 
-def _argument_dtypes(signature, count: int) -> list | None:
-    """Per argument: ("array", dtype, ndim), ("scalar", dtype) or None (a type kept as given)."""
+def _argument_dtypes(signature) -> list | None:
+    """Per argument: ("array", dtype, ndim), ("scalar", dtype) or None (a type kept as given); None for a
+    signature numba cannot read here."""
     try:
         from numba.core import sigutils, types
         from numba.np.numpy_support import as_dtype
 
         arguments, _ = sigutils.normalize_signature(signature)
     except Exception:  # numba's CPU part missing, or a signature numba itself would refuse
-        return None
-    if len(arguments) != count:
         return None
     kinds = []
     for kind in arguments:

@@ -72,6 +72,11 @@ def match_keys(values: object) -> np.ndarray:
     return value.astype(np.int64)
 
 
+# cuda.atomic.<op> -> the element types numba-cuda takes, in the table's order
+ATOMIC_TYPES = {name.removeprefix("atomic."): tuple(t for t in types.values() if t is not None)
+                for name, types in UNARY_TYPES.items() if name.startswith("atomic.")}  # fmt: skip
+
+
 def atomic_refusal(op: str, array: np.ndarray, index: object) -> str | None:
     """What numba-cuda says when it refuses cuda.atomic.<op> on this array with this index, or None.
 
@@ -81,7 +86,7 @@ def atomic_refusal(op: str, array: np.ndarray, index: object) -> str | None:
     (numba-cuda refuses `atomic.add(a2d, 0, 1)`, "indexing 2-D array with 1-D index", where NumPy would
     add to the whole row)."""
     name = NUMBA_NAMES.get(op, op)
-    takes = [code for code in UNARY_TYPES[f"atomic.{op}"].values() if code is not None]
+    takes = ATOMIC_TYPES[op]
     if array.dtype not in takes:
         names = ", ".join(str(dtype) for dtype in takes)
         return f"numba-cuda's cuda.atomic.{name} works on arrays of {names}, not {array.dtype}"

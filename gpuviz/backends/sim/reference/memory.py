@@ -69,15 +69,14 @@ class ArrayTable:
         self.ids[id(array)] = aid
         self.names[id(array)] = name
 
-    def field(self, array: np.ndarray, name: str) -> np.ndarray:
+    def field(self, array: object, name: str) -> np.ndarray:
         """`r['x']` for a kernel's `r[i].x`: the field's values as an array of their own type, bound to r's entry
         (element i of the view is logged as element i of r); one view per array and field, kept for the launch
         (which also keeps `id(array)` from being reused)."""
         key = (id(array), name)
         view = self._fields.get(key)
         if view is None:
-            names = array.dtype.names or ()
-            if name not in names:
+            if name not in (getattr(getattr(array, "dtype", None), "names", None) or ()):
                 raise ThreadFault(self.no_field(array, name))
             view = self._fields[key] = array[name]
             if id(array) in self.ids:
@@ -348,9 +347,6 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
             st(t, out, index, function(*values), line)
         return out
 
-    def no_field(array, name):
-        raise ThreadFault(arrays.no_field(array, name))
-
     def const(name, array):
         if id(array) in arrays.ids:  # an array the table knows (an argument): the same array, as the GPU logs it
             return array
@@ -365,8 +361,7 @@ def make_hooks(arrays: ArrayTable, log: AccessLog | None, grid: tuple, block: tu
         **grid_hooks(grid, block),
         "_gv_local": local,
         "range": numba_range,  # a float bound: numba's conversion, not Python's TypeError
-        "_gv_field": lambda array, name: arrays.field(array, name) if isinstance(array, np.ndarray) else no_field(
-            array, name),
+        "_gv_field": arrays.field,
         "_gv_const": const,
         "_gv_ufunc": ufunc,
         "_gv_print": kernel_print,

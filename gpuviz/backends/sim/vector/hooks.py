@@ -9,7 +9,7 @@ import numpy as np
 from gpuviz.backends.sim.intrinsics import DeviceValue, call_value
 from gpuviz.backends.sim.reference.memory import BIT_FUNCTIONS, grid_hooks
 from gpuviz.backends.sim.vector.lanes import UNSET
-from gpuviz.backends.sim.vector.memory import tuple_item
+from gpuviz.backends.sim.vector.memory import item
 from gpuviz.backends.sim.vector.ops import operation_hooks
 from gpuviz.backends.sim.vector.warp import sync
 from gpuviz.core.trace.columns import FENCED
@@ -28,7 +28,7 @@ def vector_hooks(memory, warnings: list[str], grid: tuple, block: tuple, partial
         "_gv_shared": memory.shared,
         "_gv_local": memory.local,
         "_gv_field": memory.field,
-        "_gv_item": lambda value, index: tuple_item(value, index) if type(value) is tuple else value[index],
+        "_gv_item": item,  # a.shape[i % 2]: each lane's item
         "_gv_const": memory.const,
         "_gv_sync": partial(sync, warnings, partial_syncs if partial_syncs is not None else [], errors, syncwarps),
         "_gv_atomic_fn": lambda t, op, line: lambda array, index, *operands: memory.atomic(t, op, array, index,

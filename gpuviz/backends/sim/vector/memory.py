@@ -287,7 +287,7 @@ class VectorMemory:
     # ---- hooks -------------------------------------------------------------------------------
     def load(self, t, array, index, line, _pause=None):
         if type(array) is tuple:
-            return tuple_item(array, index)
+            return item(array, index)
         lanes, (data, key, flat, aid, space) = self._lanes_key(t, array, index, line, "read")
         if not t.active:
             return np.zeros(t.n, data.dtype)  # no lane reads: nothing is accessed
@@ -483,11 +483,11 @@ def _ordered_add(data: np.ndarray, key: tuple, values: np.ndarray, subtract: boo
     return old, old + values
 
 
-def tuple_item(values: tuple, index) -> object:
-    """`t[i]` of a tuple: an index of every lane picks each lane's item, as numba-cuda indexes a tuple of one
+def item(values, index) -> object:
+    """`t[i]`; of a tuple, an index of every lane picks each lane's item, as numba-cuda indexes a tuple of one
     number type at run time (a tuple of arrays or of mixed types, or an index past its end: the reference
     engine)."""
-    if not isinstance(index, np.ndarray) or index.ndim == 0:
+    if type(values) is not tuple or not isinstance(index, np.ndarray) or index.ndim == 0:
         return values[index]
     kinds = {numba_type(v) if not isinstance(v, np.ndarray) else None for v in values}
     if len(kinds) != 1 or None in kinds:
